@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The arm64 PTE layer as core mm sees it (models arch/arm64/include/asm/pgtable.h):
+ * descriptor predicates and bit helpers with the v6.17 semantics of
+ * spec/mprotect-contpte.md §2, and the contpte-aware accessors of §3.
+ */
+#ifndef PTSIM_ASM_PGTABLE_H
+#define PTSIM_ASM_PGTABLE_H
+
+#include "internal.h"
+#include "asm/pgtable-hwdef.h"
+
+static inline bool pte_valid(pte_t pte) { return pte & PTE_VALID; }
+static inline bool pte_none(pte_t pte) { return pte == 0; }
+static inline bool pte_present(pte_t pte)
+{
+	return pte_valid(pte) || (pte & PTE_PRESENT_INVALID);
+}
+static inline bool pte_write(pte_t pte) { return pte & PTE_WRITE; }
+static inline bool pte_young(pte_t pte) { return pte & PTE_AF; }
+static inline bool pte_rdonly(pte_t pte) { return pte & PTE_RDONLY; }
+static inline bool pte_cont(pte_t pte) { return pte & PTE_CONT; }
+static inline bool pte_special(pte_t pte) { return pte & PTE_SPECIAL; }
+static inline bool pte_uffd_wp(pte_t pte) { return pte & PTE_UFFD_WP; }
+static inline bool pte_user(pte_t pte) { return pte & PTE_USER; }
+static inline bool pte_user_exec(pte_t pte) { return !(pte & PTE_UXN); }
+static inline bool pte_hw_dirty(pte_t pte) { return pte_write(pte) && !pte_rdonly(pte); }
+static inline bool pte_sw_dirty(pte_t pte) { return pte & PTE_DIRTY; }
+static inline bool pte_dirty(pte_t pte) { return pte_sw_dirty(pte) || pte_hw_dirty(pte); }
+static inline bool pte_valid_cont(pte_t pte) { return pte_valid(pte) && pte_cont(pte); }
+static inline bool pte_protnone(pte_t pte)
+{
+	return !pte_valid(pte) && (pte & PTE_PRESENT_INVALID) && !pte_user(pte) &&
+	       !pte_user_exec(pte);
+}
+/* Table descriptor at levels 0..2 (bits[1:0] = 0b11). */
+static inline bool pmd_table(pte_t pmd) { return (pmd & PTE_TYPE_MASK) == PMD_TYPE_TABLE; }
+/* Block (section) descriptor at levels 1..2 (bits[1:0] = 0b01). */
+static inline bool pmd_sect(pte_t pmd) { return (pmd & PTE_TYPE_MASK) == PMD_TYPE_SECT; }
+
+static inline pte_t pte_mkclean(pte_t pte) { return (pte & ~PTE_DIRTY) | PTE_RDONLY; }
+static inline pte_t pte_mkdirty(pte_t pte)
+{
+	pte |= PTE_DIRTY;
+	if (pte_write(pte))
+		pte &= ~PTE_RDONLY;
+	return pte;
+}
+static inline pte_t pte_wrprotect(pte_t pte)
+{
+	/* keep the dirty state when write permission (DBM) goes away */
+	if (pte_hw_dirty(pte))
+		pte |= PTE_DIRTY;
+	return (pte & ~PTE_WRITE) | PTE_RDONLY;
+}
+/* v6.17 pte_mkwrite_novma: the result is hardware-dirty at once. */
+static inline pte_t pte_mkwrite(pte_t pte) { return (pte | PTE_WRITE) & ~PTE_RDONLY; }
+static inline pte_t pte_mkold(pte_t pte) { return pte & ~PTE_AF; }
+static inline pte_t pte_mkyoung(pte_t pte) { return pte | PTE_AF; }
+static inline pte_t pte_mkcont(pte_t pte) { return pte | PTE_CONT; }
+static inline pte_t pte_mknoncont(pte_t pte) { return pte & ~PTE_CONT; }
+static inline pte_t pte_mkspecial(pte_t pte) { return pte | PTE_SPECIAL; }
+static inline pte_t pte_mkuffd_wp(pte_t pte) { return pte_wrprotect(pte) | PTE_UFFD_WP; }
+static inline pte_t pte_clear_uffd_wp(pte_t pte) { return pte & ~PTE_UFFD_WP; }
+
+static inline pte_t pte_modify(pte_t pte, pte_t newprot)
+{
+	if (pte_hw_dirty(pte))
+		pte |= PTE_DIRTY;
+	pte = (pte & ~PTE_MODIFY_MASK) | (newprot & PTE_MODIFY_MASK);
+	if (pte_sw_dirty(pte))
+		pte = pte_mkdirty(pte);
+	return pte;
+}
+
+static inline uint64_t pte_pfn(const struct ptsim_geometry *g, pte_t pte)
+{
+	return (pte & PTE_ADDR_MASK(g->page_shift)) >> g->page_shift;
+}
+static inline pte_t pte_pgprot(const struct ptsim_geometry *g, pte_t pte)
+{
+	return pte & ~PTE_ADDR_MASK(g->page_shift);
+}
+static inline pte_t pfn_pte(const struct ptsim_geometry *g, uint64_t pfn, pte_t prot)
+{
+	return (prot & ~PTE_ADDR_MASK(g->page_shift)) |
+	       ((pfn << g->page_shift) & PTE_ADDR_MASK(g->page_shift));
+}
+static inline pte_t pte_advance_pfn(const struct ptsim_geometry *g, pte_t pte, uint64_t nr)
+{
+	return pfn_pte(g, pte_pfn(g, pte) + nr, pte_pgprot(g, pte));
+}
+/* A PMD leaf from a page protection: the block type replaces the page type. */
+static inline pte_t pte_to_pmd_leaf(pte_t pte) { return (pte & ~PTE_TABLE_BIT); }
+static inline pte_t pmd_leaf_to_pte(pte_t pmd) { return pmd | PTE_TABLE_BIT; }
+
+/* ---- raw accessors (arch/arm64/pgtable.c): every descriptor access is counted ---- */
+pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep);
+void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr);
+pte_t __ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
+pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+void __clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+void __wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+/* Write one descriptor at any level: the single place descriptor stores happen. */
+void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
+pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
+pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p);
+
+/* ---- contpte-aware wrappers (arch/arm64/pgtable.c, contpte.c) ---- */
+pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep);
+void set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr);
+pte_t ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
+pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
+			      int full);
+void clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr, int full);
+void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+unsigned int pte_batch_hint(struct ptsim_mm *mm, const pte_t *ptep, pte_t pte);
+
+/* contpte.c */
+void contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
+void contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
+void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
+void __contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
+pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte);
+void contpte_set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte,
+		      unsigned int nr);
+pte_t contpte_get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
+				      unsigned int nr);
+void contpte_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+void contpte_wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* TLB maintenance entry points (models arch/arm64/include/asm/tlbflush.h). */
+#ifndef PTSIM_ASM_TLBFLUSH_H
+#define PTSIM_ASM_TLBFLUSH_H
+
+#include "internal.h"
+
+enum tlbi_kind {
+	TLBI_KIND_VA,		/* VA(L)E1IS: one page of one ASID */
+	TLBI_KIND_VAA,		/* VAA(L)E1IS: one page, every ASID (kernel) */
+	TLBI_KIND_RANGE,	/* RVA(L)E1IS */
+	TLBI_KIND_RANGE_VAA,	/* RVAA(L)E1IS */
+	TLBI_KIND_ASID,		/* ASIDE1IS */
+	TLBI_KIND_ALL,		/* VMALLE1IS */
+};
+
+/* One TLBI instruction as the TLB model sees it. */
+struct tlbi_op {
+	enum tlbi_kind kind;
+	unsigned int asid;
+	uint64_t va;		/* start, page aligned */
+	uint64_t pages;		/* pages covered (1 for by-VA ops) */
+	bool last_level;	/* the *L* forms: leaf entries only */
+};
+
+/* The TLB model's entry point; a no-op until a TLB model is attached. */
+typedef void (*tlbi_hook_fn)(struct ptsim_machine *m, const struct tlbi_op *op);
+typedef void (*dsb_hook_fn)(struct ptsim_machine *m);
+
+void dsb_ishst(struct ptsim_machine *m);
+void dsb_ish(struct ptsim_machine *m);
+void isb(struct ptsim_machine *m);
+
+/* Block-style range flush (v6.17 __flush_tlb_range, spec §3.9). */
+void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
+		       bool last_level, int tlb_level);
+void flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end);
+void flush_tlb_mm(struct ptsim_mm *mm);
+void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr);
+void flush_tlb_kernel_range(struct ptsim_machine *m, uint64_t start, uint64_t end);
+void flush_tlb_all(struct ptsim_machine *m);
+
+#endif

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Transparent contiguous-PTE management (models arch/arm64/mm/contpte.c;
+ * behaviour and counts from spec/mprotect-contpte.md §3.1-§3.7).
+ */
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+
+static bool mm_is_user(const struct ptsim_mm *mm)
+{
+	return !mm->kernel;
+}
+
+static uint64_t block_start(const struct ptsim_geometry *g, uint64_t addr)
+{
+	return ALIGN_DOWN64(addr, g->cont_pte_size);
+}
+
+/* contpte_align_down(ptep): the first entry of the block, from the VA. */
+static pte_t *block_ptep(const struct ptsim_geometry *g, uint64_t addr, pte_t *ptep)
+{
+	return ptep - ((addr - block_start(g, addr)) >> g->page_shift);
+}
+
+static bool ptep_block_aligned(const struct ptsim_geometry *g, const pte_t *ptep)
+{
+	return (((uintptr_t)ptep / sizeof(pte_t)) & (g->cont_ptes - 1)) == 0;
+}
+
+/* contpte_try_fold: the inline pre-filter, then __contpte_try_fold. */
+void contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t mask = g->cont_ptes - 1;
+	bool valign = ((addr >> g->page_shift) & mask) == mask;
+	bool palign = (pte_pfn(g, pte) & mask) == mask;
+
+	if (valign && palign && pte_valid(pte) && !pte_cont(pte) && !pte_special(pte))
+		__contpte_try_fold(mm, addr, ptep, pte);
+}
+
+/* contpte_try_unfold: only a valid+cont entry is unfolded. */
+void contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+{
+	if (pte_valid_cont(pte))
+		__contpte_try_unfold(mm, addr, ptep, pte);
+}
+
+/*
+ * contpte_convert: clear the whole block (gathering access/dirty), flush it
+ * unless the CPU is BBML2-noabort and the v6.17 elision is in, then rewrite
+ * every entry from pte (spec §3.2).
+ */
+static void contpte_convert(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t start = block_start(g, addr);
+	pte_t *start_ptep = block_ptep(g, addr, ptep);
+	uint64_t a = start;
+
+	count(m, PTSIM_EV_CONTPTE_CONVERT, 1);
+	pte = pfn_pte(g, ALIGN_DOWN64(pte_pfn(g, pte), g->cont_ptes), pte_pgprot(g, pte));
+	for (unsigned int i = 0; i < g->cont_ptes; i++, a += g->page_size) {
+		pte_t ptent = __ptep_get_and_clear(mm, a, start_ptep + i);
+
+		if (pte_dirty(ptent))
+			pte = pte_mkdirty(pte);
+		if (pte_young(ptent))
+			pte = pte_mkyoung(pte);
+	}
+	if (!(m->cpu->bbml2_noabort && feature(m, PTSIM_FEAT_CONTPTE_BBML2_ELISION)))
+		__flush_tlb_range(mm, start, start + g->cont_pte_size, g->page_size, true, 3);
+	__set_ptes(mm, start, start_ptep, pte, g->cont_ptes);
+}
+
+/* __contpte_try_fold: same folio covering the block, identical normalised entries (§3.3). */
+void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t start = block_start(g, addr), folio_start, folio_end, pfn = pte_pfn(g, pte);
+	const struct folio *folio;
+	pte_t *p = block_ptep(g, addr, ptep);
+	pte_t expected;
+
+	if (!mm_is_user(mm))
+		return;
+	count(m, PTSIM_EV_FOLD_ATTEMPT, 1);
+	count(m, PTSIM_EV_FOLIO_LOOKUP, 1);	/* pte_page -> page_folio */
+	folio = pfn_folio(m, pfn);
+	if (!folio)
+		return;
+	folio_start = addr - ((pfn - folio->pfn) << g->page_shift);
+	folio_end = folio_start + (folio_nr_pages(folio) << g->page_shift);
+	if (folio_start > start || folio_end < start + g->cont_pte_size)
+		return;
+	expected = pfn_pte(g, ALIGN_DOWN64(pfn, g->cont_ptes),
+			   pte_pgprot(g, pte_mkold(pte_mkclean(pte))));
+	for (unsigned int i = 0; i < g->cont_ptes; i++) {
+		pte_t sub = pte_mkold(pte_mkclean(__ptep_get(mm, p + i)));
+
+		if (sub != expected)
+			return;
+		expected = pte_advance_pfn(g, expected, 1);
+	}
+	count(m, PTSIM_EV_CONTPTE_FOLD, 1);
+	contpte_convert(mm, addr, ptep, pte_mkcont(pte));
+}
+
+/* __contpte_try_unfold: rewrite the block non-cont with the gathered access/dirty (§3.4). */
+void __contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+{
+	if (!mm_is_user(mm))
+		return;
+	count(mm->m, PTSIM_EV_CONTPTE_UNFOLD, 1);
+	contpte_convert(mm, addr, ptep, pte_mknoncont(pte));
+}
+
+/*
+ * contpte_ptep_get: OR access/dirty over the block. Pre-v6.17 reads every
+ * entry; the v6.17 early exit stops once both have been seen (§3.7).
+ */
+pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	pte_t *p = ptep - (((uintptr_t)ptep / sizeof(pte_t)) & (g->cont_ptes - 1));
+	unsigned int i, n = g->cont_ptes;
+
+	count(mm->m, PTSIM_EV_CONTPTE_GATHER, 1);
+	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT)) {
+		for (i = 0; i < n; i++) {
+			pte_t pte = __ptep_get(mm, p + i);
+
+			if (pte_dirty(pte))
+				orig_pte = pte_mkdirty(orig_pte);
+			if (pte_young(pte))
+				orig_pte = pte_mkyoung(orig_pte);
+		}
+		return orig_pte;
+	}
+	for (i = 0; i < n; i++) {
+		pte_t pte = __ptep_get(mm, p + i);
+
+		if (pte_dirty(pte)) {
+			orig_pte = pte_mkdirty(orig_pte);
+			for (; i < n; i++) {
+				if (pte_young(__ptep_get(mm, p + i))) {
+					orig_pte = pte_mkyoung(orig_pte);
+					break;
+				}
+			}
+			break;
+		}
+		if (pte_young(pte)) {
+			orig_pte = pte_mkyoung(orig_pte);
+			for (i++; i < n; i++) {
+				if (pte_dirty(__ptep_get(mm, p + i))) {
+					orig_pte = pte_mkdirty(orig_pte);
+					break;
+				}
+			}
+			break;
+		}
+	}
+	return orig_pte;
+}
+
+/* contpte_set_ptes: chunks ending at block boundaries; cont only on full aligned chunks (§3.5). */
+void contpte_set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte,
+		      unsigned int nr)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t end = addr + ((uint64_t)nr << g->page_shift);
+
+	if (!mm_is_user(mm)) {
+		__set_ptes(mm, addr, ptep, pte, nr);
+		return;
+	}
+	do {
+		uint64_t next = MIN(block_start(g, addr) + g->cont_pte_size, end);
+		unsigned int chunk = (unsigned int)((next - addr) >> g->page_shift);
+		uint64_t pa = pte_pfn(g, pte) << g->page_shift;
+
+		if (((addr | next | pa) & (g->cont_pte_size - 1)) == 0)
+			pte = pte_mkcont(pte);
+		else
+			pte = pte_mknoncont(pte);
+		__set_ptes(mm, addr, ptep, pte, chunk);
+		addr = next;
+		ptep += chunk;
+		pte = pte_advance_pfn(g, pte, chunk);
+	} while (addr != end);
+}
+
+/* contpte_try_unfold_partial: unfold only blocks the range covers partly (§3.6). */
+static void contpte_try_unfold_partial(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
+				       unsigned int nr)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	if (!ptep_block_aligned(g, ptep) || nr < g->cont_ptes)
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
+	if (!ptep_block_aligned(g, ptep + nr)) {
+		uint64_t last = addr + ((uint64_t)(nr - 1) << g->page_shift);
+
+		contpte_try_unfold(mm, last, ptep + nr - 1, __ptep_get(mm, ptep + nr - 1));
+	}
+}
+
+pte_t contpte_get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
+				      unsigned int nr)
+{
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	return __get_and_clear_full_ptes(mm, addr, ptep, nr);
+}
+
+void contpte_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
+{
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	__clear_full_ptes(mm, addr, ptep, nr);
+}
+
+/* contpte_wrprotect_ptes: fully covered blocks stay folded; the caller flushes. */
+void contpte_wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
+{
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	__wrprotect_ptes(mm, addr, ptep, nr);
+}

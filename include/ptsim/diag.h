@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PTSIM_DIAG_H
+#define PTSIM_DIAG_H
+
+#include <stdint.h>
+#include <ptsim/export.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ptsim_machine;
+
+enum ptsim_diag_kind {
+	PTSIM_DIAG_INVARIANT,		/* a model invariant broken by an algorithm */
+	PTSIM_DIAG_BBM_VIOLATION,	/* a descriptor write that breaks break-before-make */
+	PTSIM_DIAG_TLB_CONFLICT,	/* several TLB entries match one VA */
+	PTSIM_DIAG_WARN,		/* a kernel WARN_ON the model reproduces */
+	PTSIM_DIAG__COUNT
+};
+
+#define PTSIM_DIAG_MAX_FRAMES 32
+
+struct ptsim_diag {
+	enum ptsim_diag_kind kind;
+	const char *message;
+	uint64_t va;
+	int level;
+	uint64_t old_desc;
+	uint64_t new_desc;
+	/* Simulator call chain (function+offset), innermost first; 0 without libunwind. */
+	unsigned int nr_frames;
+	const char *frames[PTSIM_DIAG_MAX_FRAMES];
+};
+
+typedef void (*ptsim_diag_handler)(const struct ptsim_diag *diag, void *arg);
+
+/* NULL restores the default handler, which prints to stderr. */
+PTSIM_API int ptsim_set_diag_handler(struct ptsim_machine *m, ptsim_diag_handler handler,
+				     void *arg);
+PTSIM_API int ptsim_diag_count(const struct ptsim_machine *m, enum ptsim_diag_kind kind,
+			       uint64_t *out);
+PTSIM_API const char *ptsim_diag_kind_name(enum ptsim_diag_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PTSIM_MACHINE_H
+#define PTSIM_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ptsim/export.h>
+#include <ptsim/stats.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ptsim_machine;
+
+/* Translation granule, given as PAGE_SHIFT. */
+enum ptsim_granule {
+	PTSIM_GRANULE_4K = 12,
+	PTSIM_GRANULE_16K = 14,
+	PTSIM_GRANULE_64K = 16,
+};
+
+#define PTSIM_MAX_LEVELS 5	/* levels -1..3 (4K granule with 52-bit VA) */
+
+/* Geometry of one granule and VA width, computed as pgtable-hwdef.h does. */
+struct ptsim_geometry {
+	unsigned int page_shift;
+	uint64_t page_size;
+	unsigned int va_bits;
+	unsigned int levels;		/* ARM64_HW_PGTABLE_LEVELS(va_bits) */
+	int start_level;		/* 4 - levels: 0 for 4 levels, -1 for 5 */
+	unsigned int bits_per_level;	/* PAGE_SHIFT - 3 */
+	unsigned int ptrs_per_table;	/* PTRS_PER_PTE */
+	/* Indexed by level + 1 (level -1 .. 3); zero for levels not in use. */
+	unsigned int level_shift[PTSIM_MAX_LEVELS];
+	unsigned int level_entries[PTSIM_MAX_LEVELS];	/* top level may be smaller */
+	bool level_block[PTSIM_MAX_LEVELS];		/* Linux maps blocks here */
+	unsigned int cont_ptes;		/* CONT_PTES */
+	uint64_t cont_pte_size;
+	unsigned int cont_pmds;		/* CONT_PMDS */
+	uint64_t cont_pmd_size;
+	uint64_t pmd_size;		/* PMD_SIZE (L2 entry) */
+	uint64_t pud_size;		/* PUD_SIZE (L1 entry) */
+	unsigned int pmd_order;		/* HPAGE_PMD_ORDER */
+	unsigned int max_dvm_ops;	/* MAX_DVM_OPS = PTRS_PER_PTE */
+	uint64_t max_tlbi_range_pages;	/* MAX_TLBI_RANGE_PAGES = 32 << 16 */
+	bool lpa2;			/* 52-bit VA on 4K/16K uses FEAT_LPA2 */
+};
+
+/* Fill *out for a granule and VA width Linux supports; -EINVAL otherwise. */
+PTSIM_API int ptsim_geometry_get(enum ptsim_granule granule, unsigned int va_bits,
+				 struct ptsim_geometry *out);
+
+/* Simulated CPU models (descriptions in arch/arm64/cpus.c, from spec/cpus.md). */
+enum ptsim_cpu {
+	PTSIM_CPU_APPLE_M3,
+	PTSIM_CPU_NEOVERSE_V2,		/* NVIDIA Grace */
+	PTSIM_CPU_AMPEREONE,
+	PTSIM_CPU_NEOVERSE_N1,		/* Ampere Altra */
+	PTSIM_CPU_NEOVERSE_V1,		/* AWS Graviton3 */
+	PTSIM_CPU_NEOVERSE_V3,		/* and Cortex-X4: BBML2-noabort allow-listed */
+	PTSIM_CPU_ANDROID_X1,		/* Android phone big core (Cortex-X1 / A76 class) */
+	PTSIM_CPU__COUNT
+};
+
+PTSIM_API const char *ptsim_cpu_name(enum ptsim_cpu cpu);
+
+/*
+ * Named kernel features: each optimisation the specs describe, switchable per
+ * machine (a machine is one kernel build). Presets name combinations.
+ */
+enum ptsim_feature {
+	PTSIM_FEAT_MPROTECT_PTE_BATCHING,	/* "mm: optimize mprotect() by PTE batching" (v6.17) */
+	PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT,	/* early-exit contpte_ptep_get (v6.17) */
+	PTSIM_FEAT_CONTPTE_BBML2_ELISION,	/* contpte_convert skips TLBI on BBML2-noabort (v6.17) */
+	PTSIM_FEAT__COUNT
+};
+
+PTSIM_API const char *ptsim_feature_name(enum ptsim_feature feat);
+PTSIM_API int ptsim_feature_lookup(const char *name, enum ptsim_feature *out);
+
+struct ptsim_machine_config {
+	enum ptsim_granule granule;
+	unsigned int va_bits;
+	uint64_t phys_base;		/* granule aligned */
+	uint64_t phys_size;		/* granule multiple */
+	unsigned int nr_cpus;
+	enum ptsim_cpu cpu;
+	bool kpti;			/* arm64_kernel_unmapped_at_el0(): every user TLBI twice */
+	bool repeat_tlbi;		/* ARM64_WORKAROUND_REPEAT_TLBI: TLBI; DSB ISH; TLBI */
+	const char *preset;		/* "baseline" (default) or "patched" */
+};
+
+/* Defaults: 4K, 48-bit VA, 4 GiB at 0x80000000, 1 CPU, Apple M3, baseline. */
+PTSIM_API void ptsim_machine_config_init(struct ptsim_machine_config *cfg);
+
+PTSIM_API int ptsim_machine_create(const struct ptsim_machine_config *cfg,
+				   struct ptsim_machine **out);
+PTSIM_API void ptsim_machine_destroy(struct ptsim_machine *m);
+/* Deep copy: memory, folios, every mm and its tables, features, totals. */
+PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_machine **out);
+PTSIM_API int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry *out);
+
+PTSIM_API int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on);
+PTSIM_API int ptsim_feature_get(const struct ptsim_machine *m, enum ptsim_feature feat,
+				bool *on);
+PTSIM_API int ptsim_feature_preset(struct ptsim_machine *m, const char *preset);
+
+/* Counts of the last public operation, and totals since creation. */
+PTSIM_API int ptsim_last_stats(const struct ptsim_machine *m, struct ptsim_stats *out);
+PTSIM_API int ptsim_total_stats(const struct ptsim_machine *m, struct ptsim_stats *out);
+
+/*
+ * Fault injection: make the n-th allocation (page-table page or folio) from
+ * now fail with -ENOMEM; n = 0 turns it off. Used by tests and the fuzzer.
+ */
+PTSIM_API int ptsim_fail_nth_alloc(struct ptsim_machine *m, uint64_t n);
+/* Allocations made since creation (for sweeping fault injection). */
+PTSIM_API int ptsim_alloc_count(const struct ptsim_machine *m, uint64_t *out);
+
+/* Physical memory still free, in bytes. */
+PTSIM_API int ptsim_phys_free_bytes(const struct ptsim_machine *m, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PTSIM_MM_H
+#define PTSIM_MM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <ptsim/export.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ptsim_machine;
+struct ptsim_mm;
+
+#define PTSIM_PROT_NONE		0x0u
+#define PTSIM_PROT_READ		0x1u
+#define PTSIM_PROT_WRITE	0x2u
+#define PTSIM_PROT_EXEC		0x4u
+
+#define PTSIM_MAP_PRIVATE	0x1u
+#define PTSIM_MAP_SHARED	0x2u
+#define PTSIM_MAP_ANONYMOUS	0x4u
+
+/* A user address space with its own ASID and page tables. */
+PTSIM_API int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out);
+/* Unmaps everything, frees tables and folios. Also frees a machine made by ptsim_mm_clone. */
+PTSIM_API void ptsim_mm_destroy(struct ptsim_mm *mm);
+/*
+ * Identical copy of mm for before/after runs. Features are machine-wide, so the
+ * copy lives in a private copy of mm's machine (ptsim_mm_machine() returns it);
+ * ptsim_mm_destroy() of the copy destroys that machine too.
+ */
+PTSIM_API int ptsim_mm_clone(const struct ptsim_mm *mm, struct ptsim_mm **out);
+PTSIM_API struct ptsim_machine *ptsim_mm_machine(const struct ptsim_mm *mm);
+PTSIM_API int ptsim_mm_asid(const struct ptsim_mm *mm, unsigned int *out);
+/* Bytes of page-table pages this mm owns (mm_pgtables_bytes). */
+PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
+
+/*
+ * mmap: anonymous mappings for now. addr must be page aligned and the range
+ * free (MAP_FIXED_NOREPLACE semantics); *out_addr may be NULL.
+ */
+PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
+			 unsigned int flags, uint64_t *out_addr);
+
+/*
+ * Fault in [addr, addr+len) of an anonymous VMA with folios of the given
+ * order, as the anonymous fault path does (write fault: dirty, young and
+ * writable where the VMA allows). order 0: one set_ptes(1) per page; mTHP
+ * orders below the PMD order: one set_ptes(nr) per folio (aligned blocks get
+ * the contiguous bit); the PMD order: one PMD leaf per folio. The range must be
+ * aligned to the folio size and not yet populated.
+ */
+PTSIM_API int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
+			     unsigned int order, bool write);
+
+/*
+ * __split_huge_pmd on every PMD-mapped THP in [addr, addr+len): the PMD is
+ * replaced by a PTE table filled with one set_ptes(HPAGE_PMD_NR).
+ */
+PTSIM_API int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
+
+/* A software walk of the tables (counts nothing). */
+struct ptsim_translation {
+	uint64_t va_base;	/* start of the leaf mapping */
+	uint64_t size;		/* size of the leaf: page or block */
+	uint64_t pa;		/* output address of va */
+	int level;		/* level of the leaf descriptor */
+	uint64_t desc;		/* the raw leaf descriptor */
+	bool valid;		/* hardware valid (false: PROT_NONE-style present-invalid) */
+	bool user, read_only, pxn, uxn, cont, af, dirty, write;
+	unsigned int attrindx;
+};
+/* -ENOENT when nothing is mapped at va; -EINVAL for a bad argument. */
+PTSIM_API int ptsim_translate(const struct ptsim_mm *mm, uint64_t va,
+			      struct ptsim_translation *out);
+
+struct ptsim_folio_info {
+	uint64_t pfn;		/* head PFN */
+	unsigned int order;
+	bool anon;
+	bool anon_exclusive;	/* PageAnonExclusive of the page at va */
+	int mapcount;		/* PTE + PMD mappings of the whole folio */
+	uint64_t index;		/* folio->index (page offset for anon: va >> PAGE_SHIFT) */
+};
+PTSIM_API int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va,
+			       struct ptsim_folio_info *out);
+
+/*
+ * Print the tables in the format of the kernel's page-table dump: runs of
+ * identical attributes merged, size, level, attributes, CON/BLK.
+ */
+PTSIM_API int ptsim_ptdump(const struct ptsim_mm *mm, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PTSIM_STATS_H
+#define PTSIM_STATS_H
+
+#include <stdint.h>
+#include <ptsim/export.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Primitive events. Every public operation counts what it does in these
+ * units; a CPU cost profile turns the counts into time.
+ */
+enum ptsim_event {
+	PTSIM_EV_PTE_READ,		/* __ptep_get: plain load of one L3 descriptor */
+	PTSIM_EV_PTE_WRITE,		/* __set_pte_nosync: plain store of one L3 descriptor */
+	PTSIM_EV_PTE_XCHG,		/* __ptep_get_and_clear: atomic exchange with 0 */
+	PTSIM_EV_PTE_CAS,		/* compare-and-swap of one L3 descriptor (wrprotect) */
+	PTSIM_EV_PMD_READ,		/* load of one L2 descriptor */
+	PTSIM_EV_PMD_WRITE,		/* store of one L2 descriptor */
+	PTSIM_EV_PMD_XCHG,		/* atomic exchange of one L2 descriptor */
+	PTSIM_EV_PUD_READ,		/* load of one L1 (or higher) descriptor */
+	PTSIM_EV_PUD_WRITE,		/* store of one L1 (or higher) descriptor */
+	PTSIM_EV_TLBI_VA,		/* TLBI VALE1IS / VAE1IS: one page by VA and ASID */
+	PTSIM_EV_TLBI_VAA,		/* TLBI VAALE1IS / VAAE1IS: one page, all ASIDs */
+	PTSIM_EV_TLBI_RANGE,		/* TLBI RVALE1IS / RVAE1IS (FEAT_TLBIRANGE) */
+	PTSIM_EV_TLBI_RANGE_VAA,	/* TLBI RVAALE1IS / RVAAE1IS (FEAT_TLBIRANGE) */
+	PTSIM_EV_TLBI_ASID,		/* TLBI ASIDE1IS */
+	PTSIM_EV_TLBI_ALL,		/* TLBI VMALLE1IS */
+	PTSIM_EV_DSB_ISHST,		/* DSB ISHST before TLB maintenance */
+	PTSIM_EV_DSB_ISH,		/* DSB ISH completing TLB maintenance */
+	PTSIM_EV_ISB,			/* ISB */
+	PTSIM_EV_FLUSH_TLB_RANGE,	/* __flush_tlb_range calls that issued ops */
+	PTSIM_EV_FLUSH_TLB_MM,		/* flush_tlb_mm calls (incl. range fallback) */
+	PTSIM_EV_NOTIFIER_SECONDARY_TLBS, /* mmu_notifier_arch_invalidate_secondary_tlbs */
+	PTSIM_EV_MMU_NOTIFIER_RANGE,	/* mmu_notifier_invalidate_range_start/end pairs */
+	PTSIM_EV_TABLE_ALLOC,		/* page-table page allocated */
+	PTSIM_EV_TABLE_FREE,		/* page-table page freed */
+	PTSIM_EV_FOLIO_ALLOC,		/* folio allocated */
+	PTSIM_EV_FOLIO_FREE,		/* folio freed */
+	PTSIM_EV_FOLIO_LOOKUP,		/* vm_normal_page / page_folio */
+	PTSIM_EV_FOLIO_TEST,		/* folio_test_large / folio_test_anon and similar */
+	PTSIM_EV_ANON_EXCL_TEST,	/* PageAnonExclusive test */
+	PTSIM_EV_PTL_LOCK,		/* page-table lock taken (and released) */
+	PTSIM_EV_LAZY_MMU,		/* arch_enter/leave_lazy_mmu_mode pairs */
+	PTSIM_EV_PMD_ITER,		/* change_pmd_range iterations (cond_resched) */
+	PTSIM_EV_PTEP_GET,		/* ptep_get calls (the contpte-aware wrapper) */
+	PTSIM_EV_CONTPTE_GATHER,	/* contpte_ptep_get gathers */
+	PTSIM_EV_SET_PTES,		/* set_ptes calls */
+	PTSIM_EV_SET_PTES_CHUNK,	/* __set_ptes calls (chunks, __sync_cache_and_tags) */
+	PTSIM_EV_CONTPTE_CONVERT,	/* contpte_convert calls */
+	PTSIM_EV_CONTPTE_FOLD,		/* successful folds */
+	PTSIM_EV_CONTPTE_UNFOLD,	/* unfolds */
+	PTSIM_EV_FOLD_ATTEMPT,		/* __contpte_try_fold entered */
+	PTSIM_EV_TLB_GATHER_ADD,	/* tlb_flush_pte_range / pmd range bookkeeping */
+	PTSIM_EV_PTE_MODIFY,		/* pte_modify of one (batch head) entry */
+	PTSIM_EV_PTE_BATCH,		/* PTE batches formed (folio_pte_batch) */
+	PTSIM_EV_PROT_COMMIT,		/* ptep_modify_prot_commit / prot_commit_flush_ptes */
+	PTSIM_EV_CAN_CHANGE_WRITABLE,	/* can_change_pte_writable / maybe_change_pte_writable */
+	PTSIM_EV_PTE_LOOP,		/* per-position loop iterations of a PTE walker */
+	PTSIM_EV_FAULT,			/* page faults taken */
+	PTSIM_EV_PAGE_ZERO,		/* pages zeroed by an anonymous fault */
+	PTSIM_EV_HUGE_PMD_SPLIT,	/* __split_huge_pmd */
+	PTSIM_EV_VMA_SPLIT,		/* VMA splits */
+	PTSIM_EV_VMA_MERGE,		/* VMA merges */
+	PTSIM_EV_SYSCALL,		/* system calls entered */
+	PTSIM_EV__COUNT
+};
+
+struct ptsim_stats {
+	uint64_t ev[PTSIM_EV__COUNT];
+};
+
+/* Short stable name of an event ("pte_read", "tlbi_range", ...), or NULL. */
+PTSIM_API const char *ptsim_event_name(enum ptsim_event ev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/* Core model structures shared by src/ and arch/arm64/. Not installed. */
+#ifndef PTSIM_INTERNAL_H
+#define PTSIM_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ptsim/ptsim.h>
+#include "u64map.h"
+
+typedef uint64_t pte_t;	/* one descriptor, at any level */
+
+#define ALIGN_DOWN64(x, a)	((x) & ~((uint64_t)(a) - 1))
+#define ALIGN_UP64(x, a)	(((x) + (uint64_t)(a) - 1) & ~((uint64_t)(a) - 1))
+#define IS_ALIGNED64(x, a)	(((x) & ((uint64_t)(a) - 1)) == 0)
+#define MIN(a, b)		((a) < (b) ? (a) : (b))
+#define MAX(a, b)		((a) > (b) ? (a) : (b))
+
+/* ---- CPU description (arch/arm64/cpus.c) ---- */
+struct cpu_desc {
+	enum ptsim_cpu id;
+	const char *name;
+	bool tlbirange;		/* FEAT_TLBIRANGE */
+	bool bbml2_noabort;	/* on Linux's BBML2-noabort allow-list */
+	unsigned int bbm_level;	/* ID_AA64MMFR2_EL1.BBM */
+	bool hafdbs;		/* hardware AF and dirty management */
+	unsigned int asid_bits;
+};
+
+const struct cpu_desc *cpu_desc_get(enum ptsim_cpu id);
+
+/* ---- physical memory: buddy allocator (src/physmem.c) ---- */
+struct physmem {
+	uint64_t base_pfn;
+	uint64_t nr_pages;
+	unsigned int max_order;
+	uint64_t carve_next;		/* PFNs from here to the end were never handed out */
+	uint64_t nr_free;		/* pages free, carved or not */
+	struct u64map free_heads;	/* head PFN of a free block -> its order */
+	uint64_t *free_list[32];	/* stacks of head PFNs per order (entries may be stale) */
+	size_t free_len[32], free_cap[32];
+};
+
+/* ---- folios (src/folio.c), stored sparsely by section ---- */
+enum folio_flags {
+	FOLIO_ANON = 1u << 0,
+	FOLIO_LOCKED = 1u << 1,
+	FOLIO_UPTODATE = 1u << 2,
+	FOLIO_READAHEAD = 1u << 3,
+	FOLIO_WORKINGSET = 1u << 4,
+};
+
+struct folio {
+	uint64_t pfn;
+	unsigned int order;
+	unsigned int flags;
+	int mapcount;		/* PTE mappings + PMD mappings */
+	int pincount;
+	uint64_t mapping;	/* anon_vma or file id; 0 = none */
+	uint64_t index;
+	uint64_t excl_inline;	/* PageAnonExclusive bits for order <= 6 */
+	uint64_t *excl;		/* ... and for larger folios */
+};
+
+#define FOLIO_SECTION_SHIFT 15
+
+struct folio_store {
+	uint64_t base_pfn;
+	size_t nr_sections;
+	struct folio ***sections;	/* [section][pfn in section] -> folio */
+	uint64_t nr_folios;
+};
+
+/* ---- page tables (src/pgtable.c) ---- */
+struct pt_table {
+	pte_t *desc;			/* the table page: hardware layout */
+	struct pt_table **next;		/* child table per entry (not at level 3) */
+	uint64_t pfn;			/* where the table page lives */
+	int level;
+	unsigned int entries;
+};
+
+/* ---- VMAs (src/mm.c) ---- */
+#define VM_READ		0x1u
+#define VM_WRITE	0x2u
+#define VM_EXEC		0x4u
+#define VM_SHARED	0x8u
+#define VM_MAYREAD	0x10u
+#define VM_MAYWRITE	0x20u
+#define VM_MAYEXEC	0x40u
+#define VM_ANON		0x100u	/* model flag: anonymous mapping */
+
+struct vma {
+	uint64_t start, end;
+	unsigned int flags;
+	pte_t page_prot;	/* vm_page_prot */
+	uint64_t anon_vma;	/* id, 0 until the first anonymous fault */
+	uint64_t pgoff;
+};
+
+struct ptsim_mm {
+	struct ptsim_machine *m;
+	bool owns_machine;	/* made by ptsim_mm_clone */
+	bool kernel;		/* init_mm-like: not a user mm for contpte */
+	unsigned int asid;
+	struct pt_table *pgd;
+	struct vma *vmas;	/* sorted by start, non-overlapping */
+	size_t nr_vmas, cap_vmas;
+	uint64_t pgtable_bytes;
+	bool tlb_flush_pending;	/* inc_tlb_flush_pending by tlb_gather_mmu */
+};
+
+/* ---- undo log: a failed public operation leaves the model unchanged ---- */
+enum undo_kind { UNDO_TABLE, UNDO_FOLIO };
+
+struct undo_entry {
+	enum undo_kind kind;
+	struct ptsim_mm *mm;
+	void *ptr;		/* table or folio */
+	struct pt_table *parent;
+	unsigned int parent_idx;
+};
+
+/* ---- diagnostics (src/diag.c) ---- */
+struct diag_state {
+	ptsim_diag_handler handler;
+	void *arg;
+	uint64_t count[PTSIM_DIAG__COUNT];
+};
+
+struct tlbi_op;
+
+struct ptsim_machine {
+	struct ptsim_machine_config cfg;
+	struct ptsim_geometry geo;
+	const struct cpu_desc *cpu;
+	bool features[PTSIM_FEAT__COUNT];
+	struct physmem phys;
+	struct folio_store folios;
+	struct ptsim_stats op;		/* the public operation in progress / last one */
+	struct ptsim_stats total;
+	unsigned int op_depth;
+	struct diag_state diag;
+	uint64_t alloc_count;
+	uint64_t fail_at;		/* alloc_count value that fails; 0 = never */
+	struct undo_entry *undo;
+	size_t undo_len, undo_cap;
+	bool undo_active;
+	struct ptsim_mm **mms;
+	size_t nr_mms, cap_mms;
+	unsigned int next_asid;
+	uint64_t next_anon_vma;
+	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
+	/* Hardware-model hooks (TLB model, BBM checker); NULL when not attached. */
+	void (*tlbi_hook)(struct ptsim_machine *m, const struct tlbi_op *op);
+	void (*dsb_hook)(struct ptsim_machine *m);
+	void (*desc_write_hook)(struct ptsim_machine *m, uint64_t va, int level, pte_t old_desc,
+				pte_t new_desc);
+};
+
+/* features.c */
+int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);
+
+/* ---- counting ---- */
+static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t n)
+{
+	m->op.ev[ev] += n;
+}
+
+/* Bracket every public operation: op_begin zeroes the per-op counts. */
+void op_begin(struct ptsim_machine *m);
+void op_end(struct ptsim_machine *m);
+
+static inline bool feature(const struct ptsim_machine *m, enum ptsim_feature f)
+{
+	return m->features[f];
+}
+
+/* ---- allocation with fault injection and undo (src/machine.c) ---- */
+bool alloc_should_fail(struct ptsim_machine *m);
+/* Start recording allocations; undo_commit forgets them, undo_rollback frees them. */
+void undo_start(struct ptsim_machine *m);
+int undo_record(struct ptsim_machine *m, const struct undo_entry *e);
+void undo_commit(struct ptsim_machine *m);
+void undo_rollback(struct ptsim_machine *m);
+
+/* physmem.c */
+int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order);
+void physmem_free_all(struct physmem *pm);
+int physmem_copy(struct physmem *dst, const struct physmem *src);
+int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn);
+void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order);
+
+/* folio.c */
+int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages);
+void folio_store_free(struct folio_store *fs);
+int folio_store_copy(struct folio_store *dst, const struct folio_store *src);
+struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
+/* Allocates memory and metadata (counts FOLIO_ALLOC); records undo. */
+int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
+		struct folio **out);
+void folio_free(struct ptsim_machine *m, struct folio *folio);
+static inline uint64_t folio_nr_pages(const struct folio *f)
+{
+	return UINT64_C(1) << f->order;
+}
+bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
+void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
+
+/* pgtable.c: software table walk and allocation */
+static inline unsigned int lvl(int level)
+{
+	return (unsigned int)(level + 1);
+}
+unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va);
+/* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */
+int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out);
+void pt_table_free(struct ptsim_mm *mm, struct pt_table *t);
+/* Free a whole subtree and the folios mapped by it. */
+void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t);
+int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_table **out);
+/* Free a copied tree without touching memory accounting. */
+void pt_delete_copy(struct pt_table *t);
+/*
+ * Find the table at `level` covering va; with alloc, create missing tables
+ * (counting descriptor writes for the new table entries). Returns NULL when a
+ * table is missing (or a block leaf sits above it) and !alloc, or on -ENOMEM.
+ */
+struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool alloc,
+			       int *err);
+/* Uncounted lookup of the leaf mapping va: returns the table and sets *level. */
+struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx);
+
+/* machine.c / mm.c */
+int machine_add_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
+void machine_remove_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
+void mm_free_contents(struct ptsim_mm *mm);
+int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct ptsim_mm **out);
+bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
+int vma_insert(struct ptsim_mm *mm, const struct vma *v);
+struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
+pte_t vm_get_page_prot(unsigned int vm_flags);
+
+/* diag.c */
+void diag_report(struct ptsim_machine *m, enum ptsim_diag_kind kind, uint64_t va, int level,
+		 uint64_t old_desc, uint64_t new_desc, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+#define VALIDATE(cond) do { if (!(cond)) return -EINVAL; } while (0)
+
+#endif

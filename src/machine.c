@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/* The machine: physical memory, folios, address spaces, features, counts. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ptsim_machine_config_init(struct ptsim_machine_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->granule = PTSIM_GRANULE_4K;
+	cfg->va_bits = 48;
+	cfg->phys_base = UINT64_C(0x80000000);
+	cfg->phys_size = UINT64_C(4) << 30;
+	cfg->nr_cpus = 1;
+	cfg->cpu = PTSIM_CPU_APPLE_M3;
+	cfg->preset = "baseline";
+}
+
+#define MAX_PHYS (UINT64_C(1) << 48)	/* 48-bit output addresses in this model */
+
+int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_machine **out)
+{
+	struct ptsim_machine *m;
+	struct ptsim_geometry g;
+	bool features[PTSIM_FEAT__COUNT];
+	int err;
+
+	VALIDATE(cfg && out);
+	err = ptsim_geometry_get(cfg->granule, cfg->va_bits, &g);
+	if (err)
+		return err;
+	VALIDATE(cpu_desc_get(cfg->cpu) && cfg->nr_cpus >= 1 && cfg->nr_cpus <= 256);
+	VALIDATE(IS_ALIGNED64(cfg->phys_base, g.page_size) && IS_ALIGNED64(cfg->phys_size, g.page_size));
+	VALIDATE(cfg->phys_size >= g.pmd_size && cfg->phys_base < MAX_PHYS &&
+		 cfg->phys_size <= MAX_PHYS - cfg->phys_base);
+	err = features_from_preset(cfg->preset, features);
+	if (err)
+		return err;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->cfg = *cfg;
+	m->cfg.preset = NULL;	/* the caller's string is not ours to keep */
+	m->geo = g;
+	m->cpu = cpu_desc_get(cfg->cpu);
+	memcpy(m->features, features, sizeof(features));
+	m->next_asid = 1;
+	m->next_anon_vma = 1;
+	/* MAX_PAGE_ORDER is at least the PMD order so PMD-size THPs can be allocated */
+	err = physmem_init(&m->phys, cfg->phys_base >> g.page_shift, cfg->phys_size >> g.page_shift,
+			   MAX(g.pmd_order, 10));
+	if (!err)
+		err = folio_store_init(&m->folios, cfg->phys_base >> g.page_shift,
+				       cfg->phys_size >> g.page_shift);
+	if (err) {
+		ptsim_machine_destroy(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+void ptsim_machine_destroy(struct ptsim_machine *m)
+{
+	if (!m)
+		return;
+	while (m->nr_mms) {
+		struct ptsim_mm *mm = m->mms[m->nr_mms - 1];
+
+		mm_free_contents(mm);
+		free(mm);
+		m->nr_mms--;
+	}
+	free(m->mms);
+	free(m->undo);
+	folio_store_free(&m->folios);
+	physmem_free_all(&m->phys);
+	free(m);
+}
+
+int machine_add_mm(struct ptsim_machine *m, struct ptsim_mm *mm)
+{
+	if (m->nr_mms == m->cap_mms) {
+		size_t cap = m->cap_mms ? m->cap_mms * 2 : 4;
+		struct ptsim_mm **n = realloc(m->mms, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		m->mms = n;
+		m->cap_mms = cap;
+	}
+	m->mms[m->nr_mms++] = mm;
+	return 0;
+}
+
+void machine_remove_mm(struct ptsim_machine *m, struct ptsim_mm *mm)
+{
+	for (size_t i = 0; i < m->nr_mms; i++) {
+		if (m->mms[i] == mm) {
+			memmove(&m->mms[i], &m->mms[i + 1], (m->nr_mms - i - 1) * sizeof(*m->mms));
+			m->nr_mms--;
+			return;
+		}
+	}
+}
+
+int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **out)
+{
+	struct ptsim_machine *m;
+
+	VALIDATE(src && out);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	*m = *src;
+	m->mms = NULL;
+	m->nr_mms = m->cap_mms = 0;
+	m->undo = NULL;
+	m->undo_len = m->undo_cap = 0;
+	m->undo_active = false;
+	memset(&m->folios, 0, sizeof(m->folios));
+	if (physmem_copy(&m->phys, &src->phys)) {
+		free(m);
+		return -ENOMEM;
+	}
+	if (folio_store_copy(&m->folios, &src->folios))
+		goto fail;
+	for (size_t i = 0; i < src->nr_mms; i++) {
+		struct ptsim_mm *mm;
+
+		if (mm_copy_into(m, src->mms[i], &mm))
+			goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	ptsim_machine_destroy(m);
+	return -ENOMEM;
+}
+
+int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry *out)
+{
+	VALIDATE(m && out);
+	*out = m->geo;
+	return 0;
+}
+
+void op_begin(struct ptsim_machine *m)
+{
+	if (m->op_depth++ == 0)
+		memset(&m->op, 0, sizeof(m->op));
+}
+
+void op_end(struct ptsim_machine *m)
+{
+	if (--m->op_depth == 0)
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			m->total.ev[e] += m->op.ev[e];
+}
+
+int ptsim_last_stats(const struct ptsim_machine *m, struct ptsim_stats *out)
+{
+	VALIDATE(m && out);
+	*out = m->op;
+	return 0;
+}
+
+int ptsim_total_stats(const struct ptsim_machine *m, struct ptsim_stats *out)
+{
+	VALIDATE(m && out);
+	*out = m->total;
+	return 0;
+}
+
+int ptsim_fail_nth_alloc(struct ptsim_machine *m, uint64_t n)
+{
+	VALIDATE(m);
+	m->fail_at = n ? m->alloc_count + n : 0;
+	return 0;
+}
+
+int ptsim_alloc_count(const struct ptsim_machine *m, uint64_t *out)
+{
+	VALIDATE(m && out);
+	*out = m->alloc_count;
+	return 0;
+}
+
+int ptsim_phys_free_bytes(const struct ptsim_machine *m, uint64_t *out)
+{
+	VALIDATE(m && out);
+	*out = m->phys.nr_free << m->geo.page_shift;
+	return 0;
+}
+
+bool alloc_should_fail(struct ptsim_machine *m)
+{
+	m->alloc_count++;
+	if (m->fail_at && m->alloc_count == m->fail_at) {
+		m->fail_at = 0;
+		return true;
+	}
+	return false;
+}
+
+void undo_start(struct ptsim_machine *m)
+{
+	m->undo_len = 0;
+	m->undo_active = true;
+}
+
+int undo_record(struct ptsim_machine *m, const struct undo_entry *e)
+{
+	if (!m->undo_active)
+		return 0;
+	if (m->undo_len == m->undo_cap) {
+		size_t cap = m->undo_cap ? m->undo_cap * 2 : 64;
+		struct undo_entry *n = realloc(m->undo, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		m->undo = n;
+		m->undo_cap = cap;
+	}
+	m->undo[m->undo_len++] = *e;
+	return 0;
+}
+
+void undo_commit(struct ptsim_machine *m)
+{
+	m->undo_len = 0;
+	m->undo_active = false;
+}
+
+void undo_rollback(struct ptsim_machine *m)
+{
+	m->undo_active = false;
+	while (m->undo_len) {
+		struct undo_entry *e = &m->undo[--m->undo_len];
+
+		if (e->kind == UNDO_FOLIO) {
+			folio_free(m, e->ptr);
+		} else {
+			/* unlink the new table from its parent without counting: it never existed */
+			e->parent->desc[e->parent_idx] = 0;
+			e->parent->next[e->parent_idx] = NULL;
+			pt_table_free(e->mm, e->ptr);
+		}
+	}
+}

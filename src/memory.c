@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Anonymous faults as population (models do_anonymous_page with mTHP and
+ * do_huge_pmd_anonymous_page in mm/memory.c and mm/huge_memory.c).
+ */
+#include "asm/pgtable.h"
+
+#include <stdlib.h>
+
+/* The PTE an anonymous fault installs for the first page of folio (mk_pte + write bits). */
+static pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn,
+			    bool write)
+{
+	pte_t entry = pfn_pte(g, pfn, v->page_prot);
+
+	/* do_anonymous_page: pte_sw_mkyoung, then mkwrite(mkdirty) for VM_WRITE */
+	entry = pte_mkyoung(entry);
+	if (write && (v->flags & VM_WRITE))
+		entry = pte_mkwrite(pte_mkdirty(entry));
+	return entry;
+}
+
+static void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
+			    const struct ptsim_geometry *g)
+{
+	f->flags |= FOLIO_ANON | FOLIO_UPTODATE;
+	f->mapping = v->anon_vma;
+	f->index = ((addr - v->start) >> g->page_shift) + v->pgoff;
+	/* folio_add_new_anon_rmap: a new anonymous folio is exclusive on every page */
+	for (uint64_t i = 0; i < folio_nr_pages(f); i++)
+		folio_set_page_anon_exclusive(f, i, true);
+}
+
+/* pte_range_none: every target entry must still be empty. */
+static bool pte_range_none(struct ptsim_mm *mm, pte_t *ptep, uint64_t nr)
+{
+	for (uint64_t i = 0; i < nr; i++)
+		if (!pte_none(__ptep_get(mm, ptep + i)))
+			return false;
+	return true;
+}
+
+struct pending_fault {
+	uint64_t addr;
+	struct pt_table *table;	/* PTE table, or PMD table for a PMD THP */
+	struct folio *folio;
+};
+
+/* Phase 1: tables and folios (undoable); nothing visible is written except new table links. */
+static int prepare_faults(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
+			  unsigned int order, bool write, struct pending_fault *pf)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t size = g->page_size << order;
+	bool pmd_thp = order == g->pmd_order;
+
+	for (uint64_t a = addr, i = 0; a < addr + len; a += size, i++) {
+		int err;
+		struct pt_table *t = pt_walk_table(mm, a, pmd_thp ? 2 : 3, true, &err);
+
+		if (!t)
+			return err ? err : -ENOMEM;
+		if (pmd_thp) {
+			if (!pte_none(read_desc(mm, 2, &t->desc[pt_index(g, 2, a)])))
+				return -EEXIST;
+		} else if (!pte_range_none(mm, &t->desc[pt_index(g, 3, a)], UINT64_C(1) << order)) {
+			return -EEXIST;
+		}
+		pf[i].addr = a;
+		pf[i].table = t;
+		pf[i].folio = NULL;
+		if (write) {
+			err = folio_alloc(m, order, 0, &pf[i].folio);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* The shared zero page, mapped special by a read fault (no folio). */
+static int zero_pfn(struct ptsim_machine *m, uint64_t *pfn)
+{
+	if (!m->zero_pfn) {
+		if (alloc_should_fail(m) || physmem_alloc(&m->phys, 0, &m->zero_pfn))
+			return -ENOMEM;
+	}
+	*pfn = m->zero_pfn;
+	return 0;
+}
+
+static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pending_fault *pf,
+			  unsigned int order, bool write, uint64_t zpfn)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t nr = UINT64_C(1) << order;
+
+	count(m, PTSIM_EV_FAULT, 1);
+	if (!write) {
+		/* do_anonymous_page read fault: special zero-page PTE, never writable */
+		pte_t entry = pte_mkspecial(pfn_pte(g, zpfn, v->page_prot));
+
+		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, 3, pf->addr)], entry, 1);
+		return;
+	}
+	count(m, PTSIM_EV_PAGE_ZERO, nr);
+	folio_init_anon(pf->folio, v, pf->addr, g);
+	pte_t entry = anon_fault_pte(g, v, pf->folio->pfn, true);
+
+	if (order == g->pmd_order) {
+		pf->folio->mapcount = 1;
+		set_desc(mm, pf->addr, 2, &pf->table->desc[pt_index(g, 2, pf->addr)],
+			 pte_to_pmd_leaf(entry));
+		return;
+	}
+	pf->folio->mapcount = (int)nr;
+	set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, 3, pf->addr)], entry, (unsigned int)nr);
+}
+
+int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int order,
+		   bool write)
+{
+	struct ptsim_machine *m;
+	const struct ptsim_geometry *g;
+	struct pending_fault *pf;
+	struct vma *v;
+	uint64_t size, nr, zpfn = 0;
+	int err;
+
+	VALIDATE(mm);
+	m = mm->m;
+	g = &m->geo;
+	VALIDATE(order <= g->pmd_order && (write || order == 0));
+	size = g->page_size << order;
+	VALIDATE(len && IS_ALIGNED64(addr, size) && IS_ALIGNED64(len, size) && addr + len > addr);
+	v = find_vma(mm, addr);
+	if (!v || addr + len > v->end)
+		return -EFAULT;
+	VALIDATE(v->flags & VM_ANON);
+	if (!(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
+		return -EFAULT;	/* PROT_NONE: the fault would be a SIGSEGV */
+	nr = len / size;
+	pf = malloc(nr * sizeof(*pf));
+	if (!pf)
+		return -ENOMEM;
+	op_begin(m);
+	undo_start(m);
+	err = prepare_faults(mm, addr, len, order, write, pf);
+	if (!err && !write)
+		err = zero_pfn(m, &zpfn);
+	if (err) {
+		undo_rollback(m);
+	} else {
+		undo_commit(m);
+		if (!v->anon_vma)
+			v->anon_vma = m->next_anon_vma++;	/* anon_vma_prepare */
+		for (uint64_t i = 0; i < nr; i++)
+			install_fault(mm, v, &pf[i], order, write, zpfn);
+	}
+	op_end(m);
+	free(pf);
+	return err;
+}

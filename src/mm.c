@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/* Address spaces and VMAs (models the parts of mm/mmap.c and mm/vma.c the algorithms use). */
+#include "asm/pgtable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
+{
+	struct ptsim_mm *mm;
+	int err;
+
+	VALIDATE(m && out);
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return -ENOMEM;
+	mm->m = m;
+	op_begin(m);
+	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
+	if (!err)
+		err = machine_add_mm(m, mm);
+	op_end(m);
+	if (err) {
+		if (mm->pgd)
+			pt_table_free(mm, mm->pgd);
+		free(mm);
+		return err;
+	}
+	/* ASIDs wrap within the CPU's ASID width; 0 is reserved as in the kernel */
+	mm->asid = m->next_asid;
+	m->next_asid = m->next_asid + 1 >= (1u << m->cpu->asid_bits) ? 1 : m->next_asid + 1;
+	*out = mm;
+	return 0;
+}
+
+void mm_free_contents(struct ptsim_mm *mm)
+{
+	if (mm->pgd)
+		pt_free_tree(mm, mm->pgd);
+	mm->pgd = NULL;
+	free(mm->vmas);
+	mm->vmas = NULL;
+	mm->nr_vmas = 0;
+}
+
+void ptsim_mm_destroy(struct ptsim_mm *mm)
+{
+	struct ptsim_machine *m;
+
+	if (!mm)
+		return;
+	m = mm->m;
+	if (mm->owns_machine) {
+		ptsim_machine_destroy(m);
+		return;
+	}
+	machine_remove_mm(m, mm);
+	op_begin(m);
+	mm_free_contents(mm);
+	op_end(m);
+	free(mm);
+}
+
+int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct ptsim_mm **out)
+{
+	struct ptsim_mm *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		return -ENOMEM;
+	*mm = *src;
+	mm->m = m;
+	mm->owns_machine = false;
+	mm->pgd = NULL;
+	mm->vmas = NULL;
+	if (src->nr_vmas) {
+		mm->vmas = malloc(src->cap_vmas * sizeof(*mm->vmas));
+		if (!mm->vmas)
+			goto fail;
+		memcpy(mm->vmas, src->vmas, src->nr_vmas * sizeof(*mm->vmas));
+	}
+	if (pt_copy_tree(mm, src->pgd, &mm->pgd))
+		goto fail;
+	if (machine_add_mm(m, mm)) {
+		pt_delete_copy(mm->pgd);
+		goto fail;
+	}
+	*out = mm;
+	return 0;
+fail:
+	free(mm->vmas);
+	free(mm);
+	return -ENOMEM;
+}
+
+int ptsim_mm_clone(const struct ptsim_mm *mm, struct ptsim_mm **out)
+{
+	struct ptsim_machine *copy;
+	size_t idx = 0;
+	int err;
+
+	VALIDATE(mm && out);
+	while (idx < mm->m->nr_mms && mm->m->mms[idx] != mm)
+		idx++;
+	VALIDATE(idx < mm->m->nr_mms);
+	err = ptsim_machine_clone(mm->m, &copy);
+	if (err)
+		return err;
+	*out = copy->mms[idx];
+	(*out)->owns_machine = true;
+	return 0;
+}
+
+struct ptsim_machine *ptsim_mm_machine(const struct ptsim_mm *mm)
+{
+	return mm ? mm->m : NULL;
+}
+
+int ptsim_mm_asid(const struct ptsim_mm *mm, unsigned int *out)
+{
+	VALIDATE(mm && out);
+	*out = mm->asid;
+	return 0;
+}
+
+int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out)
+{
+	VALIDATE(mm && out);
+	*out = mm->pgtable_bytes;
+	return 0;
+}
+
+/* vm_get_page_prot: arm64 protection_map (spec §2.5); private writable is COW (read-only). */
+pte_t vm_get_page_prot(unsigned int vm_flags)
+{
+	bool r = vm_flags & VM_READ, w = vm_flags & VM_WRITE, x = vm_flags & VM_EXEC;
+	bool shared = vm_flags & VM_SHARED;
+
+	if (!r && !w && !x)
+		return PAGE_NONE;
+	if (x)
+		return (shared && w) ? PAGE_SHARED_EXEC : (r || w) ? PAGE_READONLY_EXEC : PAGE_EXECONLY;
+	return (shared && w) ? PAGE_SHARED : PAGE_READONLY;
+}
+
+struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr)
+{
+	size_t lo = 0, hi = mm->nr_vmas;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (mm->vmas[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < mm->nr_vmas && mm->vmas[lo].start <= addr)
+		return &mm->vmas[lo];
+	return NULL;
+}
+
+/* The first VMA ending above addr (or NULL). */
+static size_t vma_index_after(const struct ptsim_mm *mm, uint64_t addr)
+{
+	size_t i = 0;
+
+	while (i < mm->nr_vmas && mm->vmas[i].end <= addr)
+		i++;
+	return i;
+}
+
+bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
+{
+	size_t i = vma_index_after(mm, start);
+
+	return i == mm->nr_vmas || mm->vmas[i].start >= end;
+}
+
+int vma_insert(struct ptsim_mm *mm, const struct vma *v)
+{
+	size_t i = vma_index_after(mm, v->start);
+
+	if (mm->nr_vmas == mm->cap_vmas) {
+		size_t cap = mm->cap_vmas ? mm->cap_vmas * 2 : 8;
+		struct vma *n = realloc(mm->vmas, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		mm->vmas = n;
+		mm->cap_vmas = cap;
+	}
+	memmove(&mm->vmas[i + 1], &mm->vmas[i], (mm->nr_vmas - i) * sizeof(*v));
+	mm->vmas[i] = *v;
+	mm->nr_vmas++;
+	return 0;
+}
+
+/* First fit above 4 GiB, PMD aligned for PMD-sized requests (THP-friendly, as thp_get_unmapped_area). */
+static int get_unmapped_area(const struct ptsim_mm *mm, uint64_t len, uint64_t *out)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t align = len >= g->pmd_size ? g->pmd_size : g->page_size;
+	uint64_t limit = UINT64_C(1) << g->va_bits;
+	uint64_t addr = ALIGN_UP64(MIN(UINT64_C(1) << 32, limit / 4), align);
+
+	for (size_t i = vma_index_after(mm, addr); addr + len <= limit; i++) {
+		if (i == mm->nr_vmas || mm->vmas[i].start >= addr + len) {
+			*out = addr;
+			return 0;
+		}
+		addr = ALIGN_UP64(mm->vmas[i].end, align);
+	}
+	return -ENOMEM;
+}
+
+int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
+	       unsigned int flags, uint64_t *out_addr)
+{
+	const struct ptsim_geometry *g;
+	unsigned int share;
+	struct vma v = { 0 };
+	int err;
+
+	VALIDATE(mm && len && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
+	g = &mm->m->geo;
+	share = flags & (PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED);
+	VALIDATE(share == PTSIM_MAP_PRIVATE || share == PTSIM_MAP_SHARED);
+	VALIDATE(flags & PTSIM_MAP_ANONYMOUS);
+	VALIDATE(!(flags & ~(PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS)));
+	VALIDATE(IS_ALIGNED64(addr, g->page_size) && IS_ALIGNED64(len, g->page_size));
+	VALIDATE(len <= (UINT64_C(1) << g->va_bits) && addr <= (UINT64_C(1) << g->va_bits) - len);
+	if (!addr) {
+		err = get_unmapped_area(mm, len, &addr);
+		if (err)
+			return err;
+	} else if (!range_is_free(mm, addr, addr + len)) {
+		return -EEXIST;
+	}
+	v.start = addr;
+	v.end = addr + len;
+	v.pgoff = addr >> g->page_shift;	/* anonymous: the page offset is the VA */
+	v.flags = VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC | VM_ANON;
+	v.flags |= (prot & PTSIM_PROT_READ) ? VM_READ : 0;
+	v.flags |= (prot & PTSIM_PROT_WRITE) ? VM_WRITE : 0;
+	v.flags |= (prot & PTSIM_PROT_EXEC) ? VM_EXEC : 0;
+	v.flags |= share == PTSIM_MAP_SHARED ? VM_SHARED : 0;
+	v.page_prot = vm_get_page_prot(v.flags);
+	op_begin(mm->m);
+	count(mm->m, PTSIM_EV_SYSCALL, 1);
+	err = vma_insert(mm, &v);
+	op_end(mm->m);
+	if (err)
+		return err;
+	if (out_addr)
+		*out_addr = addr;
+	return 0;
+}
+
+static uint64_t level_size(const struct ptsim_geometry *g, int level)
+{
+	return UINT64_C(1) << g->level_shift[lvl(level)];
+}
+
+int ptsim_translate(const struct ptsim_mm *mm, uint64_t va, struct ptsim_translation *out)
+{
+	const struct ptsim_geometry *g;
+	const struct pt_table *t;
+	unsigned int idx;
+	uint64_t size;
+	pte_t d;
+
+	VALIDATE(mm && out);
+	g = &mm->m->geo;
+	VALIDATE(va < (UINT64_C(1) << g->va_bits));
+	t = pt_lookup_leaf(mm, va, &idx);
+	if (!t)
+		return -ENOENT;
+	d = t->desc[idx];
+	if (!pte_present(d))
+		return -ENOENT;
+	size = level_size(g, t->level);
+	memset(out, 0, sizeof(*out));
+	out->va_base = ALIGN_DOWN64(va, size);
+	out->size = size;
+	out->pa = (pte_pfn(g, d) << g->page_shift) + (va - out->va_base);
+	out->level = t->level;
+	out->desc = d;
+	out->valid = pte_valid(d);
+	out->user = pte_user(d);
+	out->read_only = pte_rdonly(d);
+	out->pxn = d & PTE_PXN;
+	out->uxn = d & PTE_UXN;
+	out->cont = pte_cont(d);
+	out->af = pte_young(d);
+	out->dirty = pte_dirty(d);
+	out->write = pte_write(d);
+	out->attrindx = (unsigned int)((d & PTE_ATTRINDX_MASK) >> PTE_ATTRINDX_SHIFT);
+	return 0;
+}
+
+int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va, struct ptsim_folio_info *out)
+{
+	struct ptsim_translation tr;
+	const struct folio *f;
+	uint64_t pfn;
+	int err;
+
+	VALIDATE(out);
+	err = ptsim_translate(mm, va, &tr);
+	if (err)
+		return err;
+	pfn = tr.pa >> mm->m->geo.page_shift;
+	f = pfn_folio(mm->m, pfn);
+	if (!f)
+		return -ENOENT;
+	out->pfn = f->pfn;
+	out->order = f->order;
+	out->anon = f->flags & FOLIO_ANON;
+	out->anon_exclusive = folio_page_anon_exclusive(f, pfn - f->pfn);
+	out->mapcount = f->mapcount;
+	out->index = f->index;
+	return 0;
+}

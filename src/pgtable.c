@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Page-table pages: allocation at every level, the software walk core mm does
+ * (pgd_offset .. pte_offset_map), and teardown. Models the generic parts of
+ * mm/pgtable-generic.c and mm/memory.c (__pte_alloc, __pmd_alloc, free_pgtables).
+ */
+#include "asm/pgtable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va)
+{
+	return (unsigned int)((va >> g->level_shift[lvl(level)]) &
+			      (g->level_entries[lvl(level)] - 1));
+}
+
+static struct pt_table *table_new(const struct ptsim_geometry *g, int level, uint64_t pfn)
+{
+	struct pt_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->level = level;
+	t->pfn = pfn;
+	t->entries = g->level_entries[lvl(level)];
+	/* aligned to a page like a real table page, so pointer arithmetic finds blocks */
+	t->desc = aligned_alloc(g->page_size, g->page_size);
+	if (level < 3)
+		t->next = calloc(t->entries, sizeof(*t->next));
+	if (!t->desc || (level < 3 && !t->next)) {
+		free(t->desc);
+		free(t->next);
+		free(t);
+		return NULL;
+	}
+	memset(t->desc, 0, g->page_size);
+	return t;
+}
+
+static void table_delete(struct pt_table *t)
+{
+	free(t->desc);
+	free(t->next);
+	free(t);
+}
+
+int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
+{
+	struct ptsim_machine *m = mm->m;
+	struct pt_table *t;
+	uint64_t pfn;
+
+	if (alloc_should_fail(m))
+		return -ENOMEM;
+	if (physmem_alloc(&m->phys, 0, &pfn))
+		return -ENOMEM;
+	t = table_new(&m->geo, level, pfn);
+	if (!t) {
+		physmem_free(&m->phys, pfn, 0);
+		return -ENOMEM;
+	}
+	mm->pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
+	count(m, PTSIM_EV_TABLE_ALLOC, 1);
+	*out = t;
+	return 0;
+}
+
+void pt_table_free(struct ptsim_mm *mm, struct pt_table *t)
+{
+	struct ptsim_machine *m = mm->m;
+
+	mm->pgtable_bytes -= (uint64_t)t->entries * sizeof(pte_t);
+	physmem_free(&m->phys, t->pfn, 0);
+	count(m, PTSIM_EV_TABLE_FREE, 1);
+	table_delete(t);
+}
+
+/* Drop one mapping of the folio behind a leaf; free anonymous folios nobody maps. */
+static void leaf_unmap_folio(struct ptsim_mm *mm, pte_t leaf)
+{
+	struct folio *f;
+
+	if (!pte_present(leaf) || pte_special(leaf))
+		return;
+	f = pfn_folio(mm->m, pte_pfn(&mm->m->geo, leaf));
+	if (!f)
+		return;
+	if (--f->mapcount == 0 && (f->flags & FOLIO_ANON))
+		folio_free(mm->m, f);
+}
+
+void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t)
+{
+	for (unsigned int i = 0; i < t->entries; i++) {
+		pte_t d = t->desc[i];
+
+		if (t->level < 3 && t->next[i])
+			pt_free_tree(mm, t->next[i]);
+		else if (d && (t->level == 3 || pmd_sect(d) || !pte_valid(d)))
+			leaf_unmap_folio(mm, d);
+	}
+	pt_table_free(mm, t);
+}
+
+int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_table **out)
+{
+	const struct ptsim_geometry *g = &dst->m->geo;
+	struct pt_table *t = table_new(g, src->level, src->pfn);
+
+	if (!t)
+		return -ENOMEM;
+	memcpy(t->desc, src->desc, g->page_size);
+	for (unsigned int i = 0; src->level < 3 && i < src->entries; i++) {
+		if (!src->next[i])
+			continue;
+		if (pt_copy_tree(dst, src->next[i], &t->next[i])) {
+			for (unsigned int j = 0; j < i; j++)
+				if (t->next[j])
+					pt_delete_copy(t->next[j]);
+			table_delete(t);
+			return -ENOMEM;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+void pt_delete_copy(struct pt_table *t)
+{
+	for (unsigned int i = 0; t->level < 3 && i < t->entries; i++)
+		if (t->next[i])
+			pt_delete_copy(t->next[i]);
+	table_delete(t);
+}
+
+struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool alloc, int *err)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	struct pt_table *t = mm->pgd;
+
+	*err = 0;
+	for (int l = g->start_level; l < level; l++) {
+		unsigned int idx = pt_index(g, l, va);
+		pte_t d = read_desc(mm, l, &t->desc[idx]);
+
+		if (t->next[idx]) {
+			t = t->next[idx];
+			continue;
+		}
+		if (d || !alloc) {
+			/* a block leaf (or a present-invalid one) sits here, or nothing and no alloc */
+			if (d)
+				*err = -EEXIST;
+			return NULL;
+		}
+		struct pt_table *child;
+		struct undo_entry e = { .kind = UNDO_TABLE, .mm = mm, .parent = t, .parent_idx = idx };
+
+		*err = pt_table_alloc(mm, l + 1, &child);
+		if (*err)
+			return NULL;
+		e.ptr = child;
+		*err = undo_record(mm->m, &e);
+		if (*err) {
+			pt_table_free(mm, child);
+			return NULL;
+		}
+		/* pmd_populate & co: a table descriptor pointing at the new page */
+		set_desc(mm, va, l, &t->desc[idx], pfn_pte(g, child->pfn, PMD_TYPE_TABLE));
+		t->next[idx] = child;
+		t = child;
+	}
+	return t;
+}
+
+struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	struct pt_table *t = mm->pgd;
+
+	for (int l = g->start_level;; l++) {
+		unsigned int i = pt_index(g, l, va);
+
+		if (l == 3 || !t->next[i]) {
+			if (!t->desc[i])
+				return NULL;
+			*idx = i;
+			return t;
+		}
+		t = t->next[i];
+	}
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Physical memory: a buddy allocator handing out naturally aligned blocks of
+ * any order up to max_order (models mm/page_alloc.c at the level the
+ * algorithms see it). Memory is carved lazily from the top of the unused
+ * region, so a 256 GiB machine costs nothing until it is used.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order)
+{
+	memset(pm, 0, sizeof(*pm));
+	if (max_order >= 32)
+		return -EINVAL;
+	pm->base_pfn = base_pfn;
+	pm->nr_pages = nr_pages;
+	pm->max_order = max_order;
+	pm->carve_next = base_pfn;
+	pm->nr_free = nr_pages;
+	u64map_init(&pm->free_heads);
+	return 0;
+}
+
+void physmem_free_all(struct physmem *pm)
+{
+	for (unsigned int o = 0; o < 32; o++)
+		free(pm->free_list[o]);
+	u64map_free(&pm->free_heads);
+	memset(pm, 0, sizeof(*pm));
+}
+
+int physmem_copy(struct physmem *dst, const struct physmem *src)
+{
+	*dst = *src;
+	memset(dst->free_list, 0, sizeof(dst->free_list));
+	if (u64map_copy(&dst->free_heads, &src->free_heads))
+		goto fail;
+	for (unsigned int o = 0; o < 32; o++) {
+		if (!src->free_cap[o])
+			continue;
+		dst->free_list[o] = malloc(src->free_cap[o] * sizeof(uint64_t));
+		if (!dst->free_list[o])
+			goto fail;
+		memcpy(dst->free_list[o], src->free_list[o], src->free_len[o] * sizeof(uint64_t));
+	}
+	return 0;
+fail:
+	physmem_free_all(dst);
+	return -ENOMEM;
+}
+
+static int push_free(struct physmem *pm, uint64_t pfn, unsigned int order)
+{
+	if (pm->free_len[order] == pm->free_cap[order]) {
+		size_t cap = pm->free_cap[order] ? pm->free_cap[order] * 2 : 16;
+		uint64_t *n = realloc(pm->free_list[order], cap * sizeof(uint64_t));
+
+		if (!n)
+			return -ENOMEM;
+		pm->free_list[order] = n;
+		pm->free_cap[order] = cap;
+	}
+	if (u64map_put(&pm->free_heads, pfn, order))
+		return -ENOMEM;
+	pm->free_list[order][pm->free_len[order]++] = pfn;
+	return 0;
+}
+
+/* Pop a live free block of exactly this order (stale stack entries are skipped). */
+static bool pop_free(struct physmem *pm, unsigned int order, uint64_t *pfn)
+{
+	while (pm->free_len[order]) {
+		uint64_t p = pm->free_list[order][--pm->free_len[order]];
+		uint64_t o;
+
+		if (u64map_get(&pm->free_heads, p, &o) && o == order) {
+			u64map_del(&pm->free_heads, p);
+			*pfn = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Hand the next naturally aligned block of the uncarved region to the free lists. */
+static int carve(struct physmem *pm)
+{
+	uint64_t end = pm->base_pfn + pm->nr_pages;
+	unsigned int order = pm->max_order;
+
+	if (pm->carve_next >= end)
+		return -ENOMEM;
+	while (order && (!IS_ALIGNED64(pm->carve_next, UINT64_C(1) << order) ||
+			 pm->carve_next + (UINT64_C(1) << order) > end))
+		order--;
+	if (push_free(pm, pm->carve_next, order))
+		return -ENOMEM;
+	pm->carve_next += UINT64_C(1) << order;
+	return 0;
+}
+
+int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn)
+{
+	unsigned int o;
+	uint64_t p;
+
+	if (order > pm->max_order)
+		return -EINVAL;
+	for (;;) {
+		for (o = order; o <= pm->max_order; o++)
+			if (pop_free(pm, o, &p))
+				goto found;
+		if (carve(pm))
+			return -ENOMEM;
+	}
+found:
+	/* split down, returning the upper halves (buddies) to the free lists */
+	while (o > order) {
+		o--;
+		if (push_free(pm, p + (UINT64_C(1) << o), o)) {
+			pm->nr_free -= UINT64_C(1) << (o + 1);
+			physmem_free(pm, p, o + 1);
+			return -ENOMEM;
+		}
+	}
+	pm->nr_free -= UINT64_C(1) << order;
+	*pfn = p;
+	return 0;
+}
+
+void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order)
+{
+	pm->nr_free += UINT64_C(1) << order;
+	/* merge with free buddies while they exist */
+	while (order < pm->max_order) {
+		uint64_t buddy = pfn ^ (UINT64_C(1) << order);
+		uint64_t o;
+
+		if (!u64map_get(&pm->free_heads, buddy, &o) || o != order)
+			break;
+		u64map_del(&pm->free_heads, buddy);
+		pfn = MIN(pfn, buddy);
+		order++;
+	}
+	if (push_free(pm, pfn, order))
+		pm->nr_free -= UINT64_C(1) << order;	/* bookkeeping failed: leak, never corrupt */
+}

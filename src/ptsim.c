@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* Library-wide entry points: version, error text, event names. */
+#include "internal.h"
+#include "config.h"
+
+#include <string.h>
+
+const char *ptsim_version(void)
+{
+	return PTSIM_VERSION;
+}
+
+const char *ptsim_strerror(int err)
+{
+	switch (err) {
+	case 0: return "success";
+	case -EINVAL: return "invalid argument";
+	case -ENOMEM: return "out of memory";
+	case -EFAULT: return "bad address";
+	case -ENOENT: return "nothing mapped";
+	case -EEXIST: return "already mapped";
+	case -EBUSY: return "busy";
+	case -EAGAIN: return "try again";
+	default: return "unknown error";
+	}
+}
+
+static const char *const event_names[PTSIM_EV__COUNT] = {
+	[PTSIM_EV_PTE_READ] = "pte_read",
+	[PTSIM_EV_PTE_WRITE] = "pte_write",
+	[PTSIM_EV_PTE_XCHG] = "pte_xchg",
+	[PTSIM_EV_PTE_CAS] = "pte_cas",
+	[PTSIM_EV_PMD_READ] = "pmd_read",
+	[PTSIM_EV_PMD_WRITE] = "pmd_write",
+	[PTSIM_EV_PMD_XCHG] = "pmd_xchg",
+	[PTSIM_EV_PUD_READ] = "pud_read",
+	[PTSIM_EV_PUD_WRITE] = "pud_write",
+	[PTSIM_EV_TLBI_VA] = "tlbi_va",
+	[PTSIM_EV_TLBI_VAA] = "tlbi_vaa",
+	[PTSIM_EV_TLBI_RANGE] = "tlbi_range",
+	[PTSIM_EV_TLBI_RANGE_VAA] = "tlbi_range_vaa",
+	[PTSIM_EV_TLBI_ASID] = "tlbi_asid",
+	[PTSIM_EV_TLBI_ALL] = "tlbi_all",
+	[PTSIM_EV_DSB_ISHST] = "dsb_ishst",
+	[PTSIM_EV_DSB_ISH] = "dsb_ish",
+	[PTSIM_EV_ISB] = "isb",
+	[PTSIM_EV_FLUSH_TLB_RANGE] = "flush_tlb_range",
+	[PTSIM_EV_FLUSH_TLB_MM] = "flush_tlb_mm",
+	[PTSIM_EV_NOTIFIER_SECONDARY_TLBS] = "notifier_secondary_tlbs",
+	[PTSIM_EV_MMU_NOTIFIER_RANGE] = "mmu_notifier_range",
+	[PTSIM_EV_TABLE_ALLOC] = "table_alloc",
+	[PTSIM_EV_TABLE_FREE] = "table_free",
+	[PTSIM_EV_FOLIO_ALLOC] = "folio_alloc",
+	[PTSIM_EV_FOLIO_FREE] = "folio_free",
+	[PTSIM_EV_FOLIO_LOOKUP] = "folio_lookup",
+	[PTSIM_EV_FOLIO_TEST] = "folio_test",
+	[PTSIM_EV_ANON_EXCL_TEST] = "anon_excl_test",
+	[PTSIM_EV_PTL_LOCK] = "ptl_lock",
+	[PTSIM_EV_LAZY_MMU] = "lazy_mmu",
+	[PTSIM_EV_PMD_ITER] = "pmd_iter",
+	[PTSIM_EV_PTEP_GET] = "ptep_get",
+	[PTSIM_EV_CONTPTE_GATHER] = "contpte_gather",
+	[PTSIM_EV_SET_PTES] = "set_ptes",
+	[PTSIM_EV_SET_PTES_CHUNK] = "set_ptes_chunk",
+	[PTSIM_EV_CONTPTE_CONVERT] = "contpte_convert",
+	[PTSIM_EV_CONTPTE_FOLD] = "contpte_fold",
+	[PTSIM_EV_CONTPTE_UNFOLD] = "contpte_unfold",
+	[PTSIM_EV_FOLD_ATTEMPT] = "fold_attempt",
+	[PTSIM_EV_TLB_GATHER_ADD] = "tlb_gather_add",
+	[PTSIM_EV_PTE_MODIFY] = "pte_modify",
+	[PTSIM_EV_PTE_BATCH] = "pte_batch",
+	[PTSIM_EV_PROT_COMMIT] = "prot_commit",
+	[PTSIM_EV_CAN_CHANGE_WRITABLE] = "can_change_writable",
+	[PTSIM_EV_PTE_LOOP] = "pte_loop",
+	[PTSIM_EV_FAULT] = "fault",
+	[PTSIM_EV_PAGE_ZERO] = "page_zero",
+	[PTSIM_EV_HUGE_PMD_SPLIT] = "huge_pmd_split",
+	[PTSIM_EV_VMA_SPLIT] = "vma_split",
+	[PTSIM_EV_VMA_MERGE] = "vma_merge",
+	[PTSIM_EV_SYSCALL] = "syscall",
+};
+
+const char *ptsim_event_name(enum ptsim_event ev)
+{
+	if ((unsigned int)ev >= PTSIM_EV__COUNT)
+		return NULL;
+	return event_names[ev];
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* A small open-addressing hash map from uint64_t keys to uint64_t values. */
+#ifndef PTSIM_U64MAP_H
+#define PTSIM_U64MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct u64map {
+	uint64_t *keys;		/* key + 1; 0 marks an empty slot */
+	uint64_t *vals;
+	size_t cap;		/* power of two, or 0 */
+	size_t len;
+};
+
+void u64map_init(struct u64map *map);
+void u64map_free(struct u64map *map);
+int u64map_copy(struct u64map *dst, const struct u64map *src);
+bool u64map_get(const struct u64map *map, uint64_t key, uint64_t *val);
+int u64map_put(struct u64map *map, uint64_t key, uint64_t val);
+bool u64map_del(struct u64map *map, uint64_t key);
+
+#endif
