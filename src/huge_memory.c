@@ -87,7 +87,7 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 				__split_huge_pmd_locked(mm, t, a, tables[i++]);
 		}
 	}
-	op_end(m);
+	op_end(m, err);
 	free(tables);
 	return err;
 }

@@ -170,9 +170,13 @@ static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t 
 	m->op.ev[ev] += n;
 }
 
-/* Bracket every public operation: op_begin zeroes the per-op counts. */
+/*
+ * Bracket every public operation: op_begin zeroes the per-op counts; op_end
+ * adds them to the totals unless the operation failed (err != 0), in which
+ * case they stay visible only through ptsim_last_stats.
+ */
 void op_begin(struct ptsim_machine *m);
-void op_end(struct ptsim_machine *m);
+void op_end(struct ptsim_machine *m, int err);
 
 static inline bool feature(const struct ptsim_machine *m, enum ptsim_feature f)
 {

@@ -154,9 +154,10 @@ void op_begin(struct ptsim_machine *m)
 		memset(&m->op, 0, sizeof(m->op));
 }
 
-void op_end(struct ptsim_machine *m)
+void op_end(struct ptsim_machine *m, int err)
 {
-	if (--m->op_depth == 0)
+	/* a failed operation leaves the model, totals included, as it was */
+	if (--m->op_depth == 0 && !err)
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
 			m->total.ev[e] += m->op.ev[e];
 }

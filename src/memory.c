@@ -159,7 +159,7 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 		for (uint64_t i = 0; i < nr; i++)
 			install_fault(mm, v, &pf[i], order, write, zpfn);
 	}
-	op_end(m);
+	op_end(m, err);
 	free(pf);
 	return err;
 }

@@ -19,7 +19,7 @@ int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
 	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
 	if (!err)
 		err = machine_add_mm(m, mm);
-	op_end(m);
+	op_end(m, err);
 	if (err) {
 		if (mm->pgd)
 			pt_table_free(mm, mm->pgd);
@@ -57,7 +57,7 @@ void ptsim_mm_destroy(struct ptsim_mm *mm)
 	machine_remove_mm(m, mm);
 	op_begin(m);
 	mm_free_contents(mm);
-	op_end(m);
+	op_end(m, 0);
 	free(mm);
 }
 
@@ -248,7 +248,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	op_begin(mm->m);
 	count(mm->m, PTSIM_EV_SYSCALL, 1);
 	err = vma_insert(mm, &v);
-	op_end(mm->m);
+	op_end(mm->m, err);
 	if (err)
 		return err;
 	if (out_addr)

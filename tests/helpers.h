@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared set-up for the CMocka suites. */
+#ifndef PTSIM_TEST_HELPERS_H
+#define PTSIM_TEST_HELPERS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "internal.h"
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+
+#define SZ_4K	UINT64_C(0x1000)
+#define SZ_64K	UINT64_C(0x10000)
+#define SZ_2M	UINT64_C(0x200000)
+#define SZ_1G	UINT64_C(0x40000000)
+
+static inline struct ptsim_machine *new_machine(enum ptsim_granule granule, unsigned int va_bits,
+						enum ptsim_cpu cpu, const char *preset)
+{
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m = NULL;
+
+	ptsim_machine_config_init(&cfg);
+	cfg.granule = granule;
+	cfg.va_bits = va_bits;
+	cfg.cpu = cpu;
+	cfg.preset = preset;
+	cfg.phys_size = UINT64_C(8) << 30;
+	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	return m;
+}
+
+static inline struct ptsim_mm *new_mm_with_vma(struct ptsim_machine *m, uint64_t addr, uint64_t len)
+{
+	struct ptsim_mm *mm = NULL;
+
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_mmap(mm, addr, len, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	return mm;
+}
+
+/* Start counting afresh, as a public operation does. */
+static inline void reset_counts(struct ptsim_machine *m)
+{
+	memset(&m->op, 0, sizeof(m->op));
+}
+
+static inline uint64_t ev(const struct ptsim_machine *m, enum ptsim_event e)
+{
+	return m->op.ev[e];
+}
+
+/* The PTE table covering va (allocated if missing). */
+static inline pte_t *pte_table(struct ptsim_mm *mm, uint64_t va)
+{
+	int err;
+	struct pt_table *t = pt_walk_table(mm, va, 3, true, &err);
+
+	assert_non_null(t);
+	return &t->desc[pt_index(&mm->m->geo, 3, va)];
+}
+
+/* ptdump of mm into a malloc'd string. */
+static inline char *ptdump_string(const struct ptsim_mm *mm)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(ptsim_ptdump(mm, f), 0);
+	fclose(f);
+	return buf;
+}
+
+#endif

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Address spaces: T1/T2/T3 population (ptdump golden files), clone
+ * independence, argument validation, and allocation-failure injection.
+ */
+#include "helpers.h"
+
+#define VA UINT64_C(0x40000000)
+#define LEN (UINT64_C(4) << 20)
+
+static const char *golden_dir;
+
+/* T1: PMD THPs then PTE-mapped; T2: 64K mTHP; T3: order-0 (spec §6 benchmark states). */
+enum tstate { T1_PMD, T1, T2, T3 };
+
+static struct ptsim_mm *populate_state(struct ptsim_machine *m, enum tstate t)
+{
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, LEN);
+
+	switch (t) {
+	case T1_PMD:
+	case T1:
+		assert_int_equal(ptsim_populate(mm, VA, LEN, m->geo.pmd_order, true), 0);
+		if (t == T1)
+			assert_int_equal(ptsim_split_huge_pmd(mm, VA, LEN), 0);
+		break;
+	case T2:
+		assert_int_equal(ptsim_populate(mm, VA, LEN, 4, true), 0);
+		break;
+	case T3:
+		assert_int_equal(ptsim_populate(mm, VA, LEN, 0, true), 0);
+		break;
+	}
+	return mm;
+}
+
+static char *read_file(const char *name)
+{
+	char path[512];
+	FILE *f;
+	char *buf;
+	long len;
+
+	snprintf(path, sizeof(path), "%s/%s", golden_dir, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)len + 1);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return buf;
+}
+
+static void check_golden(enum tstate t, const char *name)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = populate_state(m, t);
+	char *got = ptdump_string(mm), *want = read_file(name);
+
+	if (strcmp(got, want))
+		print_error("ptdump differs from %s:\n%s", name, got);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	ptsim_machine_destroy(m);
+}
+
+static void test_ptdump_golden(void **state)
+{
+	(void)state;
+	check_golden(T1_PMD, "t1-pmd.txt");
+	check_golden(T1, "t1.txt");
+	check_golden(T2, "t2.txt");
+	check_golden(T3, "t3.txt");
+}
+
+static void test_population_counts(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = populate_state(m, T1_PMD);
+	struct ptsim_stats s;
+	struct ptsim_folio_info fi;
+
+	(void)state;
+	/* split of 2 PMD THPs: per PMD 1 read + 1 xchg (pmdp_invalidate), one flush of
+	 * the 2M range at PMD stride, one set_ptes(512) = 32 cont chunks, 1 PMD write */
+	assert_int_equal(ptsim_split_huge_pmd(mm, VA, LEN), 0);
+	assert_int_equal(ptsim_last_stats(m, &s), 0);
+	assert_int_equal(s.ev[PTSIM_EV_HUGE_PMD_SPLIT], 2);
+	assert_int_equal(s.ev[PTSIM_EV_PMD_XCHG], 2);
+	assert_int_equal(s.ev[PTSIM_EV_PTE_WRITE], 1024);
+	assert_int_equal(s.ev[PTSIM_EV_SET_PTES], 2);
+	assert_int_equal(s.ev[PTSIM_EV_SET_PTES_CHUNK], 64);
+	assert_int_equal(s.ev[PTSIM_EV_TLBI_RANGE], 2);
+	assert_int_equal(s.ev[PTSIM_EV_TABLE_ALLOC], 2);
+	assert_int_equal(s.ev[PTSIM_EV_PTE_READ], 0);
+	assert_int_equal(ptsim_folio_info(mm, VA + 5 * 4096, &fi), 0);
+	assert_int_equal(fi.order, 9);
+	assert_int_equal(fi.mapcount, 512);
+	assert_true(fi.anon && fi.anon_exclusive);
+	ptsim_machine_destroy(m);
+
+	/* T2: one set_ptes(16) per folio, nothing read */
+	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	mm = new_mm_with_vma(m, VA, LEN);
+	assert_int_equal(ptsim_populate(mm, VA, LEN, 4, true), 0);
+	assert_int_equal(ptsim_last_stats(m, &s), 0);
+	assert_int_equal(s.ev[PTSIM_EV_FAULT], 64);
+	assert_int_equal(s.ev[PTSIM_EV_SET_PTES], 64);
+	assert_int_equal(s.ev[PTSIM_EV_PTE_WRITE], 1024);
+	assert_int_equal(s.ev[PTSIM_EV_PTE_READ], 1024);	/* pte_range_none */
+	assert_int_equal(s.ev[PTSIM_EV_TABLE_ALLOC], 4);	/* PUD, PMD and 2 PTE tables */
+	ptsim_machine_destroy(m);
+}
+
+static void test_other_granules(void **state)
+{
+	const enum ptsim_granule grs[] = { PTSIM_GRANULE_16K, PTSIM_GRANULE_64K };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct ptsim_machine *m = new_machine(grs[i], 48, PTSIM_CPU_NEOVERSE_V2, NULL);
+		const struct ptsim_geometry *g = &m->geo;
+		uint64_t len = g->pmd_size;
+		struct ptsim_mm *mm = NULL;
+		struct ptsim_translation tr;
+		uint64_t addr;
+
+		assert_int_equal(ptsim_mm_create(m, &mm), 0);
+		assert_int_equal(ptsim_mmap(mm, 0, len, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+					    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, &addr), 0);
+		assert_true(IS_ALIGNED64(addr, g->pmd_size));
+		/* a PMD THP split: every CONT_PTES block folded */
+		assert_int_equal(ptsim_populate(mm, addr, len, g->pmd_order, true), 0);
+		assert_int_equal(ptsim_translate(mm, addr, &tr), 0);
+		assert_int_equal(tr.level, 2);
+		assert_int_equal(tr.size, g->pmd_size);
+		assert_int_equal(ptsim_split_huge_pmd(mm, addr, len), 0);
+		for (uint64_t a = addr; a < addr + len; a += g->cont_pte_size) {
+			assert_int_equal(ptsim_translate(mm, a, &tr), 0);
+			assert_int_equal(tr.level, 3);
+			assert_true(tr.cont && tr.valid && tr.write && tr.dirty && tr.af);
+		}
+		ptsim_machine_destroy(m);
+	}
+}
+
+static void test_clone_independent(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = populate_state(m, T1_PMD), *copy = NULL;
+	char *before = ptdump_string(mm), *after, *cdump;
+	struct ptsim_translation a, b;
+
+	(void)state;
+	assert_int_equal(ptsim_mm_clone(mm, &copy), 0);
+	assert_ptr_not_equal(ptsim_mm_machine(copy), m);
+	cdump = ptdump_string(copy);
+	assert_string_equal(before, cdump);
+	assert_int_equal(ptsim_translate(mm, VA + 12345, &a), 0);
+	assert_int_equal(ptsim_translate(copy, VA + 12345, &b), 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+	/* changing the copy (features and tables) leaves the original as it was */
+	assert_int_equal(ptsim_feature_set(ptsim_mm_machine(copy), PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT,
+					   true), 0);
+	assert_int_equal(ptsim_split_huge_pmd(copy, VA, LEN), 0);
+	after = ptdump_string(mm);
+	assert_string_equal(before, after);
+	bool on = true;
+	assert_int_equal(ptsim_feature_get(m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT, &on), 0);
+	assert_false(on);
+	ptsim_mm_destroy(copy);
+	/* the original keeps working after the copy is gone */
+	assert_int_equal(ptsim_split_huge_pmd(mm, VA, LEN), 0);
+	assert_int_equal(ptsim_translate(mm, VA + 12345, &a), 0);
+	assert_int_equal(a.level, 3);
+	free(before);
+	free(after);
+	free(cdump);
+	ptsim_machine_destroy(m);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = populate_state(m, T2);
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *bad = NULL;
+	const unsigned int rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
+	const unsigned int pa = PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS;
+	char *before = ptdump_string(mm), *after;
+	struct ptsim_stats total_before, total_after;
+	struct ptsim_translation tr;
+	uint64_t top = UINT64_C(1) << 48;
+
+	(void)state;
+	assert_int_equal(ptsim_total_stats(m, &total_before), 0);
+	assert_int_equal(ptsim_mmap(NULL, VA, 4096, rw, pa, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, 0x50000000, 0, rw, pa, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, 0x50000001, 4096, rw, pa, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, 0x50000000, 4095, rw, pa, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, top - 4096, 8192, rw, pa, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, UINT64_MAX & ~UINT64_C(4095), 8192, rw, pa, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, 0x50000000, 4096, 0x80, pa, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, 0x50000000, 4096, rw, PTSIM_MAP_ANONYMOUS, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, 0x50000000, 4096, rw,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS, NULL),
+			 -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, 0x50000000, 4096, rw, PTSIM_MAP_PRIVATE, NULL), -EINVAL);
+	assert_int_equal(ptsim_mmap(mm, VA, 4096, rw, pa, NULL), -EEXIST);
+	assert_int_equal(ptsim_populate(mm, VA, LEN, 4, true), -EEXIST);
+	assert_int_equal(ptsim_populate(mm, VA + 4096, 65536, 4, true), -EINVAL);
+	assert_int_equal(ptsim_populate(mm, VA, 4096, 10, true), -EINVAL);
+	assert_int_equal(ptsim_populate(mm, VA, 65536, 4, false), -EINVAL);
+	assert_int_equal(ptsim_populate(mm, 0x70000000, 4096, 0, true), -EFAULT);
+	assert_int_equal(ptsim_populate(mm, VA + LEN - 4096, 8192, 0, true), -EFAULT);
+	assert_int_equal(ptsim_populate(NULL, VA, 4096, 0, true), -EINVAL);
+	assert_int_equal(ptsim_split_huge_pmd(mm, VA + 1, 4096), -EINVAL);
+	assert_int_equal(ptsim_split_huge_pmd(mm, UINT64_MAX - 4095, 8192), -EINVAL);
+	assert_int_equal(ptsim_translate(mm, top, &tr), -EINVAL);
+	assert_int_equal(ptsim_translate(mm, 0x70000000, &tr), -ENOENT);
+	assert_int_equal(ptsim_translate(mm, VA, NULL), -EINVAL);
+	assert_int_equal(ptsim_ptdump(mm, NULL), -EINVAL);
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT__COUNT, true), -EINVAL);
+	assert_int_equal(ptsim_feature_preset(m, "nonsense"), -EINVAL);
+	assert_int_equal(ptsim_mm_create(NULL, &mm), -EINVAL);
+	assert_int_equal(ptsim_last_stats(NULL, &total_after), -EINVAL);
+	assert_null(ptsim_event_name(PTSIM_EV__COUNT));
+	assert_null(ptsim_cpu_name(PTSIM_CPU__COUNT));
+
+	ptsim_machine_config_init(&cfg);
+	cfg.granule = (enum ptsim_granule)13;
+	assert_int_equal(ptsim_machine_create(&cfg, &bad), -EINVAL);
+	ptsim_machine_config_init(&cfg);
+	cfg.phys_base = 0x1234;
+	assert_int_equal(ptsim_machine_create(&cfg, &bad), -EINVAL);
+	ptsim_machine_config_init(&cfg);
+	cfg.cpu = PTSIM_CPU__COUNT;
+	assert_int_equal(ptsim_machine_create(&cfg, &bad), -EINVAL);
+	ptsim_machine_config_init(&cfg);
+	cfg.preset = "nonsense";
+	assert_int_equal(ptsim_machine_create(&cfg, &bad), -EINVAL);
+	assert_null(bad);
+
+	/* nothing changed: tables, and no work counted */
+	after = ptdump_string(mm);
+	assert_string_equal(before, after);
+	assert_int_equal(ptsim_total_stats(m, &total_after), 0);
+	assert_memory_equal(&total_before, &total_after, sizeof(total_before));
+	free(before);
+	free(after);
+	ptsim_machine_destroy(m);
+}
+
+/* Every allocation of an operation can fail; each failure leaves the model as it was. */
+static void sweep_alloc_failures(unsigned int order, bool split)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, LEN), *probe;
+	uint64_t n0, n1, free0, free1, bytes0, bytes1;
+	char *before, *after;
+	int err;
+
+	if (split)
+		assert_int_equal(ptsim_populate(mm, VA, LEN, order, true), 0);
+	/* count the allocations of a successful run on a copy */
+	assert_int_equal(ptsim_mm_clone(mm, &probe), 0);
+	assert_int_equal(ptsim_alloc_count(ptsim_mm_machine(probe), &n0), 0);
+	err = split ? ptsim_split_huge_pmd(probe, VA, LEN) : ptsim_populate(probe, VA, LEN, order, true);
+	assert_int_equal(err, 0);
+	assert_int_equal(ptsim_alloc_count(ptsim_mm_machine(probe), &n1), 0);
+	ptsim_mm_destroy(probe);
+	assert_true(n1 > n0);
+
+	before = ptdump_string(mm);
+	assert_int_equal(ptsim_phys_free_bytes(m, &free0), 0);
+	assert_int_equal(ptsim_mm_pgtable_bytes(mm, &bytes0), 0);
+	for (uint64_t k = 1; k <= n1 - n0; k++) {
+		assert_int_equal(ptsim_fail_nth_alloc(m, k), 0);
+		err = split ? ptsim_split_huge_pmd(mm, VA, LEN) : ptsim_populate(mm, VA, LEN, order, true);
+		assert_int_equal(err, -ENOMEM);
+		after = ptdump_string(mm);
+		assert_string_equal(before, after);
+		free(after);
+		assert_int_equal(ptsim_phys_free_bytes(m, &free1), 0);
+		assert_int_equal(ptsim_mm_pgtable_bytes(mm, &bytes1), 0);
+		assert_int_equal(free0, free1);
+		assert_int_equal(bytes0, bytes1);
+	}
+	assert_int_equal(ptsim_fail_nth_alloc(m, 0), 0);
+	err = split ? ptsim_split_huge_pmd(mm, VA, LEN) : ptsim_populate(mm, VA, LEN, order, true);
+	assert_int_equal(err, 0);
+	free(before);
+	ptsim_machine_destroy(m);
+}
+
+static void test_alloc_failure(void **state)
+{
+	(void)state;
+	sweep_alloc_failures(0, false);		/* T3 population */
+	sweep_alloc_failures(4, false);		/* T2 */
+	sweep_alloc_failures(9, false);		/* PMD THPs */
+	sweep_alloc_failures(9, true);		/* their split to T1 */
+}
+
+static void test_destroy_frees_memory(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	uint64_t free0, free1;
+	struct ptsim_mm *mm;
+
+	(void)state;
+	assert_int_equal(ptsim_phys_free_bytes(m, &free0), 0);
+	mm = populate_state(m, T1);
+	assert_int_equal(ptsim_phys_free_bytes(m, &free1), 0);
+	assert_true(free1 < free0);
+	ptsim_mm_destroy(mm);
+	assert_int_equal(ptsim_phys_free_bytes(m, &free1), 0);
+	assert_int_equal(free0, free1);
+	ptsim_machine_destroy(m);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ptdump_golden),
+		cmocka_unit_test(test_population_counts),
+		cmocka_unit_test(test_other_granules),
+		cmocka_unit_test(test_clone_independent),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_alloc_failure),
+		cmocka_unit_test(test_destroy_frees_memory),
+	};
+
+	golden_dir = argc > 1 ? argv[1] : "tests/golden";
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
