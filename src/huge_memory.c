@@ -12,8 +12,8 @@
  * pmd_populate. Every subpage stays AnonExclusive; the folio's one PMD
  * mapping becomes HPAGE_PMD_NR PTE mappings.
  */
-static void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table,
-				    uint64_t haddr, struct pt_table *pte_table)
+void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
+			     struct pt_table *pte_table)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
@@ -38,9 +38,10 @@ static void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_ta
 	pmd_table->next[idx] = pte_table;
 }
 
-static bool is_pmd_leaf(const struct pt_table *t, unsigned int idx)
+/* A PMD-level leaf, valid or present-invalid (a PROT_NONE THP). */
+bool pmd_is_leaf(const struct pt_table *t, unsigned int idx)
 {
-	return t && !t->next[idx] && pmd_sect(t->desc[idx]);
+	return t && t->level == 2 && !t->next[idx] && pte_present(t->desc[idx]);
 }
 
 int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
@@ -62,7 +63,7 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 		unsigned int idx;
 		const struct pt_table *t = pt_lookup_leaf(mm, a, &idx);
 
-		nr += t && t->level == 2 && is_pmd_leaf(t, idx);
+		nr += pmd_is_leaf(t, idx);
 	}
 	tables = calloc(nr ? nr : 1, sizeof(*tables));
 	if (!tables)
@@ -83,7 +84,7 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 			struct pt_table *t = pt_walk_table(mm, a, 2, false, &err);
 
 			err = 0;
-			if (t && is_pmd_leaf(t, pt_index(g, 2, a)))
+			if (t && pmd_is_leaf(t, pt_index(g, 2, a)))
 				__split_huge_pmd_locked(mm, t, a, tables[i++]);
 		}
 	}

@@ -246,6 +246,18 @@ int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct pts
 bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 int vma_insert(struct ptsim_mm *mm, const struct vma *v);
 struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
+
+/* vma.c */
+int vma_reserve(struct ptsim_mm *mm, size_t extra);
+size_t vma_index(const struct ptsim_mm *mm, const struct vma *v);
+void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr);
+size_t vma_merge_around(struct ptsim_mm *mm, size_t idx);
+
+/* huge_memory.c: split a PMD leaf with a PTE table the caller allocated */
+struct pt_table;
+void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
+			     struct pt_table *pte_table);
+bool pmd_is_leaf(const struct pt_table *t, unsigned int idx);
 pte_t vm_get_page_prot(unsigned int vm_flags);
 
 /* diag.c */

@@ -7,6 +7,7 @@
 #include <ptsim/diag.h>
 #include <ptsim/machine.h>
 #include <ptsim/mm.h>
+#include <ptsim/mprotect.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mprotect on the model (models mm/mprotect.c): do_mprotect_pkey ->
+ * mprotect_fixup -> change_protection -> change_pmd_range -> change_pte_range.
+ * change_pte_range exists once and branches on PTSIM_FEAT_MPROTECT_PTE_BATCHING
+ * where v6.16 and v6.17 differ (spec/mprotect-contpte.md §4-§5).
+ */
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+#include "mmu_gather.h"
+
+#include <string.h>
+
+#define MM_CP_TRY_CHANGE_WRITABLE	0x1u
+#define MM_CP_PROT_NUMA			0x2u
+
+/* folio_pte_batch flags (mm/internal.h) */
+#define FPB_RESPECT_DIRTY		0x1u
+#define FPB_RESPECT_SOFT_DIRTY		0x2u
+#define FPB_RESPECT_WRITE		0x4u
+
+struct page_ref {
+	struct folio *folio;	/* NULL: no normal page */
+	uint64_t idx;		/* page index inside the folio */
+};
+
+/* vm_normal_page + page_folio: special entries (the zero page) have no normal page. */
+static struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
+{
+	struct page_ref ref = { 0 };
+	uint64_t pfn = pte_pfn(&mm->m->geo, pte);
+
+	count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
+	if (pte_special(pte))
+		return ref;
+	ref.folio = pfn_folio(mm->m, pfn);
+	if (ref.folio)
+		ref.idx = pfn - ref.folio->pfn;
+	return ref;
+}
+
+static bool page_anon_exclusive(struct ptsim_mm *mm, const struct page_ref *ref, uint64_t off)
+{
+	count(mm->m, PTSIM_EV_ANON_EXCL_TEST, 1);
+	return folio_page_anon_exclusive(ref->folio, ref->idx + off);
+}
+
+static bool folio_test_anon(struct ptsim_mm *mm, const struct folio *f)
+{
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);
+	return f && (f->flags & FOLIO_ANON);
+}
+
+/* maybe_change_pte_writable: VM_WRITE, not protnone; no soft-dirty or uffd-wp tracking here. */
+static bool maybe_change_pte_writable(const struct vma *v, pte_t pte)
+{
+	return (v->flags & VM_WRITE) && !pte_protnone(pte) && !pte_uffd_wp(pte);
+}
+
+/* can_change_pte_writable (v6.16): shared needs dirty, private an exclusive anon page. */
+static bool can_change_pte_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
+{
+	struct page_ref ref;
+
+	count(mm->m, PTSIM_EV_CAN_CHANGE_WRITABLE, 1);
+	if (!maybe_change_pte_writable(v, pte))
+		return false;
+	if (v->flags & VM_SHARED)
+		return pte_dirty(pte);
+	ref = vm_normal_page(mm, pte);
+	return folio_test_anon(mm, ref.folio) && page_anon_exclusive(mm, &ref, 0);
+}
+
+static bool is_cow_mapping(unsigned int flags)
+{
+	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
+
+/* prot_numa_skip: what NUMA hinting leaves alone (one node: never "already local"). */
+static bool prot_numa_skip(const struct vma *v, pte_t oldpte, const struct folio *f)
+{
+	if (pte_protnone(oldpte) || !f)
+		return true;
+	return is_cow_mapping(v->flags) && (f->pincount > 0 || f->mapcount > (int)folio_nr_pages(f));
+}
+
+/* __pte_batch_clear_ignored: the bits folio_pte_batch does not compare. */
+static pte_t pte_batch_clear_ignored(pte_t pte, unsigned int flags)
+{
+	if (!(flags & FPB_RESPECT_DIRTY))
+		pte = pte_mkclean(pte);
+	if (!(flags & FPB_RESPECT_WRITE))
+		pte = pte_wrprotect(pte);
+	return pte_mkold(pte);
+}
+
+/* folio_pte_batch_flags: consecutive PFNs of one folio with identical normalised bits. */
+static unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep,
+					  pte_t pte, unsigned int max_nr, unsigned int flags)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t left = f->pfn + folio_nr_pages(f) - pte_pfn(g, pte);
+	unsigned int nr;
+	pte_t expected;
+
+	max_nr = (unsigned int)MIN((uint64_t)max_nr, left);
+	nr = pte_batch_hint(mm, ptep, pte);
+	expected = pte_batch_clear_ignored(pte_advance_pfn(g, pte, nr), flags);
+	while (nr < max_nr) {
+		pte_t next = ptep_get(mm, ptep + nr);
+		unsigned int step;
+
+		if (pte_batch_clear_ignored(next, flags) != expected)
+			break;
+		step = pte_batch_hint(mm, ptep + nr, next);
+		expected = pte_advance_pfn(g, expected, step);
+		nr += step;
+	}
+	return MIN(nr, max_nr);
+}
+
+/* mprotect_folio_pte_batch: only large folios batch. */
+static unsigned int mprotect_folio_pte_batch(struct ptsim_mm *mm, const struct folio *f,
+					     pte_t *ptep, pte_t pte, unsigned int max_nr,
+					     unsigned int flags)
+{
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
+	if (!f || !f->order)
+		return 1;
+	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
+	return folio_pte_batch_flags(mm, f, ptep, pte, max_nr, flags);
+}
+
+/* PTE tables allocated up front for THPs the range edges cut, so nothing fails mid-way. */
+struct spare_tables {
+	struct pt_table *t[2];
+	unsigned int n;
+};
+
+struct cp_ctx {
+	struct ptsim_mm *mm;
+	struct mmu_gather *tlb;
+	struct spare_tables *spare;
+	struct vma vma;		/* a copy: the VMA array may move during the walk */
+	pte_t newprot;
+	unsigned int cp_flags;
+	uint64_t pages;
+};
+
+/* prot_commit_flush_ptes: commit nr entries from idx, then widen the gather. */
+static void prot_commit_flush_ptes(struct cp_ctx *c, uint64_t addr, pte_t *ptep, pte_t oldpte,
+				   pte_t ptent, unsigned int nr, unsigned int idx, bool set_write)
+{
+	const struct ptsim_geometry *g = &c->mm->m->geo;
+
+	count(c->mm->m, PTSIM_EV_PROT_COMMIT, 1);
+	addr += (uint64_t)idx << g->page_shift;
+	ptep += idx;
+	oldpte = pte_advance_pfn(g, oldpte, idx);
+	ptent = pte_advance_pfn(g, ptent, idx);
+	if (set_write)
+		ptent = pte_mkwrite(ptent);
+	/* modify_prot_commit_ptes (arm64): set_ptes */
+	set_ptes(c->mm, addr, ptep, ptent, nr);
+	/* pte_needs_flush: the generic version is always true before v6.18 */
+	tlb_flush_pte_range(c->tlb, addr, (uint64_t)nr << g->page_shift);
+}
+
+/* commit_anon_folio_batch: runs of equal PageAnonExclusive, each committed on its own. */
+static void commit_anon_folio_batch(struct cp_ctx *c, const struct page_ref *ref, uint64_t addr,
+				    pte_t *ptep, pte_t oldpte, pte_t ptent, unsigned int nr)
+{
+	unsigned int idx = 0;
+
+	while (idx < nr) {
+		bool excl = page_anon_exclusive(c->mm, ref, idx);
+		unsigned int end = idx + 1;
+
+		/* page_anon_exclusive_sub_batch */
+		while (end < nr && page_anon_exclusive(c->mm, ref, end) == excl)
+			end++;
+		prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, end - idx, idx, excl);
+		idx = end;
+	}
+}
+
+/* set_write_prot_commit_flush_ptes (v6.17) */
+static void set_write_prot_commit_flush_ptes(struct cp_ctx *c, const struct page_ref *ref,
+					     uint64_t addr, pte_t *ptep, pte_t oldpte, pte_t ptent,
+					     unsigned int nr)
+{
+	bool set_write;
+
+	count(c->mm->m, PTSIM_EV_CAN_CHANGE_WRITABLE, 1);
+	if (c->vma.flags & VM_SHARED) {
+		/* can_change_shared_pte_writable: dirtiness of the OR-gathered batch */
+		set_write = maybe_change_pte_writable(&c->vma, ptent) && pte_dirty(ptent);
+		prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, nr, 0, set_write);
+		return;
+	}
+	set_write = maybe_change_pte_writable(&c->vma, ptent) && folio_test_anon(c->mm, ref->folio);
+	if (!set_write) {
+		prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, nr, 0, false);
+		return;
+	}
+	commit_anon_folio_batch(c, ref, addr, ptep, oldpte, ptent, nr);
+}
+
+/* change_pte_range over [addr, end) of one PTE table. */
+static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint64_t end)
+{
+	struct ptsim_mm *mm = c->mm;
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	bool batching = feature(m, PTSIM_FEAT_MPROTECT_PTE_BATCHING);
+	bool prot_numa = c->cp_flags & MM_CP_PROT_NUMA;
+	bool try_writable = c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE;
+
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	count(m, PTSIM_EV_LAZY_MMU, 1);
+	while (addr < end) {
+		unsigned int nr = 1;
+		pte_t oldpte, ptent;
+		struct page_ref ref = { 0 };
+
+		count(m, PTSIM_EV_PTE_LOOP, 1);
+		oldpte = ptep_get(mm, ptep);
+		if (!pte_present(oldpte))
+			goto next;	/* none: nothing to do; swap entries are not modelled */
+		if (batching) {
+			unsigned int max_nr = (unsigned int)((end - addr) >> g->page_shift);
+
+			ref = vm_normal_page(mm, oldpte);
+			if (prot_numa && prot_numa_skip(&c->vma, oldpte, ref.folio)) {
+				nr = mprotect_folio_pte_batch(mm, ref.folio, ptep, oldpte, max_nr, 0);
+				goto next;
+			}
+			nr = mprotect_folio_pte_batch(mm, ref.folio, ptep, oldpte, max_nr,
+						      FPB_RESPECT_SOFT_DIRTY | FPB_RESPECT_WRITE);
+			/* modify_prot_start_ptes (arm64): get_and_clear_ptes */
+			oldpte = get_and_clear_full_ptes(mm, addr, ptep, nr, 0);
+			count(m, PTSIM_EV_PTE_MODIFY, 1);
+			ptent = pte_modify(oldpte, c->newprot);
+			if (try_writable && !pte_write(ptent))
+				set_write_prot_commit_flush_ptes(c, &ref, addr, ptep, oldpte, ptent, nr);
+			else
+				prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, nr, 0, false);
+		} else {
+			if (prot_numa) {
+				ref = vm_normal_page(mm, oldpte);
+				if (prot_numa_skip(&c->vma, oldpte, ref.folio))
+					goto next;
+			}
+			/* ptep_modify_prot_start (pre-v6.17 arm64): ptep_get_and_clear */
+			oldpte = ptep_get_and_clear(mm, addr, ptep);
+			count(m, PTSIM_EV_PTE_MODIFY, 1);
+			ptent = pte_modify(oldpte, c->newprot);
+			if (try_writable && !pte_write(ptent) &&
+			    can_change_pte_writable(mm, &c->vma, ptent))
+				ptent = pte_mkwrite(ptent);
+			/* ptep_modify_prot_commit: set_pte_at */
+			count(m, PTSIM_EV_PROT_COMMIT, 1);
+			set_ptes(mm, addr, ptep, ptent, 1);
+			tlb_flush_pte_range(c->tlb, addr, g->page_size);
+		}
+		c->pages += nr;
+next:
+		addr += (uint64_t)nr << g->page_shift;
+		ptep += nr;
+	}
+}
+
+/* can_change_pmd_writable: a private THP needs an exclusive head page, a shared one dirt. */
+static bool can_change_pmd_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pmd)
+{
+	struct page_ref ref;
+
+	count(mm->m, PTSIM_EV_CAN_CHANGE_WRITABLE, 1);
+	if (!maybe_change_pte_writable(v, pmd))
+		return false;
+	if (v->flags & VM_SHARED)
+		return pte_dirty(pmd);
+	ref = vm_normal_page(mm, pmd);
+	return folio_test_anon(mm, ref.folio) && page_anon_exclusive(mm, &ref, 0);
+}
+
+/* change_huge_pmd: one PMD; pmdp_invalidate_ad flushes the PMD range at once. */
+static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int idx, uint64_t addr)
+{
+	struct ptsim_mm *mm = c->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	pte_t oldpmd = read_desc(mm, 2, &t->desc[idx]), entry;
+
+	if (c->cp_flags & MM_CP_PROT_NUMA) {
+		struct page_ref ref = vm_normal_page(mm, oldpmd);
+
+		if (prot_numa_skip(&c->vma, oldpmd, ref.folio))
+			return;
+	}
+	xchg_desc(mm, addr, 2, &t->desc[idx], (oldpmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
+	__flush_tlb_range(mm, addr, addr + g->pmd_size, g->pmd_size, true, 2);
+	entry = pte_modify(oldpmd, c->newprot);
+	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
+	    can_change_pmd_writable(mm, &c->vma, entry))
+		entry = pte_mkwrite(entry);
+	set_desc(mm, addr, 2, &t->desc[idx], entry);
+	tlb_flush_pmd_range(c->tlb, addr, g->pmd_size);
+	c->pages += UINT64_C(1) << g->pmd_order;
+}
+
+/* change_pmd_range over one PMD table; a partly covered THP is split first. */
+static void change_pmd_range(struct cp_ctx *c, struct pt_table *t, uint64_t addr, uint64_t end)
+{
+	const struct ptsim_geometry *g = &c->mm->m->geo;
+
+	while (addr < end) {
+		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, end);
+		unsigned int idx = pt_index(g, 2, addr);
+		pte_t pmd;
+
+		count(c->mm->m, PTSIM_EV_PMD_ITER, 1);	/* cond_resched per PMD */
+		pmd = read_desc(c->mm, 2, &t->desc[idx]);
+		if (pmd_is_leaf(t, idx)) {
+			if (next - addr == g->pmd_size) {
+				change_huge_pmd(c, t, idx, addr);
+				goto next;
+			}
+			__split_huge_pmd_locked(c->mm, t, ALIGN_DOWN64(addr, g->pmd_size),
+						c->spare->t[--c->spare->n]);
+		} else if (!t->next[idx] || pte_none(pmd)) {
+			goto next;
+		}
+		change_pte_range(c, &t->next[idx]->desc[pt_index(g, 3, addr)], addr, next);
+next:
+		addr = next;
+	}
+}
+
+/* change_protection_range: walk the PUD-size steps, notifier pair, tlb_end_vma. */
+static void change_protection(struct cp_ctx *c, uint64_t start, uint64_t end)
+{
+	const struct ptsim_geometry *g = &c->mm->m->geo;
+	bool notified = false;
+
+	tlb_start_vma(c->tlb);
+	for (uint64_t addr = start; addr < end;) {
+		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
+		int err;
+		struct pt_table *t = pt_walk_table(c->mm, addr, 2, false, &err);
+
+		if (t) {
+			if (!notified)
+				count(c->mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+			notified = true;
+			change_pmd_range(c, t, addr, next);
+		}
+		addr = next;
+	}
+	tlb_end_vma(c->tlb);
+}
+
+static unsigned int prot_to_vm(unsigned int prot)
+{
+	return ((prot & PTSIM_PROT_READ) ? VM_READ : 0) | ((prot & PTSIM_PROT_WRITE) ? VM_WRITE : 0) |
+	       ((prot & PTSIM_PROT_EXEC) ? VM_EXEC : 0);
+}
+
+/* vma_wants_manual_pte_write_upgrade: private writable VMAs (shared anon has PTE_WRITE). */
+static bool wants_manual_write_upgrade(const struct vma *v)
+{
+	return !(v->flags & VM_SHARED) && (v->flags & VM_WRITE);
+}
+
+/* mprotect_fixup: new flags on [start, end) of the VMA at idx, then change_protection. */
+static void mprotect_fixup(struct ptsim_mm *mm, struct mmu_gather *tlb, size_t idx,
+			   uint64_t start, uint64_t end, unsigned int prot, bool prot_numa,
+			   struct spare_tables *spare)
+{
+	struct vma *v = &mm->vmas[idx];
+	struct cp_ctx c = { .mm = mm, .tlb = tlb, .spare = spare };
+
+	if (prot_numa) {
+		c.vma = *v;
+		c.newprot = PAGE_NONE;
+		c.cp_flags = MM_CP_PROT_NUMA;
+		change_protection(&c, start, end);
+		return;
+	}
+	unsigned int newflags = (v->flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | prot_to_vm(prot);
+
+	if (newflags == v->flags)
+		return;
+	if (start > v->start) {
+		vma_split(mm, idx, start);
+		idx++;
+	}
+	if (end < mm->vmas[idx].end)
+		vma_split(mm, idx, end);
+	v = &mm->vmas[idx];
+	v->flags = newflags;
+	v->page_prot = vm_get_page_prot(newflags);	/* vma_set_page_prot */
+	idx = vma_merge_around(mm, idx);
+	c.vma = mm->vmas[idx];
+	c.newprot = c.vma.page_prot;
+	c.cp_flags = wants_manual_write_upgrade(&c.vma) ? MM_CP_TRY_CHANGE_WRITABLE : 0;
+	change_protection(&c, start, end);
+}
+
+/* A PMD THP straddling addr (not PMD aligned) must be split when the range edge cuts it. */
+static bool edge_needs_split(const struct ptsim_mm *mm, uint64_t addr)
+{
+	unsigned int idx;
+	const struct pt_table *t;
+
+	if (IS_ALIGNED64(addr, mm->m->geo.pmd_size))
+		return false;
+	t = pt_lookup_leaf(mm, addr, &idx);
+	return pmd_is_leaf(t, idx);
+}
+
+static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int prot,
+			    bool prot_numa)
+{
+	struct ptsim_machine *m;
+	const struct ptsim_geometry *g;
+	struct spare_tables spare = { { NULL, NULL }, 0 };
+	unsigned int nr_split;
+	struct mmu_gather tlb;
+	uint64_t end, addr;
+	int err = 0;
+
+	VALIDATE(mm && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
+	m = mm->m;
+	g = &m->geo;
+	VALIDATE(IS_ALIGNED64(start, g->page_size));
+	if (!len)
+		return 0;
+	len = ALIGN_UP64(len, g->page_size);
+	end = start + len;
+	if (!len || end <= start || end > (UINT64_C(1) << g->va_bits))
+		return -ENOMEM;
+	/* the whole range must be mapped (no holes), as the kernel returns -ENOMEM */
+	for (addr = start; addr < end;) {
+		const struct vma *v = find_vma(mm, addr);
+
+		if (!v)
+			return -ENOMEM;
+		addr = v->end;
+	}
+	/* everything that can fail is done before the model changes */
+	if (vma_reserve(mm, 2))
+		return -ENOMEM;
+	op_begin(m);
+	nr_split = (unsigned int)edge_needs_split(mm, start);
+	if (ALIGN_DOWN64(end, g->pmd_size) != ALIGN_DOWN64(start, g->pmd_size) || !nr_split)
+		nr_split += (unsigned int)edge_needs_split(mm, end);
+	for (; spare.n < nr_split; spare.n++) {
+		err = pt_table_alloc(mm, 3, &spare.t[spare.n]);
+		if (err) {
+			while (spare.n--)
+				pt_table_free(mm, spare.t[spare.n]);
+			op_end(m, err);
+			return err;
+		}
+	}
+	count(m, PTSIM_EV_SYSCALL, 1);
+	tlb_gather_mmu(&tlb, mm);
+	for (addr = start; addr < end;) {
+		struct vma *v = find_vma(mm, addr);
+		uint64_t vend = MIN(v->end, end);
+
+		mprotect_fixup(mm, &tlb, vma_index(mm, v), addr, vend, prot, prot_numa, &spare);
+		addr = vend;
+	}
+	tlb_finish_mmu(&tlb);
+	while (spare.n--)	/* the edge's VMA kept its flags: no split happened */
+		pt_table_free(mm, spare.t[spare.n]);
+	op_end(m, 0);
+	return 0;
+}
+
+int ptsim_mprotect(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int prot)
+{
+	return do_mprotect_pkey(mm, start, len, prot, false);
+}
+
+int ptsim_change_prot_numa(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	return do_mprotect_pkey(mm, start, len, 0, true);
+}

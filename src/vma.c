@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+/* VMA split and merge for mprotect (models vma_modify_flags / split_vma / vma_merge in mm/vma.c). */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int vma_reserve(struct ptsim_mm *mm, size_t extra)
+{
+	size_t need = mm->nr_vmas + extra;
+
+	if (need > mm->cap_vmas) {
+		size_t cap = MAX(need, mm->cap_vmas * 2);
+		struct vma *n = realloc(mm->vmas, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		mm->vmas = n;
+		mm->cap_vmas = cap;
+	}
+	return 0;
+}
+
+size_t vma_index(const struct ptsim_mm *mm, const struct vma *v)
+{
+	return (size_t)(v - mm->vmas);
+}
+
+/* split_vma: [start, addr) stays at idx, [addr, end) becomes idx + 1. Capacity must be reserved. */
+void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
+{
+	struct vma *v = &mm->vmas[idx];
+	struct vma tail = *v;
+
+	tail.start = addr;
+	tail.pgoff = v->pgoff + ((addr - v->start) >> mm->m->geo.page_shift);
+	v->end = addr;
+	memmove(&mm->vmas[idx + 2], &mm->vmas[idx + 1], (mm->nr_vmas - idx - 1) * sizeof(*v));
+	mm->vmas[idx + 1] = tail;
+	mm->nr_vmas++;
+	count(mm->m, PTSIM_EV_VMA_SPLIT, 1);
+}
+
+/* is_mergeable_vma + anon_vma compatibility + contiguous pgoff. */
+static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const struct vma *b)
+{
+	return a->end == b->start && a->flags == b->flags && a->page_prot == b->page_prot &&
+	       (!a->anon_vma || !b->anon_vma || a->anon_vma == b->anon_vma) &&
+	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
+}
+
+static void merge_next(struct ptsim_mm *mm, size_t idx)
+{
+	struct vma *a = &mm->vmas[idx], *b = &mm->vmas[idx + 1];
+
+	a->end = b->end;
+	if (!a->anon_vma)
+		a->anon_vma = b->anon_vma;
+	memmove(b, b + 1, (mm->nr_vmas - idx - 2) * sizeof(*b));
+	mm->nr_vmas--;
+	count(mm->m, PTSIM_EV_VMA_MERGE, 1);
+}
+
+/* Merge idx with its neighbours where possible; returns the index of the merged VMA. */
+size_t vma_merge_around(struct ptsim_mm *mm, size_t idx)
+{
+	if (idx + 1 < mm->nr_vmas && can_merge(mm, &mm->vmas[idx], &mm->vmas[idx + 1]))
+		merge_next(mm, idx);
+	if (idx > 0 && can_merge(mm, &mm->vmas[idx - 1], &mm->vmas[idx])) {
+		merge_next(mm, idx - 1);
+		idx--;
+	}
+	return idx;
+}
