@@ -20,9 +20,19 @@ typedef uint64_t pte_t;	/* one descriptor, at any level */
 #define MAX(a, b)		((a) > (b) ? (a) : (b))
 
 /* ---- CPU description (arch/arm64/cpus.c) ---- */
+struct tlb_geometry {
+	unsigned int entries;
+	unsigned int ways;	/* entries == ways: fully associative */
+};
+
 struct cpu_desc {
 	enum ptsim_cpu id;
 	const char *name;
+	const char *model;	/* what the profile stands for */
+	double freq_ghz;
+	struct tlb_geometry l1d, l1i, l2;
+	bool coalesce_cont;	/* a contiguous run or block is cached as one entry */
+	const char *source;	/* where the description comes from */
 	bool tlbirange;		/* FEAT_TLBIRANGE */
 	bool bbml2_noabort;	/* on Linux's BBML2-noabort allow-list */
 	unsigned int bbm_level;	/* ID_AA64MMFR2_EL1.BBM */
@@ -132,6 +142,15 @@ struct diag_state {
 };
 
 struct tlbi_op;
+struct tlb_model;
+
+/* Break-before-make state (arch/arm64/bbm.c): entries written invalid and not yet flushed. */
+struct bbm_state {
+	struct u64map broken;		/* key (asid, level, VA) -> old descriptor, bit 0 = TLBI seen */
+	uint64_t per_level[PTSIM_MAX_LEVELS];
+	uint64_t *pending;		/* keys whose TLBI waits for the completing DSB */
+	size_t nr_pending, cap_pending;
+};
 
 struct ptsim_machine {
 	struct ptsim_machine_config cfg;
@@ -154,12 +173,17 @@ struct ptsim_machine {
 	unsigned int next_asid;
 	uint64_t next_anon_vma;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
-	/* Hardware-model hooks (TLB model, BBM checker); NULL when not attached. */
-	void (*tlbi_hook)(struct ptsim_machine *m, const struct tlbi_op *op);
-	void (*dsb_hook)(struct ptsim_machine *m);
-	void (*desc_write_hook)(struct ptsim_machine *m, uint64_t va, int level, pte_t old_desc,
-				pte_t new_desc);
+	/* The hardware model: per-CPU TLBs and the break-before-make checker. */
+	struct tlb_model *tlb;
+	struct bbm_state bbm;
+	/* An observer of every TLBI (tests use it); NULL when unused. */
+	void (*tlbi_observer)(struct ptsim_machine *m, const struct tlbi_op *op);
 };
+
+/* Hardware-model lifecycle (arch/arm64/tlb.c, bbm.c) */
+int hw_init(struct ptsim_machine *m);
+void hw_free(struct ptsim_machine *m);
+int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
 
 /* features.c */
 int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);

@@ -55,6 +55,8 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	if (!err)
 		err = folio_store_init(&m->folios, cfg->phys_base >> g.page_shift,
 				       cfg->phys_size >> g.page_shift);
+	if (!err)
+		err = hw_init(m);
 	if (err) {
 		ptsim_machine_destroy(m);
 		return err;
@@ -76,6 +78,7 @@ void ptsim_machine_destroy(struct ptsim_machine *m)
 	}
 	free(m->mms);
 	free(m->undo);
+	hw_free(m);
 	folio_store_free(&m->folios);
 	physmem_free_all(&m->phys);
 	free(m);
@@ -122,11 +125,13 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	m->undo_len = m->undo_cap = 0;
 	m->undo_active = false;
 	memset(&m->folios, 0, sizeof(m->folios));
+	m->tlb = NULL;
+	memset(&m->bbm, 0, sizeof(m->bbm));
 	if (physmem_copy(&m->phys, &src->phys)) {
 		free(m);
 		return -ENOMEM;
 	}
-	if (folio_store_copy(&m->folios, &src->folios))
+	if (folio_store_copy(&m->folios, &src->folios) || hw_copy(m, src))
 		goto fail;
 	for (size_t i = 0; i < src->nr_mms; i++) {
 		struct ptsim_mm *mm;

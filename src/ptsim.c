@@ -78,6 +78,17 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_VMA_SPLIT] = "vma_split",
 	[PTSIM_EV_VMA_MERGE] = "vma_merge",
 	[PTSIM_EV_SYSCALL] = "syscall",
+	[PTSIM_EV_MEM_ACCESS] = "mem_access",
+	[PTSIM_EV_TLB_L1_HIT] = "tlb_l1_hit",
+	[PTSIM_EV_TLB_L2_HIT] = "tlb_l2_hit",
+	[PTSIM_EV_TLB_WALK] = "tlb_walk",
+	[PTSIM_EV_WALK_READ] = "walk_read",
+	[PTSIM_EV_HW_AF_UPDATE] = "hw_af_update",
+	[PTSIM_EV_HW_DIRTY_UPDATE] = "hw_dirty_update",
+	[PTSIM_EV_ACCESS_FAULT] = "access_fault",
+	[PTSIM_EV_TLB_CONFLICT] = "tlb_conflict",
+	[PTSIM_EV_USER_PAGE_WRITE] = "user_page_write",
+	[PTSIM_EV_USER_PAGE_READ] = "user_page_read",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

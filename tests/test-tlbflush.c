@@ -27,7 +27,7 @@ static void run_case(const struct flush_case *c)
 	struct ptsim_mm *mm = NULL;
 
 	assert_int_equal(ptsim_mm_create(m, &mm), 0);
-	m->tlbi_hook = record;
+	m->tlbi_observer = record;
 	hook_pages = 0;
 	hook_ops = 0;
 	reset_counts(m);

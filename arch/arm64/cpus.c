@@ -1,52 +1,91 @@
 // SPDX-License-Identifier: MIT
 /*
- * CPU descriptions: the architectural capabilities the algorithms branch on.
- * Every value is from spec/cpus.md §8 (cross-CPU summary) unless noted.
+ * CPU descriptions: the architectural capabilities the algorithms branch on
+ * and the TLB geometry the TLB model uses. Values are from spec/cpus.md §8
+ * (cross-CPU summary) and §10.1 (suggested defaults, marked ESTIMATE there).
  */
 #include "internal.h"
+
+#include <string.h>
 
 static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 	[PTSIM_CPU_APPLE_M3] = {
 		.id = PTSIM_CPU_APPLE_M3, .name = "apple-m3",
-		/* ISAR0.TLB = 2 read on an M3; HAFDBS = 0; ASID 8 bits (cpus.md §1) */
+		.model = "Apple M3 P-core (Linux VM, 4K pages)",
+		.freq_ghz = 4.05,
+		.l1d = { 160, 5 }, .l1i = { 192, 6 }, .l2 = { 3072, 12 },
+		.coalesce_cont = false,
 		.tlbirange = true, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = false, .asid_bits = 8,
+		.source = "cpus.md §1/§8: ISAR0.TLB=2, HAFDBS=0, 8-bit ASID read on an M3; "
+			  "dTLB 160 (5w x 32, M1 measured), L2 3072 12-way; iTLB 192 (ways ESTIMATE); "
+			  "no coalescing (§10.1, nothing published)",
 	},
 	[PTSIM_CPU_NEOVERSE_V2] = {
 		.id = PTSIM_CPU_NEOVERSE_V2, .name = "neoverse-v2",
-		/* TLBIRANGE and BBM 2 marked UNVERIFIED in cpus.md; not allow-listed */
+		.model = "Neoverse V2 (NVIDIA Grace)",
+		.freq_ghz = 2.6,
+		.l1d = { 48, 48 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = false, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
+		.source = "cpus.md §2/§8: 48 FA / 48 FA / 2048 8-way; TLBIRANGE and BBM 2 UNVERIFIED; "
+			  "not allow-listed; contiguous entries cached as one (§0.4)",
 	},
 	[PTSIM_CPU_AMPEREONE] = {
 		.id = PTSIM_CPU_AMPEREONE, .name = "ampereone",
-		/* allow-listed since v6.18 (cpus.md §0.2) */
+		.model = "AmpereOne (192 cores)",
+		.freq_ghz = 3.0,
+		.l1d = { 48, 48 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = true, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
+		.source = "cpus.md §3/§8/§10.1: TLBs ESTIMATE (N1/V1 class), coalescing on (low "
+			  "confidence); BBML2-noabort allow-listed since v6.18 (§0.2)",
 	},
 	[PTSIM_CPU_NEOVERSE_N1] = {
 		.id = PTSIM_CPU_NEOVERSE_N1, .name = "neoverse-n1",
-		/* Ampere Altra: no FEAT_TLBIRANGE (cpus.md §6) */
+		.model = "Neoverse N1 (Ampere Altra)",
+		.freq_ghz = 3.0,
+		.l1d = { 48, 48 }, .l1i = { 48, 48 }, .l2 = { 1280, 5 },
+		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = true, .asid_bits = 16,
+		.source = "cpus.md §6/§8: 48 FA / 48 FA / 1280 5-way, no FEAT_TLBIRANGE, BBM 0; "
+			  "contiguous caching ESTIMATE",
 	},
 	[PTSIM_CPU_NEOVERSE_V1] = {
 		.id = PTSIM_CPU_NEOVERSE_V1, .name = "neoverse-v1",
-		/* Graviton3: no FEAT_TLBIRANGE, BBM level 2, not allow-listed (cpus.md §7) */
+		.model = "Neoverse V1 (AWS Graviton3)",
+		.freq_ghz = 2.6,
+		.l1d = { 40, 40 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
+		.source = "cpus.md §7/§8/§10.1: 48 FA iTLB, 40 FA dTLB, 2048 8-way (ways ESTIMATE); "
+			  "no FEAT_TLBIRANGE; BBM 2, not allow-listed",
 	},
 	[PTSIM_CPU_NEOVERSE_V3] = {
 		.id = PTSIM_CPU_NEOVERSE_V3, .name = "neoverse-v3",
-		/* Neoverse-V3 >= r0p2 / Cortex-X4 >= r0p3 allow-listed in v6.17 (cpus.md §0.2) */
+		.model = "Neoverse V3 / Cortex-X4",
+		.freq_ghz = 3.2,
+		.l1d = { 96, 96 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = true, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
+		.source = "cpus.md §5/§8: 48 FA / 96 FA / 2048 8-way; allow-listed (X4 >= r0p3, "
+			  "V3 >= r0p2) since v6.17; TLBIRANGE UNVERIFIED",
 	},
 	[PTSIM_CPU_ANDROID_X1] = {
 		.id = PTSIM_CPU_ANDROID_X1, .name = "android-x1",
-		/* Tensor G2 class X1/A78/A55: no TLBIRANGE, BBM 0 (cpus.md §4) */
+		.model = "Android phone big core (Cortex-X1, Tensor G2 class)",
+		.freq_ghz = 2.85,
+		.l1d = { 40, 40 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = true, .asid_bits = 16,
+		.source = "cpus.md §4/§8/§10.1: X1 40 FA dTLB, 48 FA iTLB, 2048 8-way L2; no "
+			  "TLBIRANGE; BBM 0",
 	},
 };
 
@@ -62,4 +101,16 @@ const char *ptsim_cpu_name(enum ptsim_cpu cpu)
 	const struct cpu_desc *d = cpu_desc_get(cpu);
 
 	return d ? d->name : NULL;
+}
+
+int ptsim_cpu_lookup(const char *name, enum ptsim_cpu *out)
+{
+	VALIDATE(name && out);
+	for (unsigned int i = 0; i < PTSIM_CPU__COUNT; i++) {
+		if (!strcmp(cpus[i].name, name)) {
+			*out = (enum ptsim_cpu)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }

@@ -6,6 +6,7 @@
  * which count it and show each store to the break-before-make checker.
  */
 #include "asm/pgtable.h"
+#include "asm/hw.h"
 
 static enum ptsim_event desc_event(int level, int kind)
 {
@@ -30,8 +31,7 @@ void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val
 	struct ptsim_machine *m = mm->m;
 
 	count(m, desc_event(level, 1), 1);
-	if (m->desc_write_hook)
-		m->desc_write_hook(m, addr, level, *p, val);
+	bbm_check_write(mm, addr, level, *p, val);
 	*p = val;
 }
 
@@ -41,8 +41,7 @@ pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t v
 	pte_t old = *p;
 
 	count(m, desc_event(level, 2), 1);
-	if (m->desc_write_hook)
-		m->desc_write_hook(m, addr, level, old, val);
+	bbm_check_write(mm, addr, level, old, val);
 	*p = val;
 	return old;
 }
@@ -102,8 +101,7 @@ static void __ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep
 	pte_t new = pte_wrprotect(old);
 
 	count(m, PTSIM_EV_PTE_CAS, 1);
-	if (m->desc_write_hook)
-		m->desc_write_hook(m, addr, 3, old, new);
+	bbm_check_write(mm, addr, 3, old, new);
 	*ptep = new;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * TLB maintenance: the instruction sequences of arch/arm64/include/asm/tlbflush.h
- * (v6.17) counted as events, with every TLBI handed to the TLB model's hook.
+ * (v6.17) counted as events, with every TLBI applied to the TLB model and the BBM checker.
  */
-#include "asm/tlbflush.h"
+#include "asm/hw.h"
 
 #define USER_ASID_FLAG	(1u << 16)	/* KPTI: the EL0 half of an ASID pair */
 
@@ -15,8 +15,9 @@ void dsb_ishst(struct ptsim_machine *m)
 void dsb_ish(struct ptsim_machine *m)
 {
 	count(m, PTSIM_EV_DSB_ISH, 1);
-	if (m->dsb_hook)
-		m->dsb_hook(m);
+	/* the DSB completes every TLBI issued before it */
+	tlb_dsb(m);
+	bbm_dsb(m);
 }
 
 void isb(struct ptsim_machine *m)
@@ -42,8 +43,10 @@ static void __tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		if (i)
 			dsb_ish(m);
 		count(m, tlbi_event[op->kind], 1);
-		if (m->tlbi_hook)
-			m->tlbi_hook(m, op);
+		tlb_invalidate(m, op);
+		bbm_tlbi(m, op);
+		if (m->tlbi_observer)
+			m->tlbi_observer(m, op);
 	}
 }
 

@@ -64,6 +64,7 @@ enum ptsim_cpu {
 };
 
 PTSIM_API const char *ptsim_cpu_name(enum ptsim_cpu cpu);
+PTSIM_API int ptsim_cpu_lookup(const char *name, enum ptsim_cpu *out);
 
 /*
  * Named kernel features: each optimisation the specs describe, switchable per

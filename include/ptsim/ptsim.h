@@ -8,6 +8,7 @@
 #include <ptsim/machine.h>
 #include <ptsim/mm.h>
 #include <ptsim/mprotect.h>
+#include <ptsim/tlb.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -66,6 +66,17 @@ enum ptsim_event {
 	PTSIM_EV_VMA_SPLIT,		/* VMA splits */
 	PTSIM_EV_VMA_MERGE,		/* VMA merges */
 	PTSIM_EV_SYSCALL,		/* system calls entered */
+	PTSIM_EV_MEM_ACCESS,		/* memory accesses through the TLB model */
+	PTSIM_EV_TLB_L1_HIT,		/* L1 dTLB/iTLB hits */
+	PTSIM_EV_TLB_L2_HIT,		/* L1 misses that hit the unified L2 TLB */
+	PTSIM_EV_TLB_WALK,		/* L2 misses: hardware table walks */
+	PTSIM_EV_WALK_READ,		/* descriptors read by hardware walks */
+	PTSIM_EV_HW_AF_UPDATE,		/* hardware Access Flag updates (FEAT_HAFDBS) */
+	PTSIM_EV_HW_DIRTY_UPDATE,	/* hardware dirty-state updates (DBM) */
+	PTSIM_EV_ACCESS_FAULT,		/* accesses that faulted (translation, AF, permission, conflict) */
+	PTSIM_EV_TLB_CONFLICT,		/* lookups that matched more than one entry */
+	PTSIM_EV_USER_PAGE_WRITE,	/* pages written by a memset-like touch */
+	PTSIM_EV_USER_PAGE_READ,	/* pages read by a memchr-like touch */
 	PTSIM_EV__COUNT
 };
 

@@ -23,10 +23,6 @@ struct tlbi_op {
 	bool last_level;	/* the *L* forms: leaf entries only */
 };
 
-/* The TLB model's entry point; a no-op until a TLB model is attached. */
-typedef void (*tlbi_hook_fn)(struct ptsim_machine *m, const struct tlbi_op *op);
-typedef void (*dsb_hook_fn)(struct ptsim_machine *m);
-
 void dsb_ishst(struct ptsim_machine *m);
 void dsb_ish(struct ptsim_machine *m);
 void isb(struct ptsim_machine *m);

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The break-before-make checker (Arm ARM D8.17; spec/linear-map-bbml2.md §1.3).
+ * Every software descriptor store is classified. A live valid entry may be
+ * changed in place only when the change is permission-only (or allowed by the
+ * CPU's BBM level: size and contiguous-bit changes); otherwise the old entry
+ * must have been written invalid and a TLBI covering it completed by a DSB
+ * before the new valid entry is written (RDDMVT). Entries written invalid are
+ * tracked per (ASID, level, VA) until that happens.
+ */
+#include "asm/pgtable.h"
+#include "asm/hw.h"
+
+#include <stdlib.h>
+
+#define KEY_VA_BITS	40
+#define KEY_ASID_SHIFT	40
+#define KEY_LEVEL_SHIFT	56
+#define TLBI_SEEN	PTE_VALID	/* bit 0 of a stored (valid) old descriptor */
+
+static uint64_t key_of(const struct ptsim_machine *m, unsigned int asid, int level, uint64_t va)
+{
+	uint64_t page = (va & ((UINT64_C(1) << m->geo.va_bits) - 1)) >> m->geo.page_shift;
+
+	return (page & ((UINT64_C(1) << KEY_VA_BITS) - 1)) |
+	       ((uint64_t)(asid & 0xffff) << KEY_ASID_SHIFT) | ((uint64_t)lvl(level) << KEY_LEVEL_SHIFT);
+}
+
+static uint64_t level_size(const struct ptsim_machine *m, int level)
+{
+	return UINT64_C(1) << m->geo.level_shift[lvl(level)];
+}
+
+/* Global (kernel) entries are tracked under ASID 0, which user mms never get. */
+static unsigned int tag_of(const struct ptsim_mm *mm, pte_t desc, int level)
+{
+	bool global = level == 3 || pmd_sect(desc) ? !(desc & PTE_NG) : mm->kernel;
+
+	return global ? 0 : mm->asid;
+}
+
+static bool is_table(int level, pte_t d)
+{
+	return level < 3 && pmd_table(d);
+}
+
+/*
+ * Why a valid -> valid change needs break-before-make on this CPU, or NULL
+ * when it may be written in place (RWHZWS, RPVTFW, RKHRBC).
+ */
+const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t o, pte_t n)
+{
+	const struct ptsim_geometry *g = &m->geo;
+	pte_t attr = PTE_ATTRINDX_MASK | PTE_SHARED;
+	bool tagged_swap = ((o ^ n) & PTE_ATTRINDX_MASK) ==
+			   (PTE_ATTRINDX(MT_NORMAL) ^ PTE_ATTRINDX(MT_NORMAL_TAGGED)) &&
+			   ((o & PTE_ATTRINDX_MASK) == PTE_ATTRINDX(MT_NORMAL) ||
+			    (o & PTE_ATTRINDX_MASK) == PTE_ATTRINDX(MT_NORMAL_TAGGED));
+
+	if (is_table(level, o) != is_table(level, n))
+		return m->cpu->bbm_level >= 2 ? NULL : "block size change without BBML2";
+	if (is_table(level, o))
+		return pte_pfn(g, o) != pte_pfn(g, n) ? "table address change" : NULL;
+	if (pte_pfn(g, o) != pte_pfn(g, n))
+		return "output address change";
+	if (((o ^ n) & attr) && !tagged_swap)
+		return "memory attribute change";
+	if ((o & PTE_NG) && !(n & PTE_NG))
+		return "nG to G change";
+	if ((o ^ n) & PTE_CONT)
+		return m->cpu->bbm_level >= 1 ? NULL : "contiguous bit change without BBML1";
+	return NULL;	/* permissions, AF, dirty, software bits: in place */
+}
+
+static void violation(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t n,
+		      const char *why)
+{
+	diag_report(mm->m, PTSIM_DIAG_BBM_VIOLATION, va, level, o, n,
+		    "break-before-make violation: %s (BBM level %u%s)", why, mm->m->cpu->bbm_level,
+		    mm->m->cpu->bbml2_noabort ? ", BBML2-noabort" : "");
+}
+
+static void forget(struct bbm_state *b, uint64_t key)
+{
+	if (u64map_del(&b->broken, key))
+		b->per_level[key >> KEY_LEVEL_SHIFT]--;
+}
+
+void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t n)
+{
+	struct ptsim_machine *m = mm->m;
+	struct bbm_state *b = &m->bbm;
+	uint64_t base = ALIGN_DOWN64(va, level_size(m, level));
+	const char *why;
+
+	if (pte_valid(o)) {
+		if (!pte_valid(n)) {
+			/* the break: remember what was live until a TLBI for it completes */
+			uint64_t key = key_of(m, tag_of(mm, o, level), level, base);
+			bool known = u64map_get(&b->broken, key, NULL);
+
+			if (!u64map_put(&b->broken, key, o & ~TLBI_SEEN) && !known)
+				b->per_level[lvl(level)]++;
+			return;
+		}
+		why = bbm_needs_break(m, level, o, n);
+		if (why)
+			violation(mm, va, level, o, n, why);
+		return;
+	}
+	if (!pte_valid(n) || !b->broken.len)
+		return;
+	uint64_t key = key_of(m, tag_of(mm, n, level), level, base), prev;
+
+	if (!u64map_get(&b->broken, key, &prev))
+		return;
+	/* the TLBs may still hold prev: the new entry must be compatible with it */
+	why = bbm_needs_break(m, level, prev | PTE_VALID, n);
+	if (why)
+		violation(mm, va, level, prev | PTE_VALID, n, why);
+	forget(b, key);
+}
+
+/* Entries a TLBI covers get TLBI_SEEN; the completing DSB forgets them. */
+static void mark(struct bbm_state *b, uint64_t key, uint64_t val)
+{
+	if (val & TLBI_SEEN)
+		return;
+	if (b->nr_pending == b->cap_pending) {
+		size_t cap = b->cap_pending ? b->cap_pending * 2 : 64;
+		uint64_t *n = realloc(b->pending, cap * sizeof(*n));
+
+		if (!n)
+			return;	/* stays tracked: a later TLBI marks it again */
+		b->pending = n;
+		b->cap_pending = cap;
+	}
+	if (u64map_put(&b->broken, key, val | TLBI_SEEN))
+		return;
+	b->pending[b->nr_pending++] = key;
+}
+
+struct tlbi_scope {
+	uint64_t start, end;	/* VA bits the keys hold */
+	bool any_asid;
+	unsigned int asid;
+	bool last_level;
+};
+
+static bool covers(const struct ptsim_machine *m, const struct tlbi_scope *sc, uint64_t key,
+		   uint64_t val)
+{
+	int level = (int)(key >> KEY_LEVEL_SHIFT) - 1;
+	unsigned int asid = (unsigned int)((key >> KEY_ASID_SHIFT) & 0xffff);
+	uint64_t va = (key & ((UINT64_C(1) << KEY_VA_BITS) - 1)) << m->geo.page_shift;
+
+	/* last-level TLBIs leave walk caches alone: not enough for a table entry */
+	if (sc->last_level && is_table(level, val | PTE_VALID))
+		return false;
+	if (!sc->any_asid && asid && asid != sc->asid)
+		return false;
+	return va < sc->end && sc->start < va + level_size(m, level);
+}
+
+void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
+{
+	struct bbm_state *b = &m->bbm;
+	uint64_t mask = (UINT64_C(1) << m->geo.va_bits) - 1;
+	struct tlbi_scope sc = {
+		.start = op->va & mask,
+		.asid = op->asid,
+		.any_asid = op->kind == TLBI_KIND_VAA || op->kind == TLBI_KIND_RANGE_VAA ||
+			    op->kind == TLBI_KIND_ALL,
+		.last_level = op->last_level,
+	};
+
+	if (!b->broken.len)
+		return;
+	sc.end = sc.start + (op->pages << m->geo.page_shift);
+	if (op->kind == TLBI_KIND_ALL || op->kind == TLBI_KIND_ASID) {
+		sc.start = 0;
+		sc.end = UINT64_MAX;
+		sc.last_level = false;
+	}
+	if (op->pages <= 64 && b->broken.len > 64) {
+		/* few pages, many tracked entries: look the candidates up */
+		for (uint64_t va = sc.start; va < sc.end; va += m->geo.page_size) {
+			for (int l = m->geo.start_level; l <= 3; l++) {
+				const unsigned int tags[2] = { op->asid, 0 };
+
+				if (!b->per_level[lvl(l)])
+					continue;
+				for (int t = 0; t < 2; t++) {
+					uint64_t key = key_of(m, tags[t], l,
+							      ALIGN_DOWN64(va, level_size(m, l))), val;
+
+					if (u64map_get(&b->broken, key, &val) && covers(m, &sc, key, val))
+						mark(b, key, val);
+				}
+			}
+		}
+		return;
+	}
+	for (size_t i = 0; i < b->broken.cap; i++) {
+		uint64_t key = b->broken.keys[i] - 1, val = b->broken.vals[i];
+
+		if (b->broken.keys[i] && covers(m, &sc, key, val))
+			mark(b, key, val);
+	}
+}
+
+void bbm_dsb(struct ptsim_machine *m)
+{
+	struct bbm_state *b = &m->bbm;
+
+	for (size_t i = 0; i < b->nr_pending; i++) {
+		uint64_t val;
+
+		if (u64map_get(&b->broken, b->pending[i], &val) && (val & TLBI_SEEN))
+			forget(b, b->pending[i]);
+	}
+	b->nr_pending = 0;
+}
+
+int bbm_copy(struct bbm_state *dst, const struct bbm_state *src)
+{
+	*dst = *src;
+	dst->pending = NULL;
+	dst->nr_pending = dst->cap_pending = 0;
+	if (src->nr_pending) {
+		dst->pending = malloc(src->nr_pending * sizeof(uint64_t));
+		if (!dst->pending)
+			return -ENOMEM;
+		for (size_t i = 0; i < src->nr_pending; i++)
+			dst->pending[i] = src->pending[i];
+		dst->nr_pending = dst->cap_pending = src->nr_pending;
+	}
+	return u64map_copy(&dst->broken, &src->broken);
+}
+
+void bbm_free(struct bbm_state *b)
+{
+	u64map_free(&b->broken);
+	free(b->pending);
+	b->pending = NULL;
+	b->nr_pending = b->cap_pending = 0;
+}

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The TLB model: per CPU an L1 dTLB, an L1 iTLB and a unified L2 TLB,
+ * set-associative with LRU. An entry caches one translation of the size the
+ * walk found (a page, a contiguous run when the CPU coalesces it, or a
+ * block). TLBIs remove what the Arm ARM says they remove; a lookup matching
+ * several entries is a TLB conflict (D8.17.3).
+ */
+#include "asm/pgtable.h"
+#include "asm/hw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tlb_entry {
+	uint64_t va;		/* base, aligned to the entry size */
+	uint64_t pa;		/* output address of va */
+	pte_t desc;		/* the leaf descriptor as the walk read it */
+	uint64_t lru;
+	unsigned int asid;
+	uint8_t shift;		/* log2 of the entry size */
+	uint8_t level;
+	bool valid;
+	bool global;
+};
+
+struct tlb_array {
+	unsigned int sets, ways;
+	struct tlb_entry *e;
+	uint64_t shifts;	/* bit s set: entries of size 2^s may be present */
+};
+
+struct cpu_tlb {
+	struct tlb_array arr[3];	/* PTSIM_TLB_L1D, L1I, L2 */
+};
+
+#define MAX_PENDING_RANGES 32
+
+/* A range an issued TLBI covered, checked at the completing DSB. */
+struct tlbi_range {
+	uint64_t start, end;
+	unsigned int asid;
+	bool any_asid;
+};
+
+struct tlb_model {
+	unsigned int nr_cpus;
+	struct cpu_tlb *cpu;
+	uint64_t tick;
+	struct tlbi_range pending[MAX_PENDING_RANGES];
+	unsigned int nr_pending;
+};
+
+static int array_init(struct tlb_array *a, const struct tlb_geometry *g)
+{
+	a->ways = g->ways;
+	a->sets = g->entries / g->ways;
+	a->shifts = 0;
+	a->e = calloc(g->entries, sizeof(*a->e));
+	return a->e ? 0 : -ENOMEM;
+}
+
+int hw_init(struct ptsim_machine *m)
+{
+	struct tlb_model *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	m->tlb = t;
+	t->nr_cpus = m->cfg.nr_cpus;
+	t->cpu = calloc(t->nr_cpus, sizeof(*t->cpu));
+	if (!t->cpu)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < t->nr_cpus; c++) {
+		const struct tlb_geometry *g[3] = { &m->cpu->l1d, &m->cpu->l1i, &m->cpu->l2 };
+
+		for (int i = 0; i < 3; i++)
+			if (array_init(&t->cpu[c].arr[i], g[i]))
+				return -ENOMEM;
+	}
+	u64map_init(&m->bbm.broken);
+	return 0;
+}
+
+void hw_free(struct ptsim_machine *m)
+{
+	struct tlb_model *t = m->tlb;
+
+	if (t) {
+		for (unsigned int c = 0; t->cpu && c < t->nr_cpus; c++)
+			for (int i = 0; i < 3; i++)
+				free(t->cpu[c].arr[i].e);
+		free(t->cpu);
+		free(t);
+		m->tlb = NULL;
+	}
+	bbm_free(&m->bbm);
+}
+
+int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
+{
+	const struct tlb_model *s = src->tlb;
+	struct tlb_model *t = calloc(1, sizeof(*t));
+
+	memset(&dst->bbm, 0, sizeof(dst->bbm));
+	dst->tlb = t;
+	if (!t)
+		return -ENOMEM;
+	*t = *s;
+	t->cpu = calloc(s->nr_cpus, sizeof(*t->cpu));
+	if (!t->cpu)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		for (int i = 0; i < 3; i++) {
+			const struct tlb_array *a = &s->cpu[c].arr[i];
+			size_t n = (size_t)a->sets * a->ways;
+
+			t->cpu[c].arr[i] = *a;
+			t->cpu[c].arr[i].e = malloc(n * sizeof(*a->e));
+			if (!t->cpu[c].arr[i].e)
+				return -ENOMEM;
+			memcpy(t->cpu[c].arr[i].e, a->e, n * sizeof(*a->e));
+		}
+	}
+	return bbm_copy(&dst->bbm, &src->bbm);
+}
+
+static struct tlb_entry *set_of(const struct tlb_array *a, uint64_t va, unsigned int shift)
+{
+	return &a->e[((va >> shift) & (a->sets - 1)) * a->ways];
+}
+
+static bool entry_matches(const struct tlb_entry *e, uint64_t va, unsigned int asid)
+{
+	return e->valid && (va & ~((UINT64_C(1) << e->shift) - 1)) == e->va &&
+	       (e->global || e->asid == asid);
+}
+
+/* Every entry of the array that translates va for asid: the first, and how many. */
+static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, unsigned int asid,
+				      unsigned int *matches)
+{
+	struct tlb_entry *found = NULL;
+
+	*matches = 0;
+	for (uint64_t shifts = a->shifts; shifts; shifts &= shifts - 1) {
+		unsigned int s = (unsigned int)__builtin_ctzll(shifts);
+		struct tlb_entry *set = set_of(a, va, s);
+
+		for (unsigned int w = 0; w < a->ways; w++) {
+			if (set[w].shift == s && entry_matches(&set[w], va, asid)) {
+				if (!found)
+					found = &set[w];
+				(*matches)++;
+			}
+		}
+	}
+	return found;
+}
+
+static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct tlb_entry *n)
+{
+	struct tlb_entry *set = set_of(a, n->va, n->shift), *victim = &set[0];
+
+	for (unsigned int w = 0; w < a->ways; w++) {
+		if (!set[w].valid) {
+			victim = &set[w];
+			break;
+		}
+		if (set[w].lru < victim->lru)
+			victim = &set[w];
+	}
+	*victim = *n;
+	victim->lru = ++t->tick;
+	a->shifts |= UINT64_C(1) << n->shift;
+}
+
+/* Does the entry overlap [start, end) and belong to asid (or any, for all-ASID ops)? */
+static bool entry_in(const struct tlb_entry *e, uint64_t start, uint64_t end, bool any_asid,
+		     unsigned int asid)
+{
+	uint64_t e_end = e->va + (UINT64_C(1) << e->shift);
+
+	return e->valid && e->va < end && start < e_end && (any_asid || e->global || e->asid == asid);
+}
+
+/* Small ranges probe the sets their pages index; large ones scan everything. */
+#define PROBE_PAGES_MAX 32
+
+typedef void (*entry_fn)(struct ptsim_machine *m, struct tlb_entry *e);
+
+static void for_each_in_range(struct ptsim_machine *m, struct tlb_array *a, uint64_t start,
+			      uint64_t end, bool any, unsigned int asid, entry_fn fn)
+{
+	uint64_t page = m->geo.page_size;
+
+	if ((end - start) / page <= PROBE_PAGES_MAX) {
+		for (uint64_t va = start; va < end; va += page) {
+			for (uint64_t shifts = a->shifts; shifts; shifts &= shifts - 1) {
+				unsigned int s = (unsigned int)__builtin_ctzll(shifts);
+				struct tlb_entry *set = set_of(a, va, s);
+
+				for (unsigned int w = 0; w < a->ways; w++)
+					if (set[w].shift == s && entry_in(&set[w], va, va + page, any, asid))
+						fn(m, &set[w]);
+			}
+		}
+		return;
+	}
+	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+		if (entry_in(&a->e[k], start, end, any, asid))
+			fn(m, &a->e[k]);
+}
+
+static void drop_entry(struct ptsim_machine *m, struct tlb_entry *e)
+{
+	(void)m;
+	e->valid = false;
+}
+
+void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
+{
+	struct tlb_model *t = m->tlb;
+	/* entries hold the VA bits the walk used (TTBR1 addresses lose their top bits) */
+	uint64_t start = op->va & ((UINT64_C(1) << m->geo.va_bits) - 1);
+	uint64_t end = start + (op->pages << m->geo.page_shift);
+	bool any = op->kind == TLBI_KIND_VAA || op->kind == TLBI_KIND_RANGE_VAA;
+
+	if (op->kind == TLBI_KIND_ALL || op->kind == TLBI_KIND_ASID) {
+		start = 0;
+		end = UINT64_MAX;
+		any = op->kind == TLBI_KIND_ALL;
+	}
+	/* inner-shareable maintenance reaches every CPU */
+	for (unsigned int c = 0; c < t->nr_cpus; c++) {
+		for (int i = 0; i < 3; i++) {
+			struct tlb_array *a = &t->cpu[c].arr[i];
+
+			if (op->kind == TLBI_KIND_ASID) {
+				for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+					if (!a->e[k].global && a->e[k].asid == op->asid)
+						a->e[k].valid = false;
+			} else {
+				for_each_in_range(m, a, start, end, any, op->asid, drop_entry);
+			}
+		}
+	}
+	if (t->nr_pending < MAX_PENDING_RANGES && op->kind != TLBI_KIND_ASID)
+		t->pending[t->nr_pending++] = (struct tlbi_range){ start, end, op->asid, any };
+}
+
+struct walk_result {
+	pte_t *leaf;		/* the descriptor, in its table */
+	pte_t desc;
+	int level;
+	enum ptsim_fault_kind fault;
+};
+
+/* The hardware walk: one counted read per level. */
+static struct walk_result hw_walk(struct ptsim_mm *mm, uint64_t va, bool counted)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	struct pt_table *t = mm->pgd;
+	struct walk_result r = { .fault = PTSIM_FAULT_TRANSLATION };
+
+	if (counted)
+		count(m, PTSIM_EV_TLB_WALK, 1);
+	for (int l = g->start_level; l <= 3; l++) {
+		unsigned int idx = pt_index(g, l, va);
+		pte_t d = t->desc[idx];
+
+		if (counted)
+			count(m, PTSIM_EV_WALK_READ, 1);
+		if (!(d & PTE_VALID))
+			return r;
+		if (l < 3 && pmd_table(d) && t->next[idx]) {
+			t = t->next[idx];
+			continue;
+		}
+		if ((l == 3 && (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE) ||
+		    (l < 3 && !g->level_block[lvl(l)] && l != 2))
+			return r;	/* reserved encoding: a translation fault */
+		r.leaf = &t->desc[idx];
+		r.desc = d;
+		r.level = l;
+		r.fault = PTSIM_FAULT_NONE;
+		return r;
+	}
+	return r;
+}
+
+static struct tlb_entry make_entry(const struct ptsim_mm *mm, uint64_t va, const struct walk_result *w)
+{
+	const struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	struct tlb_entry e = { 0 };
+	unsigned int shift = g->level_shift[lvl(w->level)];
+	uint64_t leaf_base = ALIGN_DOWN64(va, UINT64_C(1) << shift);
+	uint64_t leaf_pa = pte_pfn(g, w->desc) << g->page_shift;
+
+	/* a contiguous run is one entry on CPUs that coalesce it (D8.7.1) */
+	if (pte_cont(w->desc) && m->cpu->coalesce_cont)
+		shift += (unsigned int)__builtin_ctz(w->level == 3 ? g->cont_ptes : g->cont_pmds);
+	e.va = ALIGN_DOWN64(va, UINT64_C(1) << shift);
+	e.pa = leaf_pa + (va - leaf_base);
+	e.pa -= va - e.va;
+	e.desc = w->desc;
+	e.asid = mm->asid;
+	e.global = !(w->desc & PTE_NG);
+	e.shift = (uint8_t)shift;
+	e.level = (uint8_t)w->level;
+	e.valid = true;
+	return e;
+}
+
+/* EL0 for user mms, EL1 for the kernel mm (AP[2:1], PXN/UXN; PAN not modelled). */
+static bool permitted(const struct ptsim_mm *mm, pte_t d, enum ptsim_access_kind kind)
+{
+	if (mm->kernel)
+		return kind == PTSIM_ACCESS_EXEC ? !(d & PTE_PXN) :
+		       kind == PTSIM_ACCESS_WRITE ? !(d & PTE_RDONLY) : true;
+	switch (kind) {
+	case PTSIM_ACCESS_EXEC:
+		return !(d & PTE_UXN);
+	case PTSIM_ACCESS_WRITE:
+		return (d & PTE_USER) && !(d & PTE_RDONLY);
+	default:
+		return d & PTE_USER;
+	}
+}
+
+/*
+ * Walk, apply FEAT_HAFDBS updates to the descriptor in memory (hardware
+ * writes: not seen by the BBM checker, which checks software), and fill L1
+ * and L2.
+ */
+static enum ptsim_fault_kind walk_and_fill(struct ptsim_mm *mm, struct cpu_tlb *ct, uint64_t va,
+					   enum ptsim_access_kind kind, struct tlb_entry *out)
+{
+	struct ptsim_machine *m = mm->m;
+	struct walk_result w = hw_walk(mm, va, true);
+	struct tlb_entry e;
+
+	if (w.fault)
+		return w.fault;
+	if (!(w.desc & PTE_AF)) {
+		if (!m->cpu->hafdbs)
+			return PTSIM_FAULT_ACCESS_FLAG;
+		w.desc |= PTE_AF;
+		*w.leaf = w.desc;
+		count(m, PTSIM_EV_HW_AF_UPDATE, 1);
+	}
+	if (kind == PTSIM_ACCESS_WRITE && (w.desc & PTE_RDONLY) && (w.desc & PTE_DBM) &&
+	    m->cpu->hafdbs && permitted(mm, w.desc & ~PTE_RDONLY, kind)) {
+		w.desc &= ~PTE_RDONLY;	/* hardware dirty: DBM=1 makes the page writable */
+		*w.leaf = w.desc;
+		count(m, PTSIM_EV_HW_DIRTY_UPDATE, 1);
+	}
+	e = make_entry(mm, va, &w);
+	array_insert(m->tlb, &ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D], &e);
+	array_insert(m->tlb, &ct->arr[PTSIM_TLB_L2], &e);
+	*out = e;
+	return PTSIM_FAULT_NONE;
+}
+
+static enum ptsim_fault_kind conflict(struct ptsim_mm *mm, uint64_t va, unsigned int matches)
+{
+	struct ptsim_machine *m = mm->m;
+
+	count(m, PTSIM_EV_TLB_CONFLICT, 1);
+	diag_report(m, PTSIM_DIAG_TLB_CONFLICT, va, -1, matches, 0,
+		    "%u TLB entries translate one VA%s", matches,
+		    m->cpu->bbml2_noabort ? "" : ": TLB conflict abort");
+	/* BBML2-noabort CPUs promise to use one of them instead of aborting */
+	return m->cpu->bbml2_noabort ? PTSIM_FAULT_NONE : PTSIM_FAULT_TLB_CONFLICT;
+}
+
+static enum ptsim_fault_kind do_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va,
+				       enum ptsim_access_kind kind)
+{
+	struct ptsim_machine *m = mm->m;
+	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
+	struct tlb_array *l1 = &ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D];
+	struct tlb_entry *e, filled;
+	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
+	unsigned int matches;
+
+	count(m, PTSIM_EV_MEM_ACCESS, 1);
+	e = array_lookup(l1, va, mm->asid, &matches);
+	if (e) {
+		count(m, PTSIM_EV_TLB_L1_HIT, 1);
+	} else {
+		e = array_lookup(&ct->arr[PTSIM_TLB_L2], va, mm->asid, &matches);
+		if (e) {
+			count(m, PTSIM_EV_TLB_L2_HIT, 1);
+			array_insert(m->tlb, l1, e);
+		}
+	}
+	if (e && matches > 1)
+		f = conflict(mm, va, matches);
+	if (!f && e) {
+		e->lru = ++m->tlb->tick;
+		/* a write to a clean DBM page updates the descriptor: the hardware walks again */
+		if (kind == PTSIM_ACCESS_WRITE && (e->desc & PTE_RDONLY) && (e->desc & PTE_DBM) &&
+		    m->cpu->hafdbs) {
+			e->valid = false;
+			e = NULL;
+		}
+	}
+	if (!f && !e) {
+		f = walk_and_fill(mm, ct, va, kind, &filled);
+		e = f ? NULL : &filled;
+	}
+	if (!f && !permitted(mm, e->desc, kind))
+		f = PTSIM_FAULT_PERMISSION;
+	if (f)
+		count(m, PTSIM_EV_ACCESS_FAULT, 1);
+	return f;
+}
+
+static bool valid_cpu_va(const struct ptsim_mm *mm, unsigned int cpu, uint64_t va)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	if (cpu >= mm->m->tlb->nr_cpus)
+		return false;
+	return mm->kernel ? va >= ~((UINT64_C(1) << g->va_bits) - 1)
+			  : va < (UINT64_C(1) << g->va_bits);
+}
+
+/* The table index of a kernel VA uses its low va_bits, as TTBR1 walks do. */
+static uint64_t walk_va(const struct ptsim_mm *mm, uint64_t va)
+{
+	return va & ((UINT64_C(1) << mm->m->geo.va_bits) - 1);
+}
+
+int ptsim_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_access_kind kind,
+		 enum ptsim_fault_kind *fault)
+{
+	enum ptsim_fault_kind f;
+
+	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
+	op_begin(mm->m);
+	f = do_access(mm, cpu, walk_va(mm, va), kind);
+	op_end(mm->m, 0);
+	if (fault)
+		*fault = f;
+	return f ? -EFAULT : 0;
+}
+
+int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t len,
+		enum ptsim_access_kind kind, uint64_t *faults)
+{
+	const struct ptsim_geometry *g;
+	uint64_t nfault = 0;
+
+	VALIDATE(mm && len && start + len > start && kind != PTSIM_ACCESS_EXEC);
+	g = &mm->m->geo;
+	VALIDATE(valid_cpu_va(mm, cpu, start) && valid_cpu_va(mm, cpu, start + len - 1));
+	op_begin(mm->m);
+	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
+		if (do_access(mm, cpu, walk_va(mm, va), kind) != PTSIM_FAULT_NONE)
+			nfault++;
+		else
+			count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
+								: PTSIM_EV_USER_PAGE_READ, 1);
+	}
+	op_end(mm->m, 0);
+	if (faults)
+		*faults = nfault;
+	return 0;
+}
+
+int ptsim_tlb_fill(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_access_kind kind)
+{
+	struct tlb_entry e;
+	enum ptsim_fault_kind f;
+
+	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
+	op_begin(mm->m);
+	f = walk_and_fill(mm, &mm->m->tlb->cpu[cpu], walk_va(mm, va), kind, &e);
+	op_end(mm->m, 0);
+	return f ? -EFAULT : 0;
+}
+
+int ptsim_tlb_count(const struct ptsim_machine *m, unsigned int cpu, enum ptsim_tlb_level which,
+		    unsigned int *out)
+{
+	const struct tlb_array *a;
+	unsigned int n = 0;
+
+	VALIDATE(m && out && cpu < m->tlb->nr_cpus && (unsigned int)which <= PTSIM_TLB_L2);
+	a = &m->tlb->cpu[cpu].arr[which];
+	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+		n += a->e[k].valid;
+	*out = n;
+	return 0;
+}
+
+int ptsim_tlb_probe(const struct ptsim_mm *mm, unsigned int cpu, uint64_t va,
+		    enum ptsim_tlb_level which, unsigned int *matches, uint64_t *size)
+{
+	const struct tlb_array *a;
+	uint64_t biggest = 0;
+	unsigned int n = 0;
+
+	VALIDATE(mm && matches && (unsigned int)which <= PTSIM_TLB_L2 && valid_cpu_va(mm, cpu, va));
+	a = &mm->m->tlb->cpu[cpu].arr[which];
+	va = walk_va(mm, va);
+	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++) {
+		if (entry_matches(&a->e[k], va, mm->asid)) {
+			n++;
+			biggest = MAX(biggest, UINT64_C(1) << a->e[k].shift);
+		}
+	}
+	*matches = n;
+	if (size)
+		*size = biggest;
+	return n ? 0 : -ENOENT;
+}
+
+static struct ptsim_mm *mm_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global)
+{
+	for (size_t i = 0; i < m->nr_mms; i++)
+		if (m->mms[i]->kernel ? global : (!global && m->mms[i]->asid == asid))
+			return m->mms[i];
+	return NULL;
+}
+
+/* Does a cached entry allow more than the tables do now? */
+static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e)
+{
+	struct ptsim_mm *mm = mm_of_asid(m, e->asid, e->global);
+	struct walk_result w;
+	pte_t now;
+
+	if (!mm)
+		return false;
+	w = hw_walk(mm, e->va, false);
+	if (w.fault)
+		return true;
+	now = w.desc;
+	if ((pte_pfn(&m->geo, now) << m->geo.page_shift) !=
+	    ALIGN_DOWN64(e->pa, UINT64_C(1) << m->geo.level_shift[lvl(w.level)]))
+		return true;
+	return (!(e->desc & PTE_RDONLY) && (now & PTE_RDONLY)) ||
+	       (!(e->desc & PTE_UXN) && (now & PTE_UXN)) ||
+	       (!(e->desc & PTE_PXN) && (now & PTE_PXN)) ||
+	       ((e->desc & PTE_USER) && !(now & PTE_USER));
+}
+
+static void check_entry(struct ptsim_machine *m, struct tlb_entry *e)
+{
+	if (grants_more(m, e))
+		diag_report(m, PTSIM_DIAG_INVARIANT, e->va, e->level, e->desc, 0,
+			    "TLB entry survived a completed TLBI");
+}
+
+/*
+ * At a DSB completing TLB maintenance, no cached entry for a VA an issued TLBI
+ * covered may still grant more than the tables allow.
+ */
+void tlb_dsb(struct ptsim_machine *m)
+{
+	struct tlb_model *t = m->tlb;
+
+	for (unsigned int r = 0; r < t->nr_pending; r++) {
+		const struct tlbi_range *p = &t->pending[r];
+
+		for (unsigned int c = 0; c < t->nr_cpus; c++)
+			for (int i = 0; i < 3; i++)
+				for_each_in_range(m, &t->cpu[c].arr[i], p->start, p->end, p->any_asid,
+						  p->asid, check_entry);
+	}
+	t->nr_pending = 0;
+}
