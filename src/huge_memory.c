@@ -21,6 +21,7 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 	pte_t old_pmd, entry;
 	struct folio *f;
 
+	fn_enter(m, PTSIM_FN_SPLIT_HUGE_PMD);
 	count(m, PTSIM_EV_HUGE_PMD_SPLIT, 1);
 	/* pmdp_invalidate: keep the PMD "present" to software, invalid to hardware */
 	old_pmd = read_desc(mm, 2, &pmd_table->desc[idx]);
@@ -36,6 +37,7 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 	/* pmd_populate: the PMD now points at the filled table */
 	set_desc(mm, haddr, 2, &pmd_table->desc[idx], pfn_pte(g, pte_table->pfn, PMD_TYPE_TABLE));
 	pmd_table->next[idx] = pte_table;
+	fn_exit(m);
 }
 
 /* A PMD-level leaf, valid or present-invalid (a PROT_NONE THP). */

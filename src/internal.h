@@ -161,6 +161,13 @@ struct ptsim_machine {
 	struct folio_store folios;
 	struct ptsim_stats op;		/* the public operation in progress / last one */
 	struct ptsim_stats total;
+	/* inclusive attribution to modelled kernel functions (enum ptsim_func) */
+	struct ptsim_stats fn_op[PTSIM_FN__COUNT];
+	struct ptsim_stats fn_total[PTSIM_FN__COUNT];
+	unsigned int fn_stack[8];
+	unsigned int fn_depth;
+	unsigned int fn_overflow;	/* entries beyond the stack's depth */
+	uint32_t fn_touched;		/* functions with counts in fn_op */
 	unsigned int op_depth;
 	struct diag_state diag;
 	uint64_t alloc_count;
@@ -192,6 +199,27 @@ int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);
 static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t n)
 {
 	m->op.ev[ev] += n;
+	for (unsigned int i = 0; i < m->fn_depth; i++)
+		m->fn_op[m->fn_stack[i]].ev[ev] += n;
+}
+
+/* Attribute the events until fn_exit to fn (and to the functions already entered). */
+static inline void fn_enter(struct ptsim_machine *m, enum ptsim_func fn)
+{
+	if (m->fn_depth < sizeof(m->fn_stack) / sizeof(m->fn_stack[0])) {
+		m->fn_stack[m->fn_depth++] = fn;
+		m->fn_touched |= 1u << fn;
+	} else {
+		m->fn_overflow++;
+	}
+}
+
+static inline void fn_exit(struct ptsim_machine *m)
+{
+	if (m->fn_overflow)
+		m->fn_overflow--;
+	else
+		m->fn_depth--;
 }
 
 /*

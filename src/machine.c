@@ -155,16 +155,38 @@ int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry 
 
 void op_begin(struct ptsim_machine *m)
 {
-	if (m->op_depth++ == 0)
-		memset(&m->op, 0, sizeof(m->op));
+	if (m->op_depth++)
+		return;
+	memset(&m->op, 0, sizeof(m->op));
+	for (uint32_t t = m->fn_touched; t; t &= t - 1)
+		memset(&m->fn_op[__builtin_ctz(t)], 0, sizeof(m->fn_op[0]));
+	m->fn_touched = 0;
 }
 
 void op_end(struct ptsim_machine *m, int err)
 {
 	/* a failed operation leaves the model, totals included, as it was */
-	if (--m->op_depth == 0 && !err)
+	if (--m->op_depth || err)
+		return;
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		m->total.ev[e] += m->op.ev[e];
+	for (uint32_t t = m->fn_touched; t; t &= t - 1)
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-			m->total.ev[e] += m->op.ev[e];
+			m->fn_total[__builtin_ctz(t)].ev[e] += m->fn_op[__builtin_ctz(t)].ev[e];
+}
+
+int ptsim_last_func_stats(const struct ptsim_machine *m, enum ptsim_func fn, struct ptsim_stats *out)
+{
+	VALIDATE(m && out && (unsigned int)fn < PTSIM_FN__COUNT);
+	*out = m->fn_op[fn];
+	return 0;
+}
+
+int ptsim_total_func_stats(const struct ptsim_machine *m, enum ptsim_func fn, struct ptsim_stats *out)
+{
+	VALIDATE(m && out && (unsigned int)fn < PTSIM_FN__COUNT);
+	*out = m->fn_total[fn];
+	return 0;
 }
 
 int ptsim_last_stats(const struct ptsim_machine *m, struct ptsim_stats *out)

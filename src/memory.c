@@ -97,12 +97,14 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	const struct ptsim_geometry *g = &m->geo;
 	uint64_t nr = UINT64_C(1) << order;
 
+	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 	count(m, PTSIM_EV_FAULT, 1);
 	if (!write) {
 		/* do_anonymous_page read fault: special zero-page PTE, never writable */
 		pte_t entry = pte_mkspecial(pfn_pte(g, zpfn, v->page_prot));
 
 		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, 3, pf->addr)], entry, 1);
+		fn_exit(m);
 		return;
 	}
 	count(m, PTSIM_EV_PAGE_ZERO, nr);
@@ -113,10 +115,12 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 		pf->folio->mapcount = 1;
 		set_desc(mm, pf->addr, 2, &pf->table->desc[pt_index(g, 2, pf->addr)],
 			 pte_to_pmd_leaf(entry));
-		return;
+	} else {
+		pf->folio->mapcount = (int)nr;
+		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, 3, pf->addr)], entry,
+			 (unsigned int)nr);
 	}
-	pf->folio->mapcount = (int)nr;
-	set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, 3, pf->addr)], entry, (unsigned int)nr);
+	fn_exit(m);
 }
 
 int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int order,

@@ -71,7 +71,9 @@ static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 {
 	if (!(tlb->freed_tables || tlb->cleared_ptes || tlb->cleared_pmds || tlb->cleared_puds))
 		return;
+	fn_enter(tlb->mm->m, PTSIM_FN_TLB_FLUSH_MMU);
 	tlb_flush(tlb);
+	fn_exit(tlb->mm->m);
 	tlb_reset_range(tlb);
 }
 

@@ -124,11 +124,16 @@ static unsigned int mprotect_folio_pte_batch(struct ptsim_mm *mm, const struct f
 					     pte_t *ptep, pte_t pte, unsigned int max_nr,
 					     unsigned int flags)
 {
+	unsigned int nr;
+
 	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
 	if (!f || !f->order)
 		return 1;
+	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
 	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
-	return folio_pte_batch_flags(mm, f, ptep, pte, max_nr, flags);
+	nr = folio_pte_batch_flags(mm, f, ptep, pte, max_nr, flags);
+	fn_exit(mm->m);
+	return nr;
 }
 
 /* PTE tables allocated up front for THPs the range edges cut, so nothing fails mid-way. */
@@ -216,6 +221,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 	bool prot_numa = c->cp_flags & MM_CP_PROT_NUMA;
 	bool try_writable = c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE;
 
+	fn_enter(m, PTSIM_FN_CHANGE_PTE_RANGE);
 	count(m, PTSIM_EV_PTL_LOCK, 1);
 	count(m, PTSIM_EV_LAZY_MMU, 1);
 	while (addr < end) {
@@ -268,6 +274,7 @@ next:
 		addr += (uint64_t)nr << g->page_shift;
 		ptep += nr;
 	}
+	fn_exit(m);
 }
 
 /* can_change_pmd_writable: a private THP needs an exclusive head page, a shared one dirt. */
@@ -289,13 +296,17 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 {
 	struct ptsim_mm *mm = c->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	pte_t oldpmd = read_desc(mm, 2, &t->desc[idx]), entry;
+	pte_t oldpmd, entry;
 
+	fn_enter(mm->m, PTSIM_FN_CHANGE_HUGE_PMD);
+	oldpmd = read_desc(mm, 2, &t->desc[idx]);
 	if (c->cp_flags & MM_CP_PROT_NUMA) {
 		struct page_ref ref = vm_normal_page(mm, oldpmd);
 
-		if (prot_numa_skip(&c->vma, oldpmd, ref.folio))
+		if (prot_numa_skip(&c->vma, oldpmd, ref.folio)) {
+			fn_exit(mm->m);
 			return;
+		}
 	}
 	xchg_desc(mm, addr, 2, &t->desc[idx], (oldpmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
 	__flush_tlb_range(mm, addr, addr + g->pmd_size, g->pmd_size, true, 2);
@@ -306,6 +317,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 	set_desc(mm, addr, 2, &t->desc[idx], entry);
 	tlb_flush_pmd_range(c->tlb, addr, g->pmd_size);
 	c->pages += UINT64_C(1) << g->pmd_order;
+	fn_exit(mm->m);
 }
 
 /* change_pmd_range over one PMD table; a partly covered THP is split first. */

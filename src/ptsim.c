@@ -97,3 +97,21 @@ const char *ptsim_event_name(enum ptsim_event ev)
 		return NULL;
 	return event_names[ev];
 }
+
+static const char *const func_names[PTSIM_FN__COUNT] = {
+	[PTSIM_FN_CHANGE_PTE_RANGE] = "change_pte_range",
+	[PTSIM_FN_CHANGE_HUGE_PMD] = "change_huge_pmd",
+	[PTSIM_FN_FOLIO_PTE_BATCH] = "folio_pte_batch",
+	[PTSIM_FN_CONTPTE_CONVERT] = "contpte_convert",
+	[PTSIM_FN_TLB_FLUSH_MMU] = "tlb_flush_mmu",
+	[PTSIM_FN_HANDLE_MM_FAULT] = "handle_mm_fault",
+	[PTSIM_FN_SPLIT_HUGE_PMD] = "split_huge_pmd",
+	[PTSIM_FN_USER_MEMSET] = "user_memset",
+};
+
+const char *ptsim_func_name(enum ptsim_func fn)
+{
+	if ((unsigned int)fn >= PTSIM_FN__COUNT)
+		return NULL;
+	return func_names[fn];
+}

@@ -59,6 +59,7 @@ static void contpte_convert(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte
 	pte_t *start_ptep = block_ptep(g, addr, ptep);
 	uint64_t a = start;
 
+	fn_enter(m, PTSIM_FN_CONTPTE_CONVERT);
 	count(m, PTSIM_EV_CONTPTE_CONVERT, 1);
 	pte = pfn_pte(g, ALIGN_DOWN64(pte_pfn(g, pte), g->cont_ptes), pte_pgprot(g, pte));
 	for (unsigned int i = 0; i < g->cont_ptes; i++, a += g->page_size) {
@@ -72,6 +73,7 @@ static void contpte_convert(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte
 	if (!(m->cpu->bbml2_noabort && feature(m, PTSIM_FEAT_CONTPTE_BBML2_ELISION)))
 		__flush_tlb_range(mm, start, start + g->cont_pte_size, g->page_size, true, 3);
 	__set_ptes(mm, start, start_ptep, pte, g->cont_ptes);
+	fn_exit(m);
 }
 
 /* __contpte_try_fold: same folio covering the block, identical normalised entries (§3.3). */

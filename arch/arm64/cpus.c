@@ -114,3 +114,27 @@ int ptsim_cpu_lookup(const char *name, enum ptsim_cpu *out)
 	}
 	return -EINVAL;
 }
+
+int ptsim_cpu_info(enum ptsim_cpu cpu, struct ptsim_cpu_info *out)
+{
+	const struct cpu_desc *d = cpu_desc_get(cpu);
+
+	VALIDATE(d && out);
+	out->name = d->name;
+	out->model = d->model;
+	out->source = d->source;
+	out->freq_ghz = d->freq_ghz;
+	out->l1d_entries = d->l1d.entries;
+	out->l1d_ways = d->l1d.ways;
+	out->l1i_entries = d->l1i.entries;
+	out->l1i_ways = d->l1i.ways;
+	out->l2_entries = d->l2.entries;
+	out->l2_ways = d->l2.ways;
+	out->coalesce_cont = d->coalesce_cont;
+	out->tlbirange = d->tlbirange;
+	out->bbml2_noabort = d->bbml2_noabort;
+	out->hafdbs = d->hafdbs;
+	out->bbm_level = d->bbm_level;
+	out->asid_bits = d->asid_bits;
+	return 0;
+}

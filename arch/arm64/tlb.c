@@ -459,6 +459,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	g = &mm->m->geo;
 	VALIDATE(valid_cpu_va(mm, cpu, start) && valid_cpu_va(mm, cpu, start + len - 1));
 	op_begin(mm->m);
+	fn_enter(mm->m, PTSIM_FN_USER_MEMSET);
 	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
 		if (do_access(mm, cpu, walk_va(mm, va), kind) != PTSIM_FAULT_NONE)
 			nfault++;
@@ -466,6 +467,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 			count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
 								: PTSIM_EV_USER_PAGE_READ, 1);
 	}
+	fn_exit(mm->m);
 	op_end(mm->m, 0);
 	if (faults)
 		*faults = nfault;

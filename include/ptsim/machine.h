@@ -66,6 +66,17 @@ enum ptsim_cpu {
 PTSIM_API const char *ptsim_cpu_name(enum ptsim_cpu cpu);
 PTSIM_API int ptsim_cpu_lookup(const char *name, enum ptsim_cpu *out);
 
+struct ptsim_cpu_info {
+	const char *name, *model, *source;
+	double freq_ghz;
+	unsigned int l1d_entries, l1d_ways, l1i_entries, l1i_ways, l2_entries, l2_ways;
+	bool coalesce_cont;	/* contiguous runs and blocks cached as one entry */
+	bool tlbirange, bbml2_noabort, hafdbs;
+	unsigned int bbm_level, asid_bits;
+};
+
+PTSIM_API int ptsim_cpu_info(enum ptsim_cpu cpu, struct ptsim_cpu_info *out);
+
 /*
  * Named kernel features: each optimisation the specs describe, switchable per
  * machine (a machine is one kernel build). Presets name combinations.

@@ -9,6 +9,7 @@
 #include <ptsim/mm.h>
 #include <ptsim/mprotect.h>
 #include <ptsim/tlb.h>
+#include <ptsim/cost.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU cost profiles: nanoseconds per event. Each event belongs to one cost
+ * class with a structural multiplier (how many of the class one event is);
+ * each CPU has one constant per class with its source. Sources are
+ * spec/cpus.md sections (published facts and its labelled ESTIMATEs) or
+ * "fitted on ROW" for the few constants fitted on a reproduce row.
+ * Algorithms never read this file; only ptsim_predict() does.
+ */
+#include "internal.h"
+
+enum cost_class {
+	C_FREE,		/* bookkeeping counters whose work other events carry */
+	C_PTE_LOAD,	/* a plain load of a descriptor (L1-resident, streaming) */
+	C_PTE_STORE,	/* a plain store of a descriptor */
+	C_ATOMIC,	/* SWP / CAS on an L1-resident line */
+	C_TLBI,		/* issuing one broadcast TLBI */
+	C_DSB_TLBI,	/* DSB ISH completing broadcast TLB maintenance */
+	C_DSB_LIGHT,	/* DSB ISHST (no maintenance outstanding) */
+	C_ISB,
+	C_CALL,		/* a kernel helper call: call, prologue, a few branches */
+	C_BIT_TEST,	/* a flag or bit test, an inline helper */
+	C_FAULT,	/* exception entry/exit and fault handling, without zeroing */
+	C_ZERO_KIB,	/* zeroing 1 KiB of a freshly allocated page */
+	C_USER_WRITE_KIB, /* user memset of 1 KiB (cold destination) */
+	C_USER_READ_KIB,  /* user read of 1 KiB */
+	C_TLB_L2_HIT,	/* extra latency of an L1 TLB miss that hits the L2 TLB */
+	C_WALK,		/* a table walk with upper levels in the walk cache */
+	C_ALLOC,	/* a page-allocator fast-path allocation */
+	C_VMA_OP,	/* a VMA split or merge (slab, maple tree) */
+	C_SYSCALL,	/* system call entry and exit */
+	C__COUNT
+};
+
+static const char *const class_names[C__COUNT] = {
+	[C_FREE] = "free", [C_PTE_LOAD] = "pte_load", [C_PTE_STORE] = "pte_store",
+	[C_ATOMIC] = "atomic", [C_TLBI] = "tlbi", [C_DSB_TLBI] = "dsb_tlbi",
+	[C_DSB_LIGHT] = "dsb_light", [C_ISB] = "isb", [C_CALL] = "call", [C_BIT_TEST] = "bit_test",
+	[C_FAULT] = "fault", [C_ZERO_KIB] = "zero_kib", [C_USER_WRITE_KIB] = "user_write_kib",
+	[C_USER_READ_KIB] = "user_read_kib", [C_TLB_L2_HIT] = "tlb_l2_hit", [C_WALK] = "walk",
+	[C_ALLOC] = "alloc", [C_VMA_OP] = "vma_op", [C_SYSCALL] = "syscall",
+};
+
+/* How each event is costed: its class, and how many of that class it is. */
+static const struct {
+	enum cost_class klass;
+	double times;
+	bool per_kib;	/* times the page size in KiB */
+} event_class[PTSIM_EV__COUNT] = {
+	[PTSIM_EV_PTE_READ] = { C_PTE_LOAD, 1, false },
+	[PTSIM_EV_PTE_WRITE] = { C_PTE_STORE, 1, false },
+	[PTSIM_EV_PTE_XCHG] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_PTE_CAS] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_PMD_READ] = { C_PTE_LOAD, 1, false },
+	[PTSIM_EV_PMD_WRITE] = { C_PTE_STORE, 1, false },
+	[PTSIM_EV_PMD_XCHG] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_PUD_READ] = { C_PTE_LOAD, 1, false },
+	[PTSIM_EV_PUD_WRITE] = { C_PTE_STORE, 1, false },
+	[PTSIM_EV_TLBI_VA] = { C_TLBI, 1, false },
+	[PTSIM_EV_TLBI_VAA] = { C_TLBI, 1, false },
+	[PTSIM_EV_TLBI_RANGE] = { C_TLBI, 1, false },
+	[PTSIM_EV_TLBI_RANGE_VAA] = { C_TLBI, 1, false },
+	[PTSIM_EV_TLBI_ASID] = { C_TLBI, 1, false },
+	[PTSIM_EV_TLBI_ALL] = { C_TLBI, 1, false },
+	[PTSIM_EV_DSB_ISHST] = { C_DSB_LIGHT, 1, false },
+	[PTSIM_EV_DSB_ISH] = { C_DSB_TLBI, 1, false },
+	[PTSIM_EV_ISB] = { C_ISB, 1, false },
+	[PTSIM_EV_FLUSH_TLB_RANGE] = { C_CALL, 1, false },
+	[PTSIM_EV_FLUSH_TLB_MM] = { C_CALL, 1, false },
+	[PTSIM_EV_NOTIFIER_SECONDARY_TLBS] = { C_CALL, 1, false },
+	[PTSIM_EV_MMU_NOTIFIER_RANGE] = { C_CALL, 2, false },
+	[PTSIM_EV_TABLE_ALLOC] = { C_ALLOC, 1, false },
+	[PTSIM_EV_TABLE_FREE] = { C_ALLOC, 0.5, false },
+	[PTSIM_EV_FOLIO_ALLOC] = { C_ALLOC, 1, false },
+	[PTSIM_EV_FOLIO_FREE] = { C_ALLOC, 0.5, false },
+	[PTSIM_EV_FOLIO_LOOKUP] = { C_CALL, 1, false },
+	[PTSIM_EV_FOLIO_TEST] = { C_BIT_TEST, 1, false },
+	[PTSIM_EV_ANON_EXCL_TEST] = { C_BIT_TEST, 1, false },
+	[PTSIM_EV_PTL_LOCK] = { C_ATOMIC, 2, false },	/* lock and unlock */
+	[PTSIM_EV_LAZY_MMU] = { C_BIT_TEST, 2, false },	/* thread flag set and clear */
+	[PTSIM_EV_PMD_ITER] = { C_CALL, 1, false },	/* loop step with cond_resched */
+	[PTSIM_EV_PTEP_GET] = { C_CALL, 1, false },
+	[PTSIM_EV_CONTPTE_GATHER] = { C_CALL, 1, false },
+	[PTSIM_EV_SET_PTES] = { C_CALL, 1, false },
+	[PTSIM_EV_SET_PTES_CHUNK] = { C_CALL, 1, false },	/* __set_ptes, __sync_cache_and_tags */
+	[PTSIM_EV_CONTPTE_CONVERT] = { C_CALL, 1, false },
+	[PTSIM_EV_CONTPTE_FOLD] = { C_FREE, 0, false },
+	[PTSIM_EV_CONTPTE_UNFOLD] = { C_FREE, 0, false },
+	[PTSIM_EV_FOLD_ATTEMPT] = { C_CALL, 1, false },
+	[PTSIM_EV_TLB_GATHER_ADD] = { C_BIT_TEST, 2, false },	/* min/max of the range */
+	[PTSIM_EV_PTE_MODIFY] = { C_BIT_TEST, 2, false },	/* inline mask and or */
+	[PTSIM_EV_PTE_BATCH] = { C_CALL, 1, false },
+	[PTSIM_EV_PROT_COMMIT] = { C_CALL, 1, false },
+	[PTSIM_EV_CAN_CHANGE_WRITABLE] = { C_CALL, 1, false },
+	[PTSIM_EV_PTE_LOOP] = { C_BIT_TEST, 2, false },
+	[PTSIM_EV_FAULT] = { C_FAULT, 1, false },
+	[PTSIM_EV_PAGE_ZERO] = { C_ZERO_KIB, 1, true },
+	[PTSIM_EV_HUGE_PMD_SPLIT] = { C_CALL, 4, false },
+	[PTSIM_EV_VMA_SPLIT] = { C_VMA_OP, 1, false },
+	[PTSIM_EV_VMA_MERGE] = { C_VMA_OP, 1, false },
+	[PTSIM_EV_SYSCALL] = { C_SYSCALL, 1, false },
+	[PTSIM_EV_MEM_ACCESS] = { C_FREE, 0, false },	/* the bytes are costed per page */
+	[PTSIM_EV_TLB_L1_HIT] = { C_FREE, 0, false },	/* hidden in the load pipeline */
+	[PTSIM_EV_TLB_L2_HIT] = { C_TLB_L2_HIT, 1, false },
+	[PTSIM_EV_TLB_WALK] = { C_WALK, 1, false },
+	[PTSIM_EV_WALK_READ] = { C_FREE, 0, false },	/* inside C_WALK */
+	[PTSIM_EV_HW_AF_UPDATE] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_HW_DIRTY_UPDATE] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_ACCESS_FAULT] = { C_FREE, 0, false },	/* handling is costed where it happens */
+	[PTSIM_EV_TLB_CONFLICT] = { C_FREE, 0, false },
+	[PTSIM_EV_USER_PAGE_WRITE] = { C_USER_WRITE_KIB, 1, true },
+	[PTSIM_EV_USER_PAGE_READ] = { C_USER_READ_KIB, 1, true },
+};
+
+enum unit { NS, CYCLES, GBPS };
+
+struct constant {
+	enum unit unit;
+	double value;
+	const char *source;
+	const char *fitted_on;
+};
+
+#define NSEC(v, src)		{ NS, (v), (src), NULL }
+#define CYC(v, src)		{ CYCLES, (v), (src), NULL }
+#define BW(v, src)		{ GBPS, (v), (src), NULL }
+#define FITTED_NS(v, row)	{ NS, (v), "fitted on " row, row }
+#define FITTED_BW(v, row)	{ GBPS, (v), "fitted on " row, row }
+
+/* Shared ESTIMATEs: cpus.md has no measurement for these anywhere. */
+#define EST_STORE	CYC(2, "ESTIMATE: one store, 2 cycles")
+#define EST_DSB_LIGHT	CYC(10, "ESTIMATE: DSB ISHST with no maintenance outstanding, 10 cycles")
+#define EST_ISB		CYC(20, "ESTIMATE: pipeline refill, 20 cycles")
+#define EST_CALL	CYC(20, "ESTIMATE: kernel helper call, 20 cycles")
+#define EST_BIT		CYC(2, "ESTIMATE: inline bit test, 2 cycles")
+#define EST_ALLOC	NSEC(100, "ESTIMATE: page allocator fast path, 100 ns")
+#define EST_VMA		NSEC(300, "ESTIMATE: VMA split/merge with slab and maple tree, 300 ns")
+#define EST_SYSCALL	NSEC(200, "cpus.md §10.4: exception round trip 0.1-0.3 us (ESTIMATE)")
+#define L1_LOAD		CYC(4, "cpus.md §1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
+
+static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
+	[PTSIM_CPU_APPLE_M3] = {
+		[C_PTE_LOAD] = L1_LOAD,
+		[C_PTE_STORE] = EST_STORE,
+		[C_ATOMIC] = CYC(22, "cpus.md §9.4: LDADDAL 21.99 / CASAL 21.06 cyc on M1 Firestorm "
+				 "(ocxtal); SWP assumed equal"),
+		[C_TLBI] = NSEC(150, "cpus.md §10.3: broadcast TLBI issue on Apple M3 ~150 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = FITTED_NS(402, "mprotect.m3.t1_over_t3_before"),
+		[C_DSB_LIGHT] = EST_DSB_LIGHT,
+		[C_ISB] = EST_ISB,
+		[C_CALL] = EST_CALL,
+		[C_BIT_TEST] = EST_BIT,
+		[C_FAULT] = NSEC(920, "cpus.md §10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
+				 "minus the zeroing (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(50, "cpus.md §10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = FITTED_BW(76.3, "mprotect.m3.t1_speedup"),
+		[C_USER_READ_KIB] = BW(100, "cpus.md §8/§10.5: one P-core draws most of 100 GB/s (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, "cpus.md §1: L1 miss / L2 hit +6 cycles (M1 measured)"),
+		[C_WALK] = CYC(39, "cpus.md §10.2: walk +26 cycles with caches hit, +50% nested in a VM"),
+		[C_ALLOC] = EST_ALLOC,
+		[C_VMA_OP] = EST_VMA,
+		[C_SYSCALL] = EST_SYSCALL,
+	},
+	[PTSIM_CPU_NEOVERSE_V2] = {
+		[C_PTE_LOAD] = L1_LOAD,
+		[C_PTE_STORE] = EST_STORE,
+		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13 cyc on N1/V1/X1 (ocxtal); V2 assumed equal"),
+		[C_TLBI] = NSEC(450, "cpus.md §10.3: Grace broadcast TLBI issue ~400-500 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(900, "cpus.md §10.3: Grace DSB ISH after TLBI ~800-1000 ns (ESTIMATE)"),
+		[C_DSB_LIGHT] = EST_DSB_LIGHT,
+		[C_ISB] = EST_ISB,
+		[C_CALL] = EST_CALL,
+		[C_BIT_TEST] = EST_BIT,
+		[C_FAULT] = NSEC(1000, "cpus.md §10.4: 0.8-1.5 us per anonymous fault on server cores "
+				  "(ESTIMATE)"),
+		[C_ZERO_KIB] = BW(32, "cpus.md §10.5: Grace V2 zeroing ~25-40 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(32, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_USER_READ_KIB] = BW(50, "cpus.md §10.5: per-core DRAM ~50 GB/s theoretical (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, "cpus.md §8: V2 L2 TLB hit +5-6 cycles"),
+		[C_WALK] = CYC(22, "cpus.md §10.2: V-class walk +20-25 cycles (ESTIMATE)"),
+		[C_ALLOC] = EST_ALLOC,
+		[C_VMA_OP] = EST_VMA,
+		[C_SYSCALL] = EST_SYSCALL,
+	},
+	[PTSIM_CPU_AMPEREONE] = {
+		[C_PTE_LOAD] = L1_LOAD,
+		[C_PTE_STORE] = EST_STORE,
+		[C_ATOMIC] = CYC(15, "cpus.md §10.4: AmpereOne atomics ~15 cycles (ESTIMATE)"),
+		[C_TLBI] = NSEC(600, "cpus.md §10.3: AmpereOne broadcast TLBI ~500-700 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(1250, "cpus.md §10.3: AmpereOne DSB ISH ~1000-1500 ns (ESTIMATE)"),
+		[C_DSB_LIGHT] = EST_DSB_LIGHT,
+		[C_ISB] = EST_ISB,
+		[C_CALL] = EST_CALL,
+		[C_BIT_TEST] = EST_BIT,
+		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(25, "cpus.md §10.5: AmpereOne ~20-30 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(25, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_USER_READ_KIB] = BW(40, "ESTIMATE: reads 1.6x the write bandwidth"),
+		[C_TLB_L2_HIT] = CYC(6, "cpus.md §10.1: scaled from N1/V1 (ESTIMATE)"),
+		[C_WALK] = CYC(22, "cpus.md §10.2: +20-25 cycles (ESTIMATE)"),
+		[C_ALLOC] = EST_ALLOC,
+		[C_VMA_OP] = EST_VMA,
+		[C_SYSCALL] = EST_SYSCALL,
+	},
+	[PTSIM_CPU_NEOVERSE_N1] = {
+		[C_PTE_LOAD] = L1_LOAD,
+		[C_PTE_STORE] = EST_STORE,
+		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 12.98 cyc on Altra N1 (ocxtal)"),
+		[C_TLBI] = NSEC(450, "cpus.md §9.1/§10.3: ~465-470 ns per extra TLBI (Zhenyu Ye, Huawei)"),
+		[C_DSB_TLBI] = NSEC(900, "cpus.md §10.3: Altra DSB ISH ~800-1000 ns (ESTIMATE)"),
+		[C_DSB_LIGHT] = EST_DSB_LIGHT,
+		[C_ISB] = EST_ISB,
+		[C_CALL] = EST_CALL,
+		[C_BIT_TEST] = EST_BIT,
+		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(22, "cpus.md §10.5: Altra ~20-25 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(22, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_USER_READ_KIB] = BW(35, "ESTIMATE: reads 1.6x the write bandwidth"),
+		[C_TLB_L2_HIT] = CYC(3, "cpus.md §8: N1 L2 TLB hit +3 cycles"),
+		[C_WALK] = CYC(20, "cpus.md §10.2: N1 walk +20 cycles (ESTIMATE)"),
+		[C_ALLOC] = EST_ALLOC,
+		[C_VMA_OP] = EST_VMA,
+		[C_SYSCALL] = EST_SYSCALL,
+	},
+	[PTSIM_CPU_NEOVERSE_V1] = {
+		[C_PTE_LOAD] = L1_LOAD,
+		[C_PTE_STORE] = EST_STORE,
+		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13.00 cyc on Graviton3 V1 (ocxtal)"),
+		[C_TLBI] = NSEC(400, "cpus.md §10.3: Graviton3 broadcast TLBI ~400 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(800, "cpus.md §10.3: Graviton3 DSB ISH ~700-900 ns (ESTIMATE)"),
+		[C_DSB_LIGHT] = EST_DSB_LIGHT,
+		[C_ISB] = EST_ISB,
+		[C_CALL] = EST_CALL,
+		[C_BIT_TEST] = EST_BIT,
+		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(30, "cpus.md §10.5: Graviton3 ~25-35 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(30, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_USER_READ_KIB] = BW(48, "ESTIMATE: reads 1.6x the write bandwidth"),
+		[C_TLB_L2_HIT] = CYC(6, "cpus.md §10.1: V1 L2 hit +6 cycles (ESTIMATE from V2)"),
+		[C_WALK] = CYC(22, "cpus.md §10.2: V-class walk +20-25 cycles (ESTIMATE)"),
+		[C_ALLOC] = EST_ALLOC,
+		[C_VMA_OP] = EST_VMA,
+		[C_SYSCALL] = EST_SYSCALL,
+	},
+	[PTSIM_CPU_NEOVERSE_V3] = {
+		[C_PTE_LOAD] = L1_LOAD,
+		[C_PTE_STORE] = EST_STORE,
+		[C_ATOMIC] = CYC(13, "cpus.md §9.4: 13 cycles on Arm V/X cores (ocxtal); V3 assumed equal"),
+		[C_TLBI] = NSEC(450, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
+		[C_DSB_TLBI] = NSEC(900, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
+		[C_DSB_LIGHT] = EST_DSB_LIGHT,
+		[C_ISB] = EST_ISB,
+		[C_CALL] = EST_CALL,
+		[C_BIT_TEST] = EST_BIT,
+		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(30, "ESTIMATE: as Graviton3 (cpus.md §10.5)"),
+		[C_USER_WRITE_KIB] = BW(30, "ESTIMATE: as zeroing"),
+		[C_USER_READ_KIB] = BW(48, "ESTIMATE: reads 1.6x the write bandwidth"),
+		[C_TLB_L2_HIT] = CYC(6, "cpus.md §8: V3 L2 hit +6 cycles"),
+		[C_WALK] = CYC(22, "cpus.md §10.2: V-class walk +20-25 cycles (ESTIMATE)"),
+		[C_ALLOC] = EST_ALLOC,
+		[C_VMA_OP] = EST_VMA,
+		[C_SYSCALL] = EST_SYSCALL,
+	},
+	[PTSIM_CPU_ANDROID_X1] = {
+		[C_PTE_LOAD] = L1_LOAD,
+		[C_PTE_STORE] = EST_STORE,
+		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13 cyc on X1 (SD 8cx Gen 3, ocxtal)"),
+		[C_TLBI] = NSEC(125, "cpus.md §10.3: phone broadcast TLBI ~100-150 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(290, "cpus.md §9.2: DSB ~95% of a 748-cycle ptep_clear_flush on "
+				 "SD888 A78, ~290 ns"),
+		[C_DSB_LIGHT] = EST_DSB_LIGHT,
+		[C_ISB] = EST_ISB,
+		[C_CALL] = EST_CALL,
+		[C_BIT_TEST] = EST_BIT,
+		[C_FAULT] = NSEC(1500, "cpus.md §10.4: 2-4 us on phone mid cores; a big core less "
+				  "(ESTIMATE)"),
+		[C_ZERO_KIB] = BW(25, "cpus.md §10.5: X1 ~20-30 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(25, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_USER_READ_KIB] = BW(40, "ESTIMATE: reads 1.6x the write bandwidth"),
+		[C_TLB_L2_HIT] = CYC(6, "ESTIMATE: as V1 (cpus.md §10.1, X-series share the V1 front end)"),
+		[C_WALK] = CYC(20, "cpus.md §10.2: A76-class walk +20 cycles (ESTIMATE)"),
+		[C_ALLOC] = EST_ALLOC,
+		[C_VMA_OP] = EST_VMA,
+		[C_SYSCALL] = EST_SYSCALL,
+	},
+};
+
+static double class_ns(const struct cpu_desc *cpu, const struct constant *c)
+{
+	switch (c->unit) {
+	case CYCLES:
+		return c->value / cpu->freq_ghz;
+	case GBPS:
+		return 1024.0 / c->value;	/* ns per KiB */
+	default:
+		return c->value;
+	}
+}
+
+int ptsim_cost_get(enum ptsim_cpu cpu, enum ptsim_granule granule, enum ptsim_event ev,
+		   struct ptsim_cost *out)
+{
+	const struct cpu_desc *d = cpu_desc_get(cpu);
+	struct ptsim_geometry g;
+	const struct constant *c;
+	double times;
+
+	VALIDATE(d && out && (unsigned int)ev < PTSIM_EV__COUNT);
+	VALIDATE(ptsim_geometry_get(granule, 48, &g) == 0);
+	c = &profiles[cpu][event_class[ev].klass];
+	times = event_class[ev].times;
+	if (event_class[ev].per_kib)
+		times *= (double)(g.page_size / 1024);
+	out->klass = class_names[event_class[ev].klass];
+	out->multiplier = times;
+	out->ns = event_class[ev].klass == C_FREE ? 0 : times * class_ns(d, c);
+	out->source = event_class[ev].klass == C_FREE ? "carried by other events" : c->source;
+	out->fitted_on = c->fitted_on;
+	return 0;
+}
+
+int ptsim_predict(enum ptsim_cpu cpu, enum ptsim_granule granule, const struct ptsim_stats *stats,
+		  struct ptsim_prediction *out)
+{
+	VALIDATE(stats && out);
+	out->total_ns = 0;
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		struct ptsim_cost c;
+		int err = ptsim_cost_get(cpu, granule, (enum ptsim_event)e, &c);
+
+		if (err)
+			return err;
+		out->event_ns[e] = c.ns * (double)stats->ev[e];
+		out->total_ns += out->event_ns[e];
+	}
+	return 0;
+}

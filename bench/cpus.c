@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/* ptsim-bench cpus: the CPU descriptions and every profile constant with its source. */
+#include "rows.h"
+
+#include <string.h>
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+int cmd_cpus(int argc, char **argv)
+{
+	bool json = argc > 1 && !strcmp(argv[1], "--json");
+
+	if (argc > 2 || (argc == 2 && !json)) {
+		fprintf(stderr, "usage: ptsim-bench cpus [--json]\n");
+		return 2;
+	}
+	if (json)
+		printf("[\n");
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+		struct ptsim_cpu_info ci;
+
+		ptsim_cpu_info((enum ptsim_cpu)c, &ci);
+		if (json) {
+			printf("  {\"name\": ");
+			json_string(ci.name);
+			printf(", \"model\": ");
+			json_string(ci.model);
+			printf(", \"freq_ghz\": %g, \"l1d\": [%u, %u], \"l1i\": [%u, %u], \"l2\": [%u, %u], "
+			       "\"coalesce_cont\": %s, \"tlbirange\": %s, \"bbm_level\": %u, "
+			       "\"bbml2_noabort\": %s, \"hafdbs\": %s, \"asid_bits\": %u, \"source\": ",
+			       ci.freq_ghz, ci.l1d_entries, ci.l1d_ways, ci.l1i_entries, ci.l1i_ways,
+			       ci.l2_entries, ci.l2_ways, ci.coalesce_cont ? "true" : "false",
+			       ci.tlbirange ? "true" : "false", ci.bbm_level,
+			       ci.bbml2_noabort ? "true" : "false", ci.hafdbs ? "true" : "false",
+			       ci.asid_bits);
+			json_string(ci.source);
+			printf(",\n   \"costs\": [\n");
+		} else {
+			printf("%s: %s, %.2f GHz\n  TLB: L1d %u (%u-way), L1i %u (%u-way), L2 %u (%u-way)%s\n"
+			       "  FEAT_TLBIRANGE %s, BBM level %u%s, HAFDBS %s, ASID %u bits\n  source: %s\n",
+			       ci.name, ci.model, ci.freq_ghz, ci.l1d_entries, ci.l1d_ways,
+			       ci.l1i_entries, ci.l1i_ways, ci.l2_entries, ci.l2_ways,
+			       ci.coalesce_cont ? ", contiguous runs coalesced" : "",
+			       ci.tlbirange ? "yes" : "no", ci.bbm_level,
+			       ci.bbml2_noabort ? ", BBML2-noabort" : "", ci.hafdbs ? "yes" : "no",
+			       ci.asid_bits, ci.source);
+			printf("  %-26s %10s %-14s %s\n", "event (4K granule)", "ns", "class", "source");
+		}
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+			struct ptsim_cost k;
+
+			ptsim_cost_get((enum ptsim_cpu)c, PTSIM_GRANULE_4K, (enum ptsim_event)e, &k);
+			if (json) {
+				printf("     {\"event\": \"%s\", \"ns\": %.4g, \"class\": \"%s\", "
+				       "\"multiplier\": %g, \"fitted_on\": ",
+				       ptsim_event_name((enum ptsim_event)e), k.ns, k.klass, k.multiplier);
+				if (k.fitted_on)
+					json_string(k.fitted_on);
+				else
+					printf("null");
+				printf(", \"source\": ");
+				json_string(k.source);
+				printf("}%s\n", e + 1 < PTSIM_EV__COUNT ? "," : "");
+			} else {
+				printf("  %-26s %10.3f %-14s %s\n", ptsim_event_name((enum ptsim_event)e),
+				       k.ns, k.klass, k.source);
+			}
+		}
+		if (json)
+			printf("   ]}%s\n", c + 1 < PTSIM_CPU__COUNT ? "," : "");
+		else
+			printf("\n");
+	}
+	if (json)
+		printf("]\n");
+	return 0;
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/* ptsim-bench reproduce: published vs simulated for every modelled result. */
+#include "rows.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct outcome {
+	const struct published *row;
+	struct row_result res;
+	double error_pct;
+	bool fitted;
+	bool has_target;
+	bool within;
+	int err;
+};
+
+/* A row is "fit" when some constant of its CPU profile was fitted on it. */
+static bool row_is_fitted(const struct published *row)
+{
+	enum ptsim_cpu cpu;
+
+	if (ptsim_cpu_lookup(row->cpu, &cpu))
+		return false;
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		struct ptsim_cost c;
+
+		if (!ptsim_cost_get(cpu, PTSIM_GRANULE_4K, (enum ptsim_event)e, &c) && c.fitted_on &&
+		    !strcmp(c.fitted_on, row->id))
+			return true;
+	}
+	return false;
+}
+
+static void judge(struct outcome *o)
+{
+	const struct published *r = o->row;
+
+	o->error_pct = 100.0 * (o->res.simulated - r->value) / r->value;
+	o->fitted = row_is_fitted(r);
+	if (r->lo < r->hi) {
+		o->has_target = true;
+		o->within = o->res.simulated >= r->lo && o->res.simulated <= r->hi;
+	} else if (o->fitted || r->tol_pct > 0) {
+		o->has_target = true;
+		o->within = fabs(o->error_pct) <= (o->fitted ? 5.0 : r->tol_pct);
+	}
+}
+
+static void print_table(const struct outcome *o, unsigned int n)
+{
+	unsigned int ok = 0, targets = 0;
+
+	printf("%-44s %-46s %-12s %-44s %12s %12s %8s %-10s %s\n", "id", "source", "cpu", "metric",
+	       "published", "simulated", "error%", "role", "target");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct published *r = o[i].row;
+		char target[48] = "report only";
+
+		if (o[i].err) {
+			printf("%-44s simulation failed: %s\n", r->id, ptsim_strerror(o[i].err));
+			targets++;
+			continue;
+		}
+		if (r->lo < r->hi)
+			snprintf(target, sizeof(target), "%s [%g, %g]", o[i].within ? "ok" : "MISS",
+				 r->lo, r->hi);
+		else if (o[i].has_target)
+			snprintf(target, sizeof(target), "%s (<= %g%%)", o[i].within ? "ok" : "MISS",
+				 o[i].fitted ? 5.0 : r->tol_pct);
+		printf("%-44s %-46s %-12s %-44s %12.4f %12.4f %+8.2f %-10s %s\n", r->id, r->source,
+		       r->cpu, r->metric, r->value, o[i].res.simulated, o[i].error_pct,
+		       o[i].fitted ? "fit" : "prediction", target);
+		targets += o[i].has_target;
+		ok += o[i].has_target && o[i].within;
+	}
+	printf("\n%u of %u rows with a target are within it (%u rows in all)\n", ok, targets, n);
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct outcome *o, unsigned int n)
+{
+	printf("[\n");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct published *r = o[i].row;
+
+		printf("  {\"id\": ");
+		json_string(r->id);
+		printf(", \"source\": ");
+		json_string(r->source);
+		printf(", \"citation\": ");
+		json_string(r->citation);
+		printf(", \"cpu\": ");
+		json_string(r->cpu);
+		printf(", \"metric\": ");
+		json_string(r->metric);
+		if (o[i].err)
+			printf(", \"published\": %.6g, \"simulated\": null, \"error_pct\": null", r->value);
+		else
+			printf(", \"published\": %.6g, \"simulated\": %.6g, \"error_pct\": %.4f", r->value,
+			       o[i].res.simulated, o[i].error_pct);
+		printf(", \"role\": \"%s\", \"within_target\": %s}%s\n",
+		       o[i].fitted ? "fit" : "prediction",
+		       !o[i].has_target ? "null" : o[i].within ? "true" : "false", i + 1 < n ? "," : "");
+	}
+	printf("]\n");
+}
+
+/* Grouped bars: published (grey) and simulated (blue or red when off target), each row scaled to its own maximum. */
+static int write_svg(const char *path, const struct outcome *o, unsigned int n)
+{
+	FILE *f = fopen(path, "w");
+	const int row_h = 56, left = 360, width = 900, bar_w = 480;
+
+	if (!f)
+		return -1;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
+		   "font-family=\"sans-serif\" font-size=\"13\">\n", width, 70 + n * row_h);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		   "<text x=\"10\" y=\"22\" font-size=\"16\">libptsim: published vs simulated</text>\n"
+		   "<rect x=\"10\" y=\"34\" width=\"12\" height=\"12\" fill=\"#999\"/>"
+		   "<text x=\"28\" y=\"45\">published</text>"
+		   "<rect x=\"110\" y=\"34\" width=\"12\" height=\"12\" fill=\"#3a6fd8\"/>"
+		   "<text x=\"128\" y=\"45\">simulated (red: outside target)</text>\n");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct published *r = o[i].row;
+		double sim = o[i].err ? 0 : o[i].res.simulated;
+		double top = fmax(fabs(r->value), fabs(sim));
+		int y = 60 + (int)i * row_h;
+		int pw = top > 0 ? (int)(bar_w * fabs(r->value) / top) : 0;
+		int sw = top > 0 ? (int)(bar_w * fabs(sim) / top) : 0;
+		const char *colour = o[i].has_target && !o[i].within ? "#d83a3a" : "#3a6fd8";
+
+		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 16, r->id);
+		fprintf(f, "<text x=\"10\" y=\"%d\" fill=\"#555\" font-size=\"11\">%s, %s</text>\n",
+			y + 32, o[i].fitted ? "fit" : "prediction", r->cpu);
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"#999\"/>"
+			   "<text x=\"%d\" y=\"%d\">%.4g</text>\n", left, y + 2, pw, left + pw + 6, y + 16,
+			r->value);
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"%s\"/>"
+			   "<text x=\"%d\" y=\"%d\">%.4g (%+.1f%%)</text>\n", left, y + 24, sw, colour,
+			left + sw + 6, y + 38, sim, o[i].error_pct);
+	}
+	fprintf(f, "</svg>\n");
+	return fclose(f) ? -1 : 0;
+}
+
+static void print_detail(const struct outcome *o)
+{
+	const struct row_result *r = &o->res;
+	struct ptsim_prediction pb, pa;
+	enum ptsim_cpu cpu;
+
+	printf("%s: %s\n  %s\n", o->row->id, o->row->metric, o->row->citation);
+	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu)) {
+		printf("  no per-event breakdown for this row\n");
+		return;
+	}
+	ptsim_predict(cpu, r->granule, &r->before, &pb);
+	ptsim_predict(cpu, r->granule, &r->after, &pa);
+	printf("\n%-26s %16s %12s %7s   %16s %12s %7s\n", "event", r->before_label, "ms", "%",
+	       r->after_label, "ms", "%");
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		if (!r->before.ev[e] && !r->after.ev[e])
+			continue;
+		printf("%-26s %16llu %12.3f %6.2f%%   %16llu %12.3f %6.2f%%\n",
+		       ptsim_event_name((enum ptsim_event)e), (unsigned long long)r->before.ev[e],
+		       pb.event_ns[e] / 1e6, 100 * pb.event_ns[e] / pb.total_ns,
+		       (unsigned long long)r->after.ev[e], pa.event_ns[e] / 1e6,
+		       100 * pa.event_ns[e] / pa.total_ns);
+	}
+	printf("%-26s %16s %12.3f %7s   %16s %12.3f\n", "total", "", pb.total_ns / 1e6, "", "",
+	       pa.total_ns / 1e6);
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+	const char *only = "", *svg = NULL, *detail = NULL;
+	bool json = false;
+	struct outcome *o;
+	unsigned int n = 0;
+	int status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+			svg = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--detail") && i + 1 < argc)
+			detail = argv[++i];
+		else {
+			fprintf(stderr, "reproduce: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	o = calloc(nr_published_rows, sizeof(*o));
+	if (!o)
+		return 1;
+	for (unsigned int i = 0; i < nr_published_rows; i++) {
+		const struct published *r = &published_rows[i];
+		row_sim_fn sim = row_simulation(r->id);
+
+		if (strncmp(r->id, only, strlen(only)) || (detail && strcmp(r->id, detail)))
+			continue;
+		o[n].row = r;
+		o[n].err = sim ? sim(r, &o[n].res) : -ENOENT;
+		if (!o[n].err)
+			judge(&o[n]);
+		n++;
+	}
+	if (detail) {
+		if (!n) {
+			fprintf(stderr, "reproduce: no row %s\n", detail);
+			status = 2;
+		} else {
+			print_detail(&o[0]);
+		}
+	} else if (json) {
+		print_json(o, n);
+	} else {
+		print_table(o, n);
+	}
+	if (svg && write_svg(svg, o, n)) {
+		fprintf(stderr, "reproduce: cannot write %s\n", svg);
+		status = 1;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (o[i].err)
+			status = 1;
+	free(o);
+	return status;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* ptsim-bench: reproduce rows, the published data table and the workloads behind it. */
+#ifndef PTSIM_BENCH_ROWS_H
+#define PTSIM_BENCH_ROWS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <ptsim/ptsim.h>
+
+/* One published result (bench/published.c): the only place published numbers live. */
+struct published {
+	const char *id;
+	const char *source;	/* patch series, version, date (short) */
+	const char *citation;	/* where exactly the number was published */
+	const char *cpu;	/* profile name (ptsim_cpu_name) */
+	const char *metric;
+	double value;
+	/*
+	 * Target: a fitted row must be within 5 %; a prediction within tol_pct
+	 * (0: report only), or inside [lo, hi] when lo < hi.
+	 */
+	double tol_pct;
+	double lo, hi;
+};
+
+extern const struct published published_rows[];
+extern const unsigned int nr_published_rows;
+
+/* What simulating a row produced. */
+struct row_result {
+	double simulated;
+	bool have_detail;
+	const char *before_label, *after_label;
+	enum ptsim_granule granule;
+	struct ptsim_stats before, after;
+};
+
+typedef int (*row_sim_fn)(const struct published *row, struct row_result *out);
+
+/* Row id -> simulation (bench/rows.c). */
+row_sim_fn row_simulation(const char *id);
+
+/* The mprotect benchmark program (bench/mprotect_program.c). */
+enum mprotect_state { STATE_T1, STATE_T2, STATE_T3, NR_STATES };
+struct program_run {
+	struct ptsim_stats stats;	/* every event of the whole program */
+	double seconds;			/* predicted on the Apple M3 profile */
+};
+int mprotect_program(enum mprotect_state state, bool batching, struct program_run *out);
+int mprotect_rows(const struct published *row, struct row_result *out);
+
+/* Progress on stderr for long steps. */
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Subcommands. */
+int cmd_reproduce(int argc, char **argv);
+int cmd_cpus(int argc, char **argv);
+int cmd_speed(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
+
+#endif

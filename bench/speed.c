@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ptsim-bench speed: how fast the simulator runs the published mprotect
+ * workload (1 GiB; 40 x mprotect RO, RW, write every page; 4K), and, on a
+ * Linux host, how long the host kernel takes for the same 80 real mprotect
+ * calls, measured side by side in one run.
+ */
+#include "rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define GIB (UINT64_C(1) << 30)
+#define ITERATIONS 40
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct sim_speed {
+	double mprotect_s;	/* wall time of the 80 simulated mprotect calls */
+	uint64_t pte_ops;	/* descriptor reads, writes and atomics they performed */
+	double touch_s;		/* wall time of the simulated write passes */
+	uint64_t accesses;	/* memory accesses through the TLB model */
+};
+
+static uint64_t pte_ops(const struct ptsim_stats *s)
+{
+	return s->ev[PTSIM_EV_PTE_READ] + s->ev[PTSIM_EV_PTE_WRITE] + s->ev[PTSIM_EV_PTE_XCHG] +
+	       s->ev[PTSIM_EV_PTE_CAS];
+}
+
+static int simulate(enum mprotect_state state, bool batching, struct sim_speed *out)
+{
+	const unsigned int order[NR_STATES] = { 9, 4, 0 };
+	const unsigned int rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm;
+	struct ptsim_stats s;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	ptsim_machine_config_init(&cfg);
+	cfg.phys_size = 2 * GIB;
+	err = ptsim_machine_create(&cfg, &m);
+	if (err)
+		return err;
+	ptsim_feature_set(m, PTSIM_FEAT_MPROTECT_PTE_BATCHING, batching);
+	err = ptsim_mm_create(m, &mm);
+	if (!err)
+		err = ptsim_mmap(mm, GIB, GIB, rw, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
+	if (!err)
+		err = ptsim_populate(mm, GIB, GIB, order[state], true);
+	if (!err && state == STATE_T1)
+		err = ptsim_split_huge_pmd(mm, GIB, GIB);
+	for (int i = 0; !err && i < ITERATIONS; i++) {
+		double t0 = now();
+
+		err = ptsim_mprotect(mm, GIB, GIB, PTSIM_PROT_READ);
+		ptsim_last_stats(m, &s);
+		out->pte_ops += pte_ops(&s);
+		if (!err)
+			err = ptsim_mprotect(mm, GIB, GIB, rw);
+		ptsim_last_stats(m, &s);
+		out->pte_ops += pte_ops(&s);
+		double t1 = now();
+
+		if (!err)
+			err = ptsim_touch(mm, 0, GIB, GIB, PTSIM_ACCESS_WRITE, NULL);
+		ptsim_last_stats(m, &s);
+		out->accesses += s.ev[PTSIM_EV_MEM_ACCESS];
+		out->mprotect_s += t1 - t0;
+		out->touch_s += now() - t1;
+	}
+	ptsim_machine_destroy(m);
+	return err;
+}
+
+/* The same 80 mprotect calls on real memory; -1 when the host cannot do it. */
+static double native(enum mprotect_state state)
+{
+	char *p = mmap((void *)GIB, GIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	double t = 0;
+
+	if (p == MAP_FAILED)
+		return -1;
+	madvise(p, GIB, state == STATE_T1 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	memset(p, 1, GIB);
+	if (state == STATE_T1) {
+		/* the published program's trick: split each PMD by splitting the VMA and back */
+		for (uint64_t off = 0; off < GIB; off += 2 << 20) {
+			madvise(p + off, 4096, MADV_DONTFORK);
+			madvise(p + off, 4096, MADV_DOFORK);
+		}
+	}
+	for (int i = 0; i < ITERATIONS; i++) {
+		double t0 = now();
+
+		if (mprotect(p, GIB, PROT_READ) || mprotect(p, GIB, PROT_READ | PROT_WRITE)) {
+			munmap(p, GIB);
+			return -1;
+		}
+		t += now() - t0;
+		memset(p, 2, GIB);
+	}
+	munmap(p, GIB);
+	return t;
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+int cmd_speed(int argc, char **argv)
+{
+	static const char *const names[NR_STATES] = { "T1", "T2", "T3" };
+	bool json = argc > 1 && !strcmp(argv[1], "--json");
+	bool first = true;
+
+	if (argc > 2 || (argc == 2 && !json)) {
+		fprintf(stderr, "usage: ptsim-bench speed [--json]\n");
+		return 2;
+	}
+	if (json)
+		printf("{\"mprotect\": [\n");
+	else
+		printf("%-4s %-6s %10s %12s %10s %12s %10s %10s %8s\n", "", "", "sim s", "PTE ops",
+		       "ns/op", "ops/s", "ns/access", "native s", "sim/nat");
+	for (int st = 0; st < NR_STATES; st++) {
+		double nat = st == STATE_T2 ? -1 : (progress("native mprotect, %s", names[st]),
+						    native((enum mprotect_state)st));
+
+		for (int b = 0; b < 2; b++) {
+			struct sim_speed s;
+			int err;
+
+			progress("simulating 80 mprotect calls, %s, %s", names[st], b ? "after" : "before");
+			err = simulate((enum mprotect_state)st, b, &s);
+			if (err) {
+				fprintf(stderr, "speed: %s\n", ptsim_strerror(err));
+				return 1;
+			}
+			double ns_op = 1e9 * s.mprotect_s / (double)s.pte_ops;
+			double ns_acc = 1e9 * s.touch_s / (double)s.accesses;
+
+			if (json) {
+				printf("%s  {\"state\": \"%s\", \"variant\": \"%s\", \"sim_seconds\": %.4f, "
+				       "\"pte_ops\": %llu, \"ns_per_pte_op\": %.3f, \"pte_ops_per_second\": %.4g, "
+				       "\"ns_per_access\": %.3f, ", first ? "" : ",\n", names[st],
+				       b ? "after" : "before", s.mprotect_s, (unsigned long long)s.pte_ops,
+				       ns_op, (double)s.pte_ops / s.mprotect_s, ns_acc);
+				if (nat > 0)
+					printf("\"native_seconds\": %.4f, \"sim_over_native\": %.4f}", nat,
+					       s.mprotect_s / nat);
+				else
+					printf("\"native_seconds\": null, \"sim_over_native\": null}");
+			} else {
+				printf("%-4s %-6s %10.3f %12llu %10.2f %12.4g %10.2f ", names[st],
+				       b ? "after" : "before", s.mprotect_s, (unsigned long long)s.pte_ops,
+				       ns_op, (double)s.pte_ops / s.mprotect_s, ns_acc);
+				if (nat > 0)
+					printf("%10.3f %8.3f\n", nat, s.mprotect_s / nat);
+				else
+					printf("%10s %8s\n", "-", "-");
+			}
+			first = false;
+		}
+	}
+	if (json)
+		printf("\n], \"peak_rss_kib\": %ld}\n", peak_rss_kib());
+	else
+		printf("\npeak RSS %ld KiB\n", peak_rss_kib());
+	return 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PTSIM_COST_H
+#define PTSIM_COST_H
+
+#include <stdint.h>
+#include <ptsim/export.h>
+#include <ptsim/machine.h>
+#include <ptsim/stats.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Kernel functions the model attributes events to. Attribution is inclusive:
+ * an event counts for every listed function on the simulated call stack.
+ */
+enum ptsim_func {
+	PTSIM_FN_CHANGE_PTE_RANGE,
+	PTSIM_FN_CHANGE_HUGE_PMD,
+	PTSIM_FN_FOLIO_PTE_BATCH,
+	PTSIM_FN_CONTPTE_CONVERT,
+	PTSIM_FN_TLB_FLUSH_MMU,		/* the mmu_gather's deferred flush */
+	PTSIM_FN_HANDLE_MM_FAULT,	/* anonymous faults (population) */
+	PTSIM_FN_SPLIT_HUGE_PMD,
+	PTSIM_FN_USER_MEMSET,		/* user code touching memory */
+	PTSIM_FN__COUNT
+};
+
+PTSIM_API const char *ptsim_func_name(enum ptsim_func fn);
+
+/* Events attributed to fn by the last public operation, and since creation. */
+PTSIM_API int ptsim_last_func_stats(const struct ptsim_machine *m, enum ptsim_func fn,
+				    struct ptsim_stats *out);
+PTSIM_API int ptsim_total_func_stats(const struct ptsim_machine *m, enum ptsim_func fn,
+				     struct ptsim_stats *out);
+
+/* One profile constant: the cost of one event on one CPU and where it comes from. */
+struct ptsim_cost {
+	double ns;		/* nanoseconds per event */
+	const char *klass;	/* the cost class the event belongs to */
+	double multiplier;	/* events cost multiplier x the class constant */
+	const char *source;	/* published fact, measurement, ESTIMATE, or "fitted on ROW" */
+	const char *fitted_on;	/* row id the class constant was fitted on, or NULL */
+};
+
+/* Cost of one event on cpu for a granule (per-byte classes scale with the page size). */
+PTSIM_API int ptsim_cost_get(enum ptsim_cpu cpu, enum ptsim_granule granule, enum ptsim_event ev,
+			     struct ptsim_cost *out);
+
+struct ptsim_prediction {
+	double total_ns;
+	double event_ns[PTSIM_EV__COUNT];
+};
+
+/* Predicted time of a set of counts on cpu: counts x profile. */
+PTSIM_API int ptsim_predict(enum ptsim_cpu cpu, enum ptsim_granule granule,
+			    const struct ptsim_stats *stats, struct ptsim_prediction *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
