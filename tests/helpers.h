@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

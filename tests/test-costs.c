@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/* Cost profiles: complete, sourced, and a prediction is counts x profile. */
+#include "helpers.h"
+
+static void test_every_constant_sourced(void **state)
+{
+	(void)state;
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+			struct ptsim_cost k;
+
+			assert_int_equal(ptsim_cost_get((enum ptsim_cpu)c, PTSIM_GRANULE_4K,
+							(enum ptsim_event)e, &k), 0);
+			assert_non_null(k.source);
+			assert_true(strlen(k.source) > 8);
+			assert_non_null(k.klass);
+			/* only bookkeeping events are free; everything else costs something */
+			if (strcmp(k.klass, "free"))
+				assert_true(k.ns > 0);
+			else
+				assert_true(k.ns == 0);
+		}
+	}
+}
+
+static void test_fitted_constants_named(void **state)
+{
+	unsigned int fitted = 0;
+
+	(void)state;
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+			struct ptsim_cost k;
+
+			ptsim_cost_get((enum ptsim_cpu)c, PTSIM_GRANULE_4K, (enum ptsim_event)e, &k);
+			if (k.fitted_on) {
+				fitted++;
+				assert_non_null(strstr(k.source, k.fitted_on));
+			}
+		}
+	}
+	assert_true(fitted > 0);
+}
+
+static void test_predict_is_linear(void **state)
+{
+	struct ptsim_stats s = { { 0 } };
+	struct ptsim_prediction p, q;
+	struct ptsim_cost x, d;
+
+	(void)state;
+	s.ev[PTSIM_EV_PTE_XCHG] = 10;
+	s.ev[PTSIM_EV_DSB_ISH] = 3;
+	assert_int_equal(ptsim_predict(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, &s, &p), 0);
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, PTSIM_EV_PTE_XCHG, &x);
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISH, &d);
+	assert_true(fabs(p.total_ns - (10 * x.ns + 3 * d.ns)) < 1e-9);
+	/* 13 cycles at 3.0 GHz */
+	assert_true(fabs(x.ns - 13.0 / 3.0) < 1e-9);
+	/* per-page costs scale with the granule */
+	s.ev[PTSIM_EV_PAGE_ZERO] = 1;
+	assert_int_equal(ptsim_predict(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_64K, &s, &q), 0);
+	assert_int_equal(ptsim_predict(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, &s, &p), 0);
+	assert_true(fabs(q.event_ns[PTSIM_EV_PAGE_ZERO] - 16 * p.event_ns[PTSIM_EV_PAGE_ZERO]) < 1e-6);
+	assert_int_equal(ptsim_predict(PTSIM_CPU__COUNT, PTSIM_GRANULE_4K, &s, &p), -EINVAL);
+	assert_int_equal(ptsim_predict(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, NULL, &p), -EINVAL);
+}
+
+static void test_function_attribution(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, SZ_1G, SZ_2M);
+	struct ptsim_stats all, cpr, conv, flush;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_2M, 4, true), 0);
+	assert_int_equal(ptsim_mprotect(mm, SZ_1G, SZ_2M, PTSIM_PROT_READ), 0);
+	ptsim_last_stats(m, &all);
+	ptsim_last_func_stats(m, PTSIM_FN_CHANGE_PTE_RANGE, &cpr);
+	ptsim_last_func_stats(m, PTSIM_FN_CONTPTE_CONVERT, &conv);
+	ptsim_last_func_stats(m, PTSIM_FN_TLB_FLUSH_MMU, &flush);
+	/* inclusive: convert's TLBIs also count for change_pte_range; the final flush is outside */
+	assert_int_equal(conv.ev[PTSIM_EV_TLBI_RANGE], 64);
+	assert_int_equal(cpr.ev[PTSIM_EV_TLBI_RANGE], 64);
+	assert_int_equal(flush.ev[PTSIM_EV_TLBI_RANGE], 1);
+	assert_int_equal(all.ev[PTSIM_EV_TLBI_RANGE], 65);
+	assert_int_equal(cpr.ev[PTSIM_EV_PTE_READ], all.ev[PTSIM_EV_PTE_READ]);
+	assert_int_equal(ptsim_last_func_stats(m, PTSIM_FN__COUNT, &all), -EINVAL);
+	assert_string_equal(ptsim_func_name(PTSIM_FN_CONTPTE_CONVERT), "contpte_convert");
+	ptsim_machine_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_constant_sourced),
+		cmocka_unit_test(test_fitted_constants_named),
+		cmocka_unit_test(test_predict_is_linear),
+		cmocka_unit_test(test_function_attribution),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
