@@ -25,6 +25,8 @@ static void folio_meta_free(struct folio *f)
 	free(f);
 }
 
+static int set_range(struct folio_store *fs, uint64_t pfn, uint64_t nr, struct folio *f);
+
 void folio_store_free(struct folio_store *fs)
 {
 	for (size_t s = 0; fs->sections && s < fs->nr_sections; s++) {
@@ -34,12 +36,15 @@ void folio_store_free(struct folio_store *fs)
 			continue;
 		for (uint64_t i = 0; i < SECTION_PAGES; i++) {
 			struct folio *f = sec[i];
-			uint64_t pfn = fs->base_pfn + (s << FOLIO_SECTION_SHIFT) + i;
 
-			if (f && f->pfn == pfn)
+			/* the head comes first: clear every slot of the folio, then free it once */
+			if (f) {
+				set_range(fs, f->pfn, folio_nr_pages(f), NULL);
 				folio_meta_free(f);
+			}
 		}
 		free(sec);
+		fs->sections[s] = NULL;
 	}
 	free(fs->sections);
 	memset(fs, 0, sizeof(*fs));
