@@ -77,6 +77,27 @@ static int fit_m3_mprotect(void)
 	return 0;
 }
 
+/*
+ * Android phone: the folio_lookup class (vm_normal_folio with its struct page
+ * reads) on uffd.android.normal_folio_share_before: share = n x / (rest + n x).
+ */
+static int fit_android_uffd(void)
+{
+	struct uffd_run_result b;
+	double x = 0, unused = 0;
+	int err = uffd_program(false, &b);
+
+	if (err)
+		return err;
+	struct split s = split_of(&b.mpp, PTSIM_CPU_ANDROID_X1, "folio_lookup", "-", &x, &unused);
+	double rest = s.total - x * s.dx, target = 0.20;
+	double fitted = target * rest / ((1 - target) * s.dx);
+
+	printf("android-x1 folio_lookup = %.1f ns   (fitted on uffd.android.normal_folio_share_before; "
+	       "now %.1f)\n", fitted, x);
+	return 0;
+}
+
 int cmd_fit(int argc, char **argv)
 {
 	(void)argv;
@@ -84,5 +105,5 @@ int cmd_fit(int argc, char **argv)
 		fprintf(stderr, "usage: ptsim-bench fit\n");
 		return 2;
 	}
-	return fit_m3_mprotect() ? 1 : 0;
+	return fit_m3_mprotect() || fit_android_uffd() ? 1 : 0;
 }

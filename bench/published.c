@@ -10,6 +10,11 @@
 	"<20250628113435.46678-1-dev.jain@arm.com>; same times in v3, 19 May 2025 " \
 	"(spec/mprotect-contpte.md §6). Whole-process seconds on an Apple M3, 4K pages."
 
+#define UFFD_SRC "uffd MOVE TLB-flush batching v1-v6, 2025-07-31/08-16"
+#define UFFD_CITE "Lokesh Gidra, [PATCH v6] userfaultfd: opportunistic TLB-flush batching for " \
+	"present pages in MOVE, 16 Aug 2025 (same text v1-v6); profile of an arm64 Android device " \
+	"with UFFD GC (spec/uffd-move-exec-folio.md A4)"
+
 const struct published published_rows[] = {
 	{ "mprotect.m3.t1_speedup", MPROTECT_SRC, MPROTECT_CITE, "apple-m3",
 	  "T1 time before/after (7.9 s / 2.1 s)", 7.9 / 2.1, 15, 0, 0 },
@@ -19,6 +24,16 @@ const struct published published_rows[] = {
 	  "T3 time before/after (4.2 s / 4.3 s)", 4.2 / 4.3, 15, 0, 0 },
 	{ "mprotect.m3.t1_over_t3_before", MPROTECT_SRC, MPROTECT_CITE, "apple-m3",
 	  "before: T1 time / T3 time (7.9 s / 4.2 s)", 7.9 / 4.2, 15, 0, 0 },
+	{ "uffd.android.clear_flush_share_before", UFFD_SRC, UFFD_CITE, "android-x1",
+	  "share of move_pages_pte time in ptep_clear_flush, before (\"over 40%\")", 0.40, 0,
+	  0.40, 0.50 },
+	{ "uffd.android.normal_folio_share_before", UFFD_SRC, UFFD_CITE, "android-x1",
+	  "share of move_pages_pte time in vm_normal_folio, before (\"~20%\")", 0.20, 0, 0.15, 0.25 },
+	{ "uffd.android.normal_folio_share_after", UFFD_SRC, UFFD_CITE, "android-x1",
+	  "share of move_pages_pte time in vm_normal_folio, after (\"over 70%\")", 0.70, 0, 0.70,
+	  1.00 },
+	{ "uffd.android.move_pages_pte_speedup", UFFD_SRC, UFFD_CITE, "android-x1",
+	  "move_pages_pte time before/after (\"only ~20%\" read as 1/0.2)", 5.0, 0, 0, 0 },
 };
 
 const unsigned int nr_published_rows = sizeof(published_rows) / sizeof(published_rows[0]);

@@ -183,6 +183,8 @@ static void print_detail(const struct outcome *o)
 	}
 	printf("%-26s %16s %12.3f %7s   %16s %12.3f\n", "total", "", pb.total_ns / 1e6, "", "",
 	       pa.total_ns / 1e6);
+	if (!strncmp(o->row->id, "uffd.", 5))
+		uffd_print_sweep();
 }
 
 int cmd_reproduce(int argc, char **argv)

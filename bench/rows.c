@@ -9,6 +9,7 @@ static const struct {
 	row_sim_fn fn;
 } simulations[] = {
 	{ "mprotect.", mprotect_rows },
+	{ "uffd.", uffd_rows },
 };
 
 row_sim_fn row_simulation(const char *id)

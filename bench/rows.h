@@ -49,6 +49,15 @@ struct program_run {
 int mprotect_program(enum mprotect_state state, bool batching, struct program_run *out);
 int mprotect_rows(const struct published *row, struct row_result *out);
 
+/* The UFFDIO_MOVE compaction workload (bench/uffd_program.c). */
+struct uffd_run_result {
+	struct ptsim_stats all, mpp, clear_flush, normal_folio;	/* the moves; per function */
+};
+int uffd_program(bool batching, struct uffd_run_result *out);
+double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whole);
+int uffd_rows(const struct published *row, struct row_result *out);
+void uffd_print_sweep(void);
+
 /* Progress on stderr for long steps. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -8,6 +8,8 @@ static const char *const feature_names[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_MPROTECT_PTE_BATCHING] = "mprotect_pte_batching",
 	[PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT] = "contpte_get_early_exit",
 	[PTSIM_FEAT_CONTPTE_BBML2_ELISION] = "contpte_bbml2_elision",
+	[PTSIM_FEAT_UFFD_MOVE_BATCHING] = "uffd_move_batching",
+	[PTSIM_FEAT_UFFD_MOVE_ERR_RESET] = "uffd_move_err_reset",
 };
 
 const char *ptsim_feature_name(enum ptsim_feature feat)
@@ -41,7 +43,7 @@ int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT])
 	else
 		return -EINVAL;
 	for (unsigned int f = 0; f < PTSIM_FEAT__COUNT; f++)
-		features[f] = on;
+		features[f] = on && f != PTSIM_FEAT_UFFD_MOVE_ERR_RESET;
 	return 0;
 }
 

@@ -204,3 +204,62 @@ void folio_set_page_anon_exclusive(struct folio *f, uint64_t idx, bool excl)
 
 	*w = excl ? (*w | bit) : (*w & ~bit);
 }
+
+void folio_store_set(struct ptsim_machine *m, struct folio *f)
+{
+	if (!set_range(&m->folios, f->pfn, folio_nr_pages(f), f))
+		m->folios.nr_folios++;
+}
+
+/* The folio mapped at va, and the page's index inside it. */
+static struct folio *folio_at(const struct ptsim_mm *mm, uint64_t va, uint64_t *idx)
+{
+	struct ptsim_translation tr;
+	uint64_t pfn;
+	struct folio *f;
+
+	if (ptsim_translate(mm, va, &tr))
+		return NULL;
+	pfn = tr.pa >> mm->m->geo.page_shift;
+	f = pfn_folio(mm->m, pfn);
+	if (f && idx)
+		*idx = pfn - f->pfn;
+	return f;
+}
+
+int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
+{
+	struct folio *f;
+
+	VALIDATE(mm);
+	f = folio_at(mm, va, NULL);
+	if (!f)
+		return -ENOENT;
+	f->pincount = pinned ? 1 : 0;
+	return 0;
+}
+
+int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive)
+{
+	uint64_t idx = 0;
+	struct folio *f;
+
+	VALIDATE(mm);
+	f = folio_at(mm, va, &idx);
+	if (!f)
+		return -ENOENT;
+	folio_set_page_anon_exclusive(f, idx, exclusive);
+	return 0;
+}
+
+int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int attempts)
+{
+	struct folio *f;
+
+	VALIDATE(mm);
+	f = folio_at(mm, va, NULL);
+	if (!f)
+		return -ENOENT;
+	f->lock_contention = attempts;
+	return 0;
+}

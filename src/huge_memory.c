@@ -94,3 +94,102 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 	free(tables);
 	return err;
 }
+
+/* Where an anonymous folio's first page is mapped in mm, from its anon_vma and index. */
+static bool folio_anon_address(const struct ptsim_mm *mm, const struct folio *f, uint64_t *va)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	for (size_t i = 0; i < mm->nr_vmas; i++) {
+		const struct vma *v = &mm->vmas[i];
+		uint64_t pages = (v->end - v->start) >> g->page_shift;
+
+		if (v->anon_vma == f->mapping && f->index >= v->pgoff && f->index - v->pgoff < pages) {
+			*va = v->start + ((f->index - v->pgoff) << g->page_shift);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * split_folio for a PTE-mapped anonymous large folio (mm/huge_memory.c): the
+ * mappings are unmapped with one flush over the folio and remapped page by
+ * page, and every page becomes an order-0 folio keeping its exclusivity and
+ * index. A pinned folio cannot be split (-EBUSY).
+ */
+int split_folio(struct ptsim_mm *mm, struct folio *f)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t nr = folio_nr_pages(f), va;
+	struct folio **parts;
+	pte_t *old;
+	bool mapped;
+
+	if (f->pincount)
+		return -EBUSY;
+	parts = calloc(nr, sizeof(*parts));
+	old = calloc(nr, sizeof(*old));
+	for (uint64_t i = 1; parts && old && i < nr; i++)
+		parts[i] = calloc(1, sizeof(**parts));
+	for (uint64_t i = 1; i < nr; i++) {
+		if (!parts || !old || !parts[i]) {
+			for (uint64_t j = 1; parts && j < nr; j++)
+				free(parts[j]);
+			free(parts);
+			free(old);
+			return -ENOMEM;
+		}
+	}
+	count(m, PTSIM_EV_FOLIO_SPLIT, 1);
+	mapped = folio_anon_address(mm, f, &va);
+	/* unmap_folio: clear every mapping, one flush for the folio's range */
+	for (uint64_t i = 0; mapped && i < nr; i++) {
+		unsigned int idx;
+		struct pt_table *t = pt_lookup_leaf(mm, va + (i << g->page_shift), &idx);
+
+		old[i] = 0;
+		if (t && t->level == 3 && pte_present(t->desc[idx]) &&
+		    pte_pfn(g, t->desc[idx]) == f->pfn + i)
+			old[i] = get_and_clear_full_ptes(mm, va + (i << g->page_shift), &t->desc[idx], 1, 0);
+	}
+	if (mapped)
+		flush_tlb_range(mm, va, va + (nr << g->page_shift));
+	for (uint64_t i = 1; i < nr; i++) {
+		struct folio *p = parts[i];
+
+		p->pfn = f->pfn + i;
+		p->order = 0;
+		p->flags = f->flags & ~FOLIO_LOCKED;
+		p->mapping = f->mapping;
+		p->index = f->index + i;
+		p->mapcount = old[i] ? 1 : 0;
+		folio_set_page_anon_exclusive(p, 0, folio_page_anon_exclusive(f, i));
+	}
+	bool excl0 = folio_page_anon_exclusive(f, 0);
+
+	free(f->excl);
+	f->excl = NULL;
+	f->excl_inline = 0;
+	folio_set_page_anon_exclusive(f, 0, excl0);
+	f->order = 0;
+	f->mapcount = old[0] ? 1 : 0;
+	for (uint64_t i = 1; i < nr; i++)
+		folio_store_set(m, parts[i]);
+	/* remap_page: the pages come back one by one, no longer contiguous-foldable */
+	for (uint64_t i = 0; mapped && i < nr; i++) {
+		unsigned int idx;
+		uint64_t a = va + (i << g->page_shift);
+		struct pt_table *t;
+
+		if (!old[i])
+			continue;
+		t = pt_walk_table(mm, a, 3, false, &(int){ 0 });
+		idx = pt_index(g, 3, a);
+		set_ptes(mm, a, &t->desc[idx], pte_mknoncont(old[i]), 1);
+	}
+	free(parts);
+	free(old);
+	return 0;
+}

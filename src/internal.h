@@ -71,6 +71,7 @@ struct folio {
 	int pincount;
 	uint64_t mapping;	/* anon_vma or file id; 0 = none */
 	uint64_t index;
+	unsigned int lock_contention;	/* trylocks that will still fail (another holder) */
 	uint64_t excl_inline;	/* PageAnonExclusive bits for order <= 6 */
 	uint64_t *excl;		/* ... and for larger folios */
 };
@@ -109,6 +110,7 @@ struct vma {
 	pte_t page_prot;	/* vm_page_prot */
 	uint64_t anon_vma;	/* id, 0 until the first anonymous fault */
 	uint64_t pgoff;
+	bool uffd;		/* registered with the mm's userfaultfd context */
 };
 
 struct ptsim_mm {
@@ -121,6 +123,8 @@ struct ptsim_mm {
 	size_t nr_vmas, cap_vmas;
 	uint64_t pgtable_bytes;
 	bool tlb_flush_pending;	/* inc_tlb_flush_pending by tlb_gather_mmu */
+	bool uffd_mmap_changing;	/* userfaultfd ctx->mmap_changing */
+	uint64_t next_swap_offset;
 };
 
 /* ---- undo log: a failed public operation leaves the model unchanged ---- */
@@ -180,6 +184,7 @@ struct ptsim_machine {
 	unsigned int next_asid;
 	uint64_t next_anon_vma;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
+	unsigned int tlbi_since_dsb;	/* TLBIs issued since the last DSB ISH */
 	/* The hardware model: per-CPU TLBs and the break-before-make checker. */
 	struct tlb_model *tlb;
 	struct bbm_state bbm;
@@ -259,12 +264,21 @@ struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		struct folio **out);
 void folio_free(struct ptsim_machine *m, struct folio *folio);
+/* Point every page of f at f (after a split created it). */
+void folio_store_set(struct ptsim_machine *m, struct folio *f);
 static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;
 }
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
+
+/* memory.c */
+struct page_ref {
+	struct folio *folio;	/* NULL: no normal page */
+	uint64_t idx;		/* page index inside the folio */
+};
+struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
 
 /* pgtable.c: software table walk and allocation */
 static inline unsigned int lvl(int level)
@@ -310,6 +324,7 @@ struct pt_table;
 void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
 			     struct pt_table *pte_table);
 bool pmd_is_leaf(const struct pt_table *t, unsigned int idx);
+int split_folio(struct ptsim_mm *mm, struct folio *f);
 pte_t vm_get_page_prot(unsigned int vm_flags);
 
 /* diag.c */

@@ -7,6 +7,21 @@
 
 #include <stdlib.h>
 
+/* vm_normal_page + page_folio: special entries (the zero page) have no normal page. */
+struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
+{
+	struct page_ref ref = { 0 };
+	uint64_t pfn = pte_pfn(&mm->m->geo, pte);
+
+	count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
+	if (pte_special(pte))
+		return ref;
+	ref.folio = pfn_folio(mm->m, pfn);
+	if (ref.folio)
+		ref.idx = pfn - ref.folio->pfn;
+	return ref;
+}
+
 /* The PTE an anonymous fault installs for the first page of folio (mk_pte + write bits). */
 static pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn,
 			    bool write)

@@ -19,26 +19,6 @@
 #define FPB_RESPECT_SOFT_DIRTY		0x2u
 #define FPB_RESPECT_WRITE		0x4u
 
-struct page_ref {
-	struct folio *folio;	/* NULL: no normal page */
-	uint64_t idx;		/* page index inside the folio */
-};
-
-/* vm_normal_page + page_folio: special entries (the zero page) have no normal page. */
-static struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
-{
-	struct page_ref ref = { 0 };
-	uint64_t pfn = pte_pfn(&mm->m->geo, pte);
-
-	count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
-	if (pte_special(pte))
-		return ref;
-	ref.folio = pfn_folio(mm->m, pfn);
-	if (ref.folio)
-		ref.idx = pfn - ref.folio->pfn;
-	return ref;
-}
-
 static bool page_anon_exclusive(struct ptsim_mm *mm, const struct page_ref *ref, uint64_t off)
 {
 	count(mm->m, PTSIM_EV_ANON_EXCL_TEST, 1);

@@ -41,6 +41,7 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_TLBI_RANGE_VAA] = "tlbi_range_vaa",
 	[PTSIM_EV_TLBI_ASID] = "tlbi_asid",
 	[PTSIM_EV_TLBI_ALL] = "tlbi_all",
+	[PTSIM_EV_TLBI_BACK_TO_BACK] = "tlbi_back_to_back",
 	[PTSIM_EV_DSB_ISHST] = "dsb_ishst",
 	[PTSIM_EV_DSB_ISH] = "dsb_ish",
 	[PTSIM_EV_ISB] = "isb",
@@ -89,6 +90,18 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_TLB_CONFLICT] = "tlb_conflict",
 	[PTSIM_EV_USER_PAGE_WRITE] = "user_page_write",
 	[PTSIM_EV_USER_PAGE_READ] = "user_page_read",
+	[PTSIM_EV_FOLIO_TRYLOCK] = "folio_trylock",
+	[PTSIM_EV_FOLIO_LOCK_WAIT] = "folio_lock_wait",
+	[PTSIM_EV_FOLIO_UNLOCK] = "folio_unlock",
+	[PTSIM_EV_FOLIO_GET] = "folio_get",
+	[PTSIM_EV_FOLIO_PUT] = "folio_put",
+	[PTSIM_EV_ANON_VMA_LOCK] = "anon_vma_lock",
+	[PTSIM_EV_ANON_VMA_REF] = "anon_vma_ref",
+	[PTSIM_EV_RMAP_MOVE] = "rmap_move",
+	[PTSIM_EV_PTE_MAP] = "pte_map",
+	[PTSIM_EV_COND_RESCHED] = "cond_resched",
+	[PTSIM_EV_FOLIO_SPLIT] = "folio_split",
+	[PTSIM_EV_SWAP_LOOKUP] = "swap_lookup",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)
@@ -107,6 +120,10 @@ static const char *const func_names[PTSIM_FN__COUNT] = {
 	[PTSIM_FN_HANDLE_MM_FAULT] = "handle_mm_fault",
 	[PTSIM_FN_SPLIT_HUGE_PMD] = "split_huge_pmd",
 	[PTSIM_FN_USER_MEMSET] = "user_memset",
+	[PTSIM_FN_MOVE_PAGES_PTE] = "move_pages_pte",
+	[PTSIM_FN_PTEP_CLEAR_FLUSH] = "ptep_clear_flush",
+	[PTSIM_FN_VM_NORMAL_FOLIO] = "vm_normal_folio",
+	[PTSIM_FN_FLUSH_TLB_RANGE] = "flush_tlb_range",
 };
 
 const char *ptsim_func_name(enum ptsim_func fn)

@@ -45,6 +45,7 @@ void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->flags == b->flags && a->page_prot == b->page_prot &&
+	       a->uffd == b->uffd &&
 	       (!a->anon_vma || !b->anon_vma || a->anon_vma == b->anon_vma) &&
 	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
 }

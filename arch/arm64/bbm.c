@@ -182,7 +182,8 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		sc.end = UINT64_MAX;
 		sc.last_level = false;
 	}
-	if (op->pages <= 64 && b->broken.len > 64) {
+	if (op->kind != TLBI_KIND_ALL && op->kind != TLBI_KIND_ASID && op->pages <= 64 &&
+	    b->broken.len > 64) {
 		/* few pages, many tracked entries: look the candidates up */
 		for (uint64_t va = sc.start; va < sc.end; va += m->geo.page_size) {
 			for (int l = m->geo.start_level; l <= 3; l++) {

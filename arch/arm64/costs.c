@@ -14,11 +14,13 @@ enum cost_class {
 	C_PTE_LOAD,	/* a plain load of a descriptor (L1-resident, streaming) */
 	C_PTE_STORE,	/* a plain store of a descriptor */
 	C_ATOMIC,	/* SWP / CAS on an L1-resident line */
-	C_TLBI,		/* issuing one broadcast TLBI */
+	C_TLBI,		/* issuing a lone broadcast TLBI */
+	C_TLBI_EXTRA,	/* the stall of each further TLBI issued back to back */
 	C_DSB_TLBI,	/* DSB ISH completing broadcast TLB maintenance */
 	C_DSB_LIGHT,	/* DSB ISHST (no maintenance outstanding) */
 	C_ISB,
 	C_CALL,		/* a kernel helper call: call, prologue, a few branches */
+	C_FOLIO_LOOKUP,	/* vm_normal_page/vm_normal_folio: the call and its struct page reads */
 	C_BIT_TEST,	/* a flag or bit test, an inline helper */
 	C_FAULT,	/* exception entry/exit and fault handling, without zeroing */
 	C_ZERO_KIB,	/* zeroing 1 KiB of a freshly allocated page */
@@ -34,8 +36,9 @@ enum cost_class {
 
 static const char *const class_names[C__COUNT] = {
 	[C_FREE] = "free", [C_PTE_LOAD] = "pte_load", [C_PTE_STORE] = "pte_store",
-	[C_ATOMIC] = "atomic", [C_TLBI] = "tlbi", [C_DSB_TLBI] = "dsb_tlbi",
-	[C_DSB_LIGHT] = "dsb_light", [C_ISB] = "isb", [C_CALL] = "call", [C_BIT_TEST] = "bit_test",
+	[C_ATOMIC] = "atomic", [C_TLBI] = "tlbi", [C_TLBI_EXTRA] = "tlbi_extra", [C_DSB_TLBI] = "dsb_tlbi",
+	[C_DSB_LIGHT] = "dsb_light", [C_ISB] = "isb", [C_CALL] = "call", [C_FOLIO_LOOKUP] = "folio_lookup",
+	[C_BIT_TEST] = "bit_test",
 	[C_FAULT] = "fault", [C_ZERO_KIB] = "zero_kib", [C_USER_WRITE_KIB] = "user_write_kib",
 	[C_USER_READ_KIB] = "user_read_kib", [C_TLB_L2_HIT] = "tlb_l2_hit", [C_WALK] = "walk",
 	[C_ALLOC] = "alloc", [C_VMA_OP] = "vma_op", [C_SYSCALL] = "syscall",
@@ -62,6 +65,7 @@ static const struct {
 	[PTSIM_EV_TLBI_RANGE_VAA] = { C_TLBI, 1, false },
 	[PTSIM_EV_TLBI_ASID] = { C_TLBI, 1, false },
 	[PTSIM_EV_TLBI_ALL] = { C_TLBI, 1, false },
+	[PTSIM_EV_TLBI_BACK_TO_BACK] = { C_TLBI_EXTRA, 1, false },
 	[PTSIM_EV_DSB_ISHST] = { C_DSB_LIGHT, 1, false },
 	[PTSIM_EV_DSB_ISH] = { C_DSB_TLBI, 1, false },
 	[PTSIM_EV_ISB] = { C_ISB, 1, false },
@@ -73,7 +77,7 @@ static const struct {
 	[PTSIM_EV_TABLE_FREE] = { C_ALLOC, 0.5, false },
 	[PTSIM_EV_FOLIO_ALLOC] = { C_ALLOC, 1, false },
 	[PTSIM_EV_FOLIO_FREE] = { C_ALLOC, 0.5, false },
-	[PTSIM_EV_FOLIO_LOOKUP] = { C_CALL, 1, false },
+	[PTSIM_EV_FOLIO_LOOKUP] = { C_FOLIO_LOOKUP, 1, false },
 	[PTSIM_EV_FOLIO_TEST] = { C_BIT_TEST, 1, false },
 	[PTSIM_EV_ANON_EXCL_TEST] = { C_BIT_TEST, 1, false },
 	[PTSIM_EV_PTL_LOCK] = { C_ATOMIC, 2, false },	/* lock and unlock */
@@ -110,6 +114,18 @@ static const struct {
 	[PTSIM_EV_TLB_CONFLICT] = { C_FREE, 0, false },
 	[PTSIM_EV_USER_PAGE_WRITE] = { C_USER_WRITE_KIB, 1, true },
 	[PTSIM_EV_USER_PAGE_READ] = { C_USER_READ_KIB, 1, true },
+	[PTSIM_EV_FOLIO_TRYLOCK] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_FOLIO_LOCK_WAIT] = { C_SYSCALL, 2, false },	/* sleep and wake-up */
+	[PTSIM_EV_FOLIO_UNLOCK] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_FOLIO_GET] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_FOLIO_PUT] = { C_ATOMIC, 1, false },
+	[PTSIM_EV_ANON_VMA_LOCK] = { C_ATOMIC, 2, false },	/* rwsem trylock and unlock */
+	[PTSIM_EV_ANON_VMA_REF] = { C_ATOMIC, 2, false },	/* get and put */
+	[PTSIM_EV_RMAP_MOVE] = { C_CALL, 1, false },
+	[PTSIM_EV_PTE_MAP] = { C_CALL, 2, false },		/* map (RCU enter) and unmap */
+	[PTSIM_EV_COND_RESCHED] = { C_CALL, 1, false },
+	[PTSIM_EV_FOLIO_SPLIT] = { C_ALLOC, 4, false },	/* new metadata per page, remap */
+	[PTSIM_EV_SWAP_LOOKUP] = { C_CALL, 2, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
@@ -137,6 +153,7 @@ struct constant {
 #define EST_VMA		NSEC(300, "ESTIMATE: VMA split/merge with slab and maple tree, 300 ns")
 #define EST_SYSCALL	NSEC(200, "cpus.md §10.4: exception round trip 0.1-0.3 us (ESTIMATE)")
 #define L1_LOAD		CYC(4, "cpus.md §1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
+#define EST_LOOKUP	CYC(36, "ESTIMATE: helper call (20 cycles) + struct page read from L2 (16 cycles)")
 
 static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_APPLE_M3] = {
@@ -144,16 +161,19 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(22, "cpus.md §9.4: LDADDAL 21.99 / CASAL 21.06 cyc on M1 Firestorm "
 				 "(ocxtal); SWP assumed equal"),
-		[C_TLBI] = NSEC(150, "cpus.md §10.3: broadcast TLBI issue on Apple M3 ~150 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = FITTED_NS(402, "mprotect.m3.t1_over_t3_before"),
+		[C_TLBI] = NSEC(18, "cpus.md §9.2/§10.3: a lone TLBI is ~5% of a single-page flush "
+				"(SD888 measured); 5% of the M3 ~0.35 us flush"),
+		[C_TLBI_EXTRA] = NSEC(150, "cpus.md §10.3: M3 broadcast TLBI per extra op ~150 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = FITTED_NS(560, "mprotect.m3.t1_over_t3_before"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
+		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(920, "cpus.md §10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
 				 "minus the zeroing (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(50, "cpus.md §10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = FITTED_BW(76.3, "mprotect.m3.t1_speedup"),
+		[C_USER_WRITE_KIB] = FITTED_BW(71.2, "mprotect.m3.t1_speedup"),
 		[C_USER_READ_KIB] = BW(100, "cpus.md §8/§10.5: one P-core draws most of 100 GB/s (ESTIMATE)"),
 		[C_TLB_L2_HIT] = CYC(6, "cpus.md §1: L1 miss / L2 hit +6 cycles (M1 measured)"),
 		[C_WALK] = CYC(39, "cpus.md §10.2: walk +26 cycles with caches hit, +50% nested in a VM"),
@@ -165,11 +185,13 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13 cyc on N1/V1/X1 (ocxtal); V2 assumed equal"),
-		[C_TLBI] = NSEC(450, "cpus.md §10.3: Grace broadcast TLBI issue ~400-500 ns (ESTIMATE)"),
+		[C_TLBI] = NSEC(60, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.0-1.5 us Grace flush"),
+		[C_TLBI_EXTRA] = NSEC(450, "cpus.md §10.3: Grace TLBI per extra op ~400-500 ns (ESTIMATE)"),
 		[C_DSB_TLBI] = NSEC(900, "cpus.md §10.3: Grace DSB ISH after TLBI ~800-1000 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
+		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(1000, "cpus.md §10.4: 0.8-1.5 us per anonymous fault on server cores "
 				  "(ESTIMATE)"),
@@ -186,11 +208,14 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(15, "cpus.md §10.4: AmpereOne atomics ~15 cycles (ESTIMATE)"),
-		[C_TLBI] = NSEC(600, "cpus.md §10.3: AmpereOne broadcast TLBI ~500-700 ns (ESTIMATE)"),
+		[C_TLBI] = NSEC(90, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.5-2.0 us AmpereOne flush"),
+		[C_TLBI_EXTRA] = NSEC(600, "cpus.md §10.3: AmpereOne TLBI per extra op ~500-700 ns "
+				      "(ESTIMATE)"),
 		[C_DSB_TLBI] = NSEC(1250, "cpus.md §10.3: AmpereOne DSB ISH ~1000-1500 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
+		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(25, "cpus.md §10.5: AmpereOne ~20-30 GB/s (ESTIMATE)"),
@@ -206,11 +231,14 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 12.98 cyc on Altra N1 (ocxtal)"),
-		[C_TLBI] = NSEC(450, "cpus.md §9.1/§10.3: ~465-470 ns per extra TLBI (Zhenyu Ye, Huawei)"),
+		[C_TLBI] = NSEC(70, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.0-1.5 us Altra flush"),
+		[C_TLBI_EXTRA] = NSEC(465, "cpus.md §9.1: ~465-470 ns per extra TLBI (Zhenyu Ye, Huawei "
+				     "server without TLBI range, measured)"),
 		[C_DSB_TLBI] = NSEC(900, "cpus.md §10.3: Altra DSB ISH ~800-1000 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
+		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(22, "cpus.md §10.5: Altra ~20-25 GB/s (ESTIMATE)"),
@@ -226,11 +254,13 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13.00 cyc on Graviton3 V1 (ocxtal)"),
-		[C_TLBI] = NSEC(400, "cpus.md §10.3: Graviton3 broadcast TLBI ~400 ns (ESTIMATE)"),
+		[C_TLBI] = NSEC(60, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.0-1.3 us Graviton3 flush"),
+		[C_TLBI_EXTRA] = NSEC(400, "cpus.md §10.3: Graviton3 TLBI per extra op ~400 ns (ESTIMATE)"),
 		[C_DSB_TLBI] = NSEC(800, "cpus.md §10.3: Graviton3 DSB ISH ~700-900 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
+		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(30, "cpus.md §10.5: Graviton3 ~25-35 GB/s (ESTIMATE)"),
@@ -246,11 +276,13 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(13, "cpus.md §9.4: 13 cycles on Arm V/X cores (ocxtal); V3 assumed equal"),
-		[C_TLBI] = NSEC(450, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
+		[C_TLBI] = NSEC(60, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
+		[C_TLBI_EXTRA] = NSEC(450, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
 		[C_DSB_TLBI] = NSEC(900, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
+		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(30, "ESTIMATE: as Graviton3 (cpus.md §10.5)"),
@@ -266,12 +298,15 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13 cyc on X1 (SD 8cx Gen 3, ocxtal)"),
-		[C_TLBI] = NSEC(125, "cpus.md §10.3: phone broadcast TLBI ~100-150 ns (ESTIMATE)"),
+		[C_TLBI] = NSEC(15, "cpus.md §9.2: a lone TLBI is ~5% of the 310 ns SD888 "
+				"ptep_clear_flush (measured)"),
+		[C_TLBI_EXTRA] = NSEC(125, "cpus.md §10.3: phone TLBI per extra op ~100-150 ns (ESTIMATE)"),
 		[C_DSB_TLBI] = NSEC(290, "cpus.md §9.2: DSB ~95% of a 748-cycle ptep_clear_flush on "
 				 "SD888 A78, ~290 ns"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
+		[C_FOLIO_LOOKUP] = FITTED_NS(130, "uffd.android.normal_folio_share_before"),
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(1500, "cpus.md §10.4: 2-4 us on phone mid cores; a big core less "
 				  "(ESTIMATE)"),

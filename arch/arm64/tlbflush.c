@@ -15,6 +15,7 @@ void dsb_ishst(struct ptsim_machine *m)
 void dsb_ish(struct ptsim_machine *m)
 {
 	count(m, PTSIM_EV_DSB_ISH, 1);
+	m->tlbi_since_dsb = 0;
 	/* the DSB completes every TLBI issued before it */
 	tlb_dsb(m);
 	bbm_dsb(m);
@@ -43,6 +44,9 @@ static void __tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		if (i)
 			dsb_ish(m);
 		count(m, tlbi_event[op->kind], 1);
+		/* a lone TLBI is cheap to issue; ones queued behind it stall on DVM */
+		if (m->tlbi_since_dsb++)
+			count(m, PTSIM_EV_TLBI_BACK_TO_BACK, 1);
 		tlb_invalidate(m, op);
 		bbm_tlbi(m, op);
 		if (m->tlbi_observer)

@@ -24,6 +24,10 @@ enum ptsim_func {
 	PTSIM_FN_HANDLE_MM_FAULT,	/* anonymous faults (population) */
 	PTSIM_FN_SPLIT_HUGE_PMD,
 	PTSIM_FN_USER_MEMSET,		/* user code touching memory */
+	PTSIM_FN_MOVE_PAGES_PTE,	/* move_pages_pte (baseline) / move_pages_ptes (batched) */
+	PTSIM_FN_PTEP_CLEAR_FLUSH,
+	PTSIM_FN_VM_NORMAL_FOLIO,
+	PTSIM_FN_FLUSH_TLB_RANGE,	/* the batched MOVE's one flush per batch */
 	PTSIM_FN__COUNT
 };
 

@@ -10,6 +10,7 @@
 #include <ptsim/mprotect.h>
 #include <ptsim/tlb.h>
 #include <ptsim/cost.h>
+#include <ptsim/uffd.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -29,6 +29,7 @@ enum ptsim_event {
 	PTSIM_EV_TLBI_RANGE_VAA,	/* TLBI RVAALE1IS / RVAAE1IS (FEAT_TLBIRANGE) */
 	PTSIM_EV_TLBI_ASID,		/* TLBI ASIDE1IS */
 	PTSIM_EV_TLBI_ALL,		/* TLBI VMALLE1IS */
+	PTSIM_EV_TLBI_BACK_TO_BACK,	/* TLBIs issued after another with no DSB between */
 	PTSIM_EV_DSB_ISHST,		/* DSB ISHST before TLB maintenance */
 	PTSIM_EV_DSB_ISH,		/* DSB ISH completing TLB maintenance */
 	PTSIM_EV_ISB,			/* ISB */
@@ -77,6 +78,18 @@ enum ptsim_event {
 	PTSIM_EV_TLB_CONFLICT,		/* lookups that matched more than one entry */
 	PTSIM_EV_USER_PAGE_WRITE,	/* pages written by a memset-like touch */
 	PTSIM_EV_USER_PAGE_READ,	/* pages read by a memchr-like touch */
+	PTSIM_EV_FOLIO_TRYLOCK,		/* folio_trylock attempts */
+	PTSIM_EV_FOLIO_LOCK_WAIT,	/* blocking folio_lock after a failed trylock */
+	PTSIM_EV_FOLIO_UNLOCK,		/* folio_unlock */
+	PTSIM_EV_FOLIO_GET,		/* folio reference taken */
+	PTSIM_EV_FOLIO_PUT,		/* folio reference dropped */
+	PTSIM_EV_ANON_VMA_LOCK,		/* anon_vma write lock taken (and released) */
+	PTSIM_EV_ANON_VMA_REF,		/* anon_vma reference taken (and dropped) */
+	PTSIM_EV_RMAP_MOVE,		/* folio_move_anon_rmap + index update */
+	PTSIM_EV_PTE_MAP,		/* pte_offset_map (RCU enter) and pte_unmap pairs */
+	PTSIM_EV_COND_RESCHED,		/* outer-loop cond_resched and signal check */
+	PTSIM_EV_FOLIO_SPLIT,		/* large folio split to order 0 */
+	PTSIM_EV_SWAP_LOOKUP,		/* swap device get and swap-cache lookup */
 	PTSIM_EV__COUNT
 };
 

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PTSIM_UFFD_H
+#define PTSIM_UFFD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ptsim/export.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ptsim_mm;
+
+#define PTSIM_UFFDIO_MOVE_MODE_DONTWAKE		0x1u
+#define PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES	0x2u
+
+/*
+ * UFFDIO_REGISTER: register every VMA of [start, start+len) with the mm's
+ * userfaultfd context (one context per mm in the model). The range must be
+ * covered by anonymous private VMAs.
+ */
+PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len);
+
+/*
+ * UFFDIO_MOVE: move_pages(). Returns the bytes moved (> 0), or a negative
+ * errno when nothing was moved (-EINVAL, -ENOENT, -EEXIST, -EBUSY, -EAGAIN,
+ * -ENOMEM). A failure after some pages moved returns the bytes moved, as the
+ * kernel does. PTSIM_FEAT_UFFD_MOVE_BATCHING selects the per-page
+ * ptep_clear_flush path or the batched path with one flush_tlb_range per batch.
+ */
+PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
+				  unsigned int mode);
+
+/* ctx->mmap_changing: while set, UFFDIO_MOVE fails with -EAGAIN. */
+PTSIM_API int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing);
+
+/* Folio state a test or workload needs to set up (the folio mapped at va). */
+PTSIM_API int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned);
+PTSIM_API int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive);
+/* Another thread holds the folio lock for the next `attempts` trylocks. */
+PTSIM_API int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int attempts);
+
+/*
+ * Swap out the order-0 anonymous pages of [start, start+len): each present
+ * PTE becomes a swap entry (exclusive when the page was) and the folio is
+ * freed; one range flush covers the range.
+ */
+PTSIM_API int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

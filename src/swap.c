@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Swap-out of order-0 anonymous pages, only as far as other algorithms need
+ * swap entries to meet (UFFDIO_MOVE's move_swap_pte): the PTE becomes a swap
+ * entry carrying the exclusive bit, the folio is freed, and one range flush
+ * covers the range as reclaim's batched unmap flush would.
+ */
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+
+#define SWP_MARKER	BIT64(5)	/* matches src/userfaultfd.c */
+
+int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	const struct ptsim_geometry *g;
+
+	VALIDATE(mm && len && start + len > start);
+	g = &mm->m->geo;
+	VALIDATE(IS_ALIGNED64(start | len, g->page_size) && start + len <= (UINT64_C(1) << g->va_bits));
+	/* check first: only order-0 anonymous folios or holes */
+	for (uint64_t va = start; va < start + len; va += g->page_size) {
+		unsigned int idx;
+		const struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
+		const struct folio *f;
+
+		if (!t || !pte_present(t->desc[idx]))
+			continue;
+		f = pfn_folio(mm->m, pte_pfn(g, t->desc[idx]));
+		if (t->level != 3 || !f || f->order || !(f->flags & FOLIO_ANON) || pte_special(t->desc[idx]))
+			return -EINVAL;
+	}
+	op_begin(mm->m);
+	for (uint64_t va = start; va < start + len; va += g->page_size) {
+		unsigned int idx;
+		struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
+		struct folio *f;
+		pte_t old, swp;
+
+		if (!t || !pte_present(t->desc[idx]))
+			continue;
+		old = ptep_get_and_clear(mm, va, &t->desc[idx]);
+		f = pfn_folio(mm->m, pte_pfn(g, old));
+		swp = (++mm->next_swap_offset << 12) | SWP_MARKER;
+		if (folio_page_anon_exclusive(f, 0))
+			swp |= PTE_SWP_EXCLUSIVE;
+		set_ptes(mm, va, &t->desc[idx], swp, 1);
+		if (--f->mapcount == 0)
+			folio_free(mm->m, f);
+	}
+	flush_tlb_range(mm, start, start + len);	/* reclaim's batched unmap flush */
+	op_end(mm->m, 0);
+	return 0;
+}

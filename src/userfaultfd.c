@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: MIT
+/*
+ * UFFDIO_MOVE (models mm/userfaultfd.c: move_pages, move_pages_pte(s),
+ * move_present_pte(s), move_zeropage_pte, move_swap_pte, move_pages_huge_pmd).
+ * One function per kernel function; the batched variant of v6 ("opportunistic
+ * TLB-flush batching for present pages in MOVE") branches on
+ * PTSIM_FEAT_UFFD_MOVE_BATCHING where the code differs
+ * (spec/uffd-move-exec-folio.md Part A).
+ */
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+
+#define SWP_MARKER	BIT64(5)	/* model encoding: a non-present swap entry */
+
+static bool is_swap_pte(pte_t pte)
+{
+	return !pte_none(pte) && !pte_present(pte) && (pte & SWP_MARKER);
+}
+
+static bool is_zero_pte(const struct ptsim_mm *mm, pte_t pte)
+{
+	return pte_present(pte) && mm->m->zero_pfn && pte_pfn(&mm->m->geo, pte) == mm->m->zero_pfn;
+}
+
+/* vm_normal_folio, attributed as its own function for the published profile. */
+static struct page_ref vm_normal_folio(struct ptsim_mm *mm, pte_t pte)
+{
+	struct page_ref ref;
+
+	fn_enter(mm->m, PTSIM_FN_VM_NORMAL_FOLIO);
+	ref = vm_normal_page(mm, pte);
+	fn_exit(mm->m);
+	return ref;
+}
+
+static bool folio_trylock(struct ptsim_mm *mm, struct folio *f)
+{
+	count(mm->m, PTSIM_EV_FOLIO_TRYLOCK, 1);
+	if (f->lock_contention) {
+		f->lock_contention--;
+		return false;
+	}
+	f->flags |= FOLIO_LOCKED;
+	return true;
+}
+
+static void folio_unlock(struct ptsim_mm *mm, struct folio *f)
+{
+	count(mm->m, PTSIM_EV_FOLIO_UNLOCK, 1);
+	f->flags &= ~FOLIO_LOCKED;
+}
+
+/* folio_lock after a failed trylock: sleep until the holder lets go. */
+static void folio_lock(struct ptsim_mm *mm, struct folio *f)
+{
+	count(mm->m, PTSIM_EV_FOLIO_LOCK_WAIT, 1);
+	f->lock_contention = 0;
+	f->flags |= FOLIO_LOCKED;
+}
+
+/* ptep_clear_flush: get-and-clear, then flush_tlb_page if the old entry was accessible. */
+static pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	pte_t old;
+
+	fn_enter(mm->m, PTSIM_FN_PTEP_CLEAR_FLUSH);
+	old = ptep_get_and_clear(mm, addr, ptep);
+	if (pte_valid(old) || (mm->tlb_flush_pending && pte_present(old)))	/* pte_accessible */
+		flush_tlb_page(mm, addr);
+	fn_exit(mm->m);
+	return old;
+}
+
+/* double_pt_lock: one lock when both PTEs share a table, else two. */
+static void double_pt_lock(struct ptsim_mm *mm, const pte_t *dst_pte, const pte_t *src_pte)
+{
+	uint64_t mask = ~(uint64_t)(mm->m->geo.page_size - 1);
+	bool same = ((uintptr_t)dst_pte & mask) == ((uintptr_t)src_pte & mask);
+
+	count(mm->m, PTSIM_EV_PTL_LOCK, same ? 1 : 2);
+}
+
+struct move_ctx {
+	struct ptsim_mm *mm;
+	struct vma *dst_vma, *src_vma;
+	unsigned int mode;
+	uint64_t src_end;	/* the request's end (batched notifier range) */
+};
+
+/* The dst PTE of a moved present page: dst prot, writable, dirty only if src was. */
+static pte_t move_dst_pte(const struct move_ctx *c, uint64_t pfn, pte_t orig_src)
+{
+	pte_t pte = pfn_pte(&c->mm->m->geo, pfn, c->dst_vma->page_prot);
+
+	if (pte_dirty(orig_src))
+		pte = pte_mkdirty(pte);
+	return pte_mkwrite(pte);
+}
+
+/* folio_move_anon_rmap + folio->index = linear_page_index(dst_vma, dst_addr) */
+static void move_rmap(struct move_ctx *c, struct folio *f, uint64_t dst)
+{
+	count(c->mm->m, PTSIM_EV_RMAP_MOVE, 1);
+	f->mapping = c->dst_vma->anon_vma;
+	f->index = ((dst - c->dst_vma->start) >> c->mm->m->geo.page_shift) + c->dst_vma->pgoff;
+}
+
+/* is_pte_pages_stable: both PTEs and the dst PMD unchanged since they were read. */
+static bool is_pte_pages_stable(struct ptsim_mm *mm, pte_t *dst_pte, pte_t *src_pte, pte_t orig_dst,
+				pte_t orig_src, const pte_t *dst_pmd, pte_t orig_dst_pmd)
+{
+	return ptep_get(mm, dst_pte) == orig_dst && ptep_get(mm, src_pte) == orig_src &&
+	       read_desc(mm, 2, dst_pmd) == orig_dst_pmd;
+}
+
+/* move_present_pte (baseline): one page, one ptep_clear_flush. */
+static int move_present_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
+			    pte_t *src_pte, pte_t orig_dst, pte_t orig_src, const pte_t *dst_pmd,
+			    pte_t dst_pmdval, struct folio *f)
+{
+	struct ptsim_mm *mm = c->mm;
+
+	double_pt_lock(mm, dst_pte, src_pte);
+	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
+		return -EAGAIN;
+	if (f->order || f->pincount || !folio_page_anon_exclusive(f, 0))
+		return -EBUSY;
+	orig_src = ptep_clear_flush(mm, src, src_pte);
+	move_rmap(c, f, dst);
+	set_ptes(mm, dst, dst_pte, move_dst_pte(c, f->pfn, orig_src), 1);
+	return 0;
+}
+
+/* check_ptes_for_batched_move: the next pair joins the batch with its folio locked, or NULL. */
+static struct folio *check_ptes_for_batched_move(struct move_ctx *c, pte_t *src_pte, pte_t *dst_pte,
+						 uint64_t anon_vma)
+{
+	struct ptsim_mm *mm = c->mm;
+	pte_t s;
+	struct page_ref ref;
+
+	if (!pte_none(ptep_get(mm, dst_pte)))
+		return NULL;
+	s = ptep_get(mm, src_pte);
+	if (!pte_present(s) || is_zero_pte(mm, s))
+		return NULL;
+	ref = vm_normal_folio(mm, s);
+	if (!ref.folio || !folio_trylock(mm, ref.folio))
+		return NULL;
+	if (!folio_page_anon_exclusive(ref.folio, ref.idx) || ref.folio->order ||
+	    ref.folio->mapping != anon_vma) {
+		folio_unlock(mm, ref.folio);
+		return NULL;
+	}
+	return ref.folio;
+}
+
+/*
+ * move_present_ptes (batched): up to the nearer PMD boundary of dst and src,
+ * clear and re-set each page with no flush, then one flush_tlb_range for the
+ * batch. Returns the bytes moved, or a negative errno when none was.
+ */
+static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src, uint64_t len,
+				 pte_t *dst_pte, pte_t *src_pte, pte_t orig_dst, pte_t orig_src,
+				 const pte_t *dst_pmd, pte_t dst_pmdval, struct folio **held)
+{
+	struct ptsim_mm *mm = c->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t src_start = src, src_end, dst_pmd_end, moved = 0;
+	struct folio *f = *held;
+	uint64_t anon_vma = f->mapping;
+	int err = 0;
+
+	dst_pmd_end = ALIGN_DOWN64(dst, g->pmd_size) + g->pmd_size;
+	len = MIN(len, dst_pmd_end - dst);
+	src_end = MIN(src + len, ALIGN_DOWN64(src, g->pmd_size) + g->pmd_size);
+	double_pt_lock(mm, dst_pte, src_pte);
+	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
+		return -EAGAIN;
+	if (f->order || f->pincount || !folio_page_anon_exclusive(f, 0))
+		return -EBUSY;
+	/* the page table holds a reference while the PTLs are held */
+	count(mm->m, PTSIM_EV_FOLIO_PUT, 1);
+	*held = NULL;
+	count(mm->m, PTSIM_EV_LAZY_MMU, 1);
+	for (;;) {
+		pte_t old = ptep_get_and_clear(mm, src, src_pte);
+
+		if (f->pincount) {
+			set_ptes(mm, src, src_pte, old, 1);
+			err = -EBUSY;
+			break;
+		}
+		move_rmap(c, f, dst);
+		set_ptes(mm, dst, dst_pte, move_dst_pte(c, f->pfn, old), 1);
+		moved += g->page_size;
+		src += g->page_size;
+		if (src == src_end)
+			break;	/* the last folio stays locked */
+		dst += g->page_size;
+		src_pte++;
+		dst_pte++;
+		folio_unlock(mm, f);
+		f = check_ptes_for_batched_move(c, src_pte, dst_pte, anon_vma);
+		if (!f)
+			break;
+	}
+	if (moved) {
+		fn_enter(mm->m, PTSIM_FN_FLUSH_TLB_RANGE);
+		flush_tlb_range(mm, src_start, src);
+		fn_exit(mm->m);
+	}
+	if (f)
+		folio_unlock(mm, f);
+	return moved ? (int64_t)moved : err;
+}
+
+/* move_zeropage_pte: one page, always flushed. */
+static int move_zeropage_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
+			     pte_t *src_pte, pte_t orig_dst, pte_t orig_src, const pte_t *dst_pmd,
+			     pte_t dst_pmdval)
+{
+	struct ptsim_mm *mm = c->mm;
+	pte_t zero;
+
+	double_pt_lock(mm, dst_pte, src_pte);
+	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
+		return -EAGAIN;
+	ptep_clear_flush(mm, src, src_pte);
+	zero = pte_mkspecial(pfn_pte(&mm->m->geo, mm->m->zero_pfn, c->dst_vma->page_prot));
+	set_ptes(mm, dst, dst_pte, zero, 1);
+	return 0;
+}
+
+/* move_swap_pte: a non-present entry moves without any flush. */
+static int move_swap_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
+			 pte_t *src_pte, pte_t orig_dst, pte_t orig_src, const pte_t *dst_pmd,
+			 pte_t dst_pmdval)
+{
+	struct ptsim_mm *mm = c->mm;
+	pte_t old;
+
+	if (!(orig_src & PTE_SWP_EXCLUSIVE))
+		return -EBUSY;
+	count(mm->m, PTSIM_EV_SWAP_LOOKUP, 1);	/* get_swap_device, swap cache: no folio */
+	double_pt_lock(mm, dst_pte, src_pte);
+	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
+		return -EAGAIN;
+	old = ptep_get_and_clear(mm, src, src_pte);
+	set_ptes(mm, dst, dst_pte, old, 1);
+	return 0;
+}
+
+static pte_t *pte_slot(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t addr)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	return &pmd_table->next[pt_index(g, 2, addr)]->desc[pt_index(g, 3, addr)];
+}
+
+/*
+ * move_pages_pte / move_pages_ptes: one page (baseline) or one batch of
+ * present pages (batched). Returns bytes moved (> 0) or a negative errno.
+ */
+static int64_t move_pages_pte(struct move_ctx *c, struct pt_table *dst_pmdt,
+			      struct pt_table *src_pmdt, uint64_t dst, uint64_t src, uint64_t len)
+{
+	struct ptsim_mm *mm = c->mm;
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	bool batching = feature(m, PTSIM_FEAT_UFFD_MOVE_BATCHING);
+	const pte_t *dst_pmd = &dst_pmdt->desc[pt_index(g, 2, dst)];
+	const pte_t *src_pmd = &src_pmdt->desc[pt_index(g, 2, src)];
+	struct folio *held = NULL;
+	bool anon_vma_locked = false;
+	int64_t ret;
+
+	fn_enter(m, PTSIM_FN_MOVE_PAGES_PTE);
+	/* the notifier range: one page, or (batched) the whole remaining request */
+	count(m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+retry:
+	count(m, PTSIM_EV_PTE_MAP, 2);
+	pte_t dst_pmdval = read_desc(mm, 2, dst_pmd);
+	pte_t src_pmdval = read_desc(mm, 2, src_pmd);
+
+	if (!pmd_table(dst_pmdval) || !pmd_table(src_pmdval)) {
+		ret = pmd_is_leaf(dst_pmdt, pt_index(g, 2, dst)) ? -EAGAIN : -EINVAL;
+		goto out;
+	}
+	pte_t *dst_pte = pte_slot(mm, dst_pmdt, dst), *src_pte = pte_slot(mm, src_pmdt, src);
+
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	pte_t orig_dst = ptep_get(mm, dst_pte);
+
+	if (!pte_none(orig_dst)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	pte_t orig_src = ptep_get(mm, src_pte);
+
+	if (pte_none(orig_src)) {
+		ret = (c->mode & PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES) ? (int64_t)g->page_size : -ENOENT;
+		goto out;
+	}
+	if (is_swap_pte(orig_src)) {
+		ret = move_swap_pte(c, dst, src, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval);
+		ret = ret ? ret : (int64_t)g->page_size;
+		goto out;
+	}
+	if (is_zero_pte(mm, orig_src)) {
+		ret = move_zeropage_pte(c, dst, src, dst_pte, src_pte, orig_dst, orig_src, dst_pmd,
+					dst_pmdval);
+		ret = ret ? ret : (int64_t)g->page_size;
+		goto out;
+	}
+	if (!held) {
+		struct page_ref ref;
+
+		count(m, PTSIM_EV_PTL_LOCK, 1);
+		if (ptep_get(mm, src_pte) != orig_src) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		ref = vm_normal_folio(mm, orig_src);
+		if (!ref.folio || !folio_page_anon_exclusive(ref.folio, ref.idx)) {
+			ret = -EBUSY;
+			goto out;
+		}
+		if (!folio_trylock(mm, ref.folio)) {
+			if (ref.folio->order) {
+				ret = -EAGAIN;	/* no waiting with a raised refcount on a large folio */
+				goto out;
+			}
+			count(m, PTSIM_EV_FOLIO_GET, 1);
+			count(m, PTSIM_EV_PTE_MAP, 2);
+			folio_lock(mm, ref.folio);
+			held = ref.folio;
+			goto retry;
+		}
+		count(m, PTSIM_EV_FOLIO_GET, 1);
+		held = ref.folio;
+	}
+	if (held->order) {
+		count(m, PTSIM_EV_PTE_MAP, 2);
+		ret = split_folio(mm, held);
+		folio_unlock(mm, held);
+		count(m, PTSIM_EV_FOLIO_PUT, 1);
+		held = NULL;
+		if (ret)
+			goto out;
+		goto retry;
+	}
+	if (!anon_vma_locked) {
+		count(m, PTSIM_EV_ANON_VMA_REF, 1);	/* folio_get_anon_vma */
+		count(m, PTSIM_EV_ANON_VMA_LOCK, 1);	/* anon_vma_trylock_write */
+		anon_vma_locked = true;
+	}
+	if (batching) {
+		ret = move_present_ptes(c, dst, src, len, dst_pte, src_pte, orig_dst, orig_src, dst_pmd,
+					dst_pmdval, &held);
+	} else {
+		ret = move_present_pte(c, dst, src, dst_pte, src_pte, orig_dst, orig_src, dst_pmd,
+				       dst_pmdval, held);
+		ret = ret ? ret : (int64_t)g->page_size;
+	}
+out:
+	if (held) {
+		folio_unlock(mm, held);
+		count(m, PTSIM_EV_FOLIO_PUT, 1);
+	}
+	fn_exit(m);
+	return ret;
+}
+
+/* move_pages_huge_pmd: a whole PMD-mapped THP moves with one PMD clear and flush. */
+static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
+			       struct pt_table *src_pmdt, uint64_t dst, uint64_t src)
+{
+	struct ptsim_mm *mm = c->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	pte_t *src_pmd = &src_pmdt->desc[pt_index(g, 2, src)];
+	pte_t *dst_pmd = &dst_pmdt->desc[pt_index(g, 2, dst)];
+	pte_t old = read_desc(mm, 2, src_pmd), new;
+	struct folio *f = pfn_folio(mm->m, pte_pfn(g, old));
+
+	if (!f || f->pincount || !folio_page_anon_exclusive(f, 0))
+		return -EBUSY;
+	if (!folio_trylock(mm, f))
+		return -EAGAIN;
+	count(mm->m, PTSIM_EV_PTL_LOCK, 2);
+	count(mm->m, PTSIM_EV_ANON_VMA_LOCK, 1);
+	/* pmdp_huge_clear_flush */
+	xchg_desc(mm, src, 2, src_pmd, 0);
+	__flush_tlb_range(mm, src, src + g->pmd_size, g->pmd_size, true, 2);
+	move_rmap(c, f, dst);
+	new = pte_to_pmd_leaf(pte_mkwrite(pfn_pte(g, f->pfn, c->dst_vma->page_prot)));
+	if (pte_dirty(old))
+		new = pte_mkdirty(new);
+	set_desc(mm, dst, 2, dst_pmd, new);
+	folio_unlock(mm, f);
+	return 0;
+}
+
+/* validate_move_areas */
+static int validate_move_areas(const struct vma *dst, const struct vma *src)
+{
+	const unsigned int access = VM_READ | VM_WRITE | VM_EXEC;
+
+	if ((dst->flags & access) != (src->flags & access) || dst->page_prot != src->page_prot)
+		return -EINVAL;
+	if (!(src->flags & VM_WRITE))
+		return -EINVAL;
+	if (!(dst->flags & VM_ANON) || !(src->flags & VM_ANON) ||
+	    (dst->flags & VM_SHARED) || (src->flags & VM_SHARED))
+		return -EINVAL;
+	return 0;
+}
+
+/* move_splits_huge_pmd */
+static bool move_splits_huge_pmd(const struct ptsim_geometry *g, uint64_t dst, uint64_t src,
+				 uint64_t left)
+{
+	return !IS_ALIGNED64(src, g->pmd_size) || !IS_ALIGNED64(dst, g->pmd_size) ||
+	       left < g->pmd_size;
+}
+
+static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
+			  unsigned int mode)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	bool batching = feature(m, PTSIM_FEAT_UFFD_MOVE_BATCHING);
+	struct move_ctx c = { .mm = mm, .mode = mode, .src_end = src + len };
+	uint64_t src_start = src, moved = 0;
+	int64_t err = 0;
+
+	count(m, PTSIM_EV_SYSCALL, 1);
+	if (mm->uffd_mmap_changing)
+		return -EAGAIN;
+	c.dst_vma = find_vma(mm, dst);
+	c.src_vma = find_vma(mm, src);
+	if (!c.dst_vma || !c.src_vma || dst + len > c.dst_vma->end || src + len > c.src_vma->end ||
+	    !c.dst_vma->uffd)
+		return -EINVAL;
+	err = validate_move_areas(c.dst_vma, c.src_vma);
+	if (err)
+		return err;
+	if (!c.dst_vma->anon_vma)
+		c.dst_vma->anon_vma = m->next_anon_vma++;	/* anon_vma_prepare */
+	while (src < c.src_end) {
+		uint64_t step = g->page_size;
+		struct pt_table *src_pmdt, *dst_pmdt;
+		int werr;
+		int64_t ret = 0;
+
+		/* mm_find_pmd(src), mm_alloc_pmd(dst) */
+		src_pmdt = pt_walk_table(mm, src, 2, false, &werr);
+		if (!src_pmdt) {
+			if (!(mode & PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)) {
+				err = -ENOENT;
+				break;
+			}
+			src_pmdt = pt_walk_table(mm, src, 2, true, &werr);
+			if (!src_pmdt) {
+				err = werr;
+				break;
+			}
+		}
+		dst_pmdt = pt_walk_table(mm, dst, 2, true, &werr);
+		if (!dst_pmdt) {
+			err = werr;
+			break;
+		}
+		unsigned int si = pt_index(g, 2, src), di = pt_index(g, 2, dst);
+
+		if (pmd_is_leaf(dst_pmdt, di)) {
+			err = -EEXIST;
+			break;
+		}
+		if (pmd_is_leaf(src_pmdt, si)) {
+			if (move_splits_huge_pmd(g, dst, src, c.src_end - src) ||
+			    !pte_none(read_desc(mm, 2, &dst_pmdt->desc[di]))) {
+				struct pt_table *pte;
+				struct folio *f = pfn_folio(m, pte_pfn(g, src_pmdt->desc[si]));
+
+				if (f && !folio_page_anon_exclusive(f, 0)) {
+					err = -EBUSY;
+					break;
+				}
+				err = pt_table_alloc(mm, 3, &pte);
+				if (err)
+					break;
+				__split_huge_pmd_locked(mm, src_pmdt, ALIGN_DOWN64(src, g->pmd_size), pte);
+				continue;
+			}
+			ret = move_pages_huge_pmd(&c, dst_pmdt, src_pmdt, dst, src);
+			step = g->pmd_size;
+		} else {
+			if (!src_pmdt->next[si]) {
+				if (!(mode & PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)) {
+					err = -ENOENT;
+					break;
+				}
+				if (!pt_walk_table(mm, src, 3, true, &werr)) {	/* __pte_alloc */
+					err = werr;
+					break;
+				}
+			}
+			if (!dst_pmdt->next[di] && !pt_walk_table(mm, dst, 3, true, &werr)) {
+				err = werr;	/* pte_alloc(dst) */
+				break;
+			}
+			ret = move_pages_pte(&c, dst_pmdt, src_pmdt, dst, src, c.src_end - src);
+			if (ret > 0)
+				step = (uint64_t)ret;
+		}
+		count(m, PTSIM_EV_COND_RESCHED, 1);
+		if (ret < 0 || !batching) {
+			/* the baseline assigns err on every call; v6 only on failure (the quirk) */
+			err = ret < 0 ? ret : 0;
+		} else if (feature(m, PTSIM_FEAT_UFFD_MOVE_ERR_RESET)) {
+			err = 0;
+		}
+		if (err == -EAGAIN)
+			continue;
+		if (err)
+			break;
+		src += step;
+		dst += step;
+		moved += step;
+	}
+	(void)src_start;
+	return moved ? (int64_t)moved : err;
+}
+
+int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
+			unsigned int mode)
+{
+	const struct ptsim_geometry *g;
+	uint64_t top;
+	int64_t ret;
+
+	VALIDATE(mm && len && !(mode & ~(PTSIM_UFFDIO_MOVE_MODE_DONTWAKE |
+					 PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)));
+	g = &mm->m->geo;
+	top = UINT64_C(1) << g->va_bits;
+	VALIDATE(IS_ALIGNED64(dst | src | len, g->page_size));
+	VALIDATE(len <= top && src <= top - len && dst <= top - len);
+	op_begin(mm->m);
+	ret = move_pages(mm, dst, src, len, mode);
+	op_end(mm->m, 0);
+	return ret;
+}
+
+int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	uint64_t addr;
+
+	VALIDATE(mm && len && start + len > start);
+	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
+	for (addr = start; addr < start + len;) {
+		const struct vma *v = find_vma(mm, addr);
+
+		if (!v)
+			return -EINVAL;
+		if (!(v->flags & VM_ANON) || (v->flags & VM_SHARED))
+			return -EINVAL;
+		addr = v->end;
+	}
+	if (vma_reserve(mm, 2))
+		return -ENOMEM;
+	for (addr = start; addr < start + len;) {
+		struct vma *v = find_vma(mm, addr);
+		size_t idx = vma_index(mm, v);
+
+		if (v->start < addr) {
+			vma_split(mm, idx, addr);
+			idx++;
+		}
+		if (start + len < mm->vmas[idx].end)
+			vma_split(mm, idx, start + len);
+		mm->vmas[idx].uffd = true;
+		addr = mm->vmas[idx].end;
+	}
+	return 0;
+}
+
+int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing)
+{
+	VALIDATE(mm);
+	mm->uffd_mmap_changing = changing;
+	return 0;
+}
