@@ -9,6 +9,7 @@ static const char *const feature_names[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT] = "contpte_get_early_exit",
 	[PTSIM_FEAT_CONTPTE_BBML2_ELISION] = "contpte_bbml2_elision",
 	[PTSIM_FEAT_UFFD_MOVE_BATCHING] = "uffd_move_batching",
+	[PTSIM_FEAT_LINEAR_MAP_BLOCKS] = "linear_map_blocks",
 	[PTSIM_FEAT_UFFD_MOVE_ERR_RESET] = "uffd_move_err_reset",
 };
 

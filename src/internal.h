@@ -125,7 +125,14 @@ struct ptsim_mm {
 	bool tlb_flush_pending;	/* inc_tlb_flush_pending by tlb_gather_mmu */
 	bool uffd_mmap_changing;	/* userfaultfd ctx->mmap_changing */
 	uint64_t next_swap_offset;
+	struct kernel_map *kmap;	/* the kernel mm's linear-map state (arch/arm64/mmu.c) */
+	bool booting;			/* table pages come from memblock */
+	uint64_t boot_pgtable_bytes;
 };
+
+struct kernel_map;
+void kernel_map_free(struct kernel_map *k);
+struct kernel_map *kernel_map_copy(const struct kernel_map *k);
 
 /* ---- undo log: a failed public operation leaves the model unchanged ---- */
 enum undo_kind { UNDO_TABLE, UNDO_FOLIO };

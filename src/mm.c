@@ -38,6 +38,8 @@ void mm_free_contents(struct ptsim_mm *mm)
 	if (mm->pgd)
 		pt_free_tree(mm, mm->pgd);
 	mm->pgd = NULL;
+	kernel_map_free(mm->kmap);
+	mm->kmap = NULL;
 	free(mm->vmas);
 	mm->vmas = NULL;
 	mm->nr_vmas = 0;
@@ -78,8 +80,12 @@ int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct pts
 			goto fail;
 		memcpy(mm->vmas, src->vmas, src->nr_vmas * sizeof(*mm->vmas));
 	}
-	if (pt_copy_tree(mm, src->pgd, &mm->pgd))
+	if (src->kmap && !(mm->kmap = kernel_map_copy(src->kmap)))
 		goto fail;
+	if (pt_copy_tree(mm, src->pgd, &mm->pgd)) {
+		kernel_map_free(mm->kmap);
+		goto fail;
+	}
 	if (machine_add_mm(m, mm)) {
 		pt_delete_copy(mm->pgd);
 		goto fail;
@@ -271,7 +277,8 @@ int ptsim_translate(const struct ptsim_mm *mm, uint64_t va, struct ptsim_transla
 
 	VALIDATE(mm && out);
 	g = &mm->m->geo;
-	VALIDATE(va < (UINT64_C(1) << g->va_bits));
+	/* user mms translate TTBR0 addresses, the kernel mm TTBR1 ones */
+	VALIDATE(mm->kernel ? va >= ~((UINT64_C(1) << g->va_bits) - 1) : va < (UINT64_C(1) << g->va_bits));
 	t = pt_lookup_leaf(mm, va, &idx);
 	if (!t)
 		return -ENOENT;

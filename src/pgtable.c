@@ -61,6 +61,8 @@ int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
 		return -ENOMEM;
 	}
 	mm->pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
+	if (mm->booting)
+		mm->boot_pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
 	count(m, PTSIM_EV_TABLE_ALLOC, 1);
 	*out = t;
 	return 0;
@@ -97,8 +99,8 @@ void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t)
 
 		if (t->level < 3 && t->next[i])
 			pt_free_tree(mm, t->next[i]);
-		else if (d && (t->level == 3 || pmd_sect(d) || !pte_valid(d)))
-			leaf_unmap_folio(mm, d);
+		else if (d && !mm->kernel && (t->level == 3 || pmd_sect(d) || !pte_valid(d)))
+			leaf_unmap_folio(mm, d);	/* the linear map owns no folios */
 	}
 	pt_table_free(mm, t);
 }

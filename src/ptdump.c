@@ -120,7 +120,8 @@ int ptsim_ptdump(const struct ptsim_mm *mm, FILE *out)
 	st.g = &mm->m->geo;
 	fprintf(out, "---[ %s (ASID %u) ]---\n", mm->kernel ? "Kernel space" : "User space",
 		mm->asid);
-	walk(&st, mm->pgd, 0);
+	/* the kernel mm maps the TTBR1 half, which starts at -(1 << va_bits) */
+	walk(&st, mm->pgd, mm->kernel ? ~((UINT64_C(1) << st.g->va_bits) - 1) : 0);
 	flush_run(&st);
 	fprintf(out, "---[ End ]---\n");
 	return 0;

@@ -41,6 +41,7 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_TLBI_RANGE_VAA] = "tlbi_range_vaa",
 	[PTSIM_EV_TLBI_ASID] = "tlbi_asid",
 	[PTSIM_EV_TLBI_ALL] = "tlbi_all",
+	[PTSIM_EV_TLBI_LOCAL_ALL] = "tlbi_local_all",
 	[PTSIM_EV_TLBI_BACK_TO_BACK] = "tlbi_back_to_back",
 	[PTSIM_EV_DSB_ISHST] = "dsb_ishst",
 	[PTSIM_EV_DSB_ISH] = "dsb_ish",

@@ -65,6 +65,7 @@ static const struct {
 	[PTSIM_EV_TLBI_RANGE_VAA] = { C_TLBI, 1, false },
 	[PTSIM_EV_TLBI_ASID] = { C_TLBI, 1, false },
 	[PTSIM_EV_TLBI_ALL] = { C_TLBI, 1, false },
+	[PTSIM_EV_TLBI_LOCAL_ALL] = { C_TLBI, 1, false },
 	[PTSIM_EV_TLBI_BACK_TO_BACK] = { C_TLBI_EXTRA, 1, false },
 	[PTSIM_EV_DSB_ISHST] = { C_DSB_LIGHT, 1, false },
 	[PTSIM_EV_DSB_ISH] = { C_DSB_TLBI, 1, false },

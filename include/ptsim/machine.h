@@ -86,6 +86,7 @@ enum ptsim_feature {
 	PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT,	/* early-exit contpte_ptep_get (v6.17) */
 	PTSIM_FEAT_CONTPTE_BBML2_ELISION,	/* contpte_convert skips TLBI on BBML2-noabort (v6.17) */
 	PTSIM_FEAT_UFFD_MOVE_BATCHING,		/* "userfaultfd: opportunistic TLB-flush batching ..." */
+	PTSIM_FEAT_LINEAR_MAP_BLOCKS,		/* block linear map under rodata=full with BBML2 (v6.18) */
 	/*
 	 * Not a merged series but a behaviour switch: clear move_pages()'s err
 	 * after a successful batch (off = the sticky -EAGAIN of the merged code).

@@ -11,6 +11,7 @@
 #include <ptsim/tlb.h>
 #include <ptsim/cost.h>
 #include <ptsim/uffd.h>
+#include <ptsim/kernel.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -29,6 +29,7 @@ enum ptsim_event {
 	PTSIM_EV_TLBI_RANGE_VAA,	/* TLBI RVAALE1IS / RVAAE1IS (FEAT_TLBIRANGE) */
 	PTSIM_EV_TLBI_ASID,		/* TLBI ASIDE1IS */
 	PTSIM_EV_TLBI_ALL,		/* TLBI VMALLE1IS */
+	PTSIM_EV_TLBI_LOCAL_ALL,	/* TLBI VMALLE1 (local, a parked secondary) */
 	PTSIM_EV_TLBI_BACK_TO_BACK,	/* TLBIs issued after another with no DSB between */
 	PTSIM_EV_DSB_ISHST,		/* DSB ISHST before TLB maintenance */
 	PTSIM_EV_DSB_ISH,		/* DSB ISH completing TLB maintenance */

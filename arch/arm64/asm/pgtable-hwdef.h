@@ -34,6 +34,11 @@
 #define PTE_UXN			BIT64(54)
 #define PTE_PO_IDX_MASK		GENMASK64(62, 60)
 
+/* Table descriptor attributes (levels 0..2). */
+#define PMD_TABLE_AF		BIT64(10)	/* FEAT_HAFT table Access Flag */
+#define PMD_TABLE_PXN		BIT64(59)
+#define PMD_TABLE_UXN		BIT64(60)
+
 /* Linux software bits (pgtable-prot.h). */
 #define PTE_WRITE		PTE_DBM		/* "writable" is the DBM bit */
 #define PTE_DIRTY		BIT64(55)
