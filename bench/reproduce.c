@@ -53,14 +53,14 @@ static void print_table(const struct outcome *o, unsigned int n)
 {
 	unsigned int ok = 0, targets = 0;
 
-	printf("%-44s %-46s %-12s %-44s %12s %12s %8s %-10s %s\n", "id", "source", "cpu", "metric",
+	printf("%-48s %-46s %-12s %-44s %12s %12s %8s %-10s %s\n", "id", "source", "cpu", "metric",
 	       "published", "simulated", "error%", "role", "target");
 	for (unsigned int i = 0; i < n; i++) {
 		const struct published *r = o[i].row;
 		char target[48] = "report only";
 
 		if (o[i].err) {
-			printf("%-44s simulation failed: %s\n", r->id, ptsim_strerror(o[i].err));
+			printf("%-48s simulation failed: %s\n", r->id, ptsim_strerror(o[i].err));
 			targets++;
 			continue;
 		}
@@ -70,7 +70,7 @@ static void print_table(const struct outcome *o, unsigned int n)
 		else if (o[i].has_target)
 			snprintf(target, sizeof(target), "%s (<= %g%%)", o[i].within ? "ok" : "MISS",
 				 o[i].fitted ? 5.0 : r->tol_pct);
-		printf("%-44s %-46s %-12s %-44s %12.4f %12.4f %+8.2f %-10s %s\n", r->id, r->source,
+		printf("%-48s %-46s %-12s %-44s %12.4f %12.4f %+8.2f %-10s %s\n", r->id, r->source,
 		       r->cpu, r->metric, r->value, o[i].res.simulated, o[i].error_pct,
 		       o[i].fitted ? "fit" : "prediction", target);
 		targets += o[i].has_target;

@@ -10,6 +10,7 @@ static const struct {
 } simulations[] = {
 	{ "mprotect.", mprotect_rows },
 	{ "uffd.", uffd_rows },
+	{ "linear_map.", linear_map_rows },
 };
 
 row_sim_fn row_simulation(const char *id)

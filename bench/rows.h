@@ -58,6 +58,8 @@ double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whol
 int uffd_rows(const struct published *row, struct row_result *out);
 void uffd_print_sweep(void);
 
+int linear_map_rows(const struct published *row, struct row_result *out);
+
 /* Progress on stderr for long steps. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
