@@ -11,28 +11,25 @@
 #include <math.h>
 #include <string.h>
 
-/* Time of a run split as T = rest + x * d(class_x) + y * d(class_y). */
+/* A run's predicted time, and how much of it scales with one class constant x: T = rest + x d. */
 struct split {
-	double total, dx, dy;
+	double total, d;
 };
 
-static struct split split_of(const struct ptsim_stats *s, enum ptsim_cpu cpu, const char *cx,
-			     const char *cy, double *x, double *y)
+static struct split class_split(const struct ptsim_stats *s, enum ptsim_cpu cpu,
+				enum ptsim_granule granule, const char *klass, double *x)
 {
-	struct split r = { 0, 0, 0 };
+	struct split r = { 0, 0 };
 
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		struct ptsim_cost c;
 		double n = (double)s->ev[e];
 
-		ptsim_cost_get(cpu, PTSIM_GRANULE_4K, (enum ptsim_event)e, &c);
+		ptsim_cost_get(cpu, granule, (enum ptsim_event)e, &c);
 		r.total += n * c.ns;
-		if (!strcmp(c.klass, cx) && c.multiplier > 0) {
-			r.dx += n * c.multiplier;
+		if (!strcmp(c.klass, klass) && c.multiplier > 0) {
+			r.d += n * c.multiplier;
 			*x = c.ns / c.multiplier;
-		} else if (!strcmp(c.klass, cy) && c.multiplier > 0) {
-			r.dy += n * c.multiplier;
-			*y = c.ns / c.multiplier;
 		}
 	}
 	return r;
@@ -55,9 +52,16 @@ static int fit_m3_mprotect(void)
 		err = mprotect_program(STATE_T1, true, &t1a);
 	if (err)
 		return err;
-	struct split a = split_of(&t1b.stats, PTSIM_CPU_APPLE_M3, "dsb_tlbi", "user_write_kib", &x, &y);
-	struct split b = split_of(&t3b.stats, PTSIM_CPU_APPLE_M3, "dsb_tlbi", "user_write_kib", &x, &y);
-	struct split c = split_of(&t1a.stats, PTSIM_CPU_APPLE_M3, "dsb_tlbi", "user_write_kib", &x, &y);
+	const enum ptsim_cpu M3 = PTSIM_CPU_APPLE_M3;
+	const enum ptsim_granule G = PTSIM_GRANULE_4K;
+	struct split ad = class_split(&t1b.stats, M3, G, "dsb_tlbi", &x);
+	struct split au = class_split(&t1b.stats, M3, G, "user_write_kib", &y);
+	struct split bd = class_split(&t3b.stats, M3, G, "dsb_tlbi", &x);
+	struct split bu = class_split(&t3b.stats, M3, G, "user_write_kib", &y);
+	struct split cd = class_split(&t1a.stats, M3, G, "dsb_tlbi", &x);
+	struct split cu = class_split(&t1a.stats, M3, G, "user_write_kib", &y);
+	struct { double total, dx, dy; } a = { ad.total, ad.d, au.d }, b = { bd.total, bd.d, bu.d },
+					  c = { cd.total, cd.d, cu.d };
 	/* rest of each run without the two constants */
 	double ra = a.total - x * a.dx - y * a.dy, rb = b.total - x * b.dx - y * b.dy;
 	double rc = c.total - x * c.dx - y * c.dy;
@@ -84,17 +88,40 @@ static int fit_m3_mprotect(void)
 static int fit_android_uffd(void)
 {
 	struct uffd_run_result b;
-	double x = 0, unused = 0;
+	double x = 0;
 	int err = uffd_program(false, &b);
 
 	if (err)
 		return err;
-	struct split s = split_of(&b.mpp, PTSIM_CPU_ANDROID_X1, "folio_lookup", "-", &x, &unused);
-	double rest = s.total - x * s.dx, target = 0.20;
-	double fitted = target * rest / ((1 - target) * s.dx);
+	struct split s = class_split(&b.mpp, PTSIM_CPU_ANDROID_X1, PTSIM_GRANULE_4K, "folio_lookup", &x);
+	double rest = s.total - x * s.d, target = 0.20;
+	double fitted = target * rest / ((1 - target) * s.d);
 
 	printf("android-x1 folio_lookup = %.1f ns   (fitted on uffd.android.normal_folio_share_before; "
 	       "now %.1f)\n", fitted, x);
+	return 0;
+}
+
+/*
+ * Grace: the walk class (an iTLB/L2 TLB miss walk, leaf PTE beyond L2) on
+ * exec.grace.random_speedup: (rest_b + n_b x) / (rest_a + n_a x) = 76.0 / 58.3.
+ */
+static int fit_grace_exec(void)
+{
+	struct ptsim_stats cb, rb, ca, ra;
+	double x = 0;
+	const double r = 76.0 / 58.3;
+	int err = exec_program(PTSIM_GRANULE_64K, false, &cb, &rb);
+
+	if (!err)
+		err = exec_program(PTSIM_GRANULE_64K, true, &ca, &ra);
+	if (err)
+		return err;
+	struct split b = class_split(&rb, PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_64K, "walk", &x);
+	struct split a = class_split(&ra, PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_64K, "walk", &x);
+	double rest_b = b.total - x * b.d, rest_a = a.total - x * a.d;
+	double fitted = (r * rest_a - rest_b) / (b.d - r * a.d);
+	printf("neoverse-v2 walk = %.1f ns   (fitted on exec.grace.random_speedup; now %.1f)\n", fitted, x);
 	return 0;
 }
 
@@ -105,5 +132,5 @@ int cmd_fit(int argc, char **argv)
 		fprintf(stderr, "usage: ptsim-bench fit\n");
 		return 2;
 	}
-	return fit_m3_mprotect() || fit_android_uffd() ? 1 : 0;
+	return fit_m3_mprotect() || fit_android_uffd() || fit_grace_exec() ? 1 : 0;
 }

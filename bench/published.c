@@ -20,6 +20,11 @@
 	"mapping when rodata=full, 18 Nov 2024 (same numbers through v8, 17 Sep 2025); " \
 	"AmpereOne, 192 cores, 256 GB, 4K (spec/linear-map-bbml2.md §7)"
 
+#define EXEC_SRC "exec large folio readahead v7, 2026-06-01"
+#define EXEC_CITE "Usama Arif, [PATCH v7 0/2] mm: improve large folio readahead for exec " \
+	"memory, 1 Jun 2026 (numbers said to be in v1 of 10 Mar 2026, UNVERIFIED); Grace, 64K " \
+	"pages, 512MB executable on ext4, 3 runs (spec/uffd-move-exec-folio.md B4)"
+
 const struct published published_rows[] = {
 	{ "mprotect.m3.t1_speedup", MPROTECT_SRC, MPROTECT_CITE, "apple-m3",
 	  "T1 time before/after (7.9 s / 2.1 s)", 7.9 / 2.1, 15, 0, 0 },
@@ -43,6 +48,10 @@ const struct published published_rows[] = {
 	  "MemTotal block-mapped minus PTE-mapped, kB (259505132 - 258988984)", 516148, 5, 0, 0 },
 	{ "linear_map.ampereone.kernel_tlb_miss_reduction", LM_SRC, LM_CITE, "ampereone",
 	  "relative reduction of kernel TLB misses, memcached (MPKI -28.5%)", 0.285, 0, 0, 0 },
+	{ "exec.grace.cold_speedup", EXEC_SRC, EXEC_CITE, "neoverse-v2",
+	  "cold fault time before/after (83.4 ms / 41.3 ms)", 83.4 / 41.3, 15, 0, 0 },
+	{ "exec.grace.random_speedup", EXEC_SRC, EXEC_CITE, "neoverse-v2",
+	  "random call time before/after (76.0 ms / 58.3 ms)", 76.0 / 58.3, 15, 0, 0 },
 };
 
 const unsigned int nr_published_rows = sizeof(published_rows) / sizeof(published_rows[0]);

@@ -185,6 +185,8 @@ static void print_detail(const struct outcome *o)
 	       pa.total_ns / 1e6);
 	if (!strncmp(o->row->id, "uffd.", 5))
 		uffd_print_sweep();
+	if (!strncmp(o->row->id, "exec.", 5))
+		exec_print_16k();
 }
 
 int cmd_reproduce(int argc, char **argv)

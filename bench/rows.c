@@ -11,6 +11,7 @@ static const struct {
 	{ "mprotect.", mprotect_rows },
 	{ "uffd.", uffd_rows },
 	{ "linear_map.", linear_map_rows },
+	{ "exec.", exec_rows },
 };
 
 row_sim_fn row_simulation(const char *id)

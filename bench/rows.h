@@ -60,6 +60,12 @@ void uffd_print_sweep(void);
 
 int linear_map_rows(const struct published *row, struct row_result *out);
 
+/* The exec-folio benchmark (bench/exec_program.c). */
+int exec_program(enum ptsim_granule granule, bool patched, struct ptsim_stats *cold,
+		 struct ptsim_stats *random);
+int exec_rows(const struct published *row, struct row_result *out);
+void exec_print_16k(void);
+
 /* Progress on stderr for long steps. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

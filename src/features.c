@@ -10,6 +10,11 @@ static const char *const feature_names[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_CONTPTE_BBML2_ELISION] = "contpte_bbml2_elision",
 	[PTSIM_FEAT_UFFD_MOVE_BATCHING] = "uffd_move_batching",
 	[PTSIM_FEAT_LINEAR_MAP_BLOCKS] = "linear_map_blocks",
+	[PTSIM_FEAT_EXEC_CONTPTE_ORDER] = "exec_contpte_order",
+	[PTSIM_FEAT_EXEC_MMAP_MISS_BYPASS] = "exec_mmap_miss_bypass",
+	[PTSIM_FEAT_ELF_CONTPTE_ALIGN] = "elf_contpte_align",
+	[PTSIM_FEAT_UNMAPPED_AREA_CONTPTE] = "unmapped_area_contpte",
+	[PTSIM_FEAT_MMAP_MISS_RA_HITS_ONLY] = "mmap_miss_ra_hits_only",
 	[PTSIM_FEAT_UFFD_MOVE_ERR_RESET] = "uffd_move_err_reset",
 };
 
@@ -44,7 +49,8 @@ int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT])
 	else
 		return -EINVAL;
 	for (unsigned int f = 0; f < PTSIM_FEAT__COUNT; f++)
-		features[f] = on && f != PTSIM_FEAT_UFFD_MOVE_ERR_RESET;
+		features[f] = on && f != PTSIM_FEAT_UFFD_MOVE_ERR_RESET &&
+			      f != PTSIM_FEAT_MMAP_MISS_RA_HITS_ONLY;
 	return 0;
 }
 

@@ -103,6 +103,26 @@ struct pt_table {
 #define VM_MAYWRITE	0x20u
 #define VM_MAYEXEC	0x40u
 #define VM_ANON		0x100u	/* model flag: anonymous mapping */
+#define VM_SEQ_READ	0x200u
+#define VM_RAND_READ	0x400u
+#define VM_HUGEPAGE	0x800u
+
+/* ---- files and the page cache (src/filemap.c) ---- */
+struct file_ra_state {
+	uint64_t start, size, async_size;	/* pages */
+	unsigned int ra_pages, order, mmap_miss;
+};
+
+struct file_obj {
+	uint64_t size;			/* bytes */
+	unsigned int max_order;		/* mapping_max_folio_order */
+	struct u64map cache;		/* page index -> head PFN of the folio holding it */
+};
+
+struct open_file {
+	unsigned int file;
+	struct file_ra_state ra;	/* f_ra: one per open file description */
+};
 
 struct vma {
 	uint64_t start, end;
@@ -111,6 +131,7 @@ struct vma {
 	uint64_t anon_vma;	/* id, 0 until the first anonymous fault */
 	uint64_t pgoff;
 	bool uffd;		/* registered with the mm's userfaultfd context */
+	int fd;			/* open file of a file mapping, -1 for anonymous */
 };
 
 struct ptsim_mm {
@@ -126,6 +147,8 @@ struct ptsim_mm {
 	bool uffd_mmap_changing;	/* userfaultfd ctx->mmap_changing */
 	uint64_t next_swap_offset;
 	struct kernel_map *kmap;	/* the kernel mm's linear-map state (arch/arm64/mmu.c) */
+	uint64_t aslr_state;		/* the mm's ASLR random stream (xorshift), 0 = off */
+	uint64_t mmap_base;		/* top-down search start, 0 until first needed */
 	bool booting;			/* table pages come from memblock */
 	uint64_t boot_pgtable_bytes;
 };
@@ -195,6 +218,10 @@ struct ptsim_machine {
 	/* The hardware model: per-CPU TLBs and the break-before-make checker. */
 	struct tlb_model *tlb;
 	struct bbm_state bbm;
+	struct file_obj *files;
+	size_t nr_files;
+	struct open_file *opens;
+	size_t nr_opens;
 	/* An observer of every TLBI (tests use it); NULL when unused. */
 	void (*tlbi_observer)(struct ptsim_machine *m, const struct tlbi_op *op);
 };

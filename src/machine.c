@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The machine: physical memory, folios, address spaces, features, counts. */
 #include "internal.h"
+#include "filemap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ void ptsim_machine_destroy(struct ptsim_machine *m)
 	free(m->mms);
 	free(m->undo);
 	hw_free(m);
+	files_free(m);
 	folio_store_free(&m->folios);
 	physmem_free_all(&m->phys);
 	free(m);
@@ -131,7 +133,10 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 		free(m);
 		return -ENOMEM;
 	}
-	if (folio_store_copy(&m->folios, &src->folios) || hw_copy(m, src))
+	m->files = NULL;
+	m->opens = NULL;
+	m->nr_files = m->nr_opens = 0;
+	if (folio_store_copy(&m->folios, &src->folios) || hw_copy(m, src) || files_copy(m, src))
 		goto fail;
 	for (size_t i = 0; i < src->nr_mms; i++) {
 		struct ptsim_mm *mm;

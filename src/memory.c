@@ -4,6 +4,7 @@
  * do_huge_pmd_anonymous_page in mm/memory.c and mm/huge_memory.c).
  */
 #include "asm/pgtable.h"
+#include "filemap.h"
 
 #include <stdlib.h>
 
@@ -180,5 +181,126 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 	}
 	op_end(m, err);
 	free(pf);
+	return err;
+}
+
+/* finish_fault: one PTE for the faulting page (set_ptes(1) folds a completed block). */
+static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
+			 struct folio *fo, uint64_t pgoff)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	set_ptes(mm, addr, ptep, pte_mkyoung(pfn_pte(g, fo->pfn + (pgoff - fo->index), v->page_prot)), 1);
+	fo->mapcount++;
+}
+
+/* should_fault_around + do_fault_around: a window of fault_around_pages aligned slots. */
+static void do_fault_around(struct ptsim_mm *mm, struct vma *v, uint64_t addr, struct pt_table *t)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t nr = fault_around_pages(g);
+	uint64_t pte_off = pt_index(g, 3, addr);
+	uint64_t vma_off = (addr - v->start) >> g->page_shift;
+	uint64_t vma_pages = (v->end - v->start) >> g->page_shift;
+	uint64_t from = MAX(ALIGN_DOWN64(pte_off, nr), pte_off - MIN(pte_off, vma_off));
+	uint64_t to = MIN(MIN(from + nr, (uint64_t)g->ptrs_per_table), pte_off + vma_pages - vma_off) - 1;
+	uint64_t pgoff = v->pgoff + vma_off;
+
+	filemap_map_pages(mm, v, addr - ((pte_off - from) << g->page_shift), &t->desc[from],
+			  pgoff - (pte_off - from), pgoff + (to - pte_off));
+}
+
+/* do_read_fault: fault-around first, then ->fault and finish_fault. */
+static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr,
+				       struct pt_table *t, bool tried)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t pgoff = v->pgoff + ((addr - v->start) >> g->page_shift);
+	pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+	struct folio *fo;
+	enum fault_result r;
+
+	if (fault_around_pages(g) > 1 && !v->uffd) {
+		do_fault_around(mm, v, addr, t);
+		if (!pte_none(__ptep_get(mm, ptep)))
+			return FAULT_DONE;
+	}
+	r = filemap_fault(mm, v, pgoff, tried, &fo);
+	if (r == FAULT_DONE)
+		finish_fault(mm, v, addr, ptep, fo, pgoff);
+	return r;
+}
+
+/* handle_mm_fault for one address: file faults with their retry round, or anonymous. */
+static int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	struct vma *v = find_vma(mm, va);
+	unsigned int need = kind == PTSIM_ACCESS_EXEC ? VM_EXEC :
+			    kind == PTSIM_ACCESS_WRITE ? VM_WRITE : VM_READ;
+	enum fault_result r;
+	struct pt_table *t;
+	int err;
+
+	if (!v || !(v->flags & need))
+		return -EFAULT;	/* SIGSEGV */
+	if (v->fd < 0) {
+		uint64_t page = ALIGN_DOWN64(va, g->page_size);
+		unsigned int idx;
+		const struct pt_table *leaf = pt_lookup_leaf(mm, page, &idx);
+
+		if (leaf && pte_present(leaf->desc[idx]))
+			return 0;	/* a spurious fault: another access mapped it */
+		return ptsim_populate(mm, page, g->page_size, 0, kind == PTSIM_ACCESS_WRITE);
+	}
+	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
+	count(m, PTSIM_EV_FAULT, 1);
+	t = pt_walk_table(mm, va, 3, true, &err);
+	if (!t) {
+		fn_exit(m);
+		return err ? err : -EFAULT;
+	}
+	if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, 3, va)]))) {
+		fn_exit(m);
+		return 0;
+	}
+	r = do_read_fault(mm, v, va, t, false);
+	if (r == FAULT_RETRY) {
+		count(m, PTSIM_EV_FAULT_RETRY, 1);
+		r = do_read_fault(mm, v, va, t, true);
+	}
+	fn_exit(m);
+	return r == FAULT_DONE ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
+}
+
+int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
+{
+	int err;
+
+	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && !mm->kernel);
+	VALIDATE(va < (UINT64_C(1) << mm->m->geo.va_bits));
+	op_begin(mm->m);
+	err = handle_mm_fault(mm, va, kind);
+	op_end(mm->m, 0);	/* a fault that read the file leaves the page cache filled */
+	return err;
+}
+
+int ptsim_exec_call(struct ptsim_mm *mm, unsigned int cpu, uint64_t va)
+{
+	enum ptsim_fault_kind f;
+	int err;
+
+	VALIDATE(mm && !mm->kernel && va < (UINT64_C(1) << mm->m->geo.va_bits));
+	VALIDATE(cpu < mm->m->cfg.nr_cpus);
+	op_begin(mm->m);
+	count(mm->m, PTSIM_EV_EXEC_CALL, 1);
+	err = ptsim_access(mm, cpu, va, PTSIM_ACCESS_EXEC, &f);
+	if (err == -EFAULT && f == PTSIM_FAULT_TRANSLATION) {
+		err = handle_mm_fault(mm, va, PTSIM_ACCESS_EXEC);
+		if (!err)
+			err = ptsim_access(mm, cpu, va, PTSIM_ACCESS_EXEC, &f);
+	}
+	op_end(mm->m, 0);
 	return err;
 }

@@ -245,6 +245,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	v.start = addr;
 	v.end = addr + len;
 	v.pgoff = addr >> g->page_shift;	/* anonymous: the page offset is the VA */
+	v.fd = -1;
 	v.flags = VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC | VM_ANON;
 	v.flags |= (prot & PTSIM_PROT_READ) ? VM_READ : 0;
 	v.flags |= (prot & PTSIM_PROT_WRITE) ? VM_WRITE : 0;

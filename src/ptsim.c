@@ -103,6 +103,13 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_COND_RESCHED] = "cond_resched",
 	[PTSIM_EV_FOLIO_SPLIT] = "folio_split",
 	[PTSIM_EV_SWAP_LOOKUP] = "swap_lookup",
+	[PTSIM_EV_PAGE_CACHE_LOOKUP] = "page_cache_lookup",
+	[PTSIM_EV_MAJOR_FAULT] = "major_fault",
+	[PTSIM_EV_FAULT_RETRY] = "fault_retry",
+	[PTSIM_EV_IO_REQUEST] = "io_request",
+	[PTSIM_EV_IO_KIB] = "io_kib",
+	[PTSIM_EV_MAP_PAGES] = "map_pages",
+	[PTSIM_EV_EXEC_CALL] = "exec_call",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

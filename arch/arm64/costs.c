@@ -31,6 +31,9 @@ enum cost_class {
 	C_ALLOC,	/* a page-allocator fast-path allocation */
 	C_VMA_OP,	/* a VMA split or merge (slab, maple tree) */
 	C_SYSCALL,	/* system call entry and exit */
+	C_IO_REQUEST,	/* one read submission through its completion (not the transfer) */
+	C_IO_KIB,	/* transferring 1 KiB from storage */
+	C_EXEC_CALL,	/* calling a cold stub: an instruction line from memory, the RET */
 	C__COUNT
 };
 
@@ -42,6 +45,7 @@ static const char *const class_names[C__COUNT] = {
 	[C_FAULT] = "fault", [C_ZERO_KIB] = "zero_kib", [C_USER_WRITE_KIB] = "user_write_kib",
 	[C_USER_READ_KIB] = "user_read_kib", [C_TLB_L2_HIT] = "tlb_l2_hit", [C_WALK] = "walk",
 	[C_ALLOC] = "alloc", [C_VMA_OP] = "vma_op", [C_SYSCALL] = "syscall",
+	[C_IO_REQUEST] = "io_request", [C_IO_KIB] = "io_kib", [C_EXEC_CALL] = "exec_call",
 };
 
 /* How each event is costed: its class, and how many of that class it is. */
@@ -127,6 +131,13 @@ static const struct {
 	[PTSIM_EV_COND_RESCHED] = { C_CALL, 1, false },
 	[PTSIM_EV_FOLIO_SPLIT] = { C_ALLOC, 4, false },	/* new metadata per page, remap */
 	[PTSIM_EV_SWAP_LOOKUP] = { C_CALL, 2, false },
+	[PTSIM_EV_PAGE_CACHE_LOOKUP] = { C_CALL, 2, false },	/* xarray walk */
+	[PTSIM_EV_MAJOR_FAULT] = { C_FREE, 0, false },	/* costed by its I/O and retry */
+	[PTSIM_EV_FAULT_RETRY] = { C_FAULT, 1, false },	/* the fault is taken again */
+	[PTSIM_EV_IO_REQUEST] = { C_IO_REQUEST, 1, false },
+	[PTSIM_EV_IO_KIB] = { C_IO_KIB, 1, false },
+	[PTSIM_EV_MAP_PAGES] = { C_CALL, 1, false },
+	[PTSIM_EV_EXEC_CALL] = { C_EXEC_CALL, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
@@ -153,6 +164,10 @@ struct constant {
 #define EST_ALLOC	NSEC(100, "ESTIMATE: page allocator fast path, 100 ns")
 #define EST_VMA		NSEC(300, "ESTIMATE: VMA split/merge with slab and maple tree, 300 ns")
 #define EST_SYSCALL	NSEC(200, "cpus.md §10.4: exception round trip 0.1-0.3 us (ESTIMATE)")
+#define EST_IO_REQ	NSEC(20000, "ESTIMATE: NVMe read submission to completion, ~20 us")
+#define EST_IO_KIB	BW(7, "ESTIMATE: PCIe Gen4 NVMe sequential read, ~7 GB/s")
+#define EST_EXEC_CALL	NSEC(120, "cpus.md §10.2: a cold instruction line from DRAM, ~110-130 ns " \
+			     "(LPDDR5X, ESTIMATE)")
 #define L1_LOAD		CYC(4, "cpus.md §1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
 #define EST_LOOKUP	CYC(36, "ESTIMATE: helper call (20 cycles) + struct page read from L2 (16 cycles)")
 
@@ -181,6 +196,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
+		[C_IO_REQUEST] = EST_IO_REQ,
+		[C_IO_KIB] = EST_IO_KIB,
+		[C_EXEC_CALL] = EST_EXEC_CALL,
 	},
 	[PTSIM_CPU_NEOVERSE_V2] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -200,10 +218,13 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_USER_WRITE_KIB] = BW(32, "cpus.md §10.5: as zeroing (ESTIMATE)"),
 		[C_USER_READ_KIB] = BW(50, "cpus.md §10.5: per-core DRAM ~50 GB/s theoretical (ESTIMATE)"),
 		[C_TLB_L2_HIT] = CYC(6, "cpus.md §8: V2 L2 TLB hit +5-6 cycles"),
-		[C_WALK] = CYC(22, "cpus.md §10.2: V-class walk +20-25 cycles (ESTIMATE)"),
+		[C_WALK] = FITTED_NS(51, "exec.grace.random_speedup"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
+		[C_IO_REQUEST] = EST_IO_REQ,
+		[C_IO_KIB] = EST_IO_KIB,
+		[C_EXEC_CALL] = EST_EXEC_CALL,
 	},
 	[PTSIM_CPU_AMPEREONE] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -227,6 +248,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
+		[C_IO_REQUEST] = EST_IO_REQ,
+		[C_IO_KIB] = EST_IO_KIB,
+		[C_EXEC_CALL] = EST_EXEC_CALL,
 	},
 	[PTSIM_CPU_NEOVERSE_N1] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -250,6 +274,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
+		[C_IO_REQUEST] = EST_IO_REQ,
+		[C_IO_KIB] = EST_IO_KIB,
+		[C_EXEC_CALL] = EST_EXEC_CALL,
 	},
 	[PTSIM_CPU_NEOVERSE_V1] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -272,6 +299,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
+		[C_IO_REQUEST] = EST_IO_REQ,
+		[C_IO_KIB] = EST_IO_KIB,
+		[C_EXEC_CALL] = EST_EXEC_CALL,
 	},
 	[PTSIM_CPU_NEOVERSE_V3] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -294,6 +324,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
+		[C_IO_REQUEST] = EST_IO_REQ,
+		[C_IO_KIB] = EST_IO_KIB,
+		[C_EXEC_CALL] = EST_EXEC_CALL,
 	},
 	[PTSIM_CPU_ANDROID_X1] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -319,6 +352,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
+		[C_IO_REQUEST] = EST_IO_REQ,
+		[C_IO_KIB] = EST_IO_KIB,
+		[C_EXEC_CALL] = EST_EXEC_CALL,
 	},
 };
 

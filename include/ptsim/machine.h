@@ -87,6 +87,17 @@ enum ptsim_feature {
 	PTSIM_FEAT_CONTPTE_BBML2_ELISION,	/* contpte_convert skips TLBI on BBML2-noabort (v6.17) */
 	PTSIM_FEAT_UFFD_MOVE_BATCHING,		/* "userfaultfd: opportunistic TLB-flush batching ..." */
 	PTSIM_FEAT_LINEAR_MAP_BLOCKS,		/* block linear map under rodata=full with BBML2 (v6.18) */
+	/* "arm64/mm: contpte-sized exec folios for 16K and 64K pages" (Usama Arif, v1, 2026) */
+	PTSIM_FEAT_EXEC_CONTPTE_ORDER,		/* 1/4: exec_folio_order = ilog2(CONT_PTES) */
+	PTSIM_FEAT_EXEC_MMAP_MISS_BYPASS,	/* 2/4: VM_EXEC readahead bypasses mmap_miss */
+	PTSIM_FEAT_ELF_CONTPTE_ALIGN,		/* 3/4: ET_DYN load_bias aligned for large segments */
+	PTSIM_FEAT_UNMAPPED_AREA_CONTPTE,	/* 4/4: thp_get_unmapped_area falls back to the exec order */
+	/*
+	 * Behaviour switch, never set by presets: mmap_miss decrements only on
+	 * PG_readahead hits (the series text) instead of on every first-try hit
+	 * (the code the spec read).
+	 */
+	PTSIM_FEAT_MMAP_MISS_RA_HITS_ONLY,
 	/*
 	 * Not a merged series but a behaviour switch: clear move_pages()'s err
 	 * after a successful batch (off = the sticky -EAGAIN of the merged code).

@@ -12,6 +12,7 @@
 #include <ptsim/cost.h>
 #include <ptsim/uffd.h>
 #include <ptsim/kernel.h>
+#include <ptsim/file.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -91,6 +91,13 @@ enum ptsim_event {
 	PTSIM_EV_COND_RESCHED,		/* outer-loop cond_resched and signal check */
 	PTSIM_EV_FOLIO_SPLIT,		/* large folio split to order 0 */
 	PTSIM_EV_SWAP_LOOKUP,		/* swap device get and swap-cache lookup */
+	PTSIM_EV_PAGE_CACHE_LOOKUP,	/* filemap_get_folio and friends */
+	PTSIM_EV_MAJOR_FAULT,		/* page-cache misses in filemap_fault */
+	PTSIM_EV_FAULT_RETRY,		/* VM_FAULT_RETRY: the fault is taken again */
+	PTSIM_EV_IO_REQUEST,		/* read I/O submissions (read_pages) */
+	PTSIM_EV_IO_KIB,		/* KiB read from storage */
+	PTSIM_EV_MAP_PAGES,		/* pages mapped by filemap_map_pages (fault-around) */
+	PTSIM_EV_EXEC_CALL,		/* calls into a stub (cold instruction line) */
 	PTSIM_EV__COUNT
 };
 

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exec-folio benchmark of "[PATCH v7 0/2] mm: improve large folio
+ * readahead for exec memory" (spec/uffd-move-exec-folio.md B4) on the model:
+ * Neoverse V2 (Grace), 64K pages, a 512 MiB executable on a filesystem with
+ * large folios (ext4, max order 11), mapped as a PIE text segment with ASLR.
+ * "Cold": a stub call at every page offset in order, from an empty page cache
+ * (faults, readahead, I/O). "Random": after an unmeasured sequential sweep,
+ * RANDOM_CALLS calls at random page offsets (iTLB misses and walks). The
+ * published run counts are not stated; 100,000 calls is about 12 per page,
+ * past the point where the iTLB reaches a steady state. Before: none of the
+ * four patches; after: all four.
+ */
+#include "rows.h"
+
+#include <string.h>
+
+#define TEXT (UINT64_C(512) << 20)
+#define RANDOM_CALLS 100000
+
+struct exec_run {
+	struct ptsim_stats cold, random;
+};
+
+static int program(enum ptsim_granule granule, bool patched, struct exec_run *out)
+{
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm;
+	struct ptsim_stats s0, s1, s2;
+	const uint64_t page = UINT64_C(1) << granule;
+	struct ptsim_elf_phdr ph = { 0, 0, TEXT, TEXT, page, 5 };	/* R+X, p_align = PAGE_SIZE */
+	unsigned int file, fd, max_order = granule == PTSIM_GRANULE_4K ? 9 : 11;
+	uint64_t bias, seed = 0x0123456789abcdefu;
+	int err;
+
+	ptsim_machine_config_init(&cfg);
+	cfg.cpu = PTSIM_CPU_NEOVERSE_V2;
+	cfg.granule = granule;
+	cfg.phys_size = UINT64_C(2) << 30;
+	err = ptsim_machine_create(&cfg, &m);
+	if (err)
+		return err;
+	ptsim_feature_preset(m, patched ? "patched" : "baseline");
+	err = ptsim_mm_create(m, &mm);
+	if (!err)
+		err = ptsim_file_create(m, TEXT, max_order, &file);
+	if (!err)
+		err = ptsim_file_open(m, file, &fd);
+	if (!err)
+		err = ptsim_mm_set_aslr(mm, 0x5eed);
+	if (!err)
+		err = ptsim_elf_load(mm, fd, &ph, 1, &bias);
+	ptsim_total_stats(m, &s0);
+	for (uint64_t off = 0; !err && off < TEXT; off += page)
+		err = ptsim_exec_call(mm, 0, bias + off);
+	ptsim_total_stats(m, &s1);
+	for (uint64_t off = 0; !err && off < TEXT; off += page)	/* unmeasured sweep */
+		err = ptsim_exec_call(mm, 0, bias + off);
+	ptsim_total_stats(m, &s2);
+	for (unsigned int i = 0; !err && i < RANDOM_CALLS; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		err = ptsim_exec_call(mm, 0, bias + (seed % (TEXT / page)) * page);
+	}
+	if (!err) {
+		struct ptsim_stats s3;
+
+		ptsim_total_stats(m, &s3);
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+			out->cold.ev[e] = s1.ev[e] - s0.ev[e];
+			out->random.ev[e] = s3.ev[e] - s2.ev[e];
+		}
+	}
+	ptsim_machine_destroy(m);
+	return err;
+}
+
+int exec_program(enum ptsim_granule granule, bool patched, struct ptsim_stats *cold,
+		 struct ptsim_stats *random)
+{
+	static struct exec_run cache[3][2];
+	static bool done[3][2];
+	int g = granule == PTSIM_GRANULE_4K ? 0 : granule == PTSIM_GRANULE_16K ? 1 : 2;
+
+	if (!done[g][patched]) {
+		int err;
+
+		progress("simulating the exec benchmark, %uK pages, %s", 1u << (granule - 10),
+			 patched ? "all four patches" : "baseline");
+		err = program(granule, patched, &cache[g][patched]);
+		if (err)
+			return err;
+		done[g][patched] = true;
+	}
+	*cold = cache[g][patched].cold;
+	*random = cache[g][patched].random;
+	return 0;
+}
+
+static double ns(const struct ptsim_stats *s, enum ptsim_granule granule)
+{
+	struct ptsim_prediction p;
+
+	ptsim_predict(PTSIM_CPU_NEOVERSE_V2, granule, s, &p);
+	return p.total_ns;
+}
+
+int exec_rows(const struct published *row, struct row_result *out)
+{
+	struct ptsim_stats cb, rb, ca, ra;
+	bool cold = !strcmp(row->id, "exec.grace.cold_speedup");
+	int err = exec_program(PTSIM_GRANULE_64K, false, &cb, &rb);
+
+	if (!err)
+		err = exec_program(PTSIM_GRANULE_64K, true, &ca, &ra);
+	if (err)
+		return err;
+	out->before = cold ? cb : rb;
+	out->after = cold ? ca : ra;
+	out->simulated = ns(&out->before, PTSIM_GRANULE_64K) / ns(&out->after, PTSIM_GRANULE_64K);
+	out->have_detail = true;
+	out->granule = PTSIM_GRANULE_64K;
+	out->before_label = "before";
+	out->after_label = "after (4 patches)";
+	return 0;
+}
+
+/* What the model expects on 16K pages, where nothing has been published. */
+void exec_print_16k(void)
+{
+	struct ptsim_stats cb, rb, ca, ra;
+
+	if (exec_program(PTSIM_GRANULE_16K, false, &cb, &rb) ||
+	    exec_program(PTSIM_GRANULE_16K, true, &ca, &ra))
+		return;
+	printf("\n16K pages, same workload (no published numbers): cold %.3f ms -> %.3f ms (x%.3f), "
+	       "random %.3f ms -> %.3f ms (x%.3f); I/Os %llu -> %llu, contpte folds %llu -> %llu\n",
+	       ns(&cb, PTSIM_GRANULE_16K) / 1e6, ns(&ca, PTSIM_GRANULE_16K) / 1e6,
+	       ns(&cb, PTSIM_GRANULE_16K) / ns(&ca, PTSIM_GRANULE_16K), ns(&rb, PTSIM_GRANULE_16K) / 1e6,
+	       ns(&ra, PTSIM_GRANULE_16K) / 1e6, ns(&rb, PTSIM_GRANULE_16K) / ns(&ra, PTSIM_GRANULE_16K),
+	       (unsigned long long)cb.ev[PTSIM_EV_IO_REQUEST], (unsigned long long)ca.ev[PTSIM_EV_IO_REQUEST],
+	       (unsigned long long)cb.ev[PTSIM_EV_CONTPTE_FOLD],
+	       (unsigned long long)ca.ev[PTSIM_EV_CONTPTE_FOLD]);
+}

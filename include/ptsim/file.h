@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PTSIM_FILE_H
+#define PTSIM_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ptsim/export.h>
+#include <ptsim/tlb.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ptsim_machine;
+struct ptsim_mm;
+
+/* A file of `size` bytes whose filesystem allows folios up to max_order (0: none). */
+PTSIM_API int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_order,
+				unsigned int *file);
+/* An open file description: its own file_ra_state (ra_pages = 128K / PAGE_SIZE). */
+PTSIM_API int ptsim_file_open(struct ptsim_machine *m, unsigned int file, unsigned int *fd);
+
+struct ptsim_ra_state {
+	uint64_t start, size, async_size;
+	unsigned int ra_pages, order, mmap_miss;
+};
+PTSIM_API int ptsim_file_ra(const struct ptsim_machine *m, unsigned int fd, struct ptsim_ra_state *out);
+/* Pages of the file in the page cache, and the order of the folio holding page `index`. */
+PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file, uint64_t index,
+				unsigned int *order);
+
+#define PTSIM_MADV_NORMAL	0
+#define PTSIM_MADV_RANDOM	1
+#define PTSIM_MADV_SEQUENTIAL	2
+#define PTSIM_MADV_HUGEPAGE	14
+
+/*
+ * mmap of an open file at page offset `pgoff` (bytes / PAGE_SIZE). addr 0:
+ * the kernel picks the address (top-down from the mm's mmap_base, through
+ * thp_get_unmapped_area; randomised when ASLR is on).
+ */
+PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
+			      unsigned int fd, uint64_t pgoff, uint64_t *out_addr);
+PTSIM_API int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice);
+
+/* ASLR on (seed != 0, the random stream of the mm) or off (seed 0). */
+PTSIM_API int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed);
+
+/*
+ * handle_mm_fault for a fault at va: file mappings through fault-around,
+ * filemap_fault (readahead, I/O, the VM_FAULT_RETRY round) and finish_fault;
+ * anonymous ones through do_anonymous_page. -EFAULT: SIGSEGV/SIGBUS.
+ */
+PTSIM_API int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
+
+/* Call a stub at va: an instruction fetch through the iTLB, faulting it in when needed. */
+PTSIM_API int ptsim_exec_call(struct ptsim_mm *mm, unsigned int cpu, uint64_t va);
+
+/* An ELF PT_LOAD program header. */
+struct ptsim_elf_phdr {
+	uint64_t p_offset, p_vaddr, p_filesz, p_memsz, p_align;
+	unsigned int p_flags;	/* PF_X 1, PF_W 2, PF_R 4 */
+};
+
+/*
+ * load_elf_binary for an ET_DYN (PIE) main executable: load_bias =
+ * ELF_ET_DYN_BASE + arch_mmap_rnd(), masked to the maximum alignment of the
+ * PT_LOADs, then each segment mapped from fd.
+ */
+PTSIM_API int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_phdr *ph,
+			     unsigned int nr, uint64_t *load_bias);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

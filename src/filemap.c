@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Files, the page cache and the file fault path (models mm/filemap.c:
+ * filemap_fault, do_sync_mmap_readahead, do_async_mmap_readahead,
+ * filemap_map_pages; spec/uffd-move-exec-folio.md B1-B3, B5).
+ */
+#include "filemap.h"
+#include "asm/pgtable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MMAP_LOTSAMISS	100
+#define VM_READAHEAD_BYTES (128 * 1024)
+
+int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_order,
+		      unsigned int *file)
+{
+	struct file_obj *n;
+
+	VALIDATE(m && file && size && size < (UINT64_C(1) << 48));
+	/* MAX_PAGECACHE_ORDER = min(MAX_XAS_ORDER 11, HPAGE_PMD_ORDER) */
+	VALIDATE(max_order <= MIN(11u, m->geo.pmd_order));
+	n = realloc(m->files, (m->nr_files + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	m->files = n;
+	memset(&n[m->nr_files], 0, sizeof(*n));
+	n[m->nr_files].size = size;
+	n[m->nr_files].max_order = max_order;
+	u64map_init(&n[m->nr_files].cache);
+	*file = (unsigned int)m->nr_files++;
+	return 0;
+}
+
+int ptsim_file_open(struct ptsim_machine *m, unsigned int file, unsigned int *fd)
+{
+	struct open_file *n;
+
+	VALIDATE(m && fd && file < m->nr_files);
+	n = realloc(m->opens, (m->nr_opens + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	m->opens = n;
+	memset(&n[m->nr_opens], 0, sizeof(*n));
+	n[m->nr_opens].file = file;
+	/* VM_READAHEAD_PAGES: 32 / 8 / 2 pages */
+	n[m->nr_opens].ra.ra_pages = (unsigned int)(VM_READAHEAD_BYTES >> m->geo.page_shift);
+	*fd = (unsigned int)m->nr_opens++;
+	return 0;
+}
+
+int ptsim_file_ra(const struct ptsim_machine *m, unsigned int fd, struct ptsim_ra_state *out)
+{
+	const struct file_ra_state *ra;
+
+	VALIDATE(m && out && fd < m->nr_opens);
+	ra = &m->opens[fd].ra;
+	out->start = ra->start;
+	out->size = ra->size;
+	out->async_size = ra->async_size;
+	out->ra_pages = ra->ra_pages;
+	out->order = ra->order;
+	out->mmap_miss = ra->mmap_miss;
+	return 0;
+}
+
+struct folio *filemap_lookup(struct ptsim_machine *m, unsigned int file, uint64_t index)
+{
+	uint64_t pfn;
+
+	count(m, PTSIM_EV_PAGE_CACHE_LOOKUP, 1);
+	if (!u64map_get(&m->files[file].cache, index, &pfn))
+		return NULL;
+	return pfn_folio(m, pfn);
+}
+
+int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file, uint64_t index,
+		      unsigned int *order)
+{
+	uint64_t pfn;
+	const struct folio *f;
+
+	VALIDATE(m && order && file < m->nr_files);
+	if (!u64map_get(&m->files[file].cache, index, &pfn) || !(f = pfn_folio(m, pfn)))
+		return -ENOENT;
+	*order = f->order;
+	return 0;
+}
+
+int files_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
+{
+	dst->files = NULL;
+	dst->opens = NULL;
+	dst->nr_files = dst->nr_opens = 0;
+	if (src->nr_files) {
+		dst->files = calloc(src->nr_files, sizeof(*dst->files));
+		if (!dst->files)
+			return -ENOMEM;
+		for (size_t i = 0; i < src->nr_files; i++) {
+			dst->files[i] = src->files[i];
+			if (u64map_copy(&dst->files[i].cache, &src->files[i].cache)) {
+				dst->nr_files = i;
+				return -ENOMEM;
+			}
+		}
+		dst->nr_files = src->nr_files;
+	}
+	if (src->nr_opens) {
+		dst->opens = malloc(src->nr_opens * sizeof(*dst->opens));
+		if (!dst->opens)
+			return -ENOMEM;
+		memcpy(dst->opens, src->opens, src->nr_opens * sizeof(*dst->opens));
+		dst->nr_opens = src->nr_opens;
+	}
+	return 0;
+}
+
+void files_free(struct ptsim_machine *m)
+{
+	for (size_t i = 0; i < m->nr_files; i++)
+		u64map_free(&m->files[i].cache);
+	free(m->files);
+	free(m->opens);
+	m->files = NULL;
+	m->opens = NULL;
+	m->nr_files = m->nr_opens = 0;
+}
+
+/* exec_folio_order(): 64K before the series (4 / 2 / 0), ilog2(CONT_PTES) with patch 1. */
+unsigned int exec_folio_order(const struct ptsim_machine *m)
+{
+	const struct ptsim_geometry *g = &m->geo;
+
+	if (feature(m, PTSIM_FEAT_EXEC_CONTPTE_ORDER))
+		return (unsigned int)__builtin_ctz(g->cont_ptes);
+	return 16 - g->page_shift;
+}
+
+/* fault_around_pages: fault_around_bytes (64K) / PAGE_SIZE, at least 1. */
+unsigned int fault_around_pages(const struct ptsim_geometry *g)
+{
+	return MAX(1u, (unsigned int)(65536 >> g->page_shift));
+}
+
+static bool mmap_miss_applies(const struct ptsim_machine *m, const struct vma *v)
+{
+	/* patch 2 (v1): exec faults neither increment nor are throttled */
+	return !(v->flags & VM_SEQ_READ) &&
+	       !((v->flags & VM_EXEC) && feature(m, PTSIM_FEAT_EXEC_MMAP_MISS_BYPASS));
+}
+
+/* do_sync_mmap_readahead */
+static void do_sync_mmap_readahead(struct ptsim_mm *mm, struct vma *v, uint64_t pgoff)
+{
+	struct ptsim_machine *m = mm->m;
+	struct open_file *of = &m->opens[v->fd];
+	struct file_ra_state *ra = &of->ra;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t vma_start = v->pgoff, vma_end = v->pgoff + ((v->end - v->start) >> g->page_shift);
+	/* force_thp_readahead: never on 64K, where HPAGE_PMD_ORDER exceeds MAX_PAGECACHE_ORDER (11) */
+	bool force = (v->flags & VM_HUGEPAGE) && g->pmd_order <= 11;
+
+	if (!force) {
+		if ((v->flags & VM_RAND_READ) && !(v->flags & VM_EXEC))
+			return;
+		if (!ra->ra_pages)
+			return;
+		if (v->flags & VM_SEQ_READ) {
+			ra->start = pgoff;
+			ra->size = ra->ra_pages;
+			ra->async_size = ra->ra_pages / 4;
+			ra->order = 0;
+			page_cache_ra_order(m, of->file, ra);
+			return;
+		}
+	}
+	if (mmap_miss_applies(m, v)) {
+		if (ra->mmap_miss < MMAP_LOTSAMISS * 10)
+			ra->mmap_miss++;
+		if (ra->mmap_miss > MMAP_LOTSAMISS)
+			return;	/* throttled: the fault reads one folio itself */
+	}
+	if (force) {
+		uint64_t nr = UINT64_C(1) << g->pmd_order;
+
+		ra->start = ALIGN_DOWN64(pgoff, nr);
+		ra->size = (v->flags & VM_RAND_READ) ? nr : 2 * nr;
+		ra->async_size = nr;
+		ra->order = g->pmd_order;
+	} else if (v->flags & VM_EXEC) {
+		unsigned int o = exec_folio_order(m);
+		uint64_t n = UINT64_C(1) << o;
+
+		ra->start = MAX(ALIGN_DOWN64(pgoff, n), vma_start);
+		ra->size = MIN(ALIGN_UP64(ra->start + ra->ra_pages, n), vma_end) - ra->start;
+		ra->async_size = 0;
+		ra->order = o;
+	} else {
+		/* read-around */
+		ra->start = pgoff > ra->ra_pages / 2 ? pgoff - ra->ra_pages / 2 : 0;
+		ra->size = ra->ra_pages;
+		ra->async_size = ra->ra_pages / 4;
+		ra->order = 0;
+	}
+	page_cache_ra_order(m, of->file, ra);
+}
+
+/* The mmap_miss decrement of a cache hit (do_async_mmap_readahead, filemap_map_pages). */
+static void mmap_miss_decrement(struct ptsim_machine *m, struct file_ra_state *ra, uint64_t by,
+				bool readahead_hit)
+{
+	if (feature(m, PTSIM_FEAT_MMAP_MISS_RA_HITS_ONLY) && !readahead_hit)
+		return;
+	ra->mmap_miss = ra->mmap_miss > by ? ra->mmap_miss - (unsigned int)by : 0;
+}
+
+/* do_async_mmap_readahead */
+static void do_async_mmap_readahead(struct ptsim_mm *mm, struct vma *v, struct folio *f,
+				    uint64_t pgoff)
+{
+	struct ptsim_machine *m = mm->m;
+	struct open_file *of = &m->opens[v->fd];
+	struct file_ra_state *ra = &of->ra;
+
+	if ((v->flags & VM_RAND_READ) || !ra->ra_pages)
+		return;
+	mmap_miss_decrement(m, ra, 1, f->flags & FOLIO_READAHEAD);
+	if (f->flags & FOLIO_READAHEAD) {
+		/* page_cache_async_ra: the next window, order ramped by 2 */
+		f->flags &= ~FOLIO_READAHEAD;
+		ra->start = pgoff + 1 > ra->start + ra->size ? pgoff + 1 : ra->start + ra->size;
+		ra->size = ra->ra_pages;
+		ra->async_size = ra->ra_pages;
+		ra->order += 2;
+		page_cache_ra_order(m, of->file, ra);
+	}
+}
+
+/*
+ * filemap_fault: a first-try hit runs the async readahead (and its mmap_miss
+ * decrement); a miss runs the sync readahead, reads the folio and returns
+ * VM_FAULT_RETRY, and the retried fault (FAULT_FLAG_TRIED) finds it.
+ */
+enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgoff, bool tried,
+				struct folio **out)
+{
+	struct ptsim_machine *m = mm->m;
+	struct open_file *of = &m->opens[v->fd];
+	struct file_obj *f = &m->files[of->file];
+	struct folio *fo;
+
+	if (pgoff >= (f->size + m->geo.page_size - 1) >> m->geo.page_shift)
+		return FAULT_SIGBUS;
+	fo = filemap_lookup(m, of->file, pgoff);
+	if (fo) {
+		if (!tried)
+			do_async_mmap_readahead(mm, v, fo, pgoff);
+		*out = fo;
+		return FAULT_DONE;
+	}
+	count(m, PTSIM_EV_MAJOR_FAULT, 1);
+	do_sync_mmap_readahead(mm, v, pgoff);
+	if (!filemap_lookup(m, of->file, pgoff)) {
+		/* __filemap_get_folio(FGP_CREAT): a min-order folio, read on its own */
+		struct file_ra_state one = { .start = pgoff, .size = 1 };
+
+		page_cache_ra_order(m, of->file, &one);
+		if (!filemap_lookup(m, of->file, pgoff))
+			return FAULT_OOM;
+	}
+	/* the folio lock was dropped for the I/O (fpin): VM_FAULT_RETRY */
+	return FAULT_RETRY;
+}
+
+/*
+ * filemap_map_pages: map every uptodate, unlocked, non-PG_readahead cached page
+ * of [start_pgoff, end_pgoff] whose PTE is none, one set_ptes per run of one
+ * folio; the examined non-workingset pages are subtracted from mmap_miss.
+ */
+void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
+		       uint64_t start_pgoff, uint64_t end_pgoff)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	struct open_file *of = &m->opens[v->fd];
+	uint64_t examined = 0;
+
+	for (uint64_t pg = start_pgoff; pg <= end_pgoff;) {
+		struct folio *fo = filemap_lookup(m, of->file, pg);
+		uint64_t run = 0, first = pg;
+
+		if (!fo || !(fo->flags & FOLIO_UPTODATE) || (fo->flags & (FOLIO_LOCKED | FOLIO_READAHEAD))) {
+			pg++;
+			continue;
+		}
+		/* the pages of this folio inside the window */
+		uint64_t fend = MIN(fo->index + folio_nr_pages(fo) - 1, end_pgoff);
+
+		for (; pg <= fend; pg++) {
+			pte_t *p = ptep + (pg - start_pgoff);
+			bool none = pte_none(__ptep_get(mm, p));
+
+			if (!(fo->flags & FOLIO_WORKINGSET))
+				examined++;
+			if (none) {
+				if (!run)
+					first = pg;
+				run++;
+			}
+			if ((!none || pg == fend) && run) {
+				uint64_t ra = addr + ((first - start_pgoff) << g->page_shift);
+				pte_t pte = pfn_pte(g, fo->pfn + (first - fo->index), v->page_prot);
+
+				set_ptes(mm, ra, ptep + (first - start_pgoff), pte_mkyoung(pte),
+					 (unsigned int)run);
+				fo->mapcount += (int)run;
+				count(m, PTSIM_EV_MAP_PAGES, run);
+				run = 0;
+			}
+		}
+	}
+	mmap_miss_decrement(m, &of->ra, examined, false);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* The page cache and the file fault path, shared by filemap.c, readahead.c and memory.c. */
+#ifndef PTSIM_FILEMAP_H
+#define PTSIM_FILEMAP_H
+
+#include "internal.h"
+
+/* folio->mapping of a page-cache folio: a tag plus the file number. */
+#define FILE_MAPPING(file)	((UINT64_C(1) << 63) | (uint64_t)(file))
+
+enum fault_result {
+	FAULT_DONE,
+	FAULT_RETRY,	/* VM_FAULT_RETRY: the lock was dropped for I/O */
+	FAULT_SIGBUS,
+	FAULT_OOM,
+};
+
+void page_cache_ra_order(struct ptsim_machine *m, unsigned int file, struct file_ra_state *ra);
+struct folio *filemap_lookup(struct ptsim_machine *m, unsigned int file, uint64_t index);
+unsigned int exec_folio_order(const struct ptsim_machine *m);
+unsigned int fault_around_pages(const struct ptsim_geometry *g);
+enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgoff, bool tried,
+				struct folio **out);
+void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
+		       uint64_t start_pgoff, uint64_t end_pgoff);
+int files_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
+void files_free(struct ptsim_machine *m);
+
+#endif
