@@ -76,7 +76,7 @@ struct folio {
 	uint64_t *excl;		/* ... and for larger folios */
 };
 
-#define FOLIO_SECTION_SHIFT 15
+#define FOLIO_SECTION_SHIFT 12
 
 struct folio_store {
 	uint64_t base_pfn;

@@ -245,14 +245,14 @@ static int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_k
 
 	if (!v || !(v->flags & need))
 		return -EFAULT;	/* SIGSEGV */
+	va = ALIGN_DOWN64(va, g->page_size);	/* vmf->address */
 	if (v->fd < 0) {
-		uint64_t page = ALIGN_DOWN64(va, g->page_size);
 		unsigned int idx;
-		const struct pt_table *leaf = pt_lookup_leaf(mm, page, &idx);
+		const struct pt_table *leaf = pt_lookup_leaf(mm, va, &idx);
 
 		if (leaf && pte_present(leaf->desc[idx]))
 			return 0;	/* a spurious fault: another access mapped it */
-		return ptsim_populate(mm, page, g->page_size, 0, kind == PTSIM_ACCESS_WRITE);
+		return ptsim_populate(mm, va, g->page_size, 0, kind == PTSIM_ACCESS_WRITE);
 	}
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 	count(m, PTSIM_EV_FAULT, 1);

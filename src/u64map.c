@@ -85,6 +85,13 @@ static int grow(struct u64map *map)
 
 int u64map_put(struct u64map *map, uint64_t key, uint64_t val)
 {
+	bool existed;
+
+	return u64map_set(map, key, val, &existed);
+}
+
+int u64map_set(struct u64map *map, uint64_t key, uint64_t val, bool *existed)
+{
 	if ((map->len + 1) * 4 > map->cap * 3) {
 		int err = grow(map);
 
@@ -96,16 +103,23 @@ int u64map_put(struct u64map *map, uint64_t key, uint64_t val)
 			map->keys[i] = key + 1;
 			map->vals[i] = val;
 			map->len++;
+			*existed = false;
 			return 0;
 		}
 		if (map->keys[i] == key + 1) {
 			map->vals[i] = val;
+			*existed = true;
 			return 0;
 		}
 	}
 }
 
 bool u64map_del(struct u64map *map, uint64_t key)
+{
+	return u64map_take(map, key, NULL);
+}
+
+bool u64map_take(struct u64map *map, uint64_t key, uint64_t *val)
 {
 	size_t mask = map->cap - 1, i, j;
 
@@ -117,6 +131,8 @@ bool u64map_del(struct u64map *map, uint64_t key)
 		if (map->keys[i] == key + 1)
 			break;
 	}
+	if (val)
+		*val = map->vals[i];
 	/* backward-shift deletion keeps probe chains intact without tombstones */
 	for (j = (i + 1) & mask; map->keys[j]; j = (j + 1) & mask) {
 		size_t home = slot_of(map->keys[j] - 1, map->cap);

@@ -19,6 +19,10 @@ void u64map_free(struct u64map *map);
 int u64map_copy(struct u64map *dst, const struct u64map *src);
 bool u64map_get(const struct u64map *map, uint64_t key, uint64_t *val);
 int u64map_put(struct u64map *map, uint64_t key, uint64_t val);
+/* Insert or overwrite; *existed tells which. */
+int u64map_set(struct u64map *map, uint64_t key, uint64_t val, bool *existed);
 bool u64map_del(struct u64map *map, uint64_t key);
+/* Remove key, returning its value; false when absent. */
+bool u64map_take(struct u64map *map, uint64_t key, uint64_t *val);
 
 #endif

@@ -97,9 +97,9 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 		if (!pte_valid(n)) {
 			/* the break: remember what was live until a TLBI for it completes */
 			uint64_t key = key_of(m, tag_of(mm, o, level), level, base);
-			bool known = u64map_get(&b->broken, key, NULL);
+			bool known;
 
-			if (!u64map_put(&b->broken, key, o & ~TLBI_SEEN) && !known)
+			if (!u64map_set(&b->broken, key, o & ~TLBI_SEEN, &known) && !known)
 				b->per_level[lvl(level)]++;
 			return;
 		}
@@ -112,13 +112,13 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 		return;
 	uint64_t key = key_of(m, tag_of(mm, n, level), level, base), prev;
 
-	if (!u64map_get(&b->broken, key, &prev))
+	if (!u64map_take(&b->broken, key, &prev))
 		return;
+	b->per_level[lvl(level)]--;
 	/* the TLBs may still hold prev: the new entry must be compatible with it */
 	why = bbm_needs_break(m, level, prev | PTE_VALID, n);
 	if (why)
 		violation(mm, va, level, prev | PTE_VALID, n, why);
-	forget(b, key);
 }
 
 /* Entries a TLBI covers get TLBI_SEEN; the completing DSB forgets them. */

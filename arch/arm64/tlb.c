@@ -577,3 +577,18 @@ void tlb_dsb(struct ptsim_machine *m)
 	}
 	t->nr_pending = 0;
 }
+
+uint64_t tlb_check_user_entries(struct ptsim_machine *m)
+{
+	struct tlb_model *t = m->tlb;
+	uint64_t n = 0;
+
+	for (unsigned int c = 0; c < t->nr_cpus; c++)
+		for (int i = 0; i < 3; i++) {
+			const struct tlb_array *a = &t->cpu[c].arr[i];
+
+			for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+				n += a->e[k].valid && !a->e[k].global && grants_more(m, &a->e[k]);
+		}
+	return n;
+}

@@ -13,6 +13,7 @@
 #include <ptsim/uffd.h>
 #include <ptsim/kernel.h>
 #include <ptsim/file.h>
+#include <ptsim/check.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,6 +12,8 @@
 /* tlb.c */
 void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op);
 void tlb_dsb(struct ptsim_machine *m);
+/* Valid user TLB entries that grant more than the tables now do. */
+uint64_t tlb_check_user_entries(struct ptsim_machine *m);
 
 /* bbm.c */
 void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t old_desc, pte_t new_desc);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/* The model invariant checker (ptsim_check_invariants). */
+#include "asm/pgtable.h"
+#include "asm/hw.h"
+
+struct inv {
+	struct ptsim_machine *m;
+	uint64_t violations;
+	struct u64map maps;	/* head PFN -> mappings found in the tables */
+};
+
+static void broken(struct inv *c, uint64_t va, int level, pte_t d, const char *what)
+{
+	c->violations++;
+	diag_report(c->m, PTSIM_DIAG_INVARIANT, va, level, d, 0, "%s", what);
+}
+
+static uint64_t level_size(const struct ptsim_geometry *g, int level)
+{
+	return UINT64_C(1) << g->level_shift[lvl(level)];
+}
+
+/* A contiguous group: aligned, all with the bit, consecutive OAs, same normalised attributes. */
+static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned int i, uint64_t va)
+{
+	const struct ptsim_geometry *g = &c->m->geo;
+	unsigned int n = t->level == 3 ? g->cont_ptes : g->cont_pmds;
+	unsigned int first = i & ~(n - 1);
+	uint64_t size = level_size(g, t->level);
+	pte_t ref = t->desc[first];
+
+	if (i != first)
+		return;	/* checked once, from the group's first entry */
+	for (unsigned int k = 0; k < n; k++) {
+		pte_t d = t->desc[first + k];
+
+		if (!pte_valid(d) || !pte_cont(d) || (t->level < 3 && t->next[first + k]) ||
+		    pte_pfn(g, d) != pte_pfn(g, ref) + k * (size >> g->page_shift) ||
+		    (pte_pgprot(g, pte_mkold(pte_mkclean(d))) != pte_pgprot(g, pte_mkold(pte_mkclean(ref))))) {
+			broken(c, va + k * size, t->level, d, "malformed contiguous group");
+			return;
+		}
+	}
+	if (pte_pfn(g, ref) & ((UINT64_C(1) << __builtin_ctzll(n * (size >> g->page_shift))) - 1))
+		broken(c, va, t->level, ref, "contiguous group with a misaligned output address");
+}
+
+static void count_mapping(struct inv *c, const struct ptsim_mm *mm, pte_t d)
+{
+	const struct folio *f;
+	uint64_t n = 0;
+
+	if (mm->kernel || !pte_present(d) || pte_special(d))
+		return;
+	f = pfn_folio(c->m, pte_pfn(&c->m->geo, d));
+	if (!f)
+		return;
+	u64map_get(&c->maps, f->pfn, &n);
+	u64map_put(&c->maps, f->pfn, n + 1);
+}
+
+static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
+			    uint64_t base)
+{
+	const struct ptsim_geometry *g = &c->m->geo;
+	uint64_t size = level_size(g, t->level), bytes = (uint64_t)t->entries * sizeof(pte_t);
+
+	for (unsigned int i = 0; i < t->entries; i++) {
+		uint64_t va = base + i * size;
+		pte_t d = t->desc[i];
+
+		if (t->level < 3 && t->next[i]) {
+			if (!pte_valid(d) || !pmd_table(d) || pte_pfn(g, d) != t->next[i]->pfn ||
+			    t->next[i]->level != t->level + 1)
+				broken(c, va, t->level, d, "table descriptor and table disagree");
+			bytes += check_table(c, mm, t->next[i], va);
+			continue;
+		}
+		if (!d)
+			continue;
+		if (t->level < 3 && pte_valid(d) && (pmd_table(d) || (!g->level_block[lvl(t->level)] &&
+								      t->level != 2)))
+			broken(c, va, t->level, d, "table descriptor without a table, or block not allowed");
+		if (t->level == 3 && pte_valid(d) && (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE)
+			broken(c, va, t->level, d, "reserved level-3 encoding");
+		if (pte_valid(d) && pte_cont(d) && t->level >= 2)
+			check_cont_group(c, t, i, va);
+		count_mapping(c, mm, d);
+	}
+	return bytes;
+}
+
+/* With no maintenance outstanding, no user TLB entry may grant more than the tables. */
+static void check_tlb(struct inv *c);
+
+int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
+{
+	struct inv c = { .m = m };
+
+	VALIDATE(m);
+	u64map_init(&c.maps);
+	for (size_t i = 0; i < m->nr_mms; i++) {
+		const struct ptsim_mm *mm = m->mms[i];
+		uint64_t base = mm->kernel ? ~((UINT64_C(1) << m->geo.va_bits) - 1) : 0;
+		uint64_t bytes = check_table(&c, mm, mm->pgd, base);
+
+		if (bytes != mm->pgtable_bytes)
+			broken(&c, 0, -1, bytes, "page-table bytes differ from the tables");
+	}
+	/* every folio's mapcount equals the mappings found */
+	for (size_t s = 0; s < m->folios.nr_sections; s++) {
+		struct folio **sec = m->folios.sections[s];
+
+		for (uint64_t k = 0; sec && k < (UINT64_C(1) << FOLIO_SECTION_SHIFT); k++) {
+			const struct folio *f = sec[k];
+			uint64_t n = 0;
+
+			if (!f || f->pfn != m->folios.base_pfn + (s << FOLIO_SECTION_SHIFT) + k)
+				continue;
+			u64map_get(&c.maps, f->pfn, &n);
+			if ((uint64_t)f->mapcount != n)
+				broken(&c, f->index, -1, f->pfn, "folio mapcount differs from its mappings");
+		}
+	}
+	u64map_free(&c.maps);
+	check_tlb(&c);
+	if (violations)
+		*violations = c.violations;
+	return 0;
+}
+
+static void check_tlb(struct inv *c)
+{
+	uint64_t found = tlb_check_user_entries(c->m);
+
+	if (!c->m->bbm.broken.len && found) {
+		c->violations += found;
+		diag_report(c->m, PTSIM_DIAG_INVARIANT, 0, -1, found, 0,
+			    "%llu user TLB entries grant more than the tables", (unsigned long long)found);
+	}
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fuzz harness: decode bytes into a sequence of public API calls with
+ * arbitrary (often invalid) arguments, across all algorithms and granules,
+ * and check the model's invariants after every call. Any broken invariant
+ * aborts, which libFuzzer and the smoke driver report. Break-before-make
+ * reports are not failures here: the model flags modelled kernel behaviour
+ * (see test-bbm.c) and they are counted, not fatal.
+ */
+#include "fuzz-one.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ptsim/ptsim.h>
+
+struct rd {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint8_t u8(struct rd *r)
+{
+	if (!r->n)
+		return 0;
+	r->n--;
+	return *r->p++;
+}
+
+static uint64_t u64(struct rd *r)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | u8(r);
+	return v;
+}
+
+#define GIB (UINT64_C(1) << 30)
+
+/* Mostly plausible addresses in the regions the harness maps, sometimes anything. */
+static uint64_t addr(struct rd *r, uint64_t page)
+{
+	uint8_t k = u8(r);
+
+	switch (k % 8) {
+	case 0: return u64(r);
+	case 1: return GIB + (uint64_t)u8(r) * page + (k & 0x80 ? 1 : 0);
+	case 2: return 2 * GIB + (uint64_t)(u8(r) << 8 | u8(r)) * page;
+	case 3: return 4 * GIB + (uint64_t)u8(r) * page;
+	default: return GIB + (uint64_t)(u8(r) << 8 | u8(r)) * page;
+	}
+}
+
+static uint64_t len(struct rd *r, uint64_t page)
+{
+	uint8_t k = u8(r);
+
+	if (k == 0xff)
+		return u64(r);
+	return (uint64_t)(k % 64) * page * (k & 0x40 ? 32 : 1);
+}
+
+static unsigned int invariant_breaks;
+
+static void on_diag(const struct ptsim_diag *d, void *arg)
+{
+	(void)arg;
+	if (d->kind == PTSIM_DIAG_INVARIANT) {
+		invariant_breaks++;
+		fprintf(stderr, "fuzz: invariant: %s (va 0x%llx)\n", d->message, (unsigned long long)d->va);
+	}
+}
+
+static void check(struct ptsim_machine *m)
+{
+	uint64_t v = 0;
+
+	ptsim_check_invariants(m, &v);
+	if (v || invariant_breaks)
+		abort();
+}
+
+/*
+ * Kernel-map operations. Permission changes are issued only where the kernel
+ * issues them: after the capabilities are final and when can_set_direct_map()
+ * (its callers gate on it). Elsewhere a change inside a contiguous group is
+ * left misprogrammed, as the kernel would leave it, and the checker says so.
+ */
+static void kernel_ops(struct rd *r, struct ptsim_machine *m, struct ptsim_mm **kmm, uint64_t page,
+		       bool *finalized)
+{
+	/* small, so that checking every table after each call stays cheap */
+	struct ptsim_mem_range ranges[2] = { { GIB, GIB / 4 }, { 3 * GIB, GIB / 16 } };
+	uint8_t op = u8(r);
+	uint64_t va = 0;
+
+	if (!*kmm) {
+		struct ptsim_kernel_config kc = { 0 };
+
+		kc.ranges = ranges;
+		kc.nr_ranges = 1 + (op & 1);
+		kc.rodata = (enum ptsim_rodata)(u8(r) % 4);
+		kc.debug_pagealloc = op & 2;
+		kc.secondary_lacks_bbml2 = op & 4;
+		if (op & 8) {
+			kc.kernel_start = GIB + (uint64_t)(u8(r) % 8) * page;
+			kc.kernel_end = kc.kernel_start + (uint64_t)(u8(r) % 64) * page;
+		}
+		if (ptsim_kernel_boot(m, &kc, kmm))
+			*kmm = NULL;
+		return;
+	}
+	ptsim_kernel_lm_addr(*kmm, GIB, &va);
+	if (op % 5 >= 2 && !(*finalized && ptsim_kernel_can_set_direct_map(*kmm)))
+		return;
+	switch (op % 5) {
+	case 0:
+		*finalized |= ptsim_kernel_finalize_caps(*kmm) != -ENOMEM;
+		break;
+	case 1:
+		ptsim_split_kernel_leaf_mapping(*kmm, va + (uint64_t)u8(r) * page,
+						va + (uint64_t)(u8(r) + 256) * page);
+		break;
+	case 2:
+		ptsim_set_memory(*kmm, va + (uint64_t)(u8(r) << 8 | u8(r)) * page, u8(r) % 64,
+				 (enum ptsim_set_memory_op)(u8(r) % 7));
+		break;
+	case 3:
+		ptsim_set_direct_map(*kmm, va + (uint64_t)u8(r) * page, (enum ptsim_direct_map_op)(u8(r) % 3));
+		break;
+	default:
+		ptsim_set_memory(*kmm, u64(r), u64(r), (enum ptsim_set_memory_op)u8(r));
+		break;
+	}
+}
+
+int fuzz_one(const uint8_t *data, size_t size)
+{
+	static const enum ptsim_granule grs[] = { PTSIM_GRANULE_4K, PTSIM_GRANULE_16K, PTSIM_GRANULE_64K };
+	static const unsigned int vas[] = { 48, 39, 47, 42, 52, 36 };
+	struct rd r = { data, size };
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm, *kmm = NULL;
+	unsigned int files = 0, fds = 0;
+	bool finalized = false;
+	uint8_t hdr = u8(&r);
+	uint64_t page;
+
+	invariant_breaks = 0;
+	ptsim_machine_config_init(&cfg);
+	cfg.granule = grs[hdr % 3];
+	cfg.va_bits = vas[(hdr >> 2) % 6];
+	cfg.cpu = (enum ptsim_cpu)(u8(&r) % (PTSIM_CPU__COUNT + 1));
+	cfg.nr_cpus = 1 + (hdr >> 5) % 2;
+	cfg.kpti = hdr & 0x80;
+	cfg.phys_base = GIB;
+	cfg.phys_size = 4 * GIB;
+	cfg.preset = (hdr & 0x10) ? "patched" : "baseline";
+	if (ptsim_machine_create(&cfg, &m))
+		return 0;
+	ptsim_set_diag_handler(m, on_diag, NULL);
+	page = UINT64_C(1) << cfg.granule;
+	if (ptsim_mm_create(m, &mm)) {
+		ptsim_machine_destroy(m);
+		return 0;
+	}
+	for (int step = 0; step < 48 && r.n; step++) {
+		uint8_t op = u8(&r);
+		uint64_t a = addr(&r, page), l = len(&r, page);
+
+		if (getenv("PTSIM_FUZZ_TRACE"))
+			fprintf(stderr, "fuzz: step %d op %d a 0x%llx l 0x%llx\n", step, op % 20,
+				(unsigned long long)a, (unsigned long long)l);
+		switch (op % 20) {
+		case 0:
+			ptsim_mmap(mm, a, l, u8(&r) % 9, u8(&r) % 9, NULL);
+			break;
+		case 1:
+			ptsim_populate(mm, a, l, u8(&r) % 16, u8(&r) & 1);
+			break;
+		case 2:
+			ptsim_split_huge_pmd(mm, a, l);
+			break;
+		case 3:
+			ptsim_mprotect(mm, a, l, u8(&r) % 9);
+			break;
+		case 4:
+			ptsim_change_prot_numa(mm, a, l);
+			break;
+		case 5:
+			ptsim_uffd_register(mm, a, l);
+			break;
+		case 6:
+			ptsim_uffd_move(mm, a, addr(&r, page), l, u8(&r) % 5);
+			break;
+		case 7:
+			ptsim_touch(mm, u8(&r) % 3, a, l, (enum ptsim_access_kind)(u8(&r) % 4), NULL);
+			break;
+		case 8:
+			ptsim_access(mm, u8(&r) % 3, a, (enum ptsim_access_kind)(u8(&r) % 4), NULL);
+			break;
+		case 9:
+			ptsim_feature_set(m, (enum ptsim_feature)(u8(&r) % (PTSIM_FEAT__COUNT + 1)), u8(&r) & 1);
+			break;
+		case 10:
+			if (!ptsim_file_create(m, l, u8(&r) % 13, &files) && !ptsim_file_open(m, files, &fds))
+				ptsim_mmap_file(mm, a & ~(page - 1), l, u8(&r) % 8, fds, u8(&r), NULL);
+			break;
+		case 11:
+			ptsim_exec_call(mm, u8(&r) % 3, a);
+			break;
+		case 12:
+			ptsim_fault(mm, a, (enum ptsim_access_kind)(u8(&r) % 4));
+			break;
+		case 13:
+			ptsim_swapout(mm, a, l);
+			break;
+		case 14:
+			ptsim_folio_set_pinned(mm, a, u8(&r) & 1);
+			ptsim_folio_set_exclusive(mm, addr(&r, page), u8(&r) & 1);
+			ptsim_folio_contend_lock(mm, addr(&r, page), u8(&r) % 3);
+			break;
+		case 15:
+			kernel_ops(&r, m, &kmm, page, &finalized);
+			break;
+		case 16: {
+			struct ptsim_mm *copy;
+
+			if (!ptsim_mm_clone(mm, &copy)) {
+				check(ptsim_mm_machine(copy));
+				ptsim_mm_destroy(copy);
+			}
+			break;
+		}
+		case 17:
+			ptsim_fail_nth_alloc(m, u8(&r) % 8);
+			break;
+		case 18:
+			ptsim_madvise(mm, a, l, (int)(u8(&r) % 16));
+			break;
+		default: {
+			struct ptsim_elf_phdr ph = { l & ~(page - 1), a & ((UINT64_C(1) << 36) - 1) & ~(page - 1),
+						     len(&r, page), len(&r, page), page << (u8(&r) % 8), 5 };
+			uint64_t bias;
+
+			ptsim_mm_set_aslr(mm, u64(&r));
+			if (ph.p_memsz < ph.p_filesz)
+				ph.p_memsz = ph.p_filesz;
+			if (!ptsim_file_create(m, 64 << 20, 5, &files) && !ptsim_file_open(m, files, &fds))
+				ptsim_elf_load(mm, fds, &ph, 1, &bias);
+			break;
+		}
+		}
+		check(m);
+	}
+	ptsim_machine_destroy(m);
+	return 0;
+}
