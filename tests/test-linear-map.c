@@ -381,6 +381,31 @@ static void test_set_memory(void **state)
 	ptsim_machine_destroy(f.m);
 }
 
+/*
+ * Finding: v6.18's splitter stops at a non-present entry, so after a range of
+ * whole contiguous groups is made invalid, re-validating part of one group
+ * cannot split it: valid+CONT and invalid+CONT entries end up in one group, a
+ * misprogrammed contiguous group (Arm ARM D8.7.1.1). The 2026 "invalid large
+ * leaf" rework is about this class of problem. The invariant checker flags it.
+ */
+static void test_partial_revalidation_misprograms_group(void **state)
+{
+	struct kfx f = boot(PTSIM_GRANULE_4K, PTSIM_CPU_AMPEREONE, GIB, 128 * MIB, true, false);
+	uint64_t va = lm(&f, GIB), violations = 0;
+
+	(void)state;
+	/* pages 16748..17242 invalid: the groups inside keep CONT */
+	assert_int_equal(ptsim_set_memory(f.k, va + 16748 * 4096ull, 495,
+					  PTSIM_SET_MEMORY_INVALID), 0);
+	assert_int_equal(ptsim_check_invariants(f.m, &violations), 0);
+	assert_int_equal(violations, 0);
+	/* valid again up to page 17157, inside the group 17152..17167 */
+	assert_int_equal(ptsim_set_memory(f.k, va + 16737 * 4096ull, 420, PTSIM_SET_MEMORY_VALID), 0);
+	assert_int_equal(ptsim_check_invariants(f.m, &violations), 0);
+	assert_int_equal(violations, 1);
+	ptsim_machine_destroy(f.m);
+}
+
 /* Without BBML2 a partly covered block is a WARN and -EINVAL. */
 static void test_partial_block_without_bbml2(void **state)
 {
@@ -409,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_painting),
 		cmocka_unit_test(test_set_memory),
 		cmocka_unit_test(test_partial_block_without_bbml2),
+		cmocka_unit_test(test_partial_revalidation_misprograms_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
