@@ -549,7 +549,8 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 	VALIDATE(len <= top && src <= top - len && dst <= top - len);
 	op_begin(mm->m);
 	ret = move_pages(mm, dst, src, len, mode);
-	op_end(mm->m, 0);
+	/* nothing moved: the counts are not the model's; a short move keeps them */
+	op_end(mm->m, ret < 0 ? (int)ret : 0);
 	return ret;
 }
 

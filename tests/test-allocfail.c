@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Allocation-failure sweeps: for each algorithm, fail the n-th allocation for
+ * every n up to the number the operation makes. Each run returns -ENOMEM (or
+ * the kernel's documented partial result), the invariants hold, and nothing
+ * leaks (ASan/LSan in CI).
+ */
+#include "helpers.h"
+
+#define VA SZ_1G
+#define RW (PTSIM_PROT_READ | PTSIM_PROT_WRITE)
+
+typedef struct ptsim_machine *(*build_fn)(void);
+typedef int64_t (*op_fn)(struct ptsim_machine *m);
+
+static struct ptsim_mm *the_mm(struct ptsim_machine *m, bool kernel)
+{
+	for (size_t i = 0; i < m->nr_mms; i++)
+		if (m->mms[i]->kernel == kernel)
+			return m->mms[i];
+	return NULL;
+}
+
+static void invariants(struct ptsim_machine *m)
+{
+	uint64_t v = 1;
+
+	assert_int_equal(ptsim_check_invariants(m, &v), 0);
+	assert_int_equal(v, 0);
+}
+
+static unsigned int warnings;
+static void count_warnings(const struct ptsim_diag *d, void *arg)
+{
+	(void)arg;
+	warnings += d->kind == PTSIM_DIAG_WARN;	/* update_range_prot WARNs on -ENOMEM, as the kernel */
+}
+
+/* Run op on fresh machines, failing allocation n = 1, 2, ... until it succeeds. */
+static unsigned int sweep(build_fn build, op_fn op, int64_t ok_min)
+{
+	unsigned int n;
+
+	for (n = 1;; n++) {
+		struct ptsim_machine *m = build();
+		int64_t ret;
+
+		ptsim_set_diag_handler(m, count_warnings, NULL);
+		ptsim_fail_nth_alloc(m, n);
+		ret = op(m);
+		invariants(m);
+		if (ret >= ok_min) {	/* the injected failure was never reached */
+			ptsim_machine_destroy(m);
+			return n - 1;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		ptsim_machine_destroy(m);
+		assert_true(n < 10000);
+	}
+}
+
+/* mprotect cutting a PMD THP: the split's PTE table is allocated first. */
+static struct ptsim_machine *build_thp(void)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "patched");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+
+	assert_int_equal(ptsim_populate(mm, VA, 2 * SZ_2M, 9, true), 0);
+	return m;
+}
+
+static int64_t op_mprotect(struct ptsim_machine *m)
+{
+	return ptsim_mprotect(the_mm(m, false), VA + SZ_64K, SZ_2M, PTSIM_PROT_READ);
+}
+
+/* UFFDIO_MOVE into a fresh registered range: its page tables are allocated on the way. */
+static struct ptsim_machine *build_uffd(void)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_ANDROID_X1, "patched");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+
+	assert_int_equal(ptsim_mmap(mm, 512 * SZ_1G, 2 * SZ_2M, RW,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, VA, 2 * SZ_2M, 0, true), 0);
+	assert_int_equal(ptsim_uffd_register(mm, 512 * SZ_1G, 2 * SZ_2M), 0);
+	return m;
+}
+
+static int64_t op_uffd(struct ptsim_machine *m)
+{
+	int64_t r = ptsim_uffd_move(the_mm(m, false), 512 * SZ_1G, VA, 2 * SZ_2M, 0);
+
+	/* a failure after the first PMD's batch is the kernel's short move */
+	return r == (int64_t)SZ_2M ? -ENOMEM : r;
+}
+
+/* An exec fault on an empty page cache: readahead and page-table allocations. */
+static struct ptsim_machine *build_exec(void)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_64K, 48, PTSIM_CPU_NEOVERSE_V2, "patched");
+	struct ptsim_mm *mm;
+	unsigned int f, fd;
+
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_file_create(m, 64 << 20, 11, &f), 0);
+	assert_int_equal(ptsim_file_open(m, f, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, SZ_1G, 64 << 20, PTSIM_PROT_READ | PTSIM_PROT_EXEC, fd, 0,
+					 NULL), 0);
+	return m;
+}
+
+static int64_t op_exec(struct ptsim_machine *m)
+{
+	return ptsim_fault(the_mm(m, false), SZ_1G + 5 * 65536, PTSIM_ACCESS_EXEC);
+}
+
+/* split_kernel_leaf_mapping inside a PUD block: two tables; -ENOMEM leaves a partial split. */
+static struct ptsim_machine *build_kernel(void)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_AMPEREONE, "patched");
+	struct ptsim_mem_range r = { 4 * SZ_1G, SZ_1G };
+	struct ptsim_kernel_config kc = { .ranges = &r, .nr_ranges = 1 };
+	struct ptsim_mm *k;
+
+	assert_int_equal(ptsim_kernel_boot(m, &kc, &k), 0);
+	assert_int_equal(ptsim_kernel_finalize_caps(k), 0);
+	return m;
+}
+
+static int64_t op_kernel(struct ptsim_machine *m)
+{
+	struct ptsim_mm *k = the_mm(m, true);
+	uint64_t va;
+
+	ptsim_kernel_lm_addr(k, 4 * SZ_1G, &va);
+	return ptsim_set_memory(k, va + 4096, 3, PTSIM_SET_MEMORY_RO);
+}
+
+/* Boot itself: early_pgtable_alloc would panic; the model returns -ENOMEM, nothing left. */
+static struct ptsim_machine *build_bare(void)
+{
+	return new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, "patched");
+}
+
+static int64_t op_boot(struct ptsim_machine *m)
+{
+	struct ptsim_mem_range r = { 4 * SZ_1G, 3 * SZ_2M + SZ_64K };
+	struct ptsim_kernel_config kc = { .ranges = &r, .nr_ranges = 1 };
+	struct ptsim_mm *k;
+
+	return ptsim_kernel_boot(m, &kc, &k);
+}
+
+static void test_sweeps(void **state)
+{
+	(void)state;
+	assert_int_equal(sweep(build_thp, op_mprotect, 0), 2);	/* both edges cut a THP */
+	assert_true(sweep(build_uffd, op_uffd, 1) >= 1);
+	assert_true(sweep(build_exec, op_exec, 0) >= 1);
+	assert_int_equal(sweep(build_kernel, op_kernel, 0), 2);
+	assert_true(sweep(build_bare, op_boot, 0) >= 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sweeps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
