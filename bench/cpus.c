@@ -4,17 +4,6 @@
 
 #include <string.h>
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 int cmd_cpus(int argc, char **argv)
 {
 	bool json = argc > 1 && !strcmp(argv[1], "--json");

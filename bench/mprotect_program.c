@@ -16,14 +16,13 @@
 #define GIB (UINT64_C(1) << 30)
 #define ITERATIONS 40
 
-static int program(enum mprotect_state state, bool batching, struct program_run *out)
+int mprotect_state_create(enum mprotect_state state, bool batching, struct ptsim_machine **mp,
+			  struct ptsim_mm **mmp)
 {
 	struct ptsim_machine_config cfg;
 	struct ptsim_machine *m;
 	struct ptsim_mm *mm;
-	struct ptsim_prediction p;
 	const unsigned int order[NR_STATES] = { 9, 4, 0 };
-	const unsigned int rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
 	int err;
 
 	ptsim_machine_config_init(&cfg);
@@ -35,11 +34,31 @@ static int program(enum mprotect_state state, bool batching, struct program_run 
 	ptsim_feature_set(m, PTSIM_FEAT_MPROTECT_PTE_BATCHING, batching);
 	err = ptsim_mm_create(m, &mm);
 	if (!err)
-		err = ptsim_mmap(mm, GIB, GIB, rw, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
+		err = ptsim_mmap(mm, GIB, GIB, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				 PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
 	if (!err)
 		err = ptsim_populate(mm, GIB, GIB, order[state], true);	/* memset */
 	if (!err && state == STATE_T1)
 		err = ptsim_split_huge_pmd(mm, GIB, GIB);
+	if (err) {
+		ptsim_machine_destroy(m);
+		return err;
+	}
+	*mp = m;
+	*mmp = mm;
+	return 0;
+}
+
+static int program(enum mprotect_state state, bool batching, struct program_run *out)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm;
+	struct ptsim_prediction p;
+	const unsigned int rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
+	int err = mprotect_state_create(state, batching, &m, &mm);
+
+	if (err)
+		return err;
 	if (!err)
 		err = ptsim_touch(mm, 0, GIB, GIB, PTSIM_ACCESS_WRITE, NULL);	/* explicit_bzero */
 	for (int i = 0; !err && i < ITERATIONS; i++) {

@@ -16,6 +16,17 @@ void progress(const char *fmt, ...)
 	va_end(ap);
 }
 
+void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
 static int usage(FILE *f)
 {
 	fprintf(f,

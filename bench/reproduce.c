@@ -79,17 +79,6 @@ static void print_table(const struct outcome *o, unsigned int n)
 	printf("\n%u of %u rows with a target are within it (%u rows in all)\n", ok, targets, n);
 }
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_json(const struct outcome *o, unsigned int n)
 {
 	printf("[\n");

@@ -47,6 +47,11 @@ struct program_run {
 	double seconds;			/* predicted on the Apple M3 profile */
 };
 int mprotect_program(enum mprotect_state state, bool batching, struct program_run *out);
+/* The state before the measured loop: 1 GiB at 1 GiB, memset, T1's PMDs split. */
+int mprotect_state_create(enum mprotect_state state, bool batching, struct ptsim_machine **m,
+			  struct ptsim_mm **mm);
+/* Write s as a JSON string. */
+void json_string(const char *s);
 int mprotect_rows(const struct published *row, struct row_result *out);
 
 /* The UFFDIO_MOVE compaction workload (bench/uffd_program.c). */

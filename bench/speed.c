@@ -39,28 +39,16 @@ static uint64_t pte_ops(const struct ptsim_stats *s)
 
 static int simulate(enum mprotect_state state, bool batching, struct sim_speed *out)
 {
-	const unsigned int order[NR_STATES] = { 9, 4, 0 };
 	const unsigned int rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
-	struct ptsim_machine_config cfg;
 	struct ptsim_machine *m;
 	struct ptsim_mm *mm;
 	struct ptsim_stats s;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	ptsim_machine_config_init(&cfg);
-	cfg.phys_size = 2 * GIB;
-	err = ptsim_machine_create(&cfg, &m);
+	err = mprotect_state_create(state, batching, &m, &mm);
 	if (err)
 		return err;
-	ptsim_feature_set(m, PTSIM_FEAT_MPROTECT_PTE_BATCHING, batching);
-	err = ptsim_mm_create(m, &mm);
-	if (!err)
-		err = ptsim_mmap(mm, GIB, GIB, rw, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
-	if (!err)
-		err = ptsim_populate(mm, GIB, GIB, order[state], true);
-	if (!err && state == STATE_T1)
-		err = ptsim_split_huge_pmd(mm, GIB, GIB);
 	for (int i = 0; !err && i < ITERATIONS; i++) {
 		double t0 = now();
 

@@ -69,6 +69,35 @@ static inline pte_t *pte_table(struct ptsim_mm *mm, uint64_t va)
 	return &t->desc[pt_index(&mm->m->geo, 3, va)];
 }
 
+/* Same PA, permissions, attributes and folio state for every page of [va, va+len). */
+static inline void assert_same_translations(struct ptsim_mm *a, struct ptsim_mm *b, uint64_t va,
+					    uint64_t len, uint64_t page)
+{
+	for (uint64_t p = va; p < va + len; p += page) {
+		struct ptsim_translation x, y;
+		struct ptsim_folio_info fx, fy;
+		int ex = ptsim_translate(a, p, &x), ey = ptsim_translate(b, p, &y);
+
+		assert_int_equal(ex, ey);
+		if (ex)
+			continue;
+		assert_int_equal(x.pa, y.pa);
+		assert_int_equal(x.valid, y.valid);
+		assert_int_equal(x.read_only, y.read_only);
+		assert_int_equal(x.write, y.write);
+		assert_int_equal(x.user, y.user);
+		assert_int_equal(x.pxn, y.pxn);
+		assert_int_equal(x.uxn, y.uxn);
+		assert_int_equal(x.attrindx, y.attrindx);
+		if (ptsim_folio_info(a, p, &fx) == 0) {
+			assert_int_equal(ptsim_folio_info(b, p, &fy), 0);
+			assert_int_equal(fx.mapcount, fy.mapcount);
+			assert_int_equal(fx.anon_exclusive, fy.anon_exclusive);
+			assert_int_equal(fx.index, fy.index);
+		}
+	}
+}
+
 /* ptdump of mm into a malloc'd string. */
 static inline char *ptdump_string(const struct ptsim_mm *mm)
 {

@@ -19,13 +19,11 @@ struct kfx {
 	struct ptsim_mm *k;
 };
 
-/* One memory range at 1 GiB physical; blocks on (v6.18 feature), caps finalised. */
-static struct kfx boot(enum ptsim_granule gr, enum ptsim_cpu cpu, uint64_t start, uint64_t size,
-		       bool finalize, bool secondary_lacks)
+/* Boot with an explicit kernel config (ranges at 1 GiB and above). */
+static struct kfx boot_cfg(enum ptsim_granule gr, enum ptsim_cpu cpu,
+			   const struct ptsim_kernel_config *kc, uint64_t phys_end, bool blocks)
 {
 	struct ptsim_machine_config cfg;
-	struct ptsim_mem_range r = { start, size };
-	struct ptsim_kernel_config kc = { 0 };
 	struct kfx f;
 
 	ptsim_machine_config_init(&cfg);
@@ -33,15 +31,24 @@ static struct kfx boot(enum ptsim_granule gr, enum ptsim_cpu cpu, uint64_t start
 	cfg.cpu = cpu;
 	cfg.nr_cpus = 4;
 	cfg.phys_base = GIB;
-	cfg.phys_size = ALIGN_UP64(start + size - GIB, GIB);
+	cfg.phys_size = phys_end - GIB;
 	assert_int_equal(ptsim_machine_create(&cfg, &f.m), 0);
 	ptsim_set_diag_handler(f.m, count_diags, NULL);
 	bbm = warns = 0;
-	ptsim_feature_set(f.m, PTSIM_FEAT_LINEAR_MAP_BLOCKS, true);
-	kc.ranges = &r;
-	kc.nr_ranges = 1;
-	kc.secondary_lacks_bbml2 = secondary_lacks;
-	assert_int_equal(ptsim_kernel_boot(f.m, &kc, &f.k), 0);
+	ptsim_feature_set(f.m, PTSIM_FEAT_LINEAR_MAP_BLOCKS, blocks);
+	assert_int_equal(ptsim_kernel_boot(f.m, kc, &f.k), 0);
+	return f;
+}
+
+/* One memory range (blocks on: the v6.18 feature), optionally with the caps finalised. */
+static struct kfx boot(enum ptsim_granule gr, enum ptsim_cpu cpu, uint64_t start, uint64_t size,
+		       bool finalize, bool secondary_lacks)
+{
+	struct ptsim_mem_range r = { start, size };
+	struct ptsim_kernel_config kc = { .ranges = &r, .nr_ranges = 1,
+					  .secondary_lacks_bbml2 = secondary_lacks };
+	struct kfx f = boot_cfg(gr, cpu, &kc, GIB + ALIGN_UP64(start + size - GIB, GIB), true);
+
 	if (finalize)
 		assert_int_equal(ptsim_kernel_finalize_caps(f.k), 0);
 	return f;
@@ -154,27 +161,6 @@ static void test_split_rules(void **state)
 	assert_int_equal(before.pa, after.pa);
 	assert_int_equal(bbm, 0);
 	ptsim_machine_destroy(f.m);
-}
-
-/* Boot with an explicit kernel config (ranges at 1 GiB and above). */
-static struct kfx boot_cfg(enum ptsim_granule gr, enum ptsim_cpu cpu,
-			   const struct ptsim_kernel_config *kc, uint64_t phys_end, bool blocks)
-{
-	struct ptsim_machine_config cfg;
-	struct kfx f;
-
-	ptsim_machine_config_init(&cfg);
-	cfg.granule = gr;
-	cfg.cpu = cpu;
-	cfg.nr_cpus = 4;
-	cfg.phys_base = GIB;
-	cfg.phys_size = phys_end - GIB;
-	assert_int_equal(ptsim_machine_create(&cfg, &f.m), 0);
-	ptsim_set_diag_handler(f.m, count_diags, NULL);
-	bbm = warns = 0;
-	ptsim_feature_set(f.m, PTSIM_FEAT_LINEAR_MAP_BLOCKS, blocks);
-	assert_int_equal(ptsim_kernel_boot(f.m, kc, &f.k), 0);
-	return f;
 }
 
 /* The same split on a CPU without BBML2 breaks break-before-make. */

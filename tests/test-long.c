@@ -46,35 +46,6 @@ static void invariants(struct ptsim_machine *m)
 	assert_int_equal(invariant_diags, 0);
 }
 
-/* Same PA, permissions, attributes and folio state for every page of [va, va+len). */
-static void same_translations(struct ptsim_mm *a, struct ptsim_mm *b, uint64_t va, uint64_t len,
-			      uint64_t page)
-{
-	for (uint64_t p = va; p < va + len; p += page) {
-		struct ptsim_translation x, y;
-		struct ptsim_folio_info fx, fy;
-		int ex = ptsim_translate(a, p, &x), ey = ptsim_translate(b, p, &y);
-
-		assert_int_equal(ex, ey);
-		if (ex)
-			continue;
-		assert_int_equal(x.pa, y.pa);
-		assert_int_equal(x.valid, y.valid);
-		assert_int_equal(x.read_only, y.read_only);
-		assert_int_equal(x.write, y.write);
-		assert_int_equal(x.user, y.user);
-		assert_int_equal(x.pxn, y.pxn);
-		assert_int_equal(x.uxn, y.uxn);
-		assert_int_equal(x.attrindx, y.attrindx);
-		if (ptsim_folio_info(a, p, &fx) == 0) {
-			assert_int_equal(ptsim_folio_info(b, p, &fy), 0);
-			assert_int_equal(fx.mapcount, fy.mapcount);
-			assert_int_equal(fx.anon_exclusive, fy.anon_exclusive);
-			assert_int_equal(fx.index, fy.index);
-		}
-	}
-}
-
 static void test_mprotect_differential(void **state)
 {
 	const unsigned int prots[] = { PTSIM_PROT_READ, RW, PTSIM_PROT_NONE,
@@ -101,7 +72,7 @@ static void test_mprotect_differential(void **state)
 			assert_int_equal(ptsim_mprotect(a, VA + s * SZ_4K, len * SZ_4K, prot),
 					 ptsim_mprotect(b, VA + s * SZ_4K, len * SZ_4K, prot));
 		}
-		same_translations(a, b, VA, SZ_2M, SZ_4K);
+		assert_same_translations(a, b, VA, SZ_2M, SZ_4K);
 		invariants(m);
 		invariants(ptsim_mm_machine(b));
 		ptsim_mm_destroy(b);
@@ -137,8 +108,8 @@ static void test_uffd_differential(void **state)
 			assert_int_equal(ptsim_uffd_move(a, dst + d * SZ_4K, src + s * SZ_4K, pages * SZ_4K, mode),
 					 ptsim_uffd_move(b, dst + d * SZ_4K, src + s * SZ_4K, pages * SZ_4K, mode));
 		}
-		same_translations(a, b, src, len, SZ_4K);
-		same_translations(a, b, dst, len, SZ_4K);
+		assert_same_translations(a, b, src, len, SZ_4K);
+		assert_same_translations(a, b, dst, len, SZ_4K);
 		invariants(m);
 		invariants(ptsim_mm_machine(b));
 		ptsim_mm_destroy(b);
@@ -250,7 +221,7 @@ static void test_set_memory_differential(void **state)
 				assert_int_equal(ptsim_set_memory(k[v], base + ops[i][0] * SZ_4K, ops[i][1],
 								  (enum ptsim_set_memory_op)ops[i][2]), 0);
 		}
-		same_translations(k[0], k[1], base, size, SZ_4K);
+		assert_same_translations(k[0], k[1], base, size, SZ_4K);
 		for (int v = 0; v < 2; v++) {
 			invariants(m[v]);
 			ptsim_machine_destroy(m[v]);

@@ -311,30 +311,6 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
-static void compare_translations(struct ptsim_mm *a, struct ptsim_mm *b, uint64_t len)
-{
-	for (uint64_t va = VA; va < VA + len; va += SZ_4K) {
-		struct ptsim_translation x, y;
-		struct ptsim_folio_info fx, fy;
-
-		assert_int_equal(ptsim_translate(a, va, &x), ptsim_translate(b, va, &y));
-		assert_int_equal(x.pa, y.pa);
-		assert_int_equal(x.valid, y.valid);
-		assert_int_equal(x.user, y.user);
-		assert_int_equal(x.read_only, y.read_only);
-		assert_int_equal(x.write, y.write);
-		assert_int_equal(x.pxn, y.pxn);
-		assert_int_equal(x.uxn, y.uxn);
-		assert_int_equal(x.attrindx, y.attrindx);
-		assert_int_equal(x.level, y.level);
-		assert_int_equal(ptsim_folio_info(a, va, &fx), 0);
-		assert_int_equal(ptsim_folio_info(b, va, &fy), 0);
-		assert_int_equal(fx.mapcount, fy.mapcount);
-		assert_int_equal(fx.anon_exclusive, fy.anon_exclusive);
-		assert_int_equal(fx.index, fy.index);
-	}
-}
-
 static void test_differential(void **state)
 {
 	const uint64_t len = 4 * SZ_2M;
@@ -371,7 +347,7 @@ static void test_differential(void **state)
 			assert_int_equal(ptsim_mprotect(before, start, n * SZ_4K, prot),
 					 ptsim_mprotect(after, start, n * SZ_4K, prot));
 		}
-		compare_translations(before, after, len);
+		assert_same_translations(before, after, VA, len, SZ_4K);
 		ptsim_mm_destroy(after);
 		ptsim_machine_destroy(m);
 	}
