@@ -156,6 +156,16 @@ int cmd_speed(int argc, char **argv)
 		fprintf(stderr, "usage: ptsim-bench speed [--json]\n");
 		return 2;
 	}
+	/* first, so that its peak RSS is its own */
+	double paint, repaint;
+
+	progress("painting and repainting a 256 GiB linear map");
+	if (linear_map_repaint(&paint, &repaint)) {
+		fprintf(stderr, "speed: linear map repaint failed\n");
+		return 1;
+	}
+	long rss_repaint = peak_rss_kib();
+
 	if (json)
 		printf("{\"mprotect\": [\n");
 	else
@@ -201,21 +211,13 @@ int cmd_speed(int argc, char **argv)
 			first = false;
 		}
 	}
-	long rss_mprotect = peak_rss_kib();
-	double paint, repaint;
-
-	progress("painting and repainting a 256 GiB linear map");
-	if (linear_map_repaint(&paint, &repaint)) {
-		fprintf(stderr, "speed: linear map repaint failed\n");
-		return 1;
-	}
 	if (json)
-		printf("\n], \"peak_rss_kib_mprotect\": %ld, \"linear_map_256g\": {\"paint_seconds\": "
-		       "%.3f, \"repaint_seconds\": %.3f, \"peak_rss_kib\": %ld}}\n", rss_mprotect, paint,
-		       repaint, peak_rss_kib());
+		printf("\n], \"linear_map_256g\": {\"paint_seconds\": %.3f, \"repaint_seconds\": %.3f, "
+		       "\"peak_rss_kib\": %ld}, \"peak_rss_kib\": %ld}\n", paint, repaint, rss_repaint,
+		       peak_rss_kib());
 	else
-		printf("\npeak RSS after the mprotect runs: %ld KiB\n"
-		       "256 GiB linear map (4K, AmpereOne): paint %.3f s, repaint to PTEs %.3f s, "
-		       "peak RSS %ld KiB\n", rss_mprotect, paint, repaint, peak_rss_kib());
+		printf("\n256 GiB linear map (4K, AmpereOne): paint %.3f s, repaint to PTEs %.3f s, peak RSS "
+		       "%ld KiB\npeak RSS of the whole run (includes the native 1 GiB buffer): %ld KiB\n",
+		       paint, repaint, rss_repaint, peak_rss_kib());
 	return 0;
 }
