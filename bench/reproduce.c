@@ -111,7 +111,7 @@ static void print_json(const struct outcome *o, unsigned int n)
 static int write_svg(const char *path, const struct outcome *o, unsigned int n)
 {
 	FILE *f = fopen(path, "w");
-	const int row_h = 56, left = 360, width = 900, bar_w = 480;
+	const int row_h = 56, left = 360, width = 1000, bar_w = 440;
 
 	if (!f)
 		return -1;
