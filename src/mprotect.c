@@ -257,20 +257,6 @@ next:
 	fn_exit(m);
 }
 
-/* can_change_pmd_writable: a private THP needs an exclusive head page, a shared one dirt. */
-static bool can_change_pmd_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pmd)
-{
-	struct page_ref ref;
-
-	count(mm->m, PTSIM_EV_CAN_CHANGE_WRITABLE, 1);
-	if (!maybe_change_pte_writable(v, pmd))
-		return false;
-	if (v->flags & VM_SHARED)
-		return pte_dirty(pmd);
-	ref = vm_normal_page(mm, pmd);
-	return folio_test_anon(mm, ref.folio) && page_anon_exclusive(mm, &ref, 0);
-}
-
 /* change_huge_pmd: one PMD; pmdp_invalidate_ad flushes the PMD range at once. */
 static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int idx, uint64_t addr)
 {
@@ -292,7 +278,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 	__flush_tlb_range(mm, addr, addr + g->pmd_size, g->pmd_size, true, 2);
 	entry = pte_modify(oldpmd, c->newprot);
 	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
-	    can_change_pmd_writable(mm, &c->vma, entry))
+	    can_change_pte_writable(mm, &c->vma, entry))	/* can_change_pmd_writable: the same tests */
 		entry = pte_mkwrite(entry);
 	set_desc(mm, addr, 2, &t->desc[idx], entry);
 	tlb_flush_pmd_range(c->tlb, addr, g->pmd_size);
