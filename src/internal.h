@@ -184,6 +184,12 @@ struct bbm_state {
 	uint64_t per_level[PTSIM_MAX_LEVELS];
 	uint64_t *pending;		/* keys whose TLBI waits for the completing DSB */
 	size_t nr_pending, cap_pending;
+	/*
+	 * The most recent break, kept out of the map: a clear followed by the
+	 * write of the same entry (the common pattern) then never hashes.
+	 */
+	bool have_last;
+	uint64_t last_key, last_val;
 };
 
 struct ptsim_machine {

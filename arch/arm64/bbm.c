@@ -86,6 +86,18 @@ static void forget(struct bbm_state *b, uint64_t key)
 		b->per_level[key >> KEY_LEVEL_SHIFT]--;
 }
 
+/* Move the most recent break into the map (before a TLBI looks, or when another break comes). */
+static void spill_last(struct bbm_state *b)
+{
+	bool known;
+
+	if (!b->have_last)
+		return;
+	b->have_last = false;
+	if (!u64map_set(&b->broken, b->last_key, b->last_val, &known) && !known)
+		b->per_level[b->last_key >> KEY_LEVEL_SHIFT]++;
+}
+
 void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t n)
 {
 	struct ptsim_machine *m = mm->m;
@@ -97,10 +109,12 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 		if (!pte_valid(n)) {
 			/* the break: remember what was live until a TLBI for it completes */
 			uint64_t key = key_of(m, tag_of(mm, o, level), level, base);
-			bool known;
 
-			if (!u64map_set(&b->broken, key, o & ~TLBI_SEEN, &known) && !known)
-				b->per_level[lvl(level)]++;
+			if (b->have_last && b->last_key != key)
+				spill_last(b);
+			b->have_last = true;
+			b->last_key = key;
+			b->last_val = o & ~TLBI_SEEN;
 			return;
 		}
 		why = bbm_needs_break(m, level, o, n);
@@ -108,13 +122,20 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 			violation(mm, va, level, o, n, why);
 		return;
 	}
-	if (!pte_valid(n) || !b->broken.len)
+	if (!pte_valid(n) || (!b->broken.len && !b->have_last))
 		return;
-	uint64_t key = key_of(m, tag_of(mm, n, level), level, base), prev;
+	uint64_t key = key_of(m, tag_of(mm, n, level), level, base), prev, older;
 
-	if (!u64map_take(&b->broken, key, &prev))
+	if (b->have_last && b->last_key == key) {
+		prev = b->last_val;
+		b->have_last = false;
+		if (b->broken.len && u64map_take(&b->broken, key, &older))
+			b->per_level[lvl(level)]--;
+	} else if (u64map_take(&b->broken, key, &prev)) {
+		b->per_level[lvl(level)]--;
+	} else {
 		return;
-	b->per_level[lvl(level)]--;
+	}
 	/* the TLBs may still hold prev: the new entry must be compatible with it */
 	why = bbm_needs_break(m, level, prev | PTE_VALID, n);
 	if (why)
@@ -174,6 +195,7 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		.last_level = op->last_level,
 	};
 
+	spill_last(b);
 	if (!b->broken.len)
 		return;
 	sc.end = sc.start + (op->pages << m->geo.page_shift);
