@@ -10,6 +10,7 @@
 
 #include <ptsim/ptsim.h>
 #include "u64map.h"
+#include "page_pool.h"
 
 typedef uint64_t pte_t;	/* one descriptor, at any level */
 
@@ -199,6 +200,7 @@ struct ptsim_machine {
 	bool features[PTSIM_FEAT__COUNT];
 	struct physmem phys;
 	struct folio_store folios;
+	struct page_pool table_pages;	/* host memory of the table pages */
 	struct ptsim_stats op;		/* the public operation in progress / last one */
 	struct ptsim_stats total;
 	/* inclusive attribution to modelled kernel functions (enum ptsim_func) */
@@ -333,7 +335,7 @@ void pt_table_free(struct ptsim_mm *mm, struct pt_table *t);
 void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t);
 int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_table **out);
 /* Free a copied tree without touching memory accounting. */
-void pt_delete_copy(struct pt_table *t);
+void pt_delete_copy(struct ptsim_machine *m, struct pt_table *t);
 /*
  * Find the table at `level` covering va; with alloc, create missing tables
  * (counting descriptor writes for the new table entries). Returns NULL when a

@@ -50,6 +50,7 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	memcpy(m->features, features, sizeof(features));
 	m->next_asid = 1;
 	m->next_anon_vma = 1;
+	page_pool_init(&m->table_pages, g.page_size);
 	/* MAX_PAGE_ORDER is at least the PMD order so PMD-size THPs can be allocated */
 	err = physmem_init(&m->phys, cfg->phys_base >> g.page_shift, cfg->phys_size >> g.page_shift,
 			   MAX(g.pmd_order, 10));
@@ -81,6 +82,7 @@ void ptsim_machine_destroy(struct ptsim_machine *m)
 	free(m->undo);
 	hw_free(m);
 	files_free(m);
+	page_pool_destroy(&m->table_pages);
 	folio_store_free(&m->folios);
 	physmem_free_all(&m->phys);
 	free(m);
@@ -126,6 +128,7 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	m->undo = NULL;
 	m->undo_len = m->undo_cap = 0;
 	m->undo_active = false;
+	page_pool_init(&m->table_pages, src->geo.page_size);
 	memset(&m->folios, 0, sizeof(m->folios));
 	m->tlb = NULL;
 	memset(&m->bbm, 0, sizeof(m->bbm));

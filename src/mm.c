@@ -87,7 +87,7 @@ int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct pts
 		goto fail;
 	}
 	if (machine_add_mm(m, mm)) {
-		pt_delete_copy(mm->pgd);
+		pt_delete_copy(m, mm->pgd);
 		goto fail;
 	}
 	*out = mm;

@@ -15,8 +15,9 @@ unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va)
 			      (g->level_entries[lvl(level)] - 1));
 }
 
-static struct pt_table *table_new(const struct ptsim_geometry *g, int level, uint64_t pfn)
+static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t pfn)
 {
+	const struct ptsim_geometry *g = &m->geo;
 	struct pt_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
@@ -25,11 +26,12 @@ static struct pt_table *table_new(const struct ptsim_geometry *g, int level, uin
 	t->pfn = pfn;
 	t->entries = g->level_entries[lvl(level)];
 	/* aligned to a page like a real table page, so pointer arithmetic finds blocks */
-	t->desc = aligned_alloc(g->page_size, g->page_size);
+	t->desc = page_pool_get(&m->table_pages);
 	if (level < 3)
 		t->next = calloc(t->entries, sizeof(*t->next));
 	if (!t->desc || (level < 3 && !t->next)) {
-		free(t->desc);
+		if (t->desc)
+			page_pool_put(&m->table_pages, t->desc);
 		free(t->next);
 		free(t);
 		return NULL;
@@ -38,9 +40,9 @@ static struct pt_table *table_new(const struct ptsim_geometry *g, int level, uin
 	return t;
 }
 
-static void table_delete(struct pt_table *t)
+static void table_delete(struct ptsim_machine *m, struct pt_table *t)
 {
-	free(t->desc);
+	page_pool_put(&m->table_pages, t->desc);
 	free(t->next);
 	free(t);
 }
@@ -55,7 +57,7 @@ int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
 		return -ENOMEM;
 	if (physmem_alloc(&m->phys, 0, &pfn))
 		return -ENOMEM;
-	t = table_new(&m->geo, level, pfn);
+	t = table_new(m, level, pfn);
 	if (!t) {
 		physmem_free(&m->phys, pfn, 0);
 		return -ENOMEM;
@@ -75,7 +77,7 @@ void pt_table_free(struct ptsim_mm *mm, struct pt_table *t)
 	mm->pgtable_bytes -= (uint64_t)t->entries * sizeof(pte_t);
 	physmem_free(&m->phys, t->pfn, 0);
 	count(m, PTSIM_EV_TABLE_FREE, 1);
-	table_delete(t);
+	table_delete(m, t);
 }
 
 /* Drop one mapping of the folio behind a leaf; free anonymous folios nobody maps. */
@@ -108,7 +110,7 @@ void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t)
 int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_table **out)
 {
 	const struct ptsim_geometry *g = &dst->m->geo;
-	struct pt_table *t = table_new(g, src->level, src->pfn);
+	struct pt_table *t = table_new(dst->m, src->level, src->pfn);
 
 	if (!t)
 		return -ENOMEM;
@@ -119,8 +121,8 @@ int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_tab
 		if (pt_copy_tree(dst, src->next[i], &t->next[i])) {
 			for (unsigned int j = 0; j < i; j++)
 				if (t->next[j])
-					pt_delete_copy(t->next[j]);
-			table_delete(t);
+					pt_delete_copy(dst->m, t->next[j]);
+			table_delete(dst->m, t);
 			return -ENOMEM;
 		}
 	}
@@ -128,12 +130,12 @@ int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_tab
 	return 0;
 }
 
-void pt_delete_copy(struct pt_table *t)
+void pt_delete_copy(struct ptsim_machine *m, struct pt_table *t)
 {
 	for (unsigned int i = 0; t->level < 3 && i < t->entries; i++)
 		if (t->next[i])
-			pt_delete_copy(t->next[i]);
-	table_delete(t);
+			pt_delete_copy(m, t->next[i]);
+	table_delete(m, t);
 }
 
 struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool alloc, int *err)

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Page-aligned, page-sized host memory for table pages, carved from large
+ * chunks: aligned_alloc(PAGE, PAGE) per table would cost up to a second page
+ * of padding each (a 256 GiB PTE-mapped map has 131,328 of them).
+ */
+#ifndef PTSIM_PAGE_POOL_H
+#define PTSIM_PAGE_POOL_H
+
+#include <stddef.h>
+
+struct page_pool {
+	size_t page;
+	void **chunks;
+	size_t nr_chunks, cap_chunks;
+	char *cur;
+	size_t left;
+	void **free;
+	size_t nr_free, cap_free;
+};
+
+void page_pool_init(struct page_pool *p, size_t page);
+void *page_pool_get(struct page_pool *p);
+void page_pool_put(struct page_pool *p, void *page);
+void page_pool_destroy(struct page_pool *p);
+
+#endif
