@@ -432,7 +432,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 	const struct ptsim_geometry *g = &m->geo;
 	bool batching = feature(m, PTSIM_FEAT_UFFD_MOVE_BATCHING);
 	struct move_ctx c = { .mm = mm, .mode = mode, .src_end = src + len };
-	uint64_t src_start = src, moved = 0;
+	uint64_t moved = 0;
 	int64_t err = 0;
 
 	count(m, PTSIM_EV_SYSCALL, 1);
@@ -530,7 +530,6 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 		dst += step;
 		moved += step;
 	}
-	(void)src_start;
 	return moved ? (int64_t)moved : err;
 }
 
