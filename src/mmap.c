@@ -160,17 +160,23 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	for (uint64_t a = start; a < start + len;) {
 		const struct vma *v = find_vma(mm, a);
 
-		if (!v)
-			return -ENOMEM;
+		if (!v || v->start > a)
+			return -ENOMEM;	/* a hole in the range */
 		a = v->end;
 	}
-	/* whole VMAs only in this model: the flags of every VMA touched change */
+	if (vma_reserve(mm, 2))
+		return -ENOMEM;
+	/* madvise_update_vma: split at the range's edges, then set the flags */
 	for (uint64_t a = start; a < start + len;) {
-		struct vma *v = find_vma(mm, a);
+		size_t idx = vma_index(mm, find_vma(mm, a));
 
-		v->flags &= advice == PTSIM_MADV_HUGEPAGE ? ~0u : ~(VM_RAND_READ | VM_SEQ_READ);
-		v->flags |= set;
-		a = v->end;
+		if (mm->vmas[idx].start < a)
+			vma_split(mm, idx++, a);
+		if (start + len < mm->vmas[idx].end)
+			vma_split(mm, idx, start + len);
+		mm->vmas[idx].flags &= advice == PTSIM_MADV_HUGEPAGE ? ~0u : ~(VM_RAND_READ | VM_SEQ_READ);
+		mm->vmas[idx].flags |= set;
+		a = mm->vmas[idx].end;
 	}
 	return 0;
 }

@@ -245,6 +245,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(ptsim_mmap_file(f.mm, 1, 4096, PTSIM_PROT_READ, f.fd, 0, &va), -EINVAL);
 	assert_int_equal(ptsim_elf_load(f.mm, f.fd, &ph, 1, &va), -EINVAL);	/* vaddr/offset */
 	assert_int_equal(ptsim_madvise(f.mm, 0, 4096, 12345), -EINVAL);
+	assert_int_equal(ptsim_madvise(f.mm, 0x100000, 4096, PTSIM_MADV_RANDOM), -ENOMEM);
 	assert_int_equal(ptsim_fault(f.mm, UINT64_C(1) << 50, PTSIM_ACCESS_READ), -EINVAL);
 	/* a fault outside any mapping is a SIGSEGV; past EOF a SIGBUS */
 	assert_int_equal(ptsim_fault(f.mm, 0x100000, PTSIM_ACCESS_READ), -EFAULT);
@@ -252,6 +253,11 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(ptsim_fault(f.mm, va + MIB + 4096, PTSIM_ACCESS_READ), -EFAULT);
 	assert_int_equal(ptsim_fault(f.mm, va, PTSIM_ACCESS_WRITE), -EFAULT);
 	assert_int_equal(ptsim_fault(f.mm, va, PTSIM_ACCESS_READ), 0);
+	/* madvise splits the VMA at the range's edges */
+	assert_int_equal(ptsim_madvise(f.mm, va + 4096, 4096, PTSIM_MADV_RANDOM), 0);
+	assert_int_equal(f.mm->nr_vmas, 3);
+	assert_true(f.mm->vmas[1].flags & VM_RAND_READ);
+	assert_false(f.mm->vmas[0].flags & VM_RAND_READ);
 	ptsim_machine_destroy(f.m);
 }
 
