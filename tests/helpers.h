@@ -98,6 +98,15 @@ static inline void assert_same_translations(struct ptsim_mm *a, struct ptsim_mm 
 	}
 }
 
+/* The whole model passes ptsim_check_invariants with no violation. */
+static inline void assert_invariants(struct ptsim_machine *m)
+{
+	uint64_t v = 1;
+
+	assert_int_equal(ptsim_check_invariants(m, &v), 0);
+	assert_int_equal(v, 0);
+}
+
 /* ptdump of mm into a malloc'd string. */
 static inline char *ptdump_string(const struct ptsim_mm *mm)
 {

@@ -21,14 +21,6 @@ static struct ptsim_mm *the_mm(struct ptsim_machine *m, bool kernel)
 	return NULL;
 }
 
-static void invariants(struct ptsim_machine *m)
-{
-	uint64_t v = 1;
-
-	assert_int_equal(ptsim_check_invariants(m, &v), 0);
-	assert_int_equal(v, 0);
-}
-
 static unsigned int warnings;
 static void count_warnings(const struct ptsim_diag *d, void *arg)
 {
@@ -48,7 +40,7 @@ static unsigned int sweep(build_fn build, op_fn op, int64_t ok_min)
 		ptsim_set_diag_handler(m, count_warnings, NULL);
 		ptsim_fail_nth_alloc(m, n);
 		ret = op(m);
-		invariants(m);
+		assert_invariants(m);
 		if (ret >= ok_min) {	/* the injected failure was never reached */
 			ptsim_machine_destroy(m);
 			return n - 1;
