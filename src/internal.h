@@ -327,6 +327,11 @@ static inline unsigned int lvl(int level)
 {
 	return (unsigned int)(level + 1);
 }
+/* Bytes of VA one entry at level maps. */
+static inline uint64_t pt_level_size(const struct ptsim_geometry *g, int level)
+{
+	return UINT64_C(1) << g->level_shift[lvl(level)];
+}
 unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va);
 /* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */
 int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out);

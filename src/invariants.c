@@ -15,18 +15,13 @@ static void broken(struct inv *c, uint64_t va, int level, pte_t d, const char *w
 	diag_report(c->m, PTSIM_DIAG_INVARIANT, va, level, d, 0, "%s", what);
 }
 
-static uint64_t level_size(const struct ptsim_geometry *g, int level)
-{
-	return UINT64_C(1) << g->level_shift[lvl(level)];
-}
-
 /* A contiguous group: aligned, all with the bit, consecutive OAs, same normalised attributes. */
 static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned int i, uint64_t va)
 {
 	const struct ptsim_geometry *g = &c->m->geo;
 	unsigned int n = t->level == 3 ? g->cont_ptes : g->cont_pmds;
 	unsigned int first = i & ~(n - 1);
-	uint64_t size = level_size(g, t->level);
+	uint64_t size = pt_level_size(g, t->level);
 	pte_t ref = t->desc[first];
 
 	if (i != first)
@@ -63,7 +58,7 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 			    uint64_t base)
 {
 	const struct ptsim_geometry *g = &c->m->geo;
-	uint64_t size = level_size(g, t->level), bytes = (uint64_t)t->entries * sizeof(pte_t);
+	uint64_t size = pt_level_size(g, t->level), bytes = (uint64_t)t->entries * sizeof(pte_t);
 
 	for (unsigned int i = 0; i < t->entries; i++) {
 		uint64_t va = base + i * size;

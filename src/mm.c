@@ -263,11 +263,6 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	return 0;
 }
 
-static uint64_t level_size(const struct ptsim_geometry *g, int level)
-{
-	return UINT64_C(1) << g->level_shift[lvl(level)];
-}
-
 int ptsim_translate(const struct ptsim_mm *mm, uint64_t va, struct ptsim_translation *out)
 {
 	const struct ptsim_geometry *g;
@@ -286,7 +281,7 @@ int ptsim_translate(const struct ptsim_mm *mm, uint64_t va, struct ptsim_transla
 	d = t->desc[idx];
 	if (!pte_present(d))
 		return -ENOENT;
-	size = level_size(g, t->level);
+	size = pt_level_size(g, t->level);
 	memset(out, 0, sizeof(*out));
 	out->va_base = ALIGN_DOWN64(va, size);
 	out->size = size;

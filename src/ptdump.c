@@ -96,7 +96,7 @@ static void note_leaf(struct dump_state *st, int level, uint64_t va, uint64_t si
 
 static void walk(struct dump_state *st, const struct pt_table *t, uint64_t base)
 {
-	uint64_t size = UINT64_C(1) << st->g->level_shift[lvl(t->level)];
+	uint64_t size = pt_level_size(st->g, t->level);
 
 	for (unsigned int i = 0; i < t->entries; i++) {
 		uint64_t va = base + i * size;

@@ -26,11 +26,6 @@ static uint64_t key_of(const struct ptsim_machine *m, unsigned int asid, int lev
 	       ((uint64_t)(asid & 0xffff) << KEY_ASID_SHIFT) | ((uint64_t)lvl(level) << KEY_LEVEL_SHIFT);
 }
 
-static uint64_t level_size(const struct ptsim_machine *m, int level)
-{
-	return UINT64_C(1) << m->geo.level_shift[lvl(level)];
-}
-
 /* Global (kernel) entries are tracked under ASID 0, which user mms never get. */
 static unsigned int tag_of(const struct ptsim_mm *mm, pte_t desc, int level)
 {
@@ -102,7 +97,7 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 {
 	struct ptsim_machine *m = mm->m;
 	struct bbm_state *b = &m->bbm;
-	uint64_t base = ALIGN_DOWN64(va, level_size(m, level));
+	uint64_t base = ALIGN_DOWN64(va, pt_level_size(&m->geo, level));
 	const char *why;
 
 	if (pte_valid(o)) {
@@ -180,7 +175,7 @@ static bool covers(const struct ptsim_machine *m, const struct tlbi_scope *sc, u
 		return false;
 	if (!sc->any_asid && asid && asid != sc->asid)
 		return false;
-	return va < sc->end && sc->start < va + level_size(m, level);
+	return va < sc->end && sc->start < va + pt_level_size(&m->geo, level);
 }
 
 void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
@@ -215,7 +210,7 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 					continue;
 				for (int t = 0; t < 2; t++) {
 					uint64_t key = key_of(m, tags[t], l,
-							      ALIGN_DOWN64(va, level_size(m, l))), val;
+							      ALIGN_DOWN64(va, pt_level_size(&m->geo, l))), val;
 
 					if (u64map_get(&b->broken, key, &val) && covers(m, &sc, key, val))
 						mark(b, key, val);

@@ -39,11 +39,6 @@ struct kernel_map *kernel_map_copy(const struct kernel_map *k)
 	return c;
 }
 
-static uint64_t level_size(const struct ptsim_geometry *g, int level)
-{
-	return UINT64_C(1) << g->level_shift[lvl(level)];
-}
-
 /* system_supports_bbml2_noabort(): false until the caps are finalised. */
 static bool system_supports_bbml2_noabort(const struct kernel_map *k)
 {
@@ -147,7 +142,7 @@ static int create_mapping_level(struct ptsim_mm *kmm, struct pt_table *t, uint64
 {
 	const struct ptsim_geometry *g = &kmm->m->geo;
 	int level = t->level;
-	uint64_t size = level_size(g, level), call_start = va;
+	uint64_t size = pt_level_size(g, level), call_start = va;
 
 	while (va < end) {
 		uint64_t next = MIN(ALIGN_DOWN64(va, size) + size, end);
@@ -401,7 +396,7 @@ static int split_block(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 	const struct ptsim_geometry *g = &kmm->m->geo;
 	int level = t->level;
 	pte_t blk = read_desc(kmm, level, &t->desc[idx]);
-	uint64_t child_size = level_size(g, level + 1), pa = pte_pfn(g, blk) << g->page_shift;
+	uint64_t child_size = pt_level_size(g, level + 1), pa = pte_pfn(g, blk) << g->page_shift;
 	pte_t prot = pte_pgprot(g, pte_mknoncont(blk));
 	struct pt_table *child;
 	int err = pt_table_alloc(kmm, level + 1, &child);
@@ -427,7 +422,7 @@ static void split_cont(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 	const struct ptsim_geometry *g = &kmm->m->geo;
 	unsigned int n = t->level == 3 ? g->cont_ptes : g->cont_pmds;
 	unsigned int first = idx & ~(n - 1);
-	uint64_t size = level_size(g, t->level);
+	uint64_t size = pt_level_size(g, t->level);
 	uint64_t base = ALIGN_DOWN64(va, size * n);
 
 	for (unsigned int i = 0; i < n; i++)
@@ -444,7 +439,7 @@ static int split_kernel_leaf_mapping_locked(struct ptsim_mm *kmm, uint64_t addr)
 
 	for (int level = g->start_level; level <= 3; level++) {
 		uint64_t align = level == 3 ? g->cont_pte_size :
-				 level == 2 ? g->cont_pmd_size : level_size(g, level);
+				 level == 2 ? g->cont_pmd_size : pt_level_size(g, level);
 		unsigned int idx = pt_index(g, level, addr);
 		pte_t d;
 
@@ -458,7 +453,7 @@ static int split_kernel_leaf_mapping_locked(struct ptsim_mm *kmm, uint64_t addr)
 				split_cont(kmm, t, idx, addr);
 			if (level == 2 && IS_ALIGNED64(addr, g->pmd_size))
 				return 0;
-			err = split_block(kmm, t, idx, ALIGN_DOWN64(addr, level_size(g, level)), true);
+			err = split_block(kmm, t, idx, ALIGN_DOWN64(addr, pt_level_size(g, level)), true);
 			if (err)
 				return err;
 		}
@@ -518,7 +513,7 @@ static int split_to_ptes(struct ptsim_mm *kmm, struct pt_table *t, uint64_t base
 			 uint64_t end)
 {
 	const struct ptsim_geometry *g = &kmm->m->geo;
-	uint64_t size = level_size(g, t->level);
+	uint64_t size = pt_level_size(g, t->level);
 
 	for (unsigned int i = 0; i < t->entries; i++) {
 		uint64_t va = base + i * size;

@@ -14,17 +14,12 @@ struct masks {
 	pte_t set, clear;
 };
 
-static uint64_t level_size(const struct ptsim_geometry *g, int level)
-{
-	return UINT64_C(1) << g->level_shift[lvl(level)];
-}
-
 /* The pageattr walk (pageattr_pud/pmd/pte_entry): clear, then set. */
 static int pageattr_walk(struct ptsim_mm *kmm, struct pt_table *t, uint64_t base, uint64_t start,
 			 uint64_t end, const struct masks *mk)
 {
 	const struct ptsim_geometry *g = &kmm->m->geo;
-	uint64_t size = level_size(g, t->level);
+	uint64_t size = pt_level_size(g, t->level);
 
 	for (unsigned int i = 0; i < t->entries; i++) {
 		uint64_t va = base + i * size;

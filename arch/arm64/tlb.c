@@ -544,7 +544,7 @@ static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e
 		return true;
 	now = w.desc;
 	if ((pte_pfn(&m->geo, now) << m->geo.page_shift) !=
-	    ALIGN_DOWN64(e->pa, UINT64_C(1) << m->geo.level_shift[lvl(w.level)]))
+	    ALIGN_DOWN64(e->pa, pt_level_size(&m->geo, w.level)))
 		return true;
 	return (!(e->desc & PTE_RDONLY) && (now & PTE_RDONLY)) ||
 	       (!(e->desc & PTE_UXN) && (now & PTE_UXN)) ||
