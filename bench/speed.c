@@ -138,6 +138,30 @@ static int linear_map_repaint(double *paint_s, double *repaint_s)
 	return err;
 }
 
+/* Microseconds to create a machine with one (empty) mm and destroy it again. */
+static double machine_create_destroy_us(enum ptsim_granule granule)
+{
+	const int n = 2000;
+	double t0 = now();
+
+	for (int i = 0; i < n; i++) {
+		struct ptsim_machine_config cfg;
+		struct ptsim_machine *m;
+		struct ptsim_mm *mm;
+
+		ptsim_machine_config_init(&cfg);
+		cfg.granule = granule;
+		if (ptsim_machine_create(&cfg, &m))
+			return -1;
+		if (ptsim_mm_create(m, &mm)) {
+			ptsim_machine_destroy(m);
+			return -1;
+		}
+		ptsim_machine_destroy(m);
+	}
+	return 1e6 * (now() - t0) / n;
+}
+
 static long peak_rss_kib(void)
 {
 	struct rusage ru;
@@ -165,6 +189,13 @@ int cmd_speed(int argc, char **argv)
 		return 1;
 	}
 	long rss_repaint = peak_rss_kib();
+	static const enum ptsim_granule granules[3] = { PTSIM_GRANULE_4K, PTSIM_GRANULE_16K,
+							PTSIM_GRANULE_64K };
+	double create_us[3];
+
+	progress("creating and destroying machines");
+	for (int g = 0; g < 3; g++)
+		create_us[g] = machine_create_destroy_us(granules[g]);
 
 	if (json)
 		printf("{\"mprotect\": [\n");
@@ -213,11 +244,15 @@ int cmd_speed(int argc, char **argv)
 	}
 	if (json)
 		printf("\n], \"linear_map_256g\": {\"paint_seconds\": %.3f, \"repaint_seconds\": %.3f, "
-		       "\"peak_rss_kib\": %ld}, \"peak_rss_kib\": %ld}\n", paint, repaint, rss_repaint,
-		       peak_rss_kib());
+		       "\"peak_rss_kib\": %ld}, \"machine_create_destroy_us\": {\"4k\": %.2f, "
+		       "\"16k\": %.2f, \"64k\": %.2f}, \"peak_rss_kib\": %ld}\n", paint, repaint,
+		       rss_repaint, create_us[0], create_us[1], create_us[2], peak_rss_kib());
 	else
 		printf("\n256 GiB linear map (4K, AmpereOne): paint %.3f s, repaint to PTEs %.3f s, peak RSS "
 		       "%ld KiB\npeak RSS of the whole run (includes the native 1 GiB buffer): %ld KiB\n",
 		       paint, repaint, rss_repaint, peak_rss_kib());
+	if (!json)
+		printf("machine + empty mm, create and destroy: %.2f us (4K), %.2f us (16K), "
+		       "%.2f us (64K)\n", create_us[0], create_us[1], create_us[2]);
 	return 0;
 }

@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_PAGES 64
+/*
+ * Chunks start at one page and double up to 2^MAX_CHUNK_SHIFT pages, so a machine
+ * that maps little costs little (a test may create thousands of machines),
+ * while a large map still gets big chunks with little malloc overhead.
+ */
+#define MAX_CHUNK_SHIFT 6	/* 64 pages */
 
 void page_pool_init(struct page_pool *p, size_t page)
 {
@@ -14,7 +19,8 @@ void page_pool_init(struct page_pool *p, size_t page)
 
 static int new_chunk(struct page_pool *p)
 {
-	size_t size = p->page * CHUNK_PAGES;
+	size_t pages = (size_t)1 << (p->nr_chunks < MAX_CHUNK_SHIFT ? p->nr_chunks : MAX_CHUNK_SHIFT);
+	size_t size = p->page * pages;
 	void *chunk;
 
 	if (p->nr_chunks == p->cap_chunks) {

@@ -48,6 +48,19 @@ static inline struct ptsim_mm *new_mm_with_vma(struct ptsim_machine *m, uint64_t
 	return mm;
 }
 
+/*
+ * A diagnostic handler for tests that expect diagnostics: it counts what it
+ * receives by kind, so the test can assert on it and nothing is printed.
+ */
+struct diag_log {
+	unsigned int count[PTSIM_DIAG__COUNT];
+};
+
+static inline void record_diag(const struct ptsim_diag *d, void *arg)
+{
+	((struct diag_log *)arg)->count[d->kind]++;
+}
+
 /* Start counting afresh, as a public operation does. */
 static inline void reset_counts(struct ptsim_machine *m)
 {

@@ -141,19 +141,25 @@ static void test_mmap_miss(void **state)
 	ptsim_machine_destroy(f.m);
 }
 
-/* P(VA = file offset mod 2M) under ASLR: 1/32 (64K), 1/128 (16K); 1 with patches 3 and 4. */
+/*
+ * P(VA = file offset mod 2M) under ASLR: 1/32 (64K), 1/128 (16K); 1 with patches 3 and 4.
+ * Sampling needs a fresh address space per seed, not a fresh machine: one machine, one mm each.
+ */
 static double aligned_fraction(enum ptsim_granule gr, bool patched, bool elf, unsigned int seeds)
 {
+	struct efx f = setup(gr, false, TEXT);
+	uint64_t page = UINT64_C(1) << gr;
+	struct ptsim_elf_phdr ph = { 0, 0, TEXT, TEXT, page, 5 };
 	unsigned int hits = 0;
 
+	ptsim_feature_set(f.m, PTSIM_FEAT_EXEC_CONTPTE_ORDER, true);
+	ptsim_feature_set(f.m, PTSIM_FEAT_ELF_CONTPTE_ALIGN, patched);
+	ptsim_feature_set(f.m, PTSIM_FEAT_UNMAPPED_AREA_CONTPTE, patched);
+	ptsim_mm_destroy(f.mm);
 	for (unsigned int s = 1; s <= seeds; s++) {
-		struct efx f = setup(gr, false, TEXT);
-		uint64_t page = UINT64_C(1) << gr, va;
-		struct ptsim_elf_phdr ph = { 0, 0, TEXT, TEXT, page, 5 };
+		uint64_t va;
 
-		ptsim_feature_set(f.m, PTSIM_FEAT_EXEC_CONTPTE_ORDER, true);
-		ptsim_feature_set(f.m, PTSIM_FEAT_ELF_CONTPTE_ALIGN, patched);
-		ptsim_feature_set(f.m, PTSIM_FEAT_UNMAPPED_AREA_CONTPTE, patched);
+		assert_int_equal(ptsim_mm_create(f.m, &f.mm), 0);
 		ptsim_mm_set_aslr(f.mm, UINT64_C(0x9e3779b97f4a7c15) * s);
 		if (elf)
 			assert_int_equal(ptsim_elf_load(f.mm, f.fd, &ph, 1, &va), 0);
@@ -161,8 +167,9 @@ static double aligned_fraction(enum ptsim_granule gr, bool patched, bool elf, un
 			assert_int_equal(ptsim_mmap_file(f.mm, 0, 64 * MIB, PTSIM_PROT_READ | PTSIM_PROT_EXEC,
 							 f.fd, 0, &va), 0);
 		hits += IS_ALIGNED64(va, 2 * MIB);
-		ptsim_machine_destroy(f.m);
+		ptsim_mm_destroy(f.mm);
 	}
+	ptsim_machine_destroy(f.m);
 	return (double)hits / seeds;
 }
 
