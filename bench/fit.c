@@ -3,7 +3,7 @@
  * ptsim-bench fit: solve the fitted profile constants from the rows they are
  * fitted on, from counts the model produces. Time is linear in each class
  * constant, so two constants fitted on two rows are one 2x2 linear system.
- * The values printed are what arch/arm64/costs.c carries, rounded.
+ * The values printed are what arch/arm64/hw/costs.c carries, rounded.
  */
 #include "rows.h"
 

@@ -258,6 +258,78 @@ static void test_touch(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * ASID reuse (arch/arm64/mm/context.c): with 8-bit ASIDs the 256th mm finds
+ * the bitmap full, rolls the generation over and flushes every CPU's TLB, so
+ * it cannot use the entries an earlier mm left under the same ASID number.
+ */
+static void test_asid_rollover_flushes(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *a = mapped(m, SZ_2M, 0), *b;
+	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
+	unsigned int asid_a, asid_b;
+	struct ptsim_stats s;
+
+	(void)state;
+	assert_int_equal(m->cpu->asid_bits, 8);
+	assert_int_equal(ptsim_access(a, 0, VA, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mm_asid(a, &asid_a), 0);
+	assert_int_equal(asid_a, 1);
+	/* ASIDs 2..255 for 254 more mms, without a rollover */
+	for (int i = 0; i < 254; i++) {
+		assert_int_equal(ptsim_mm_create(m, &b), 0);
+		ptsim_last_stats(m, &s);
+		assert_int_equal(s.ev[PTSIM_EV_TLBI_LOCAL_ALL], 0);
+	}
+	/* the 256th: a new generation, one local TLBI VMALLE1 per CPU */
+	assert_int_equal(ptsim_mm_create(m, &b), 0);
+	ptsim_last_stats(m, &s);
+	assert_int_equal(s.ev[PTSIM_EV_TLBI_LOCAL_ALL], 1);
+	assert_int_equal(ptsim_mm_asid(b, &asid_b), 0);
+	assert_int_equal(asid_b, asid_a);
+	/* b never mapped VA: a translation fault, not a's stale writable entry */
+	assert_int_equal(ptsim_access(b, 0, VA, PTSIM_ACCESS_WRITE, &f), -EFAULT);
+	assert_int_equal(f, PTSIM_FAULT_TRANSLATION);
+	/* a runs again with an ASID of the new generation, not b's */
+	assert_int_equal(ptsim_access(a, 0, VA, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mm_asid(a, &asid_a), 0);
+	assert_int_not_equal(asid_a, asid_b);
+	ptsim_machine_destroy(m);
+}
+
+/* TTBR0 and TTBR1 entries never match each other, and the kernel's go with its tables. */
+static void test_kernel_and_user_entries_never_alias(void **state)
+{
+	struct ptsim_mem_range r = { 4 * SZ_1G, 64 * SZ_2M };
+	struct ptsim_kernel_config kc = { .ranges = &r, .nr_ranges = 1 };
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
+	struct ptsim_mm *k, *mm;
+	uint64_t lm, uva, size = 0;
+	unsigned int n = 0;
+
+	(void)state;
+	assert_int_equal(ptsim_kernel_boot(m, &kc, &k), 0);
+	assert_int_equal(ptsim_kernel_lm_addr(k, 4 * SZ_1G + 16 * SZ_2M, &lm), 0);
+	uva = lm & ((UINT64_C(1) << 48) - 1);	/* the same low 48 bits */
+	mm = new_mm_with_vma(m, uva, SZ_2M);
+	assert_int_equal(ptsim_populate(mm, uva, SZ_2M, 0, true), 0);
+	assert_int_equal(ptsim_access(k, 0, lm, PTSIM_ACCESS_READ, NULL), 0);
+	assert_int_equal(ptsim_access(mm, 0, uva, PTSIM_ACCESS_WRITE, &f), 0);
+	assert_int_equal(f, PTSIM_FAULT_NONE);
+	assert_int_equal(ptsim_tlb_probe(mm, 0, uva, PTSIM_TLB_L2, &n, &size), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(size, SZ_4K);
+	assert_int_equal(ptsim_tlb_probe(k, 0, lm, PTSIM_TLB_L2, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	/* the kernel mm goes: its global entries go with it, the user's stays */
+	ptsim_mm_destroy(k);
+	assert_int_equal(ptsim_tlb_count(m, 0, PTSIM_TLB_L2, &n), 0);
+	assert_int_equal(n, 1);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +341,8 @@ int main(void)
 		cmocka_unit_test(test_conflict_abort_only_without_noabort),
 		cmocka_unit_test(test_hafdbs),
 		cmocka_unit_test(test_touch),
+		cmocka_unit_test(test_asid_rollover_flushes),
+		cmocka_unit_test(test_kernel_and_user_entries_never_alias),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

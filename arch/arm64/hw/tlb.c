@@ -7,7 +7,7 @@
  * several entries is a TLB conflict (D8.17.3).
  */
 #include "asm/pgtable.h"
-#include "asm/hw.h"
+#include "hw.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +125,21 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 	return bbm_copy(&dst->bbm, &src->bbm);
 }
 
+/*
+ * The VA an entry is tagged with: the bits the walk uses, plus which TTBR
+ * translated it, so that a user VA never matches a kernel (TTBR1) entry with
+ * the same low bits. Bit 62 is above every VA width (52 at most) and below the
+ * bits set-indexing can reach.
+ */
+#define TTBR1_TAG	(UINT64_C(1) << 62)
+
+static uint64_t tlb_key(const struct ptsim_machine *m, uint64_t va)
+{
+	uint64_t low = va & ((UINT64_C(1) << m->geo.va_bits) - 1);
+
+	return va >> 63 ? low | TTBR1_TAG : low;
+}
+
 static struct tlb_entry *set_of(const struct tlb_array *a, uint64_t va, unsigned int shift)
 {
 	return &a->e[((va >> shift) & (a->sets - 1)) * a->ways];
@@ -221,8 +236,7 @@ static void drop_entry(struct ptsim_machine *m, struct tlb_entry *e)
 void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
 {
 	struct tlb_model *t = m->tlb;
-	/* entries hold the VA bits the walk used (TTBR1 addresses lose their top bits) */
-	uint64_t start = op->va & ((UINT64_C(1) << m->geo.va_bits) - 1);
+	uint64_t start = tlb_key(m, op->va);
 	uint64_t end = start + (op->pages << m->geo.page_shift);
 	bool any = op->kind == TLBI_KIND_VAA || op->kind == TLBI_KIND_RANGE_VAA;
 
@@ -253,25 +267,23 @@ struct walk_result {
 	pte_t *leaf;		/* the descriptor, in its table */
 	pte_t desc;
 	int level;
+	unsigned int reads;	/* descriptors the walk read */
 	enum ptsim_fault_kind fault;
 };
 
-/* The hardware walk: one counted read per level. */
-static struct walk_result hw_walk(struct ptsim_mm *mm, uint64_t va, bool counted)
+/* The hardware walk from the TTBR's table, one descriptor read per level. */
+static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw_as *as,
+				  uint64_t va)
 {
-	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	struct pt_table *t = mm->pgd;
+	struct pt_table *t = as->root;
 	struct walk_result r = { .fault = PTSIM_FAULT_TRANSLATION };
 
-	if (counted)
-		count(m, PTSIM_EV_TLB_WALK, 1);
 	for (int l = g->start_level; l <= 3; l++) {
 		unsigned int idx = pt_index(g, l, va);
 		pte_t d = t->desc[idx];
 
-		if (counted)
-			count(m, PTSIM_EV_WALK_READ, 1);
+		r.reads++;
 		if (!(d & PTE_VALID))
 			return r;
 		if (l < 3 && pmd_table(d) && t->next[idx]) {
@@ -290,23 +302,24 @@ static struct walk_result hw_walk(struct ptsim_mm *mm, uint64_t va, bool counted
 	return r;
 }
 
-static struct tlb_entry make_entry(const struct ptsim_mm *mm, uint64_t va, const struct walk_result *w)
+/* The entry a walk of key (a tagged VA) creates. */
+static struct tlb_entry make_entry(const struct ptsim_machine *m, const struct hw_as *as,
+				   uint64_t key, const struct walk_result *w)
 {
-	const struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
 	struct tlb_entry e = { 0 };
 	unsigned int shift = g->level_shift[lvl(w->level)];
-	uint64_t leaf_base = ALIGN_DOWN64(va, UINT64_C(1) << shift);
+	uint64_t leaf_base = ALIGN_DOWN64(key, UINT64_C(1) << shift);
 	uint64_t leaf_pa = pte_pfn(g, w->desc) << g->page_shift;
 
 	/* a contiguous run is one entry on CPUs that coalesce it (D8.7.1) */
 	if (pte_cont(w->desc) && m->cpu->coalesce_cont)
 		shift += (unsigned int)__builtin_ctz(w->level == 3 ? g->cont_ptes : g->cont_pmds);
-	e.va = ALIGN_DOWN64(va, UINT64_C(1) << shift);
-	e.pa = leaf_pa + (va - leaf_base);
-	e.pa -= va - e.va;
+	e.va = ALIGN_DOWN64(key, UINT64_C(1) << shift);
+	e.pa = leaf_pa + (key - leaf_base);
+	e.pa -= key - e.va;
 	e.desc = w->desc;
-	e.asid = mm->asid;
+	e.asid = as->asid;
 	e.global = !(w->desc & PTE_NG);
 	e.shift = (uint8_t)shift;
 	e.level = (uint8_t)w->level;
@@ -314,10 +327,10 @@ static struct tlb_entry make_entry(const struct ptsim_mm *mm, uint64_t va, const
 	return e;
 }
 
-/* EL0 for user mms, EL1 for the kernel mm (AP[2:1], PXN/UXN; PAN not modelled). */
-static bool permitted(const struct ptsim_mm *mm, pte_t d, enum ptsim_access_kind kind)
+/* EL0 through TTBR0, EL1 through TTBR1 (AP[2:1], PXN/UXN; PAN not modelled). */
+static bool permitted(const struct hw_as *as, pte_t d, enum ptsim_access_kind kind)
 {
-	if (mm->kernel)
+	if (as->ttbr1)
 		return kind == PTSIM_ACCESS_EXEC ? !(d & PTE_PXN) :
 		       kind == PTSIM_ACCESS_WRITE ? !(d & PTE_RDONLY) : true;
 	switch (kind) {
@@ -335,13 +348,15 @@ static bool permitted(const struct ptsim_mm *mm, pte_t d, enum ptsim_access_kind
  * writes: not seen by the BBM checker, which checks software), and fill L1
  * and L2.
  */
-static enum ptsim_fault_kind walk_and_fill(struct ptsim_mm *mm, struct cpu_tlb *ct, uint64_t va,
+static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct hw_as *as,
+					   struct cpu_tlb *ct, uint64_t key,
 					   enum ptsim_access_kind kind, struct tlb_entry *out)
 {
-	struct ptsim_machine *m = mm->m;
-	struct walk_result w = hw_walk(mm, va, true);
+	struct walk_result w = hw_walk(m, as, key);
 	struct tlb_entry e;
 
+	count(m, PTSIM_EV_TLB_WALK, 1);
+	count(m, PTSIM_EV_WALK_READ, w.reads);
 	if (w.fault)
 		return w.fault;
 	if (!(w.desc & PTE_AF)) {
@@ -352,22 +367,20 @@ static enum ptsim_fault_kind walk_and_fill(struct ptsim_mm *mm, struct cpu_tlb *
 		count(m, PTSIM_EV_HW_AF_UPDATE, 1);
 	}
 	if (kind == PTSIM_ACCESS_WRITE && (w.desc & PTE_RDONLY) && (w.desc & PTE_DBM) &&
-	    m->cpu->hafdbs && permitted(mm, w.desc & ~PTE_RDONLY, kind)) {
+	    m->cpu->hafdbs && permitted(as, w.desc & ~PTE_RDONLY, kind)) {
 		w.desc &= ~PTE_RDONLY;	/* hardware dirty: DBM=1 makes the page writable */
 		*w.leaf = w.desc;
 		count(m, PTSIM_EV_HW_DIRTY_UPDATE, 1);
 	}
-	e = make_entry(mm, va, &w);
+	e = make_entry(m, as, key, &w);
 	array_insert(m->tlb, &ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D], &e);
 	array_insert(m->tlb, &ct->arr[PTSIM_TLB_L2], &e);
 	*out = e;
 	return PTSIM_FAULT_NONE;
 }
 
-static enum ptsim_fault_kind conflict(struct ptsim_mm *mm, uint64_t va, unsigned int matches)
+static enum ptsim_fault_kind conflict(struct ptsim_machine *m, uint64_t va, unsigned int matches)
 {
-	struct ptsim_machine *m = mm->m;
-
 	count(m, PTSIM_EV_TLB_CONFLICT, 1);
 	diag_report(m, PTSIM_DIAG_TLB_CONFLICT, va, -1, matches, 0,
 		    "%u TLB entries translate one VA%s", matches,
@@ -376,29 +389,29 @@ static enum ptsim_fault_kind conflict(struct ptsim_mm *mm, uint64_t va, unsigned
 	return m->cpu->bbml2_noabort ? PTSIM_FAULT_NONE : PTSIM_FAULT_TLB_CONFLICT;
 }
 
-static enum ptsim_fault_kind do_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va,
-				       enum ptsim_access_kind kind)
+enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+				 uint64_t va, enum ptsim_access_kind kind)
 {
-	struct ptsim_machine *m = mm->m;
 	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
 	struct tlb_array *l1 = &ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D];
 	struct tlb_entry *e, filled;
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
+	uint64_t key = tlb_key(m, va);
 	unsigned int matches;
 
 	count(m, PTSIM_EV_MEM_ACCESS, 1);
-	e = array_lookup(l1, va, mm->asid, &matches);
+	e = array_lookup(l1, key, as->asid, &matches);
 	if (e) {
 		count(m, PTSIM_EV_TLB_L1_HIT, 1);
 	} else {
-		e = array_lookup(&ct->arr[PTSIM_TLB_L2], va, mm->asid, &matches);
+		e = array_lookup(&ct->arr[PTSIM_TLB_L2], key, as->asid, &matches);
 		if (e) {
 			count(m, PTSIM_EV_TLB_L2_HIT, 1);
 			array_insert(m->tlb, l1, e);
 		}
 	}
 	if (e && matches > 1)
-		f = conflict(mm, va, matches);
+		f = conflict(m, va, matches);
 	if (!f && e) {
 		e->lru = ++m->tlb->tick;
 		/* a write to a clean DBM page updates the descriptor: the hardware walks again */
@@ -409,81 +422,22 @@ static enum ptsim_fault_kind do_access(struct ptsim_mm *mm, unsigned int cpu, ui
 		}
 	}
 	if (!f && !e) {
-		f = walk_and_fill(mm, ct, va, kind, &filled);
+		f = walk_and_fill(m, as, ct, key, kind, &filled);
 		e = f ? NULL : &filled;
 	}
-	if (!f && !permitted(mm, e->desc, kind))
+	if (!f && !permitted(as, e->desc, kind))
 		f = PTSIM_FAULT_PERMISSION;
 	if (f)
 		count(m, PTSIM_EV_ACCESS_FAULT, 1);
 	return f;
 }
 
-static bool valid_cpu_va(const struct ptsim_mm *mm, unsigned int cpu, uint64_t va)
-{
-	const struct ptsim_geometry *g = &mm->m->geo;
-
-	if (cpu >= mm->m->tlb->nr_cpus)
-		return false;
-	return mm->kernel ? va >= ~((UINT64_C(1) << g->va_bits) - 1)
-			  : va < (UINT64_C(1) << g->va_bits);
-}
-
-/* The table index of a kernel VA uses its low va_bits, as TTBR1 walks do. */
-static uint64_t walk_va(const struct ptsim_mm *mm, uint64_t va)
-{
-	return va & ((UINT64_C(1) << mm->m->geo.va_bits) - 1);
-}
-
-int ptsim_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_access_kind kind,
-		 enum ptsim_fault_kind *fault)
-{
-	enum ptsim_fault_kind f;
-
-	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
-	op_begin(mm->m);
-	f = do_access(mm, cpu, walk_va(mm, va), kind);
-	op_end(mm->m, 0);
-	if (fault)
-		*fault = f;
-	return f ? -EFAULT : 0;
-}
-
-int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t len,
-		enum ptsim_access_kind kind, uint64_t *faults)
-{
-	const struct ptsim_geometry *g;
-	uint64_t nfault = 0;
-
-	VALIDATE(mm && len && start + len > start && kind != PTSIM_ACCESS_EXEC);
-	g = &mm->m->geo;
-	VALIDATE(valid_cpu_va(mm, cpu, start) && valid_cpu_va(mm, cpu, start + len - 1));
-	op_begin(mm->m);
-	fn_enter(mm->m, PTSIM_FN_USER_MEMSET);
-	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
-		if (do_access(mm, cpu, walk_va(mm, va), kind) != PTSIM_FAULT_NONE)
-			nfault++;
-		else
-			count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
-								: PTSIM_EV_USER_PAGE_READ, 1);
-	}
-	fn_exit(mm->m);
-	op_end(mm->m, 0);
-	if (faults)
-		*faults = nfault;
-	return 0;
-}
-
-int ptsim_tlb_fill(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_access_kind kind)
+enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+			       uint64_t va, enum ptsim_access_kind kind)
 {
 	struct tlb_entry e;
-	enum ptsim_fault_kind f;
 
-	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
-	op_begin(mm->m);
-	f = walk_and_fill(mm, &mm->m->tlb->cpu[cpu], walk_va(mm, va), kind, &e);
-	op_end(mm->m, 0);
-	return f ? -EFAULT : 0;
+	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, &e);
 }
 
 int ptsim_tlb_count(const struct ptsim_machine *m, unsigned int cpu, enum ptsim_tlb_level which,
@@ -500,46 +454,58 @@ int ptsim_tlb_count(const struct ptsim_machine *m, unsigned int cpu, enum ptsim_
 	return 0;
 }
 
-int ptsim_tlb_probe(const struct ptsim_mm *mm, unsigned int cpu, uint64_t va,
-		    enum ptsim_tlb_level which, unsigned int *matches, uint64_t *size)
+unsigned int tlb_probe(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+		       uint64_t va, enum ptsim_tlb_level which, uint64_t *size)
 {
-	const struct tlb_array *a;
-	uint64_t biggest = 0;
+	const struct tlb_array *a = &m->tlb->cpu[cpu].arr[which];
+	uint64_t key = tlb_key(m, va), biggest = 0;
 	unsigned int n = 0;
 
-	VALIDATE(mm && matches && (unsigned int)which <= PTSIM_TLB_L2 && valid_cpu_va(mm, cpu, va));
-	a = &mm->m->tlb->cpu[cpu].arr[which];
-	va = walk_va(mm, va);
 	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++) {
-		if (entry_matches(&a->e[k], va, mm->asid)) {
+		if (entry_matches(&a->e[k], key, as->asid)) {
 			n++;
 			biggest = MAX(biggest, UINT64_C(1) << a->e[k].shift);
 		}
 	}
-	*matches = n;
 	if (size)
 		*size = biggest;
-	return n ? 0 : -ENOENT;
+	return n;
 }
 
-static struct ptsim_mm *mm_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global)
+static void drop_where(struct ptsim_machine *m, bool global, bool non_global)
 {
-	for (size_t i = 0; i < m->nr_mms; i++)
-		if (m->mms[i]->kernel ? global : (!global && m->mms[i]->asid == asid))
-			return m->mms[i];
-	return NULL;
+	struct tlb_model *t = m->tlb;
+
+	for (unsigned int c = 0; c < t->nr_cpus; c++)
+		for (int i = 0; i < 3; i++) {
+			struct tlb_array *a = &t->cpu[c].arr[i];
+
+			for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+				if (a->e[k].global ? global : non_global)
+					a->e[k].valid = false;
+		}
+}
+
+void tlb_drop_global(struct ptsim_machine *m)
+{
+	drop_where(m, true, false);
+}
+
+void tlb_drop_all(struct ptsim_machine *m)
+{
+	drop_where(m, true, true);
 }
 
 /* Does a cached entry allow more than the tables do now? */
 static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e)
 {
-	struct ptsim_mm *mm = mm_of_asid(m, e->asid, e->global);
+	struct hw_as as;
 	struct walk_result w;
 	pte_t now;
 
-	if (!mm)
+	if (!hw_as_of_asid(m, e->asid, e->global, &as))
 		return false;
-	w = hw_walk(mm, e->va, false);
+	w = hw_walk(m, &as, e->va);
 	if (w.fault)
 		return true;
 	now = w.desc;

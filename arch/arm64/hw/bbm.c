@@ -9,7 +9,7 @@
  * tracked per (ASID, level, VA) until that happens.
  */
 #include "asm/pgtable.h"
-#include "asm/hw.h"
+#include "hw.h"
 
 #include <stdlib.h>
 
@@ -27,11 +27,11 @@ static uint64_t key_of(const struct ptsim_machine *m, unsigned int asid, int lev
 }
 
 /* Global (kernel) entries are tracked under ASID 0, which user mms never get. */
-static unsigned int tag_of(const struct ptsim_mm *mm, pte_t desc, int level)
+static unsigned int tag_of(const struct hw_as *as, pte_t desc, int level)
 {
-	bool global = level == 3 || pmd_sect(desc) ? !(desc & PTE_NG) : mm->kernel;
+	bool global = level == 3 || pmd_sect(desc) ? !(desc & PTE_NG) : as->ttbr1;
 
-	return global ? 0 : mm->asid;
+	return global ? 0 : as->asid;
 }
 
 static bool is_table(int level, pte_t d)
@@ -67,12 +67,12 @@ const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t o, p
 	return NULL;	/* permissions, AF, dirty, software bits: in place */
 }
 
-static void violation(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t n,
+static void violation(struct ptsim_machine *m, uint64_t va, int level, pte_t o, pte_t n,
 		      const char *why)
 {
-	diag_report(mm->m, PTSIM_DIAG_BBM_VIOLATION, va, level, o, n,
-		    "break-before-make violation: %s (BBM level %u%s)", why, mm->m->cpu->bbm_level,
-		    mm->m->cpu->bbml2_noabort ? ", BBML2-noabort" : "");
+	diag_report(m, PTSIM_DIAG_BBM_VIOLATION, va, level, o, n,
+		    "break-before-make violation: %s (BBM level %u%s)", why, m->cpu->bbm_level,
+		    m->cpu->bbml2_noabort ? ", BBML2-noabort" : "");
 }
 
 static void forget(struct bbm_state *b, uint64_t key)
@@ -93,9 +93,9 @@ static void spill_last(struct bbm_state *b)
 		b->per_level[b->last_key >> KEY_LEVEL_SHIFT]++;
 }
 
-void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t n)
+void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
+		     pte_t o, pte_t n)
 {
-	struct ptsim_machine *m = mm->m;
 	struct bbm_state *b = &m->bbm;
 	uint64_t base = ALIGN_DOWN64(va, pt_level_size(&m->geo, level));
 	const char *why;
@@ -103,7 +103,7 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 	if (pte_valid(o)) {
 		if (!pte_valid(n)) {
 			/* the break: remember what was live until a TLBI for it completes */
-			uint64_t key = key_of(m, tag_of(mm, o, level), level, base);
+			uint64_t key = key_of(m, tag_of(as, o, level), level, base);
 
 			if (b->have_last && b->last_key != key)
 				spill_last(b);
@@ -114,12 +114,12 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 		}
 		why = bbm_needs_break(m, level, o, n);
 		if (why)
-			violation(mm, va, level, o, n, why);
+			violation(m, va, level, o, n, why);
 		return;
 	}
 	if (!pte_valid(n) || (!b->broken.len && !b->have_last))
 		return;
-	uint64_t key = key_of(m, tag_of(mm, n, level), level, base), prev, older;
+	uint64_t key = key_of(m, tag_of(as, n, level), level, base), prev, older;
 
 	if (b->have_last && b->last_key == key) {
 		prev = b->last_val;
@@ -134,7 +134,7 @@ void bbm_check_write(struct ptsim_mm *mm, uint64_t va, int level, pte_t o, pte_t
 	/* the TLBs may still hold prev: the new entry must be compatible with it */
 	why = bbm_needs_break(m, level, prev | PTE_VALID, n);
 	if (why)
-		violation(mm, va, level, prev | PTE_VALID, n, why);
+		violation(m, va, level, prev | PTE_VALID, n, why);
 }
 
 /* Entries a TLBI covers get TLBI_SEEN; the completing DSB forgets them. */

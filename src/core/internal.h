@@ -20,7 +20,7 @@ typedef uint64_t pte_t;	/* one descriptor, at any level */
 #define MIN(a, b)		((a) < (b) ? (a) : (b))
 #define MAX(a, b)		((a) > (b) ? (a) : (b))
 
-/* ---- CPU description (arch/arm64/cpus.c) ---- */
+/* ---- CPU description (arch/arm64/hw/cpus.c) ---- */
 struct tlb_geometry {
 	unsigned int entries;
 	unsigned int ways;	/* entries == ways: fully associative */
@@ -43,7 +43,7 @@ struct cpu_desc {
 
 const struct cpu_desc *cpu_desc_get(enum ptsim_cpu id);
 
-/* ---- physical memory: buddy allocator (src/physmem.c) ---- */
+/* ---- physical memory: buddy allocator (src/mm/page_alloc.c) ---- */
 struct physmem {
 	uint64_t base_pfn;
 	uint64_t nr_pages;
@@ -55,7 +55,7 @@ struct physmem {
 	size_t free_len[32], free_cap[32];
 };
 
-/* ---- folios (src/folio.c), stored sparsely by section ---- */
+/* ---- folios (src/mm/folio.c), stored sparsely by section ---- */
 enum folio_flags {
 	FOLIO_ANON = 1u << 0,
 	FOLIO_LOCKED = 1u << 1,
@@ -86,7 +86,7 @@ struct folio_store {
 	uint64_t nr_folios;
 };
 
-/* ---- page tables (src/pgtable.c) ---- */
+/* ---- page tables (src/mm/pgtable-generic.c) ---- */
 struct pt_table {
 	pte_t *desc;			/* the table page: hardware layout */
 	struct pt_table **next;		/* child table per entry (not at level 3) */
@@ -95,7 +95,7 @@ struct pt_table {
 	unsigned int entries;
 };
 
-/* ---- VMAs (src/mm.c) ---- */
+/* ---- VMAs (src/mm/mm.c) ---- */
 #define VM_READ		0x1u
 #define VM_WRITE	0x2u
 #define VM_EXEC		0x4u
@@ -108,7 +108,7 @@ struct pt_table {
 #define VM_RAND_READ	0x400u
 #define VM_HUGEPAGE	0x800u
 
-/* ---- files and the page cache (src/filemap.c) ---- */
+/* ---- files and the page cache (src/mm/filemap.c) ---- */
 struct file_ra_state {
 	uint64_t start, size, async_size;	/* pages */
 	unsigned int ra_pages, order, mmap_miss;
@@ -140,6 +140,7 @@ struct ptsim_mm {
 	bool owns_machine;	/* made by ptsim_mm_clone */
 	bool kernel;		/* init_mm-like: not a user mm for contpte */
 	unsigned int asid;
+	uint64_t asid_generation;	/* the allocator generation asid belongs to */
 	struct pt_table *pgd;
 	struct vma *vmas;	/* sorted by start, non-overlapping */
 	size_t nr_vmas, cap_vmas;
@@ -147,7 +148,7 @@ struct ptsim_mm {
 	bool tlb_flush_pending;	/* inc_tlb_flush_pending by tlb_gather_mmu */
 	bool uffd_mmap_changing;	/* userfaultfd ctx->mmap_changing */
 	uint64_t next_swap_offset;
-	struct kernel_map *kmap;	/* the kernel mm's linear-map state (arch/arm64/mmu.c) */
+	struct kernel_map *kmap;	/* the kernel mm's linear-map state (arch/arm64/mm/mmu.c) */
 	uint64_t aslr_state;		/* the mm's ASLR random stream (xorshift), 0 = off */
 	uint64_t mmap_base;		/* top-down search start, 0 until first needed */
 	bool booting;			/* table pages come from memblock */
@@ -169,7 +170,7 @@ struct undo_entry {
 	unsigned int parent_idx;
 };
 
-/* ---- diagnostics (src/diag.c) ---- */
+/* ---- diagnostics (src/core/diag.c) ---- */
 struct diag_state {
 	ptsim_diag_handler handler;
 	void *arg;
@@ -179,7 +180,7 @@ struct diag_state {
 struct tlbi_op;
 struct tlb_model;
 
-/* Break-before-make state (arch/arm64/bbm.c): entries written invalid and not yet flushed. */
+/* Break-before-make state (arch/arm64/hw/bbm.c): entries written invalid and not yet flushed. */
 struct bbm_state {
 	struct u64map broken;		/* key (asid, level, VA) -> old descriptor, bit 0 = TLBI seen */
 	uint64_t per_level[PTSIM_MAX_LEVELS];
@@ -219,7 +220,10 @@ struct ptsim_machine {
 	bool undo_active;
 	struct ptsim_mm **mms;
 	size_t nr_mms, cap_mms;
-	unsigned int next_asid;
+	/* the ASID allocator (arch/arm64/mm/context.c) */
+	uint64_t asid_map[(1u << 16) / 64];	/* ASIDs taken in this generation */
+	uint64_t asid_generation;
+	unsigned int asid_cur;			/* where the search for a free ASID starts */
 	uint64_t next_anon_vma;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
 	unsigned int tlbi_since_dsb;	/* TLBIs issued since the last DSB ISH */
@@ -234,7 +238,7 @@ struct ptsim_machine {
 	void (*tlbi_observer)(struct ptsim_machine *m, const struct tlbi_op *op);
 };
 
-/* Hardware-model lifecycle (arch/arm64/tlb.c, bbm.c) */
+/* Hardware-model lifecycle (arch/arm64/hw/tlb.c, bbm.c) */
 int hw_init(struct ptsim_machine *m);
 void hw_free(struct ptsim_machine *m);
 int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
@@ -282,7 +286,7 @@ static inline bool feature(const struct ptsim_machine *m, enum ptsim_feature f)
 	return m->features[f];
 }
 
-/* ---- allocation with fault injection and undo (src/machine.c) ---- */
+/* ---- allocation with fault injection and undo (src/core/machine.c) ---- */
 bool alloc_should_fail(struct ptsim_machine *m);
 /* Start recording allocations; undo_commit forgets them, undo_rollback frees them. */
 void undo_start(struct ptsim_machine *m);
@@ -290,7 +294,7 @@ int undo_record(struct ptsim_machine *m, const struct undo_entry *e);
 void undo_commit(struct ptsim_machine *m);
 void undo_rollback(struct ptsim_machine *m);
 
-/* physmem.c */
+/* mm/page_alloc.c */
 int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order);
 void physmem_free_all(struct physmem *pm);
 int physmem_copy(struct physmem *dst, const struct physmem *src);
@@ -322,7 +326,7 @@ struct page_ref {
 };
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
 
-/* pgtable.c: software table walk and allocation */
+/* mm/pgtable-generic.c: software table walk and allocation */
 static inline unsigned int lvl(int level)
 {
 	return (unsigned int)(level + 1);

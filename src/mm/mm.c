@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Address spaces and VMAs (models the parts of mm/mmap.c and mm/vma.c the algorithms use). */
 #include "asm/pgtable.h"
+#include "asm/mmu_context.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
 	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
 	if (!err)
 		err = machine_add_mm(m, mm);
+	if (!err)
+		check_and_switch_context(mm);	/* its first ASID */
 	op_end(m, err);
 	if (err) {
 		if (mm->pgd)
@@ -26,9 +29,6 @@ int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
 		free(mm);
 		return err;
 	}
-	/* ASIDs wrap within the CPU's ASID width; 0 is reserved as in the kernel */
-	mm->asid = m->next_asid;
-	m->next_asid = m->next_asid + 1 >= (1u << m->cpu->asid_bits) ? 1 : m->next_asid + 1;
 	*out = mm;
 	return 0;
 }
@@ -58,6 +58,9 @@ void ptsim_mm_destroy(struct ptsim_mm *mm)
 	}
 	machine_remove_mm(m, mm);
 	op_begin(m);
+	/* user ASIDs stay taken until the next rollover; the kernel's global entries must go now */
+	if (mm->kernel)
+		tlb_drop_global(m);
 	mm_free_contents(mm);
 	op_end(m, 0);
 	free(mm);
@@ -114,6 +117,22 @@ int ptsim_mm_clone(const struct ptsim_mm *mm, struct ptsim_mm **out)
 	*out = copy->mms[idx];
 	(*out)->owns_machine = true;
 	return 0;
+}
+
+bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
+		   struct hw_as *out)
+{
+	for (size_t i = 0; i < m->nr_mms; i++) {
+		const struct ptsim_mm *mm = m->mms[i];
+
+		if (mm->kernel ? global
+			       : !global && mm->asid == asid &&
+				 mm->asid_generation == m->asid_generation) {
+			*out = mm_as(mm);
+			return true;
+		}
+	}
+	return false;
 }
 
 struct ptsim_machine *ptsim_mm_machine(const struct ptsim_mm *mm)

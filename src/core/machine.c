@@ -48,7 +48,8 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	m->geo = g;
 	m->cpu = cpu_desc_get(cfg->cpu);
 	memcpy(m->features, features, sizeof(features));
-	m->next_asid = 1;
+	m->asid_map[0] = 1;	/* ASID 0 is reserved, as in the kernel */
+	m->asid_cur = 1;
 	m->next_anon_vma = 1;
 	page_pool_init(&m->table_pages, g.page_size);
 	/* MAX_PAGE_ORDER is at least the PMD order so PMD-size THPs can be allocated */

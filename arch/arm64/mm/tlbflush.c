@@ -3,7 +3,7 @@
  * TLB maintenance: the instruction sequences of arch/arm64/include/asm/tlbflush.h
  * (v6.17) counted as events, with every TLBI applied to the TLB model and the BBM checker.
  */
-#include "asm/hw.h"
+#include "hw.h"
 
 #define USER_ASID_FLAG	(1u << 16)	/* KPTI: the EL0 half of an ASID pair */
 

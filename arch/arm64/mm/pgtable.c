@@ -6,7 +6,7 @@
  * which count it and show each store to the break-before-make checker.
  */
 #include "asm/pgtable.h"
-#include "asm/hw.h"
+#include "asm/mmu_context.h"
 
 static enum ptsim_event desc_event(int level, int kind)
 {
@@ -29,19 +29,21 @@ pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p)
 void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
 {
 	struct ptsim_machine *m = mm->m;
+	struct hw_as as = mm_as(mm);
 
 	count(m, desc_event(level, 1), 1);
-	bbm_check_write(mm, addr, level, *p, val);
+	bbm_check_write(m, &as, addr, level, *p, val);
 	*p = val;
 }
 
 pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
 {
 	struct ptsim_machine *m = mm->m;
+	struct hw_as as = mm_as(mm);
 	pte_t old = *p;
 
 	count(m, desc_event(level, 2), 1);
-	bbm_check_write(mm, addr, level, old, val);
+	bbm_check_write(m, &as, addr, level, old, val);
 	*p = val;
 	return old;
 }
@@ -99,9 +101,10 @@ static void __ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep
 	pte_t old = __ptep_get(mm, ptep);
 	struct ptsim_machine *m = mm->m;
 	pte_t new = pte_wrprotect(old);
+	struct hw_as as = mm_as(mm);
 
 	count(m, PTSIM_EV_PTE_CAS, 1);
-	bbm_check_write(mm, addr, 3, old, new);
+	bbm_check_write(m, &as, addr, 3, old, new);
 	*ptep = new;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The model invariant checker (ptsim_check_invariants). */
 #include "asm/pgtable.h"
-#include "asm/hw.h"
+#include "hw.h"
 
 struct inv {
 	struct ptsim_machine *m;

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hardware model: what the silicon does, below Linux. The arch layer
+ * drives it: TLB maintenance reaches the TLB model and the break-before-make
+ * checker from tlbflush.c, every descriptor store reaches the checker from
+ * pgtable.c, and memory accesses reach the TLB model from mm/access.c. It
+ * knows descriptors, translation tables, TLBIs, DSBs and events; never an mm,
+ * a VMA or a folio.
+ */
+#ifndef PTSIM_HW_H
+#define PTSIM_HW_H
+
+#include "asm/tlbflush.h"
+
+/*
+ * One address space as the MMU sees it: the table a TTBR points at, the ASID
+ * its non-global entries are tagged with, and which half of the VA space it
+ * translates (TTBR1: the kernel's, with EL1 permissions).
+ */
+struct hw_as {
+	struct pt_table *root;
+	unsigned int asid;
+	bool ttbr1;
+};
+
+/*
+ * The address space live for an ASID (or the TTBR1 one, for global entries):
+ * what the TTBRs hold, for the DSB-time check. Provided by the machine
+ * (mm/mm.c), since only it knows which address spaces exist.
+ */
+bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
+		   struct hw_as *out);
+
+/* tlb.c */
+/* One load, store or fetch by cpu: TLB lookup, walk and fill on a miss, permission check. */
+enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+				 uint64_t va, enum ptsim_access_kind kind);
+/* A walk and fill with no access (a speculative or prefetching walk). */
+enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+			       uint64_t va, enum ptsim_access_kind kind);
+/* Entries of one TLB array of cpu that translate va in as; the largest entry's size. */
+unsigned int tlb_probe(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+		       uint64_t va, enum ptsim_tlb_level which, uint64_t *size);
+/* Drop every global (TTBR1) entry: the kernel's tables are gone. Uncounted. */
+void tlb_drop_global(struct ptsim_machine *m);
+/* Drop every entry on every CPU, uncounted (the local TLBI VMALLE1 of each CPU). */
+void tlb_drop_all(struct ptsim_machine *m);
+void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op);
+void tlb_dsb(struct ptsim_machine *m);
+/* Valid user TLB entries that grant more than the tables now do. */
+uint64_t tlb_check_user_entries(struct ptsim_machine *m);
+
+/* bbm.c */
+void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
+		     pte_t old_desc, pte_t new_desc);
+void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op);
+void bbm_dsb(struct ptsim_machine *m);
+int bbm_copy(struct bbm_state *dst, const struct bbm_state *src);
+void bbm_free(struct bbm_state *b);
+
+/* Does a valid -> valid change of one live descriptor need break-before-make on this CPU? */
+const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t old_desc,
+			    pte_t new_desc);
+
+#endif
