@@ -366,6 +366,70 @@ static void test_differential(void **state)
 	assert_int_equal(diags[1].count[PTSIM_DIAG_WARN], 0);
 }
 
+/*
+ * A VMA boundary inside a PMD THP splits the THP when the VMA is split
+ * (vma_adjust_trans_huge), so a later mprotect or NUMA scan over the whole
+ * THP finds PTEs on both sides, never a PMD leaf straddling two VMAs.
+ */
+static void test_vma_boundary_inside_thp(void **state)
+{
+	(void)state;
+	for (int how = 0; how < 4; how++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M);
+		struct ptsim_translation tr;
+		struct ptsim_stats st;
+		uint64_t bad = 1;
+
+		assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 9, true), 0);
+		if (how < 2)
+			assert_int_equal(ptsim_madvise(mm, VA + SZ_2M / 2, SZ_2M / 2,
+						       PTSIM_MADV_SEQUENTIAL), 0);
+		else
+			assert_int_equal(ptsim_uffd_register(mm, VA + SZ_2M / 2, SZ_2M / 2), 0);
+		/* the split and its counts belong to the call that made the boundary */
+		ptsim_last_stats(m, &st);
+		assert_int_equal(st.ev[PTSIM_EV_VMA_SPLIT], 1);
+		assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+		assert_int_equal(mm->nr_vmas, 2);
+		if (how % 2)
+			assert_int_equal(ptsim_change_prot_numa(mm, VA, SZ_2M), 0);
+		else
+			assert_int_equal(ptsim_mprotect(mm, VA, SZ_2M, RO), 0);
+		for (uint64_t off = 0; off < SZ_2M; off += SZ_2M / 2) {
+			assert_int_equal(ptsim_translate(mm, VA + off, &tr), 0);
+			assert_int_equal(tr.level, 3);
+		}
+		assert_int_equal(ptsim_check_invariants(m, &bad), 0);
+		assert_int_equal(bad, 0);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* VMAs merge again when they become alike (vma_modify_*), and a no-op changes nothing. */
+static void test_vmas_merge(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M);
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_64K, SZ_64K, PTSIM_MADV_NORMAL), 0);
+	ptsim_last_stats(m, &st);
+	assert_int_equal(st.ev[PTSIM_EV_VMA_SPLIT], 0);
+	assert_int_equal(mm->nr_vmas, 1);
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_64K, SZ_64K, PTSIM_MADV_RANDOM), 0);
+	assert_int_equal(mm->nr_vmas, 3);
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_64K, SZ_64K, PTSIM_MADV_NORMAL), 0);
+	assert_int_equal(mm->nr_vmas, 1);
+	/* uffd registered in two halves is one VMA: a populate and a MOVE span it */
+	assert_int_equal(ptsim_uffd_register(mm, VA, SZ_2M / 2), 0);
+	assert_int_equal(ptsim_uffd_register(mm, VA + SZ_2M / 2, SZ_2M / 2), 0);
+	assert_int_equal(mm->nr_vmas, 1);
+	assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 0, true), 0);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +442,8 @@ int main(void)
 		cmocka_unit_test(test_huge_pmd),
 		cmocka_unit_test(test_prot_numa),
 		cmocka_unit_test(test_differential),
+		cmocka_unit_test(test_vma_boundary_inside_thp),
+		cmocka_unit_test(test_vmas_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

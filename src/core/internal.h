@@ -368,6 +368,12 @@ struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
 int vma_reserve(struct ptsim_mm *mm, size_t extra);
 size_t vma_index(const struct ptsim_mm *mm, const struct vma *v);
 void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr);
+/*
+ * vma_modify_flags: apply `modify` to every VMA of [start, end), splitting at
+ * the edges and merging afterwards; see vma.c.
+ */
+int vma_modify(struct ptsim_mm *mm, uint64_t start, uint64_t end,
+	       void (*modify)(struct vma *v, const void *arg), const void *arg);
 size_t vma_merge_around(struct ptsim_mm *mm, size_t idx);
 
 /* huge_memory.c: split a PMD leaf with a PTE table the caller allocated */
@@ -375,6 +381,25 @@ struct pt_table;
 void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
 			     struct pt_table *pte_table);
 bool pmd_is_leaf(const struct pt_table *t, unsigned int idx);
+/* A PMD leaf maps addr and addr is not PMD aligned: a boundary at addr cuts the THP. */
+bool thp_cut_at(const struct ptsim_mm *mm, uint64_t addr);
+/*
+ * PTE tables allocated up front for the THPs a range's two edges cut, so an
+ * operation can split them without failing half-way.
+ */
+struct spare_tables {
+	struct pt_table *t[2];
+	unsigned int n;
+};
+int spare_tables_alloc(struct ptsim_mm *mm, struct spare_tables *spare, uint64_t start,
+		       uint64_t end);
+/* Give back the tables no split used. */
+void spare_tables_free(struct ptsim_mm *mm, struct spare_tables *spare);
+/* Split the PMD THP at haddr with a spare table; false (and a diagnostic) when none is left. */
+bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
+			  struct spare_tables *spare);
+/* split_huge_pmd_address: split the PMD THP cut at addr with a spare table. */
+void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
 int split_folio(struct ptsim_mm *mm, struct folio *f);
 pte_t vm_get_page_prot(unsigned int vm_flags);
 

@@ -46,6 +46,64 @@ bool pmd_is_leaf(const struct pt_table *t, unsigned int idx)
 	return t && t->level == 2 && !t->next[idx] && pte_present(t->desc[idx]);
 }
 
+bool thp_cut_at(const struct ptsim_mm *mm, uint64_t addr)
+{
+	unsigned int idx;
+	const struct pt_table *t;
+
+	if (IS_ALIGNED64(addr, mm->m->geo.pmd_size))
+		return false;
+	t = pt_lookup_leaf(mm, addr, &idx);
+	return pmd_is_leaf(t, idx);
+}
+
+int spare_tables_alloc(struct ptsim_mm *mm, struct spare_tables *spare, uint64_t start,
+		       uint64_t end)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	unsigned int nr = thp_cut_at(mm, start);
+	int err;
+
+	/* both edges in one THP: a single split serves them */
+	if (ALIGN_DOWN64(end, g->pmd_size) != ALIGN_DOWN64(start, g->pmd_size) || !nr)
+		nr += thp_cut_at(mm, end);
+	for (spare->n = 0; spare->n < nr; spare->n++) {
+		err = pt_table_alloc(mm, 3, &spare->t[spare->n]);
+		if (err) {
+			spare_tables_free(mm, spare);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void spare_tables_free(struct ptsim_mm *mm, struct spare_tables *spare)
+{
+	while (spare->n)
+		pt_table_free(mm, spare->t[--spare->n]);
+}
+
+bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
+			  struct spare_tables *spare)
+{
+	if (!spare->n) {
+		diag_report(mm->m, PTSIM_DIAG_INVARIANT, haddr, 2, 0, 0,
+			    "a THP cut where no spare table was set aside");
+		return false;
+	}
+	__split_huge_pmd_locked(mm, pmd_table, haddr, spare->t[--spare->n]);
+	return true;
+}
+
+void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare)
+{
+	unsigned int idx;
+
+	if (thp_cut_at(mm, addr))	/* pt_lookup_leaf: the PMD table; its walk is not counted */
+		split_huge_pmd_spare(mm, pt_lookup_leaf(mm, addr, &idx),
+				     ALIGN_DOWN64(addr, mm->m->geo.pmd_size), spare);
+}
+
 int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 {
 	struct ptsim_machine *m;

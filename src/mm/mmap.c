@@ -145,16 +145,28 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 	return err;
 }
 
+struct madv_flags {
+	unsigned int clear, set;
+};
+
+static void madvise_flags(struct vma *v, const void *arg)
+{
+	const struct madv_flags *f = arg;
+
+	v->flags = (v->flags & ~f->clear) | f->set;
+}
+
 int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 {
-	unsigned int set;
+	struct madv_flags f = { VM_RAND_READ | VM_SEQ_READ, 0 };
+	int err;
 
 	VALIDATE(mm && len && IS_ALIGNED64(start | len, mm->m->geo.page_size) && start + len > start);
 	switch (advice) {
-	case PTSIM_MADV_NORMAL: set = 0; break;
-	case PTSIM_MADV_RANDOM: set = VM_RAND_READ; break;
-	case PTSIM_MADV_SEQUENTIAL: set = VM_SEQ_READ; break;
-	case PTSIM_MADV_HUGEPAGE: set = VM_HUGEPAGE; break;
+	case PTSIM_MADV_NORMAL: break;
+	case PTSIM_MADV_RANDOM: f.set = VM_RAND_READ; break;
+	case PTSIM_MADV_SEQUENTIAL: f.set = VM_SEQ_READ; break;
+	case PTSIM_MADV_HUGEPAGE: f.clear = 0; f.set = VM_HUGEPAGE; break;
 	default: return -EINVAL;
 	}
 	for (uint64_t a = start; a < start + len;) {
@@ -164,19 +176,9 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 			return -ENOMEM;	/* a hole in the range */
 		a = v->end;
 	}
-	if (vma_reserve(mm, 2))
-		return -ENOMEM;
-	/* madvise_update_vma: split at the range's edges, then set the flags */
-	for (uint64_t a = start; a < start + len;) {
-		size_t idx = vma_index(mm, find_vma(mm, a));
-
-		if (mm->vmas[idx].start < a)
-			vma_split(mm, idx++, a);
-		if (start + len < mm->vmas[idx].end)
-			vma_split(mm, idx, start + len);
-		mm->vmas[idx].flags &= advice == PTSIM_MADV_HUGEPAGE ? ~0u : ~(VM_RAND_READ | VM_SEQ_READ);
-		mm->vmas[idx].flags |= set;
-		a = mm->vmas[idx].end;
-	}
-	return 0;
+	/* madvise_update_vma */
+	op_begin(mm->m);
+	err = vma_modify(mm, start, start + len, madvise_flags, &f);
+	op_end(mm->m, err);
+	return err;
 }

@@ -116,12 +116,6 @@ static unsigned int mprotect_folio_pte_batch(struct ptsim_mm *mm, const struct f
 	return nr;
 }
 
-/* PTE tables allocated up front for THPs the range edges cut, so nothing fails mid-way. */
-struct spare_tables {
-	struct pt_table *t[2];
-	unsigned int n;
-};
-
 struct cp_ctx {
 	struct ptsim_mm *mm;
 	struct mmu_gather *tlb;
@@ -303,8 +297,8 @@ static void change_pmd_range(struct cp_ctx *c, struct pt_table *t, uint64_t addr
 				change_huge_pmd(c, t, idx, addr);
 				goto next;
 			}
-			__split_huge_pmd_locked(c->mm, t, ALIGN_DOWN64(addr, g->pmd_size),
-						c->spare->t[--c->spare->n]);
+			if (!split_huge_pmd_spare(c->mm, t, ALIGN_DOWN64(addr, g->pmd_size), c->spare))
+				goto next;	/* reported: no table was set aside for it */
 		} else if (!t->next[idx] || pte_none(pmd)) {
 			goto next;
 		}
@@ -384,25 +378,12 @@ static void mprotect_fixup(struct ptsim_mm *mm, struct mmu_gather *tlb, size_t i
 	change_protection(&c, start, end);
 }
 
-/* A PMD THP straddling addr (not PMD aligned) must be split when the range edge cuts it. */
-static bool edge_needs_split(const struct ptsim_mm *mm, uint64_t addr)
-{
-	unsigned int idx;
-	const struct pt_table *t;
-
-	if (IS_ALIGNED64(addr, mm->m->geo.pmd_size))
-		return false;
-	t = pt_lookup_leaf(mm, addr, &idx);
-	return pmd_is_leaf(t, idx);
-}
-
 static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int prot,
 			    bool prot_numa)
 {
 	struct ptsim_machine *m;
 	const struct ptsim_geometry *g;
-	struct spare_tables spare = { { NULL, NULL }, 0 };
-	unsigned int nr_split;
+	struct spare_tables spare;
 	struct mmu_gather tlb;
 	uint64_t end, addr;
 	int err = 0;
@@ -429,17 +410,10 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 	if (vma_reserve(mm, 2))
 		return -ENOMEM;
 	op_begin(m);
-	nr_split = (unsigned int)edge_needs_split(mm, start);
-	if (ALIGN_DOWN64(end, g->pmd_size) != ALIGN_DOWN64(start, g->pmd_size) || !nr_split)
-		nr_split += (unsigned int)edge_needs_split(mm, end);
-	for (; spare.n < nr_split; spare.n++) {
-		err = pt_table_alloc(mm, 3, &spare.t[spare.n]);
-		if (err) {
-			while (spare.n--)
-				pt_table_free(mm, spare.t[spare.n]);
-			op_end(m, err);
-			return err;
-		}
+	err = spare_tables_alloc(mm, &spare, start, end);
+	if (err) {
+		op_end(m, err);
+		return err;
 	}
 	count(m, PTSIM_EV_SYSCALL, 1);
 	tlb_gather_mmu(&tlb, mm);
@@ -451,8 +425,7 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 		addr = vend;
 	}
 	tlb_finish_mmu(&tlb);
-	while (spare.n--)	/* the edge's VMA kept its flags: no split happened */
-		pt_table_free(mm, spare.t[spare.n]);
+	spare_tables_free(mm, &spare);	/* the edge's VMA kept its flags: no split happened */
 	op_end(m, 0);
 	return 0;
 }

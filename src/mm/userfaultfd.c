@@ -553,9 +553,16 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 	return ret;
 }
 
+static void uffd_register_vma(struct vma *v, const void *arg)
+{
+	(void)arg;
+	v->uffd = true;
+}
+
 int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 {
 	uint64_t addr;
+	int err;
 
 	VALIDATE(mm && len && start + len > start);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
@@ -568,22 +575,11 @@ int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 			return -EINVAL;
 		addr = v->end;
 	}
-	if (vma_reserve(mm, 2))
-		return -ENOMEM;
-	for (addr = start; addr < start + len;) {
-		struct vma *v = find_vma(mm, addr);
-		size_t idx = vma_index(mm, v);
-
-		if (v->start < addr) {
-			vma_split(mm, idx, addr);
-			idx++;
-		}
-		if (start + len < mm->vmas[idx].end)
-			vma_split(mm, idx, start + len);
-		mm->vmas[idx].uffd = true;
-		addr = mm->vmas[idx].end;
-	}
-	return 0;
+	/* userfaultfd_register -> vma_modify_flags_uffd */
+	op_begin(mm->m);
+	err = vma_modify(mm, start, start + len, uffd_register_vma, NULL);
+	op_end(mm->m, err);
+	return err;
 }
 
 int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing)

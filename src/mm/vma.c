@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* VMA split and merge for mprotect (models vma_modify_flags / split_vma / vma_merge in mm/vma.c). */
+/* VMA split and merge (models vma_modify_flags / split_vma / vma_merge in mm/vma.c). */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -72,4 +72,55 @@ size_t vma_merge_around(struct ptsim_mm *mm, size_t idx)
 		idx--;
 	}
 	return idx;
+}
+
+/* Would modify change v? (what vma_modify_flags compares before it splits anything) */
+static bool vma_would_change(const struct vma *v, void (*modify)(struct vma *v, const void *arg),
+			     const void *arg)
+{
+	struct vma want = *v;
+
+	modify(&want, arg);
+	return want.flags != v->flags || want.uffd != v->uffd || want.page_prot != v->page_prot;
+}
+
+/*
+ * vma_modify: for each VMA that [start, end) covers and that modify would
+ * change, split it at the range's edges, where a PMD THP the edge cuts is
+ * split first (vma_adjust_trans_huge), apply modify and merge it with its
+ * neighbours. VMAs modify leaves alone are not split. The range must be
+ * mapped. Fails with -ENOMEM before anything changes.
+ */
+int vma_modify(struct ptsim_mm *mm, uint64_t start, uint64_t end,
+	       void (*modify)(struct vma *v, const void *arg), const void *arg)
+{
+	struct spare_tables spare;
+	int err;
+
+	if (vma_reserve(mm, 2))
+		return -ENOMEM;
+	err = spare_tables_alloc(mm, &spare, start, end);
+	if (err)
+		return err;
+	for (uint64_t a = start; a < end;) {
+		size_t idx = vma_index(mm, find_vma(mm, a));
+
+		if (!vma_would_change(&mm->vmas[idx], modify, arg)) {
+			a = mm->vmas[idx].end;
+			continue;
+		}
+		if (mm->vmas[idx].start < a) {
+			split_huge_pmd_address(mm, a, &spare);
+			vma_split(mm, idx++, a);
+		}
+		if (end < mm->vmas[idx].end) {
+			split_huge_pmd_address(mm, end, &spare);
+			vma_split(mm, idx, end);
+		}
+		modify(&mm->vmas[idx], arg);
+		idx = vma_merge_around(mm, idx);
+		a = mm->vmas[idx].end;
+	}
+	spare_tables_free(mm, &spare);
+	return 0;
 }
