@@ -57,8 +57,12 @@ int ptsim_diag_count(const struct ptsim_machine *m, enum ptsim_diag_kind kind, u
 
 #define FRAME_LEN 96
 
-/* Fill frames with "function+0xoff" of the callers of diag_report. */
-static unsigned int backtrace_frames(char buf[][FRAME_LEN], unsigned int max)
+/*
+ * Fill frames with "function+0xoff" of the callers of diag_report. Always
+ * inlined, so the context it takes is diag_report's own at every
+ * optimisation level and the first frame is diag_report's caller.
+ */
+static inline __attribute__((always_inline)) unsigned int backtrace_frames(char buf[][FRAME_LEN], unsigned int max)
 {
 	unsigned int n = 0;
 #if PTSIM_HAVE_LIBUNWIND
