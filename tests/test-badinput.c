@@ -185,6 +185,37 @@ static void test_user_algorithms(void **state)
 	(void)fi;
 }
 
+/* The kernel mm in calls that take a user mm: -EINVAL, nothing changed (valid arguments otherwise). */
+static void test_kernel_mm_in_user_calls(void **state)
+{
+	const uint64_t rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
+	const uint64_t low = w.lm & ((UINT64_C(1) << 48) - 1);	/* its VA bits, as a user VA */
+	struct ptsim_elf_phdr ph = { 0, 0, SZ_4K, SZ_4K, SZ_4K, 5 };
+	uint64_t x;
+
+	(void)state;
+	BAD(ptsim_mmap(w.k, 0x40000000, SZ_2M, rw, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL));
+	BAD(ptsim_populate(w.k, low, SZ_4K, 0, true));
+	BAD(ptsim_split_huge_pmd(w.k, low, SZ_2M));
+	BAD(ptsim_mprotect(w.k, low, SZ_4K, PTSIM_PROT_READ));
+	BAD(ptsim_mprotect(w.k, w.lm, SZ_4K, PTSIM_PROT_READ));
+	BAD(ptsim_change_prot_numa(w.k, low, SZ_4K));
+	BAD(ptsim_madvise(w.k, low, SZ_4K, PTSIM_MADV_RANDOM));
+	BAD(ptsim_uffd_register(w.k, low, SZ_4K));
+	BAD(ptsim_uffd_move(w.k, low + SZ_2M, low, SZ_64K, 0));
+	BAD(ptsim_uffd_set_mmap_changing(w.k, true));
+	BAD(ptsim_folio_set_pinned(w.k, 2 * VA, true));
+	BAD(ptsim_folio_set_exclusive(w.k, 2 * VA, true));
+	BAD(ptsim_folio_contend_lock(w.k, 2 * VA, 1));
+	BAD(ptsim_swapout(w.k, low, SZ_4K));
+	BAD(ptsim_mm_set_aslr(w.k, 1));
+	BAD(ptsim_mmap_file(w.k, 0, SZ_4K, PTSIM_PROT_READ, w.fd, 0, &x));
+	BAD(ptsim_fault(w.k, low, PTSIM_ACCESS_READ));
+	BAD(ptsim_exec_call(w.k, 0, low));
+	BAD(ptsim_elf_load(w.k, w.fd, &ph, 1, &x));
+	BAD(ptsim_touch(w.mm, 0, 2 * VA, SZ_4K, (enum ptsim_access_kind)7, NULL));
+}
+
 static void test_kernel(void **state)
 {
 	struct ptsim_mem_range bad = { 12345, SZ_4K };
@@ -217,6 +248,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_machine_and_mm),
 		cmocka_unit_test(test_user_algorithms),
+		cmocka_unit_test(test_kernel_mm_in_user_calls),
 		cmocka_unit_test(test_kernel),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -40,7 +40,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	uint64_t nfault = 0;
 	struct hw_as as;
 
-	VALIDATE(mm && len && start + len > start && kind != PTSIM_ACCESS_EXEC);
+	VALIDATE(mm && len && start + len > start && (unsigned int)kind <= PTSIM_ACCESS_WRITE);
 	g = &mm->m->geo;
 	VALIDATE(valid_cpu_va(mm, cpu, start) && valid_cpu_va(mm, cpu, start + len - 1));
 	op_begin(mm->m);

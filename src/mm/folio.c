@@ -231,7 +231,7 @@ int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
 {
 	struct folio *f;
 
-	VALIDATE(mm);
+	VALIDATE(mm && !mm->kernel);
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;
@@ -244,7 +244,7 @@ int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive)
 	uint64_t idx = 0;
 	struct folio *f;
 
-	VALIDATE(mm);
+	VALIDATE(mm && !mm->kernel);
 	f = folio_at(mm, va, &idx);
 	if (!f)
 		return -ENOENT;
@@ -256,7 +256,7 @@ int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int atte
 {
 	struct folio *f;
 
-	VALIDATE(mm);
+	VALIDATE(mm && !mm->kernel);
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;

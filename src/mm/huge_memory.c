@@ -112,7 +112,7 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 	uint64_t start, end, nr = 0, i = 0;
 	int err = 0;
 
-	VALIDATE(mm && len && addr + len > addr);
+	VALIDATE(mm && !mm->kernel && len && addr + len > addr);
 	m = mm->m;
 	g = &m->geo;
 	VALIDATE(IS_ALIGNED64(addr, g->page_size) && IS_ALIGNED64(len, g->page_size));

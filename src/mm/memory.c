@@ -149,7 +149,7 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 	uint64_t size, nr, zpfn = 0;
 	int err;
 
-	VALIDATE(mm);
+	VALIDATE(mm && !mm->kernel);
 	m = mm->m;
 	g = &m->geo;
 	VALIDATE(order <= g->pmd_order && (write || order == 0));
@@ -278,7 +278,7 @@ int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
 {
 	int err;
 
-	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && !mm->kernel);
+	VALIDATE(mm && !mm->kernel && (unsigned int)kind <= PTSIM_ACCESS_EXEC && !mm->kernel);
 	VALIDATE(va < (UINT64_C(1) << mm->m->geo.va_bits));
 	op_begin(mm->m);
 	err = handle_mm_fault(mm, va, kind);

@@ -246,7 +246,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	struct vma v = { 0 };
 	int err;
 
-	VALIDATE(mm && len && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
+	VALIDATE(mm && !mm->kernel && len && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
 	g = &mm->m->geo;
 	share = flags & (PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED);
 	VALIDATE(share == PTSIM_MAP_PRIVATE || share == PTSIM_MAP_SHARED);

@@ -39,7 +39,7 @@ uint64_t arch_mmap_rnd(struct ptsim_mm *mm)
 
 int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed)
 {
-	VALIDATE(mm);
+	VALIDATE(mm && !mm->kernel);
 	mm->aslr_state = seed;
 	mm->mmap_base = 0;	/* picked again at the next mmap */
 	return 0;
@@ -161,7 +161,8 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	struct madv_flags f = { VM_RAND_READ | VM_SEQ_READ, 0 };
 	int err;
 
-	VALIDATE(mm && len && IS_ALIGNED64(start | len, mm->m->geo.page_size) && start + len > start);
+	VALIDATE(mm && !mm->kernel && len && start + len > start);
+	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	switch (advice) {
 	case PTSIM_MADV_NORMAL: break;
 	case PTSIM_MADV_RANDOM: f.set = VM_RAND_READ; break;

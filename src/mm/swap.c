@@ -14,7 +14,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 {
 	const struct ptsim_geometry *g;
 
-	VALIDATE(mm && len && start + len > start);
+	VALIDATE(mm && !mm->kernel && len && start + len > start);
 	g = &mm->m->geo;
 	VALIDATE(IS_ALIGNED64(start | len, g->page_size) && start + len <= (UINT64_C(1) << g->va_bits));
 	/* check first: only order-0 anonymous folios or holes */

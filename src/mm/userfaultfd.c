@@ -540,7 +540,7 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 	uint64_t top;
 	int64_t ret;
 
-	VALIDATE(mm && len && !(mode & ~(PTSIM_UFFDIO_MOVE_MODE_DONTWAKE |
+	VALIDATE(mm && !mm->kernel && len && !(mode & ~(PTSIM_UFFDIO_MOVE_MODE_DONTWAKE |
 					 PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)));
 	g = &mm->m->geo;
 	top = UINT64_C(1) << g->va_bits;
@@ -564,7 +564,7 @@ int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 	uint64_t addr;
 	int err;
 
-	VALIDATE(mm && len && start + len > start);
+	VALIDATE(mm && !mm->kernel && len && start + len > start);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	for (addr = start; addr < start + len;) {
 		const struct vma *v = find_vma(mm, addr);
@@ -584,7 +584,7 @@ int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 
 int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing)
 {
-	VALIDATE(mm);
+	VALIDATE(mm && !mm->kernel);
 	mm->uffd_mmap_changing = changing;
 	return 0;
 }
