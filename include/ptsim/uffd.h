@@ -38,7 +38,12 @@ PTSIM_API int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing);
 /* Folio state a test or workload needs to set up (the folio mapped at va). */
 PTSIM_API int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned);
 PTSIM_API int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive);
-/* Another thread holds the folio lock for the next `attempts` trylocks. */
+/*
+ * Another thread holds the folio lock for the next `attempts` trylocks, at
+ * most PTSIM_MAX_LOCK_CONTENTION (-EINVAL above): UFFDIO_MOVE retries a
+ * contended large folio from the top, so each attempt costs a retry.
+ */
+#define PTSIM_MAX_LOCK_CONTENTION 1024u
 PTSIM_API int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int attempts);
 
 /*

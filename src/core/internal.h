@@ -354,6 +354,12 @@ struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool
 			       int *err);
 /* Uncounted lookup of the leaf mapping va: returns the table and sets *level. */
 struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx);
+/*
+ * The first address of [va, end) whose lookup finds a non-empty entry, or end:
+ * an empty entry above the last level is skipped whole, so a walk over a huge
+ * range costs what is mapped in it. Uncounted.
+ */
+uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end);
 
 /* machine.c / mm.c */
 int machine_add_mm(struct ptsim_machine *m, struct ptsim_mm *mm);

@@ -48,11 +48,26 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	as = mm_as(mm);
 	fn_enter(mm->m, PTSIM_FN_USER_MEMSET);
 	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
-		if (tlb_access(mm->m, &as, cpu, va, kind) != PTSIM_FAULT_NONE)
-			nfault++;
-		else
+		enum ptsim_fault_kind f = tlb_access(mm->m, &as, cpu, va, kind);
+		unsigned int reads = 0;
+		uint64_t n;
+
+		if (f == PTSIM_FAULT_NONE) {
 			count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
 								: PTSIM_EV_USER_PAGE_READ, 1);
+			continue;
+		}
+		nfault++;
+		if (f != PTSIM_FAULT_TRANSLATION || va + g->page_size >= start + len)
+			continue;
+		/* in a hole the next pages miss, walk as far and fault the same way: count them at once */
+		n = tlb_fault_run(mm->m, &as, cpu, va + g->page_size, start + len, kind, &reads);
+		count(mm->m, PTSIM_EV_MEM_ACCESS, n);
+		count(mm->m, PTSIM_EV_TLB_WALK, n);
+		count(mm->m, PTSIM_EV_WALK_READ, n * reads);
+		count(mm->m, PTSIM_EV_ACCESS_FAULT, n);
+		nfault += n;
+		va += n << g->page_shift;
 	}
 	fn_exit(mm->m);
 	op_end(mm->m, 0);

@@ -256,7 +256,7 @@ int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int atte
 {
 	struct folio *f;
 
-	VALIDATE(mm && !mm->kernel);
+	VALIDATE(mm && !mm->kernel && attempts <= PTSIM_MAX_LOCK_CONTENTION);
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;

@@ -119,7 +119,8 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 	VALIDATE(addr + len <= (UINT64_C(1) << g->va_bits));
 	start = ALIGN_DOWN64(addr, g->pmd_size);
 	end = ALIGN_UP64(addr + len, g->pmd_size);
-	for (uint64_t a = start; a < end; a += g->pmd_size) {
+	for (uint64_t a = start; (a = ALIGN_DOWN64(pt_next_used(mm, a, end), g->pmd_size)) < end;
+	     a += g->pmd_size) {
 		unsigned int idx;
 		const struct pt_table *t = pt_lookup_leaf(mm, a, &idx);
 
@@ -140,7 +141,9 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 			pt_table_free(mm, tables[i]);
 	} else {
 		i = 0;
-		for (uint64_t a = start; a < end; a += g->pmd_size) {
+		for (uint64_t a = start;
+		     i < nr && (a = ALIGN_DOWN64(pt_next_used(mm, a, end), g->pmd_size)) < end;
+		     a += g->pmd_size) {
 			struct pt_table *t = pt_walk_table(mm, a, 2, false, &err);
 
 			err = 0;

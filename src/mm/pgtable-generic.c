@@ -195,3 +195,32 @@ struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned
 		t = t->next[i];
 	}
 }
+
+uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	while (va < end) {
+		const struct pt_table *t = mm->pgd;
+		uint64_t size, next;
+		int l;
+
+		for (l = g->start_level;; l++) {
+			unsigned int i = pt_index(g, l, va);
+
+			if (l == 3 || !t->next[i]) {
+				if (t->desc[i])
+					return va;
+				break;
+			}
+			t = t->next[i];
+		}
+		/* an empty entry at level l: nothing below it either */
+		size = pt_level_size(g, l);
+		next = ALIGN_DOWN64(va, size) + size;
+		if (next <= va)
+			break;	/* the top of the address space */
+		va = next;
+	}
+	return end;
+}

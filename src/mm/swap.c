@@ -13,12 +13,14 @@
 int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 {
 	const struct ptsim_geometry *g;
+	uint64_t end;
 
 	VALIDATE(mm && !mm->kernel && len && start + len > start);
 	g = &mm->m->geo;
 	VALIDATE(IS_ALIGNED64(start | len, g->page_size) && start + len <= (UINT64_C(1) << g->va_bits));
+	end = start + len;
 	/* check first: only order-0 anonymous folios or holes */
-	for (uint64_t va = start; va < start + len; va += g->page_size) {
+	for (uint64_t va = start; (va = pt_next_used(mm, va, end)) < end; va += g->page_size) {
 		unsigned int idx;
 		const struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
 		const struct folio *f;
@@ -30,7 +32,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 			return -EINVAL;
 	}
 	op_begin(mm->m);
-	for (uint64_t va = start; va < start + len; va += g->page_size) {
+	for (uint64_t va = start; (va = pt_next_used(mm, va, end)) < end; va += g->page_size) {
 		unsigned int idx;
 		struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
 		struct folio *f;
@@ -47,7 +49,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 		if (--f->mapcount == 0)
 			folio_free(mm->m, f);
 	}
-	flush_tlb_range(mm, start, start + len);	/* reclaim's batched unmap flush */
+	flush_tlb_range(mm, start, end);	/* reclaim's batched unmap flush */
 	op_end(mm->m, 0);
 	return 0;
 }

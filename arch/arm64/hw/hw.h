@@ -38,6 +38,15 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 /* A walk and fill with no access (a speculative or prefetching walk). */
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 			       uint64_t va, enum ptsim_access_kind kind);
+/*
+ * How many pages from va (page aligned) up to end would each miss every TLB
+ * and fault in the same walk, because the walk stops at an empty entry above
+ * the last level and no cached entry overlaps what that entry covers; 0 when
+ * that is not so. *reads: the descriptors each of those walks reads. Lets an
+ * access loop over a hole cost what is mapped, with the same counts.
+ */
+uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads);
 /* Entries of one TLB array of cpu that translate va in as; the largest entry's size. */
 unsigned int tlb_probe(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 		       uint64_t va, enum ptsim_tlb_level which, uint64_t *size);

@@ -440,6 +440,40 @@ enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, 
 	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, &e);
 }
 
+/* Does any valid entry of a for asid (or global) overlap the tagged range [start, end)? */
+static bool array_overlaps(const struct tlb_array *a, uint64_t start, uint64_t end,
+			   unsigned int asid)
+{
+	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+		if (entry_in(&a->e[k], start, end, false, asid))
+			return true;
+	return false;
+}
+
+uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads)
+{
+	const struct ptsim_geometry *g = &m->geo;
+	const struct cpu_tlb *ct = &m->tlb->cpu[cpu];
+	uint64_t key = tlb_key(m, va), size, run_end;
+	struct walk_result w = hw_walk(m, as, key);
+	int level = g->start_level + (int)w.reads - 1;
+
+	if (w.fault != PTSIM_FAULT_TRANSLATION || level == 3)
+		return 0;
+	/* the empty entry at `level` covers this much: every page in it walks the same way */
+	size = pt_level_size(g, level);
+	run_end = ALIGN_DOWN64(va, size) + size;
+	if (run_end <= va || run_end > end)
+		run_end = end;
+	if (array_overlaps(&ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D], key,
+			   key + (run_end - va), as->asid) ||
+	    array_overlaps(&ct->arr[PTSIM_TLB_L2], key, key + (run_end - va), as->asid))
+		return 0;
+	*reads = w.reads;
+	return (run_end - va) >> g->page_shift;
+}
+
 int ptsim_tlb_count(const struct ptsim_machine *m, unsigned int cpu, enum ptsim_tlb_level which,
 		    unsigned int *out)
 {
