@@ -61,9 +61,68 @@ static void test_version_and_errors(void **state)
 		assert_non_null(ptsim_event_name((enum ptsim_event)e));
 }
 
+/* A handler that tries to change the model from inside an operation. */
+struct reentry {
+	struct ptsim_mm *mm;
+	int mmap_err, mprotect_err, create_err;
+	unsigned int calls;
+};
+
+static void reenter(const struct ptsim_diag *d, void *arg)
+{
+	struct reentry *r = arg;
+	struct ptsim_mm *other;
+	struct ptsim_stats st;
+
+	(void)d;
+	r->calls++;
+	r->mmap_err = ptsim_mmap(r->mm, 0x7f0000000000, SZ_2M, PTSIM_PROT_READ,
+				 PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
+	r->mprotect_err = ptsim_mprotect(r->mm, SZ_1G, SZ_4K, PTSIM_PROT_NONE);
+	r->create_err = ptsim_mm_create(ptsim_mm_machine(r->mm), &other);
+	ptsim_mm_destroy(r->mm);			/* refused: nothing happens */
+	ptsim_machine_destroy(ptsim_mm_machine(r->mm));	/* refused too */
+	assert_int_equal(ptsim_last_stats(ptsim_mm_machine(r->mm), &st), 0);	/* queries work */
+}
+
+/*
+ * Re-entry from a handler is refused with -EBUSY and the operation finishes:
+ * v6.17's batched mprotect refolds an unfolded contpte block without a break
+ * (a BBM violation on the M3), and the handler tries to mmap, mprotect,
+ * create and destroy meanwhile.
+ */
+static void test_handler_reentry_refused(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "patched");
+	struct ptsim_mm *mm = new_mm_with_vma(m, SZ_1G, SZ_2M);
+	struct reentry r = { .mm = mm };
+	struct ptsim_translation tr;
+	uint64_t bad = 1;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_2M, 4, true), 0);
+	/* unfold one block, then make its pages alike again */
+	assert_int_equal(ptsim_mprotect(mm, SZ_1G, SZ_4K, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_mprotect(mm, SZ_1G, SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	ptsim_set_diag_handler(m, reenter, &r);
+	assert_int_equal(ptsim_mprotect(mm, SZ_1G, SZ_2M, PTSIM_PROT_READ), 0);	/* refold */
+	assert_true(r.calls > 0);
+	assert_int_equal(r.mmap_err, -EBUSY);
+	assert_int_equal(r.mprotect_err, -EBUSY);
+	assert_int_equal(r.create_err, -EBUSY);
+	assert_int_equal(mm->nr_vmas, 1);
+	assert_int_equal(ptsim_translate(mm, SZ_1G, &tr), 0);
+	assert_true(tr.read_only);
+	ptsim_set_diag_handler(m, NULL, NULL);
+	assert_int_equal(ptsim_check_invariants(m, &bad), 0);
+	assert_int_equal(bad, 0);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_handler_reentry_refused),
 		cmocka_unit_test(test_handler_and_backtrace),
 		cmocka_unit_test(test_version_and_errors),
 	};

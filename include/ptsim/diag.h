@@ -35,7 +35,15 @@ struct ptsim_diag {
 
 typedef void (*ptsim_diag_handler)(const struct ptsim_diag *diag, void *arg);
 
-/* NULL restores the default handler, which prints to stderr. */
+/*
+ * Diagnostics of machine m go to handler(diag, arg); NULL restores the default
+ * handler, which prints to stderr. The handler runs in the middle of the
+ * operation that found the problem, with the model half-changed. It may call
+ * queries (stats, counts, translate, ptdump, ...). Calls that would change the
+ * model or report diagnostics return -EBUSY from it, and ptsim_mm_destroy and
+ * ptsim_machine_destroy do nothing. The diag record and its strings live only
+ * until the handler returns. Returns -EINVAL when m is NULL.
+ */
 PTSIM_API int ptsim_set_diag_handler(struct ptsim_machine *m, ptsim_diag_handler handler,
 				     void *arg);
 PTSIM_API int ptsim_diag_count(const struct ptsim_machine *m, enum ptsim_diag_kind kind,

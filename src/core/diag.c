@@ -108,8 +108,10 @@ void diag_report(struct ptsim_machine *m, enum ptsim_diag_kind kind, uint64_t va
 	for (unsigned int i = 0; i < d.nr_frames; i++)
 		d.frames[i] = frames[i];
 	m->diag.count[kind]++;
-	if (m->diag.handler)
+	if (m->diag.handler) {
+		m->diag.in_handler++;
 		m->diag.handler(&d, m->diag.arg);
-	else
+		m->diag.in_handler--;
+	} else
 		default_handler(&d, NULL);
 }

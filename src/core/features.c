@@ -60,6 +60,7 @@ int ptsim_feature_preset(struct ptsim_machine *m, const char *preset)
 	int err;
 
 	VALIDATE(m);
+	REFUSE_IN_HANDLER(m);
 	err = features_from_preset(preset, features);
 	if (err)
 		return err;
@@ -70,6 +71,7 @@ int ptsim_feature_preset(struct ptsim_machine *m, const char *preset)
 int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on)
 {
 	VALIDATE(m && (unsigned int)feat < PTSIM_FEAT__COUNT);
+	REFUSE_IN_HANDLER(m);
 	m->features[feat] = on;
 	return 0;
 }

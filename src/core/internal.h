@@ -174,6 +174,7 @@ struct undo_entry {
 struct diag_state {
 	ptsim_diag_handler handler;
 	void *arg;
+	unsigned int in_handler;	/* the handler is running */
 	uint64_t count[PTSIM_DIAG__COUNT];
 };
 
@@ -415,5 +416,11 @@ void diag_report(struct ptsim_machine *m, enum ptsim_diag_kind kind, uint64_t va
 	__attribute__((format(printf, 7, 8)));
 
 #define VALIDATE(cond) do { if (!(cond)) return -EINVAL; } while (0)
+/*
+ * A diagnostic handler runs in the middle of an operation, with the model
+ * half-changed: calls that change the model (or report diagnostics) refuse
+ * to run from it, with -EBUSY. Queries are fine.
+ */
+#define REFUSE_IN_HANDLER(m) do { if ((m)->diag.in_handler) return -EBUSY; } while (0)
 
 #endif

@@ -70,8 +70,8 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 
 void ptsim_machine_destroy(struct ptsim_machine *m)
 {
-	if (!m)
-		return;
+	if (!m || m->diag.in_handler)
+		return;	/* from a diagnostic handler: refused, the operation still runs */
 	while (m->nr_mms) {
 		struct ptsim_mm *mm = m->mms[m->nr_mms - 1];
 
@@ -120,6 +120,7 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	struct ptsim_machine *m;
 
 	VALIDATE(src && out);
+	REFUSE_IN_HANDLER(src);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -215,6 +216,7 @@ int ptsim_total_stats(const struct ptsim_machine *m, struct ptsim_stats *out)
 int ptsim_fail_nth_alloc(struct ptsim_machine *m, uint64_t n)
 {
 	VALIDATE(m);
+	REFUSE_IN_HANDLER(m);
 	m->fail_at = n ? m->alloc_count + n : 0;
 	return 0;
 }

@@ -49,6 +49,7 @@ int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_
 	int err = 0;
 
 	VALIDATE(mm && !mm->kernel && ph && nr && nr <= 64 && load_bias && fd < mm->m->nr_opens);
+	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
 	for (unsigned int i = 0; i < nr; i++)
 		VALIDATE(ph[i].p_memsz && ph[i].p_filesz <= ph[i].p_memsz &&

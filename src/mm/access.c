@@ -23,6 +23,7 @@ int ptsim_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_
 	struct hw_as as;
 
 	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
+	REFUSE_IN_HANDLER(mm->m);
 	op_begin(mm->m);
 	check_and_switch_context(mm);
 	as = mm_as(mm);
@@ -41,6 +42,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	struct hw_as as;
 
 	VALIDATE(mm && len && start + len > start && (unsigned int)kind <= PTSIM_ACCESS_WRITE);
+	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
 	VALIDATE(valid_cpu_va(mm, cpu, start) && valid_cpu_va(mm, cpu, start + len - 1));
 	op_begin(mm->m);
@@ -82,6 +84,7 @@ int ptsim_tlb_fill(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsi
 	struct hw_as as;
 
 	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
+	REFUSE_IN_HANDLER(mm->m);
 	op_begin(mm->m);
 	check_and_switch_context(mm);
 	as = mm_as(mm);

@@ -19,6 +19,7 @@ int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_o
 	struct file_obj *n;
 
 	VALIDATE(m && file && size && size < (UINT64_C(1) << 48));
+	REFUSE_IN_HANDLER(m);
 	/* MAX_PAGECACHE_ORDER = min(MAX_XAS_ORDER 11, HPAGE_PMD_ORDER) */
 	VALIDATE(max_order <= MIN(11u, m->geo.pmd_order));
 	n = realloc(m->files, (m->nr_files + 1) * sizeof(*n));
@@ -38,6 +39,7 @@ int ptsim_file_open(struct ptsim_machine *m, unsigned int file, unsigned int *fd
 	struct open_file *n;
 
 	VALIDATE(m && fd && file < m->nr_files);
+	REFUSE_IN_HANDLER(m);
 	n = realloc(m->opens, (m->nr_opens + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;

@@ -232,6 +232,7 @@ int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
 	struct folio *f;
 
 	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;
@@ -245,6 +246,7 @@ int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive)
 	struct folio *f;
 
 	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
 	f = folio_at(mm, va, &idx);
 	if (!f)
 		return -ENOENT;
@@ -257,6 +259,7 @@ int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int atte
 	struct folio *f;
 
 	VALIDATE(mm && !mm->kernel && attempts <= PTSIM_MAX_LOCK_CONTENTION);
+	REFUSE_IN_HANDLER(mm->m);
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;

@@ -113,6 +113,7 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 	int err = 0;
 
 	VALIDATE(mm && !mm->kernel && len && addr + len > addr);
+	REFUSE_IN_HANDLER(mm->m);
 	m = mm->m;
 	g = &m->geo;
 	VALIDATE(IS_ALIGNED64(addr, g->page_size) && IS_ALIGNED64(len, g->page_size));

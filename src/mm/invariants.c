@@ -93,6 +93,7 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 	struct inv c = { .m = m };
 
 	VALIDATE(m);
+	REFUSE_IN_HANDLER(m);
 	u64map_init(&c.maps);
 	for (size_t i = 0; i < m->nr_mms; i++) {
 		const struct ptsim_mm *mm = m->mms[i];

@@ -150,6 +150,7 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 	int err;
 
 	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
 	m = mm->m;
 	g = &m->geo;
 	VALIDATE(order <= g->pmd_order && (write || order == 0));
@@ -278,7 +279,8 @@ int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
 {
 	int err;
 
-	VALIDATE(mm && !mm->kernel && (unsigned int)kind <= PTSIM_ACCESS_EXEC && !mm->kernel);
+	VALIDATE(mm && !mm->kernel && (unsigned int)kind <= PTSIM_ACCESS_EXEC);
+	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(va < (UINT64_C(1) << mm->m->geo.va_bits));
 	op_begin(mm->m);
 	err = handle_mm_fault(mm, va, kind);
@@ -292,6 +294,7 @@ int ptsim_exec_call(struct ptsim_mm *mm, unsigned int cpu, uint64_t va)
 	int err;
 
 	VALIDATE(mm && !mm->kernel && va < (UINT64_C(1) << mm->m->geo.va_bits));
+	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(cpu < mm->m->cfg.nr_cpus);
 	op_begin(mm->m);
 	count(mm->m, PTSIM_EV_EXEC_CALL, 1);

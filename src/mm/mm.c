@@ -12,6 +12,7 @@ int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
 	int err;
 
 	VALIDATE(m && out);
+	REFUSE_IN_HANDLER(m);
 	mm = calloc(1, sizeof(*mm));
 	if (!mm)
 		return -ENOMEM;
@@ -49,8 +50,8 @@ void ptsim_mm_destroy(struct ptsim_mm *mm)
 {
 	struct ptsim_machine *m;
 
-	if (!mm)
-		return;
+	if (!mm || mm->m->diag.in_handler)
+		return;	/* from a diagnostic handler: refused, the operation still runs */
 	m = mm->m;
 	if (mm->owns_machine) {
 		ptsim_machine_destroy(m);
@@ -108,6 +109,7 @@ int ptsim_mm_clone(const struct ptsim_mm *mm, struct ptsim_mm **out)
 	int err;
 
 	VALIDATE(mm && out);
+	REFUSE_IN_HANDLER(mm->m);
 	while (idx < mm->m->nr_mms && mm->m->mms[idx] != mm)
 		idx++;
 	VALIDATE(idx < mm->m->nr_mms);
@@ -247,6 +249,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	int err;
 
 	VALIDATE(mm && !mm->kernel && len && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
+	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
 	share = flags & (PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED);
 	VALIDATE(share == PTSIM_MAP_PRIVATE || share == PTSIM_MAP_SHARED);

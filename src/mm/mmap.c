@@ -40,6 +40,7 @@ uint64_t arch_mmap_rnd(struct ptsim_mm *mm)
 int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed)
 {
 	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
 	mm->aslr_state = seed;
 	mm->mmap_base = 0;	/* picked again at the next mmap */
 	return 0;
@@ -115,6 +116,7 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 	int err;
 
 	VALIDATE(mm && !mm->kernel && len && fd < mm->m->nr_opens);
+	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(!(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
 	g = &mm->m->geo;
 	VALIDATE(IS_ALIGNED64(addr | len, g->page_size) && pgoff < (UINT64_C(1) << 40));
@@ -162,6 +164,7 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	int err;
 
 	VALIDATE(mm && !mm->kernel && len && start + len > start);
+	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	switch (advice) {
 	case PTSIM_MADV_NORMAL: break;

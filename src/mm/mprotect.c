@@ -389,6 +389,7 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 	int err = 0;
 
 	VALIDATE(mm && !mm->kernel && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
+	REFUSE_IN_HANDLER(mm->m);
 	m = mm->m;
 	g = &m->geo;
 	VALIDATE(IS_ALIGNED64(start, g->page_size));

@@ -16,6 +16,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 	uint64_t end;
 
 	VALIDATE(mm && !mm->kernel && len && start + len > start);
+	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
 	VALIDATE(IS_ALIGNED64(start | len, g->page_size) && start + len <= (UINT64_C(1) << g->va_bits));
 	end = start + len;

@@ -542,6 +542,7 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 
 	VALIDATE(mm && !mm->kernel && len && !(mode & ~(PTSIM_UFFDIO_MOVE_MODE_DONTWAKE |
 					 PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)));
+	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
 	top = UINT64_C(1) << g->va_bits;
 	VALIDATE(IS_ALIGNED64(dst | src | len, g->page_size));
@@ -565,6 +566,7 @@ int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 	int err;
 
 	VALIDATE(mm && !mm->kernel && len && start + len > start);
+	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	for (addr = start; addr < start + len;) {
 		const struct vma *v = find_vma(mm, addr);
@@ -585,6 +587,7 @@ int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing)
 {
 	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
 	mm->uffd_mmap_changing = changing;
 	return 0;
 }

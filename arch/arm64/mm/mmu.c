@@ -297,6 +297,7 @@ int ptsim_kernel_boot(struct ptsim_machine *m, const struct ptsim_kernel_config 
 	int err;
 
 	VALIDATE(m && cfg && out);
+	REFUSE_IN_HANDLER(m);
 	g = &m->geo;
 	err = validate_config(m, cfg);
 	if (err)
@@ -501,6 +502,7 @@ int ptsim_split_kernel_leaf_mapping(struct ptsim_mm *kmm, uint64_t start, uint64
 	int ret;
 
 	VALIDATE(kmm && kmm->kmap && end > start);
+	REFUSE_IN_HANDLER(kmm->m);
 	VALIDATE(start >= kmm->kmap->page_offset && end <= kmm->kmap->page_end);
 	op_begin(kmm->m);
 	ret = split_kernel_leaf_mapping(kmm, start, end);
@@ -589,6 +591,7 @@ int ptsim_kernel_finalize_caps(struct ptsim_mm *kmm)
 	int err = 0;
 
 	VALIDATE(kmm && kmm->kmap && !kmm->kmap->caps_finalized);
+	REFUSE_IN_HANDLER(kmm->m);
 	k = kmm->kmap;
 	op_begin(kmm->m);
 	k->caps_finalized = true;	/* setup_system_capabilities */

@@ -102,6 +102,7 @@ int ptsim_set_memory(struct ptsim_mm *kmm, uint64_t addr, uint64_t numpages,
 	int err;
 
 	VALIDATE(kmm && kmm->kmap && (unsigned int)op <= PTSIM_SET_MEMORY_INVALID);
+	REFUSE_IN_HANDLER(kmm->m);
 	if (!numpages)
 		return 0;
 	VALIDATE(numpages <= (UINT64_C(1) << (kmm->m->geo.va_bits - kmm->m->geo.page_shift)));
@@ -122,6 +123,7 @@ int ptsim_set_direct_map(struct ptsim_mm *kmm, uint64_t addr, enum ptsim_direct_
 	int err;
 
 	VALIDATE(kmm && kmm->kmap && (unsigned int)op <= PTSIM_DIRECT_MAP_DEFAULT);
+	REFUSE_IN_HANDLER(kmm->m);
 	VALIDATE(valid_kernel_range(kmm, addr, kmm->m->geo.page_size));
 	if (!can_set_direct_map(kmm))
 		return 0;
