@@ -66,6 +66,27 @@ static int64_t op_mprotect(struct ptsim_machine *m)
 	return ptsim_mprotect(the_mm(m, false), VA + SZ_64K, SZ_2M, PTSIM_PROT_READ);
 }
 
+/* madvise and uffd_register cutting both THPs: the two splits' PTE tables come first. */
+static int64_t op_madvise(struct ptsim_machine *m)
+{
+	return ptsim_madvise(the_mm(m, false), VA + SZ_64K, SZ_2M, PTSIM_MADV_RANDOM);
+}
+
+static int64_t op_uffd_register(struct ptsim_machine *m)
+{
+	return ptsim_uffd_register(the_mm(m, false), VA + SZ_64K, SZ_2M);
+}
+
+/* The invariant checker allocates nothing: under any injected failure it still sees all. */
+static int64_t op_check(struct ptsim_machine *m)
+{
+	uint64_t bad = 1;
+	int err = ptsim_check_invariants(m, &bad);
+
+	assert_int_equal(bad, 0);
+	return err;
+}
+
 /* UFFDIO_MOVE into a fresh registered range: its page tables are allocated on the way. */
 static struct ptsim_machine *build_uffd(void)
 {
@@ -148,6 +169,9 @@ static void test_sweeps(void **state)
 {
 	(void)state;
 	assert_int_equal(sweep(build_thp, op_mprotect, 0), 2);	/* both edges cut a THP */
+	assert_int_equal(sweep(build_thp, op_madvise, 0), 2);
+	assert_int_equal(sweep(build_thp, op_uffd_register, 0), 2);
+	assert_int_equal(sweep(build_thp, op_check, 0), 0);
 	assert_true(sweep(build_uffd, op_uffd, 1) >= 1);
 	assert_true(sweep(build_exec, op_exec, 0) >= 1);
 	assert_int_equal(sweep(build_kernel, op_kernel, 0), 2);

@@ -73,6 +73,7 @@ struct folio {
 	uint64_t mapping;	/* anon_vma or file id; 0 = none */
 	uint64_t index;
 	unsigned int lock_contention;	/* trylocks that will still fail (another holder) */
+	unsigned int inv_mappings;	/* the invariant checker's count of its mappings */
 	uint64_t excl_inline;	/* PageAnonExclusive bits for order <= 6 */
 	uint64_t *excl;		/* ... and for larger folios */
 };

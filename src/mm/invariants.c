@@ -6,7 +6,6 @@
 struct inv {
 	struct ptsim_machine *m;
 	uint64_t violations;
-	struct u64map maps;	/* head PFN -> mappings found in the tables */
 };
 
 static void broken(struct inv *c, uint64_t va, int level, pte_t d, const char *what)
@@ -42,16 +41,13 @@ static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned i
 
 static void count_mapping(struct inv *c, const struct ptsim_mm *mm, pte_t d)
 {
-	const struct folio *f;
-	uint64_t n = 0;
+	struct folio *f;
 
 	if (mm->kernel || !pte_present(d) || pte_special(d))
 		return;
 	f = pfn_folio(c->m, pte_pfn(&c->m->geo, d));
-	if (!f)
-		return;
-	u64map_get(&c->maps, f->pfn, &n);
-	u64map_put(&c->maps, f->pfn, n + 1);
+	if (f)
+		f->inv_mappings++;
 }
 
 static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
@@ -88,13 +84,42 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 /* With no maintenance outstanding, no user TLB entry may grant more than the tables. */
 static void check_tlb(struct inv *c);
 
+/* Every folio (each once, from its head page) to fn. */
+static void for_each_folio(struct ptsim_machine *m, void (*fn)(struct inv *c, struct folio *f),
+			   struct inv *c)
+{
+	for (size_t s = 0; s < m->folios.nr_sections; s++) {
+		struct folio **sec = m->folios.sections[s];
+
+		for (uint64_t k = 0; sec && k < (UINT64_C(1) << FOLIO_SECTION_SHIFT); k++)
+			if (sec[k] && sec[k]->pfn == m->folios.base_pfn + (s << FOLIO_SECTION_SHIFT) + k)
+				fn(c, sec[k]);
+	}
+}
+
+static void clear_mappings(struct inv *c, struct folio *f)
+{
+	(void)c;
+	f->inv_mappings = 0;
+}
+
+static void check_mapcount(struct inv *c, struct folio *f)
+{
+	if ((unsigned int)f->mapcount != f->inv_mappings)
+		broken(c, f->index, -1, f->pfn, "folio mapcount differs from its mappings");
+}
+
+/*
+ * The checker allocates nothing (mappings are counted in the folios), so it
+ * cannot fail half-way and report what it did not see.
+ */
 int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 {
 	struct inv c = { .m = m };
 
 	VALIDATE(m);
 	REFUSE_IN_HANDLER(m);
-	u64map_init(&c.maps);
+	for_each_folio(m, clear_mappings, &c);
 	for (size_t i = 0; i < m->nr_mms; i++) {
 		const struct ptsim_mm *mm = m->mms[i];
 		uint64_t base = mm->kernel ? ~((UINT64_C(1) << m->geo.va_bits) - 1) : 0;
@@ -104,21 +129,7 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 			broken(&c, 0, -1, bytes, "page-table bytes differ from the tables");
 	}
 	/* every folio's mapcount equals the mappings found */
-	for (size_t s = 0; s < m->folios.nr_sections; s++) {
-		struct folio **sec = m->folios.sections[s];
-
-		for (uint64_t k = 0; sec && k < (UINT64_C(1) << FOLIO_SECTION_SHIFT); k++) {
-			const struct folio *f = sec[k];
-			uint64_t n = 0;
-
-			if (!f || f->pfn != m->folios.base_pfn + (s << FOLIO_SECTION_SHIFT) + k)
-				continue;
-			u64map_get(&c.maps, f->pfn, &n);
-			if ((uint64_t)f->mapcount != n)
-				broken(&c, f->index, -1, f->pfn, "folio mapcount differs from its mappings");
-		}
-	}
-	u64map_free(&c.maps);
+	for_each_folio(m, check_mapcount, &c);
 	check_tlb(&c);
 	if (violations)
 		*violations = c.violations;
