@@ -59,18 +59,32 @@ static uint64_t len(struct rd *r, uint64_t page)
 
 	if (k == 0xff)
 		return u64(r);
+	if (k == 0xfe)
+		return UINT64_C(1) << 48;	/* the whole of a 48-bit address space */
 	return (uint64_t)(k % 64) * page * (k & 0x40 ? 32 : 1);
 }
 
 static unsigned int invariant_breaks;
 
+/*
+ * Every diagnostic also tries to call back into the library, as a careless
+ * handler would: anything that changes the model must be refused.
+ */
 static void on_diag(const struct ptsim_diag *d, void *arg)
 {
-	(void)arg;
+	struct ptsim_mm *mm = arg;
+
 	if (d->kind == PTSIM_DIAG_INVARIANT) {
 		invariant_breaks++;
 		fprintf(stderr, "fuzz: invariant: %s (va 0x%llx)\n", d->message, (unsigned long long)d->va);
 	}
+	if (ptsim_mmap(mm, GIB, GIB, PTSIM_PROT_READ, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS,
+		       NULL) != -EBUSY ||
+	    ptsim_mprotect(mm, GIB, GIB, PTSIM_PROT_NONE) != -EBUSY) {
+		fprintf(stderr, "fuzz: a handler changed the model\n");
+		abort();
+	}
+	ptsim_mm_destroy(mm);	/* refused: nothing happens */
 }
 
 static void check(struct ptsim_machine *m)
@@ -143,7 +157,7 @@ int fuzz_one(const uint8_t *data, size_t size)
 	struct rd r = { data, size };
 	struct ptsim_machine_config cfg;
 	struct ptsim_machine *m;
-	struct ptsim_mm *mm, *kmm = NULL;
+	struct ptsim_mm *user, *kmm = NULL;
 	unsigned int files = 0, fds = 0;
 	bool finalized = false;
 	uint8_t hdr = u8(&r);
@@ -161,15 +175,17 @@ int fuzz_one(const uint8_t *data, size_t size)
 	cfg.preset = (hdr & 0x10) ? "patched" : "baseline";
 	if (ptsim_machine_create(&cfg, &m))
 		return 0;
-	ptsim_set_diag_handler(m, on_diag, NULL);
 	page = UINT64_C(1) << cfg.granule;
-	if (ptsim_mm_create(m, &mm)) {
+	if (ptsim_mm_create(m, &user)) {
 		ptsim_machine_destroy(m);
 		return 0;
 	}
+	ptsim_set_diag_handler(m, on_diag, user);
 	for (int step = 0; step < 48 && r.n; step++) {
 		uint8_t op = u8(&r);
 		uint64_t a = addr(&r, page), l = len(&r, page);
+		/* now and then a user-mm call gets the kernel mm: it must be refused */
+		struct ptsim_mm *mm = (op / 20) % 4 == 3 && kmm ? kmm : user;
 
 		if (getenv("PTSIM_FUZZ_TRACE"))
 			fprintf(stderr, "fuzz: step %d op %d a 0x%llx l 0x%llx\n", step, op % 20,
@@ -229,7 +245,8 @@ int fuzz_one(const uint8_t *data, size_t size)
 		case 16: {
 			struct ptsim_mm *copy;
 
-			if (!ptsim_mm_clone(mm, &copy)) {
+			if (!ptsim_mm_clone(user, &copy)) {
+				ptsim_set_diag_handler(ptsim_mm_machine(copy), on_diag, copy);
 				check(ptsim_mm_machine(copy));
 				ptsim_mm_destroy(copy);
 			}
