@@ -268,6 +268,35 @@ static void test_bad_arguments(void **state)
 	ptsim_machine_destroy(f.m);
 }
 
+/* elf_load: bss as anonymous memory, no absurd alignment, and a failure maps nothing. */
+static void test_elf_load_segments(void **state)
+{
+	struct efx f = setup(PTSIM_GRANULE_4K, false, 4 * MIB);
+	struct ptsim_elf_phdr bss[2] = { { 0, 0, MIB, MIB, 4096, 5 }, { MIB, MIB, 0, 64 * 1024, 4096, 6 } };
+	struct ptsim_elf_phdr clash[2] = { { 0, 0, MIB, MIB, 4096, 5 }, { 0, 0, MIB, MIB, 4096, 5 } };
+	struct ptsim_elf_phdr align = { 0, 0, MIB, MIB, UINT64_C(1) << 47, 5 };
+	struct ptsim_stats before, after;
+	uint64_t bias = 0;
+	size_t nr;
+
+	(void)state;
+	ptsim_mm_set_aslr(f.mm, 3);
+	assert_int_equal(ptsim_elf_load(f.mm, f.fd, bss, 2, &bias), 0);
+	assert_int_equal(f.mm->nr_vmas, 2);
+	assert_true(f.mm->vmas[1].flags & VM_ANON);
+	assert_int_equal(f.mm->vmas[1].start, bias + MIB);
+	assert_int_equal(f.mm->vmas[1].end - f.mm->vmas[1].start, 64 * 1024);
+	/* the second segment lands on the first: -EEXIST, and the first is gone again */
+	nr = f.mm->nr_vmas;
+	ptsim_total_stats(f.m, &before);
+	assert_int_equal(ptsim_elf_load(f.mm, f.fd, clash, 2, &bias), -EEXIST);
+	ptsim_total_stats(f.m, &after);
+	assert_int_equal(f.mm->nr_vmas, nr);
+	assert_memory_equal(&before, &after, sizeof(before));
+	assert_int_equal(ptsim_elf_load(f.mm, f.fd, &align, 1, &bias), -EINVAL);
+	ptsim_machine_destroy(f.m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_fold_needs_congruence),
 		cmocka_unit_test(test_itlb_entries),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_elf_load_segments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -376,6 +376,8 @@ struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
 int vma_reserve(struct ptsim_mm *mm, size_t extra);
 size_t vma_index(const struct ptsim_mm *mm, const struct vma *v);
 void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr);
+/* Drop the VMA at idx from the array (its pages and tables are the caller's business). */
+void vma_remove(struct ptsim_mm *mm, size_t idx);
 /*
  * vma_modify_flags: apply `modify` to every VMA of [start, end), splitting at
  * the edges and merging afterwards; see vma.c.

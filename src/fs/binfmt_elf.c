@@ -41,37 +41,71 @@ static uint64_t maximum_alignment(const struct ptsim_machine *m, const struct pt
 	return align;
 }
 
+/* Forget the VMAs elf_load mapped before it failed: they hold no pages yet. */
+static void unmap_segments(struct ptsim_mm *mm, const uint64_t *starts, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++) {
+		struct vma *v = find_vma(mm, starts[i]);
+
+		if (v && v->start == starts[i])
+			vma_remove(mm, vma_index(mm, v));
+	}
+}
+
 int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_phdr *ph,
 		   unsigned int nr, uint64_t *load_bias)
 {
 	const struct ptsim_geometry *g;
-	uint64_t bias, base;
+	uint64_t bias, base, starts[2 * 64], limit;
+	unsigned int mapped = 0;
 	int err = 0;
 
 	VALIDATE(mm && !mm->kernel && ph && nr && nr <= 64 && load_bias && fd < mm->m->nr_opens);
 	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
+	limit = UINT64_C(1) << (g->va_bits - 2);
 	for (unsigned int i = 0; i < nr; i++)
 		VALIDATE(ph[i].p_memsz && ph[i].p_filesz <= ph[i].p_memsz &&
 			 (ph[i].p_vaddr & (g->page_size - 1)) == (ph[i].p_offset & (g->page_size - 1)) &&
-			 ph[i].p_vaddr < (UINT64_C(1) << (g->va_bits - 2)) &&
-			 ph[i].p_memsz < (UINT64_C(1) << (g->va_bits - 2)));
+			 ph[i].p_vaddr < limit && ph[i].p_memsz < limit && ph[i].p_align < limit);
 	/* ELF_ET_DYN_BASE = 2/3 of the 64-bit map window, then the random offset */
 	base = 2 * (UINT64_C(1) << g->va_bits) / 3;
 	bias = base + arch_mmap_rnd(mm);
 	bias &= ~(maximum_alignment(mm->m, ph, nr) - 1);
 	bias = ALIGN_DOWN64(bias - ALIGN_DOWN64(ph[0].p_vaddr, g->page_size), g->page_size);
+	/* one operation: a failure leaves no segment mapped and no counts in the totals */
+	op_begin(mm->m);
 	for (unsigned int i = 0; !err && i < nr; i++) {
 		uint64_t off_in = ph[i].p_vaddr & (g->page_size - 1);
 		uint64_t addr = bias + ph[i].p_vaddr - off_in;
 		uint64_t size = ALIGN_UP64(ph[i].p_filesz + off_in, g->page_size);
+		uint64_t total = ALIGN_UP64(ph[i].p_memsz + off_in, g->page_size);
 		unsigned int prot = ((ph[i].p_flags & PF_R) ? PTSIM_PROT_READ : 0) |
 				    ((ph[i].p_flags & PF_W) ? PTSIM_PROT_WRITE : 0) |
 				    ((ph[i].p_flags & PF_X) ? PTSIM_PROT_EXEC : 0);
 
-		err = ptsim_mmap_file(mm, addr, size, prot, fd, (ph[i].p_offset - off_in) >> g->page_shift,
-				      NULL);
+		if (!addr) {
+			err = -EINVAL;	/* the alignment pushed the bias to 0: below mmap_min_addr */
+			break;
+		}
+		/* elf_map: the file-backed part */
+		if (size) {
+			err = ptsim_mmap_file(mm, addr, size, prot, fd,
+					      (ph[i].p_offset - off_in) >> g->page_shift, NULL);
+			if (!err)
+				starts[mapped++] = addr;
+		}
+		/* set_brk / vm_brk_flags: the bss beyond the file's last page is anonymous */
+		if (!err && total > size) {
+			err = ptsim_mmap(mm, addr + size, total - size, prot,
+					 PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
+			if (!err)
+				starts[mapped++] = addr + size;
+		}
 	}
+	if (err)
+		unmap_segments(mm, starts, mapped);
+	op_end(mm->m, err);
 	if (!err)
 		*load_bias = bias;
 	return err;

@@ -41,6 +41,12 @@ void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 	count(mm->m, PTSIM_EV_VMA_SPLIT, 1);
 }
 
+void vma_remove(struct ptsim_mm *mm, size_t idx)
+{
+	memmove(&mm->vmas[idx], &mm->vmas[idx + 1], (mm->nr_vmas - idx - 1) * sizeof(*mm->vmas));
+	mm->nr_vmas--;
+}
+
 /* is_mergeable_vma + anon_vma compatibility + contiguous pgoff. */
 static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const struct vma *b)
 {
