@@ -322,9 +322,44 @@ static void test_destroy_frees_memory(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* do_swap_page and the zero page's write fault (wp_page_copy). */
+static void test_swap_in_and_zero_page_cow(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, SZ_1G, SZ_2M);
+	struct ptsim_translation tr, zero;
+	struct ptsim_stats s;
+
+	(void)state;
+	/* a swapped-out exclusive page: a read maps it read-only, a write writable */
+	assert_int_equal(ptsim_populate(mm, SZ_1G, 2 * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_swapout(mm, SZ_1G, 2 * SZ_4K), 0);
+	assert_int_equal(ptsim_fault(mm, SZ_1G, PTSIM_ACCESS_READ), 0);
+	ptsim_last_stats(m, &s);
+	assert_int_equal(s.ev[PTSIM_EV_IO_KIB], 4);
+	assert_int_equal(s.ev[PTSIM_EV_FOLIO_ALLOC], 1);
+	assert_int_equal(ptsim_translate(mm, SZ_1G, &tr), 0);
+	assert_true(tr.read_only);
+	assert_int_equal(ptsim_fault(mm, SZ_1G + SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_translate(mm, SZ_1G + SZ_4K, &tr), 0);
+	assert_true(tr.write && !tr.read_only);
+	/* a read fault maps the zero page; a write then gets a page of its own */
+	assert_int_equal(ptsim_fault(mm, SZ_1G + SZ_64K, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_translate(mm, SZ_1G + SZ_64K, &zero), 0);
+	assert_int_equal(ptsim_fault(mm, SZ_1G + SZ_64K, PTSIM_ACCESS_WRITE), 0);
+	ptsim_last_stats(m, &s);
+	assert_int_equal(s.ev[PTSIM_EV_PAGE_ZERO], 1);
+	assert_int_equal(s.ev[PTSIM_EV_TLBI_VA], 1);	/* ptep_clear_flush of the zero-page entry */
+	assert_int_equal(ptsim_translate(mm, SZ_1G + SZ_64K, &tr), 0);
+	assert_true(tr.write && !tr.read_only);
+	assert_true(tr.pa != zero.pa);
+	ptsim_machine_destroy(m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_swap_in_and_zero_page_cow),
 		cmocka_unit_test(test_ptdump_golden),
 		cmocka_unit_test(test_population_counts),
 		cmocka_unit_test(test_other_granules),

@@ -362,6 +362,10 @@ struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned
  * range costs what is mapped in it. Uncounted.
  */
 uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end);
+/* ptep_clear_flush: get-and-clear, then flush_tlb_page if the old entry was accessible. */
+pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
+/* Does the entry map the shared zero page? */
+bool is_zero_pte(const struct ptsim_mm *mm, pte_t pte);
 
 /* machine.c / mm.c */
 int machine_add_mm(struct ptsim_machine *m, struct ptsim_mm *mm);

@@ -185,6 +185,74 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 	return err;
 }
 
+/*
+ * wp_page_copy for the shared zero page: a write to it gets a new zeroed,
+ * exclusive, writable page (ptep_clear_flush, then set_ptes(1)).
+ */
+static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
+{
+	struct ptsim_machine *m = mm->m;
+	struct folio *f;
+	int err = folio_alloc(m, 0, 0, &f);
+
+	if (err)
+		return err;
+	count(m, PTSIM_EV_PAGE_ZERO, 1);
+	folio_init_anon(f, v, va, &m->geo);
+	ptep_clear_flush(mm, va, ptep);
+	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, f->pfn, true), 1);
+	f->mapcount = 1;
+	return 0;
+}
+
+/*
+ * do_swap_page for an order-0 anonymous page: the swap-cache lookup misses,
+ * one page is read back (a major fault), and the page is mapped: writable only
+ * for a write fault on an entry that was exclusive (else do_wp_page's business).
+ */
+static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep, bool write)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	pte_t entry = __ptep_get(mm, ptep);
+	bool exclusive = entry & PTE_SWP_EXCLUSIVE;
+	struct folio *f;
+	int err = folio_alloc(m, 0, 0, &f);
+
+	if (err)
+		return err;
+	count(m, PTSIM_EV_SWAP_LOOKUP, 1);
+	count(m, PTSIM_EV_MAJOR_FAULT, 1);
+	count(m, PTSIM_EV_IO_REQUEST, 1);
+	count(m, PTSIM_EV_IO_KIB, g->page_size >> 10);
+	folio_init_anon(f, v, va, g);
+	folio_set_page_anon_exclusive(f, 0, exclusive);
+	set_ptes(mm, va, ptep, anon_fault_pte(g, v, f->pfn, write && exclusive), 1);
+	f->mapcount = 1;
+	return 0;
+}
+
+/* do_anonymous_page, do_swap_page or the zero page's write fault, by what the entry holds. */
+static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+{
+	unsigned int idx;
+	struct pt_table *leaf = pt_lookup_leaf(mm, va, &idx);
+	pte_t pte = leaf ? leaf->desc[idx] : 0;
+	int err;
+
+	if (leaf && leaf->level == 3 && (is_swap_pte(pte) || (write && is_zero_pte(mm, pte)))) {
+		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
+		count(mm->m, PTSIM_EV_FAULT, 1);
+		err = is_swap_pte(pte) ? do_swap_page(mm, v, va, &leaf->desc[idx], write)
+				       : wp_page_copy_zero(mm, v, va, &leaf->desc[idx]);
+		fn_exit(mm->m);
+		return err;
+	}
+	if (leaf && pte_present(pte))
+		return 0;	/* a spurious fault: another access mapped it */
+	return ptsim_populate(mm, va, mm->m->geo.page_size, 0, write);
+}
+
 /* finish_fault: one PTE for the faulting page (set_ptes(1) folds a completed block). */
 static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
 			 struct folio *fo, uint64_t pgoff)
@@ -247,14 +315,8 @@ static int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_k
 	if (!v || !(v->flags & need))
 		return -EFAULT;	/* SIGSEGV */
 	va = ALIGN_DOWN64(va, g->page_size);	/* vmf->address */
-	if (v->fd < 0) {
-		unsigned int idx;
-		const struct pt_table *leaf = pt_lookup_leaf(mm, va, &idx);
-
-		if (leaf && pte_present(leaf->desc[idx]))
-			return 0;	/* a spurious fault: another access mapped it */
-		return ptsim_populate(mm, va, g->page_size, 0, kind == PTSIM_ACCESS_WRITE);
-	}
+	if (v->fd < 0)
+		return handle_anon_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 	count(m, PTSIM_EV_FAULT, 1);
 	t = pt_walk_table(mm, va, 3, true, &err);
@@ -277,14 +339,19 @@ static int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_k
 
 int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
 {
+	const struct vma *v;
+	bool file;
 	int err;
 
 	VALIDATE(mm && !mm->kernel && (unsigned int)kind <= PTSIM_ACCESS_EXEC);
 	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(va < (UINT64_C(1) << mm->m->geo.va_bits));
+	v = find_vma(mm, va);
+	file = v && v->fd >= 0;
 	op_begin(mm->m);
 	err = handle_mm_fault(mm, va, kind);
-	op_end(mm->m, 0);	/* a fault that read the file leaves the page cache filled */
+	/* a failed file fault may still have filled the page cache: its counts stay */
+	op_end(mm->m, file ? 0 : err);
 	return err;
 }
 

@@ -5,6 +5,7 @@
  * mm/pgtable-generic.c and mm/memory.c (__pte_alloc, __pmd_alloc, free_pgtables).
  */
 #include "asm/pgtable.h"
+#include "asm/tlbflush.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,4 +224,21 @@ uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
 		va = next;
 	}
 	return end;
+}
+
+pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	pte_t old;
+
+	fn_enter(mm->m, PTSIM_FN_PTEP_CLEAR_FLUSH);
+	old = ptep_get_and_clear(mm, addr, ptep);
+	if (pte_valid(old) || (mm->tlb_flush_pending && pte_present(old)))	/* pte_accessible */
+		flush_tlb_page(mm, addr);
+	fn_exit(mm->m);
+	return old;
+}
+
+bool is_zero_pte(const struct ptsim_mm *mm, pte_t pte)
+{
+	return pte_present(pte) && mm->m->zero_pfn && pte_pfn(&mm->m->geo, pte) == mm->m->zero_pfn;
 }

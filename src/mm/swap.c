@@ -8,8 +8,6 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 
-#define SWP_MARKER	BIT64(5)	/* matches src/mm/userfaultfd.c */
-
 int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 {
 	const struct ptsim_geometry *g;

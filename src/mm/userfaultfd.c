@@ -10,18 +10,6 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 
-#define SWP_MARKER	BIT64(5)	/* model encoding: a non-present swap entry */
-
-static bool is_swap_pte(pte_t pte)
-{
-	return !pte_none(pte) && !pte_present(pte) && (pte & SWP_MARKER);
-}
-
-static bool is_zero_pte(const struct ptsim_mm *mm, pte_t pte)
-{
-	return pte_present(pte) && mm->m->zero_pfn && pte_pfn(&mm->m->geo, pte) == mm->m->zero_pfn;
-}
-
 /* vm_normal_folio, attributed as its own function for the published profile. */
 static struct page_ref vm_normal_folio(struct ptsim_mm *mm, pte_t pte)
 {
@@ -56,19 +44,6 @@ static void folio_lock(struct ptsim_mm *mm, struct folio *f)
 	count(mm->m, PTSIM_EV_FOLIO_LOCK_WAIT, 1);
 	f->lock_contention = 0;
 	f->flags |= FOLIO_LOCKED;
-}
-
-/* ptep_clear_flush: get-and-clear, then flush_tlb_page if the old entry was accessible. */
-static pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
-{
-	pte_t old;
-
-	fn_enter(mm->m, PTSIM_FN_PTEP_CLEAR_FLUSH);
-	old = ptep_get_and_clear(mm, addr, ptep);
-	if (pte_valid(old) || (mm->tlb_flush_pending && pte_present(old)))	/* pte_accessible */
-		flush_tlb_page(mm, addr);
-	fn_exit(mm->m);
-	return old;
 }
 
 /* double_pt_lock: one lock when both PTEs share a table, else two. */

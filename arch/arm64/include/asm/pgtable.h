@@ -17,6 +17,17 @@ static inline bool pte_present(pte_t pte)
 	return pte_valid(pte) || (pte & PTE_PRESENT_INVALID);
 }
 static inline bool pte_write(pte_t pte) { return pte & PTE_WRITE; }
+
+/*
+ * Swap entries (arm64 __swp_entry, in the model's own encoding): not present,
+ * a marker bit, the swap offset from bit 12, PTE_SWP_EXCLUSIVE kept.
+ */
+#define SWP_MARKER	BIT64(5)
+
+static inline bool is_swap_pte(pte_t pte)
+{
+	return pte && !pte_present(pte) && (pte & SWP_MARKER);
+}
 static inline bool pte_young(pte_t pte) { return pte & PTE_AF; }
 static inline bool pte_rdonly(pte_t pte) { return pte & PTE_RDONLY; }
 static inline bool pte_cont(pte_t pte) { return pte & PTE_CONT; }
