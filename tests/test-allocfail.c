@@ -165,6 +165,28 @@ static int64_t op_boot(struct ptsim_machine *m)
 	return ptsim_kernel_boot(m, &kc, &k);
 }
 
+/* A boot that runs out of memory leaves the totals exactly as they were. */
+static void test_failed_boot_counts_nothing(void **state)
+{
+	(void)state;
+	for (unsigned int n = 1; n < 64; n++) {
+		struct ptsim_machine *m = build_bare();
+		struct ptsim_stats before, after;
+		int64_t ret;
+
+		ptsim_total_stats(m, &before);
+		ptsim_fail_nth_alloc(m, n);
+		ret = op_boot(m);
+		ptsim_total_stats(m, &after);
+		if (ret == -ENOMEM)
+			assert_memory_equal(&before, &after, sizeof(before));
+		ptsim_machine_destroy(m);
+		if (!ret)
+			return;
+	}
+	fail_msg("the boot never succeeded");
+}
+
 static void test_sweeps(void **state)
 {
 	(void)state;
@@ -182,6 +204,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sweeps),
+		cmocka_unit_test(test_failed_boot_counts_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

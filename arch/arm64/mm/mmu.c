@@ -330,8 +330,11 @@ int ptsim_kernel_boot(struct ptsim_machine *m, const struct ptsim_kernel_config 
 		k->kfence_va = lm_addr(k, cfg->kfence_pool);
 		k->kfence_size = kfence_pool_size(g);
 	}
+	/* one operation: a failed boot leaves nothing, not even its counts, in the totals */
+	op_begin(m);
 	err = ptsim_mm_create(m, &kmm);
 	if (err) {
+		op_end(m, err);
 		kernel_map_free(k);
 		return err;
 	}
@@ -340,16 +343,14 @@ int ptsim_kernel_boot(struct ptsim_machine *m, const struct ptsim_kernel_config 
 	kmm->kmap = k;
 	/* the PGD is swapper_pg_dir, part of the kernel image: counted in neither */
 	kmm->booting = true;
-	op_begin(m);
 	err = map_mem(kmm, cfg);
-	op_end(m, err);
 	kmm->booting = false;
-	if (err) {
+	if (err)
 		ptsim_mm_destroy(kmm);	/* early_pgtable_alloc would panic */
-		return err;
-	}
-	*out = kmm;
-	return 0;
+	op_end(m, err);
+	if (!err)
+		*out = kmm;
+	return err;
 }
 
 int ptsim_kernel_lm_addr(const struct ptsim_mm *kmm, uint64_t pa, uint64_t *va)
