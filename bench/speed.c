@@ -162,6 +162,31 @@ static double machine_create_destroy_us(enum ptsim_granule granule)
 	return 1e6 * (now() - t0) / n;
 }
 
+/* Seconds for 80,000 anonymous mmaps that let the model choose the address (first fit). */
+static double many_mmaps_s(void)
+{
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm;
+	double t0;
+
+	ptsim_machine_config_init(&cfg);
+	if (ptsim_machine_create(&cfg, &m))
+		return -1;
+	if (ptsim_mm_create(m, &mm)) {
+		ptsim_machine_destroy(m);
+		return -1;
+	}
+	t0 = now();
+	for (int i = 0; i < 80000; i++)
+		if (ptsim_mmap(mm, 0, 4096 * (1 + i % 3), PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+			       PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL))
+			break;
+	t0 = now() - t0;
+	ptsim_machine_destroy(m);
+	return t0;
+}
+
 static long peak_rss_kib(void)
 {
 	struct rusage ru;
@@ -196,6 +221,8 @@ int cmd_speed(int argc, char **argv)
 	progress("creating and destroying machines");
 	for (int g = 0; g < 3; g++)
 		create_us[g] = machine_create_destroy_us(granules[g]);
+	progress("80,000 mmaps");
+	double mmaps_s = many_mmaps_s();
 
 	if (json)
 		printf("{\"mprotect\": [\n");
@@ -245,14 +272,16 @@ int cmd_speed(int argc, char **argv)
 	if (json)
 		printf("\n], \"linear_map_256g\": {\"paint_seconds\": %.3f, \"repaint_seconds\": %.3f, "
 		       "\"peak_rss_kib\": %ld}, \"machine_create_destroy_us\": {\"4k\": %.2f, "
-		       "\"16k\": %.2f, \"64k\": %.2f}, \"peak_rss_kib\": %ld}\n", paint, repaint,
-		       rss_repaint, create_us[0], create_us[1], create_us[2], peak_rss_kib());
+		       "\"16k\": %.2f, \"64k\": %.2f}, \"mmaps_80000_seconds\": %.3f, "
+		       "\"peak_rss_kib\": %ld}\n", paint, repaint, rss_repaint, create_us[0],
+		       create_us[1], create_us[2], mmaps_s, peak_rss_kib());
 	else
 		printf("\n256 GiB linear map (4K, AmpereOne): paint %.3f s, repaint to PTEs %.3f s, peak RSS "
 		       "%ld KiB\npeak RSS of the whole run (includes the native 1 GiB buffer): %ld KiB\n",
 		       paint, repaint, rss_repaint, peak_rss_kib());
 	if (!json)
 		printf("machine + empty mm, create and destroy: %.2f us (4K), %.2f us (16K), "
-		       "%.2f us (64K)\n", create_us[0], create_us[1], create_us[2]);
+		       "%.2f us (64K)\n80,000 first-fit anonymous mmaps: %.3f s\n", create_us[0],
+		       create_us[1], create_us[2], mmaps_s);
 	return 0;
 }

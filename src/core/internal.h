@@ -152,6 +152,8 @@ struct ptsim_mm {
 	struct kernel_map *kmap;	/* the kernel mm's linear-map state (arch/arm64/mm/mmu.c) */
 	uint64_t aslr_state;		/* the mm's ASLR random stream (xorshift), 0 = off */
 	uint64_t mmap_base;		/* top-down search start, 0 until first needed */
+	/* [gapless_base, gapless_end) is covered by VMAs without a gap; 0: not known */
+	uint64_t gapless_base, gapless_end;
 	bool booting;			/* table pages come from memblock */
 	uint64_t boot_pgtable_bytes;
 };

@@ -187,13 +187,20 @@ struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr)
 }
 
 /* The first VMA ending above addr (or NULL). */
+/* The index of the first VMA ending above addr (binary search). */
 static size_t vma_index_after(const struct ptsim_mm *mm, uint64_t addr)
 {
-	size_t i = 0;
+	size_t lo = 0, hi = mm->nr_vmas;
 
-	while (i < mm->nr_vmas && mm->vmas[i].end <= addr)
-		i++;
-	return i;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mm->vmas[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
@@ -222,13 +229,33 @@ int vma_insert(struct ptsim_mm *mm, const struct vma *v)
 	return 0;
 }
 
+/*
+ * Where the gapless run of VMAs from base ends (base itself when base is
+ * free). The answer is cached: it only grows while VMAs are added, split or
+ * merged, and vma_remove forgets it. Each VMA is passed over once between two
+ * removals, so N first-fit mmaps cost O(N log N), not O(N^2).
+ */
+static uint64_t covered_from(struct ptsim_mm *mm, uint64_t base)
+{
+	uint64_t end = mm->gapless_base == base && mm->gapless_end ? mm->gapless_end : base;
+
+	for (size_t i = vma_index_after(mm, end); i < mm->nr_vmas && mm->vmas[i].start <= end; i++)
+		end = mm->vmas[i].end;
+	mm->gapless_base = base;
+	mm->gapless_end = end;
+	return end;
+}
+
 /* First fit above 4 GiB, PMD aligned for PMD-sized requests (THP-friendly, as thp_get_unmapped_area). */
-static int get_unmapped_area(const struct ptsim_mm *mm, uint64_t len, uint64_t *out)
+static int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t align = len >= g->pmd_size ? g->pmd_size : g->page_size;
 	uint64_t limit = UINT64_C(1) << g->va_bits;
-	uint64_t addr = ALIGN_UP64(MIN(UINT64_C(1) << 32, limit / 4), align);
+	uint64_t base = ALIGN_UP64(MIN(UINT64_C(1) << 32, limit / 4), align);
+	/* nothing fits below the end of the gapless run: start the search there */
+	uint64_t addr = ALIGN_UP64(MAX(base, covered_from(mm, MIN(UINT64_C(1) << 32, limit / 4))),
+				   align);
 
 	for (size_t i = vma_index_after(mm, addr); addr + len <= limit; i++) {
 		if (i == mm->nr_vmas || mm->vmas[i].start >= addr + len) {

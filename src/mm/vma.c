@@ -43,6 +43,7 @@ void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 
 void vma_remove(struct ptsim_mm *mm, size_t idx)
 {
+	mm->gapless_end = 0;	/* a gap may open anywhere */
 	memmove(&mm->vmas[idx], &mm->vmas[idx + 1], (mm->nr_vmas - idx - 1) * sizeof(*mm->vmas));
 	mm->nr_vmas--;
 }
