@@ -115,6 +115,7 @@ static void test_machine_and_mm(void **state)
 	BAD(ptsim_fail_nth_alloc(NULL, 1));
 	BAD(ptsim_alloc_count(w.m, NULL));
 	BAD(ptsim_phys_free_bytes(NULL, &x));
+	BAD(ptsim_machine_host_bytes(w.m, NULL));
 	BAD(ptsim_set_diag_handler(NULL, NULL, NULL));
 	BAD(ptsim_diag_count(w.m, (enum ptsim_diag_kind)7, &x));
 	BAD(ptsim_mm_create(NULL, &mout));

@@ -356,10 +356,42 @@ static void test_swap_in_and_zero_page_cow(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* host_memory_limit: a populate past it is -ENOMEM and leaves everything as it was. */
+static void test_host_memory_limit(void **state)
+{
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm;
+	struct ptsim_translation tr;
+	uint64_t before, after, bad = 1;
+
+	(void)state;
+	ptsim_machine_config_init(&cfg);
+	cfg.host_memory_limit = UINT64_C(1) << 20;
+	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	mm = new_mm_with_vma(m, SZ_1G, SZ_1G);
+	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_64K, 0, true), 0);
+	assert_int_equal(ptsim_machine_host_bytes(m, &before), 0);
+	assert_true(before > 16 * sizeof(struct folio) && before <= cfg.host_memory_limit);
+	/* 262,144 folios' metadata alone is far past 1 MiB */
+	assert_int_equal(ptsim_populate(mm, SZ_1G + SZ_2M, SZ_1G - SZ_2M, 0, true), -ENOMEM);
+	assert_int_equal(ptsim_machine_host_bytes(m, &after), 0);
+	assert_int_equal(after, before);
+	assert_int_equal(ptsim_translate(mm, SZ_1G + SZ_2M, &tr), -ENOENT);
+	assert_int_equal(ptsim_check_invariants(m, &bad), 0);
+	assert_int_equal(bad, 0);
+	/* freeing gives it back: swapping out the 16 pages uncharges their folios */
+	assert_int_equal(ptsim_swapout(mm, SZ_1G, SZ_64K), 0);
+	assert_int_equal(ptsim_machine_host_bytes(m, &after), 0);
+	assert_int_equal(after, before - 16 * sizeof(struct folio));
+	ptsim_machine_destroy(m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_in_and_zero_page_cow),
+		cmocka_unit_test(test_host_memory_limit),
 		cmocka_unit_test(test_ptdump_golden),
 		cmocka_unit_test(test_population_counts),
 		cmocka_unit_test(test_other_granules),

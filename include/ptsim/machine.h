@@ -120,14 +120,34 @@ struct ptsim_machine_config {
 	bool kpti;			/* arm64_kernel_unmapped_at_el0(): every user TLBI twice */
 	bool repeat_tlbi;		/* ARM64_WORKAROUND_REPEAT_TLBI: TLBI; DSB ISH; TLBI */
 	const char *preset;		/* "baseline" (default) or "patched" */
+	/*
+	 * Host memory the model may spend on what grows with the simulated
+	 * memory in use (table pages and folio metadata), in bytes; 0: no limit.
+	 * A call that would pass it fails with -ENOMEM and changes nothing.
+	 */
+	uint64_t host_memory_limit;
 };
 
-/* Defaults: 4K, 48-bit VA, 4 GiB at 0x80000000, 1 CPU, Apple M3, baseline. */
+/* Defaults: 4K, 48-bit VA, 4 GiB at 0x80000000, 1 CPU, Apple M3, baseline, no host limit. */
 PTSIM_API void ptsim_machine_config_init(struct ptsim_machine_config *cfg);
 
+/*
+ * A new machine for cfg in *out. phys_size must be at least one PMD (2 MiB
+ * with 4K pages), phys_base and phys_size multiples of the granule, the
+ * physical range below 2^48, nr_cpus 1..256. -EINVAL for a bad config,
+ * -ENOMEM when host memory runs out. The caller owns the machine and frees it
+ * with ptsim_machine_destroy.
+ */
 PTSIM_API int ptsim_machine_create(const struct ptsim_machine_config *cfg,
 				   struct ptsim_machine **out);
+/*
+ * Free m and everything in it: every mm created on it (their pointers become
+ * invalid), files, folios and tables. NULL is ignored; from a diagnostic
+ * handler the call does nothing.
+ */
 PTSIM_API void ptsim_machine_destroy(struct ptsim_machine *m);
+/* Host bytes the model spends on table pages and folio metadata (see host_memory_limit). */
+PTSIM_API int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out);
 /* Deep copy: memory, folios, every mm and its tables, features, totals. */
 PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_machine **out);
 PTSIM_API int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry *out);

@@ -217,6 +217,7 @@ struct ptsim_machine {
 	uint32_t fn_touched;		/* functions with counts in fn_op */
 	unsigned int op_depth;
 	struct diag_state diag;
+	uint64_t host_bytes;		/* host memory charged (table pages, folio metadata) */
 	uint64_t alloc_count;
 	uint64_t fail_at;		/* alloc_count value that fails; 0 = never */
 	struct undo_entry *undo;
@@ -292,6 +293,9 @@ static inline bool feature(const struct ptsim_machine *m, enum ptsim_feature f)
 
 /* ---- allocation with fault injection and undo (src/core/machine.c) ---- */
 bool alloc_should_fail(struct ptsim_machine *m);
+/* Host memory the model spends: -ENOMEM past cfg.host_memory_limit, nothing charged then. */
+int host_charge(struct ptsim_machine *m, uint64_t bytes);
+void host_uncharge(struct ptsim_machine *m, uint64_t bytes);
 /* Start recording allocations; undo_commit forgets them, undo_rollback frees them. */
 void undo_start(struct ptsim_machine *m);
 int undo_record(struct ptsim_machine *m, const struct undo_entry *e);
@@ -320,6 +324,11 @@ static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;
 }
+/* Host bytes of a folio's metadata (struct folio, and its exclusive bitmap past order 6). */
+static inline uint64_t folio_host_bytes(unsigned int order)
+{
+	return sizeof(struct folio) + (order > 6 ? ((UINT64_C(1) << order) / 64) * sizeof(uint64_t) : 0);
+}
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
 
@@ -341,6 +350,12 @@ static inline uint64_t pt_level_size(const struct ptsim_geometry *g, int level)
 	return UINT64_C(1) << g->level_shift[lvl(level)];
 }
 unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va);
+/* Host bytes of one table: the page, its bookkeeping and, above the last level, child pointers. */
+static inline uint64_t table_host_bytes(const struct ptsim_geometry *g, int level)
+{
+	return sizeof(struct pt_table) + g->page_size +
+	       (level < 3 ? g->level_entries[lvl(level)] * sizeof(struct pt_table *) : 0);
+}
 /* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */
 int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out);
 void pt_table_free(struct ptsim_mm *mm, struct pt_table *t);

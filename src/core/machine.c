@@ -235,6 +235,28 @@ int ptsim_phys_free_bytes(const struct ptsim_machine *m, uint64_t *out)
 	return 0;
 }
 
+int host_charge(struct ptsim_machine *m, uint64_t bytes)
+{
+	uint64_t limit = m->cfg.host_memory_limit;
+
+	if (limit && (bytes > limit || m->host_bytes > limit - bytes))
+		return -ENOMEM;
+	m->host_bytes += bytes;
+	return 0;
+}
+
+void host_uncharge(struct ptsim_machine *m, uint64_t bytes)
+{
+	m->host_bytes -= bytes;
+}
+
+int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out)
+{
+	VALIDATE(m && out);
+	*out = m->host_bytes;
+	return 0;
+}
+
 bool alloc_should_fail(struct ptsim_machine *m)
 {
 	m->alloc_count++;

@@ -143,21 +143,21 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 	uint64_t pfn;
 	int err;
 
-	if (alloc_should_fail(m))
+	if (alloc_should_fail(m) || host_charge(m, folio_host_bytes(order)))
 		return -ENOMEM;
 	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	if (order > 6) {
+	if (f && order > 6) {
 		f->excl = calloc((size_t)((UINT64_C(1) << order) / 64), sizeof(uint64_t));
 		if (!f->excl) {
 			free(f);
-			return -ENOMEM;
+			f = NULL;
 		}
 	}
-	err = physmem_alloc(&m->phys, order, &pfn);
+	err = f ? physmem_alloc(&m->phys, order, &pfn) : -ENOMEM;
 	if (err) {
-		folio_meta_free(f);
+		if (f)
+			folio_meta_free(f);
+		host_uncharge(m, folio_host_bytes(order));
 		return err;
 	}
 	f->pfn = pfn;
@@ -173,6 +173,7 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		set_range(&m->folios, pfn, UINT64_C(1) << order, NULL);
 		physmem_free(&m->phys, pfn, order);
 		folio_meta_free(f);
+		host_uncharge(m, folio_host_bytes(order));
 		return err;
 	}
 	m->folios.nr_folios++;
@@ -187,6 +188,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	physmem_free(&m->phys, f->pfn, f->order);
 	m->folios.nr_folios--;
 	count(m, PTSIM_EV_FOLIO_FREE, 1);
+	host_uncharge(m, folio_host_bytes(f->order));
 	folio_meta_free(f);
 }
 

@@ -205,6 +205,9 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 		}
 	}
 	count(m, PTSIM_EV_FOLIO_SPLIT, 1);
+	/* nr order-0 folios replace one of f's order: charged past any limit, it cannot fail now */
+	host_uncharge(m, folio_host_bytes(f->order));
+	m->host_bytes += nr * folio_host_bytes(0);
 	mapped = folio_anon_address(mm, f, &va);
 	/* unmap_folio: clear every mapping, one flush for the folio's range */
 	for (uint64_t i = 0; mapped && i < nr; i++) {

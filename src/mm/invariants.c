@@ -6,6 +6,7 @@
 struct inv {
 	struct ptsim_machine *m;
 	uint64_t violations;
+	uint64_t host_bytes;	/* what the tables and folios found should have charged */
 };
 
 static void broken(struct inv *c, uint64_t va, int level, pte_t d, const char *what)
@@ -56,6 +57,8 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 	const struct ptsim_geometry *g = &c->m->geo;
 	uint64_t size = pt_level_size(g, t->level), bytes = (uint64_t)t->entries * sizeof(pte_t);
 
+	c->host_bytes += table_host_bytes(g, t->level);
+
 	for (unsigned int i = 0; i < t->entries; i++) {
 		uint64_t va = base + i * size;
 		pte_t d = t->desc[i];
@@ -105,6 +108,7 @@ static void clear_mappings(struct inv *c, struct folio *f)
 
 static void check_mapcount(struct inv *c, struct folio *f)
 {
+	c->host_bytes += folio_host_bytes(f->order);
 	if ((unsigned int)f->mapcount != f->inv_mappings)
 		broken(c, f->index, -1, f->pfn, "folio mapcount differs from its mappings");
 }
@@ -130,6 +134,8 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 	}
 	/* every folio's mapcount equals the mappings found */
 	for_each_folio(m, check_mapcount, &c);
+	if (c.host_bytes != m->host_bytes)
+		broken(&c, 0, -1, m->host_bytes, "host memory charged differs from the tables and folios");
 	check_tlb(&c);
 	if (violations)
 		*violations = c.violations;

@@ -54,13 +54,16 @@ int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
 	struct pt_table *t;
 	uint64_t pfn;
 
-	if (alloc_should_fail(m))
+	if (alloc_should_fail(m) || host_charge(m, table_host_bytes(&m->geo, level)))
 		return -ENOMEM;
-	if (physmem_alloc(&m->phys, 0, &pfn))
+	if (physmem_alloc(&m->phys, 0, &pfn)) {
+		host_uncharge(m, table_host_bytes(&m->geo, level));
 		return -ENOMEM;
+	}
 	t = table_new(m, level, pfn);
 	if (!t) {
 		physmem_free(&m->phys, pfn, 0);
+		host_uncharge(m, table_host_bytes(&m->geo, level));
 		return -ENOMEM;
 	}
 	mm->pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
@@ -76,6 +79,7 @@ void pt_table_free(struct ptsim_mm *mm, struct pt_table *t)
 	struct ptsim_machine *m = mm->m;
 
 	mm->pgtable_bytes -= (uint64_t)t->entries * sizeof(pte_t);
+	host_uncharge(m, table_host_bytes(&m->geo, t->level));
 	physmem_free(&m->phys, t->pfn, 0);
 	count(m, PTSIM_EV_TABLE_FREE, 1);
 	table_delete(m, t);
