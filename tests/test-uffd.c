@@ -289,8 +289,41 @@ static void test_err_quirk(void **state)
 		int64_t moved = ptsim_uffd_move(f.mm, DST, L, 2 * SZ_64K, 0);
 
 		assert_int_equal(moved, reset ? (int64_t)(2 * SZ_64K) : -EEXIST);
+		/* either way the 64K folio moved, and the totals say so */
+		struct ptsim_translation tr;
+		struct ptsim_stats t;
+		uint64_t bad = 1;
+
+		assert_int_equal(ptsim_translate(f.mm, DST, &tr), 0);
+		ptsim_total_stats(f.m, &t);
+		assert_true(t.ev[PTSIM_EV_RMAP_MOVE] >= 1);
+		assert_int_equal(ptsim_check_invariants(f.m, &bad), 0);
+		assert_int_equal(bad, 0);
 		ptsim_machine_destroy(f.m);
 	}
+}
+
+/* A move that fails before anything moved takes back the tables it linked in. */
+static void test_failed_move_changes_nothing(void **state)
+{
+	struct fx f = setup(PTSIM_GRANULE_4K, true, SRC, DST, SZ_2M, 0);
+	struct ptsim_stats before, after;
+	uint64_t bytes, bytes_after;
+
+	(void)state;
+	/* a registered destination 512 GiB away: its PMD and PTE tables do not exist yet */
+	assert_int_equal(ptsim_mmap(f.mm, 512 * SZ_1G, SZ_2M, RW, PA, NULL), 0);
+	assert_int_equal(ptsim_uffd_register(f.mm, 512 * SZ_1G, SZ_2M), 0);
+	/* a never-faulted source beside the populated one: its PMD table exists, no PTE table */
+	assert_int_equal(ptsim_mmap(f.mm, SRC + 4 * SZ_2M, SZ_2M, RW, PA, NULL), 0);
+	ptsim_mm_pgtable_bytes(f.mm, &bytes);
+	ptsim_total_stats(f.m, &before);
+	assert_int_equal(ptsim_uffd_move(f.mm, 512 * SZ_1G, SRC + 4 * SZ_2M, SZ_64K, 0), -ENOENT);
+	ptsim_mm_pgtable_bytes(f.mm, &bytes_after);
+	ptsim_total_stats(f.m, &after);
+	assert_int_equal(bytes_after, bytes);
+	assert_memory_equal(&before, &after, sizeof(before));
+	ptsim_machine_destroy(f.m);
 }
 
 /* After a move returns, no CPU's TLB still translates a moved source page. */
@@ -391,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_zero_swap_and_lock),
 		cmocka_unit_test(test_large_folios),
 		cmocka_unit_test(test_err_quirk),
+		cmocka_unit_test(test_failed_move_changes_nothing),
 		cmocka_unit_test(test_no_stale_source),
 		cmocka_unit_test(test_differential),
 	};

@@ -7,6 +7,7 @@ struct inv {
 	struct ptsim_machine *m;
 	uint64_t violations;
 	uint64_t host_bytes;	/* what the tables and folios found should have charged */
+	uint64_t tables;	/* tables found */
 };
 
 static void broken(struct inv *c, uint64_t va, int level, pte_t d, const char *what)
@@ -58,6 +59,7 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 	uint64_t size = pt_level_size(g, t->level), bytes = (uint64_t)t->entries * sizeof(pte_t);
 
 	c->host_bytes += table_host_bytes(g, t->level);
+	c->tables++;
 
 	for (unsigned int i = 0; i < t->entries; i++) {
 		uint64_t va = base + i * size;
@@ -134,6 +136,9 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 	}
 	/* every folio's mapcount equals the mappings found */
 	for_each_folio(m, check_mapcount, &c);
+	/* the totals count every table that exists: no operation's work went missing */
+	if (m->total.ev[PTSIM_EV_TABLE_ALLOC] - m->total.ev[PTSIM_EV_TABLE_FREE] != c.tables)
+		broken(&c, 0, -1, c.tables, "the totals' table allocations and frees disagree with the tables");
 	if (c.host_bytes != m->host_bytes)
 		broken(&c, 0, -1, m->host_bytes, "host memory charged differs from the tables and folios");
 	check_tlb(&c);

@@ -508,6 +508,16 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 	return moved ? (int64_t)moved : err;
 }
 
+/* Were the only descriptor stores of the operation the links of the tables it allocated? */
+static bool only_table_links(const struct ptsim_stats *s)
+{
+	uint64_t stores = s->ev[PTSIM_EV_PTE_WRITE] + s->ev[PTSIM_EV_PTE_XCHG] +
+			  s->ev[PTSIM_EV_PTE_CAS] + s->ev[PTSIM_EV_PMD_WRITE] +
+			  s->ev[PTSIM_EV_PMD_XCHG] + s->ev[PTSIM_EV_PUD_WRITE];
+
+	return stores == s->ev[PTSIM_EV_TABLE_ALLOC] && !s->ev[PTSIM_EV_FOLIO_SPLIT];
+}
+
 int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
 			unsigned int mode)
 {
@@ -523,9 +533,22 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 	VALIDATE(IS_ALIGNED64(dst | src | len, g->page_size));
 	VALIDATE(len <= top && src <= top - len && dst <= top - len);
 	op_begin(mm->m);
+	undo_start(mm->m);
 	ret = move_pages(mm, dst, src, len, mode);
-	/* nothing moved: the counts are not the model's; a short move keeps them */
-	op_end(mm->m, ret < 0 ? (int)ret : 0);
+	if (ret < 0 && only_table_links(&mm->m->op)) {
+		/* nothing but empty tables linked in (mm_alloc_pmd, pte_alloc): take them back */
+		undo_rollback(mm->m);
+		op_end(mm->m, (int)ret);
+	} else {
+		/*
+		 * Something moved or split. The kernel returns an error after
+		 * that too (a THP split before -EEXIST, the batched variant's
+		 * sticky error after a moved batch); the model keeps what
+		 * happened and its counts, so the totals match the model.
+		 */
+		undo_commit(mm->m);
+		op_end(mm->m, 0);
+	}
 	return ret;
 }
 

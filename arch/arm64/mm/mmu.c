@@ -507,7 +507,7 @@ int ptsim_split_kernel_leaf_mapping(struct ptsim_mm *kmm, uint64_t start, uint64
 	VALIDATE(start >= kmm->kmap->page_offset && end <= kmm->kmap->page_end);
 	op_begin(kmm->m);
 	ret = split_kernel_leaf_mapping(kmm, start, end);
-	op_end(kmm->m, ret);
+	op_end(kmm->m, 0);	/* -ENOMEM leaves the kernel's partial split: its counts stay */
 	return ret;
 }
 
@@ -598,6 +598,6 @@ int ptsim_kernel_finalize_caps(struct ptsim_mm *kmm)
 	k->caps_finalized = true;	/* setup_system_capabilities */
 	if (k->requires_bbml2 && !k->system_bbml2)
 		err = linear_map_split_to_ptes(kmm);
-	op_end(kmm->m, err);
+	op_end(kmm->m, 0);	/* an -ENOMEM repaint (a kernel panic) stays half done, and counted */
 	return err;
 }
