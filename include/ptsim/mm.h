@@ -23,7 +23,11 @@ struct ptsim_mm;
 #define PTSIM_MAP_SHARED	0x2u
 #define PTSIM_MAP_ANONYMOUS	0x4u
 
-/* A user address space with its own ASID and page tables. */
+/*
+ * A user address space on m, with its own page tables and an ASID from the
+ * kernel's allocator (a full ASID space rolls the generation over and
+ * flushes every TLB, counted in this call).
+ */
 PTSIM_API int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out);
 /* Unmaps everything, frees tables and folios. Also frees a machine made by ptsim_mm_clone. */
 PTSIM_API void ptsim_mm_destroy(struct ptsim_mm *mm);
@@ -40,7 +44,9 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 
 /*
  * mmap: anonymous mappings for now. addr must be page aligned and the range
- * free (MAP_FIXED_NOREPLACE semantics); *out_addr may be NULL.
+ * free (MAP_FIXED_NOREPLACE semantics); addr 0 lets the model choose (first
+ * fit above 4 GiB). *out_addr may be NULL. -EEXIST when the range is taken,
+ * -ENOMEM when no free range is large enough.
  */
 PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
 			 unsigned int flags, uint64_t *out_addr);
@@ -51,14 +57,17 @@ PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsig
  * writable where the VMA allows). order 0: one set_ptes(1) per page; mTHP
  * orders below the PMD order: one set_ptes(nr) per folio (aligned blocks get
  * the contiguous bit); the PMD order: one PMD leaf per folio. The range must be
- * aligned to the folio size and not yet populated.
+ * aligned to the folio size and not yet populated. -EFAULT when it is not
+ * inside one VMA or the VMA is PROT_NONE, -EEXIST when part of it is already
+ * populated, -EINVAL for a file mapping or a read fault of order above 0.
  */
 PTSIM_API int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 			     unsigned int order, bool write);
 
 /*
  * __split_huge_pmd on every PMD-mapped THP in [addr, addr+len): the PMD is
- * replaced by a PTE table filled with one set_ptes(HPAGE_PMD_NR).
+ * replaced by a PTE table filled with one set_ptes(HPAGE_PMD_NR). Costs what
+ * is mapped in the range, not its length.
  */
 PTSIM_API int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
 
