@@ -242,6 +242,10 @@ static void test_kernel(void **state)
 	BAD(ptsim_set_direct_map(w.k, w.lm, (enum ptsim_direct_map_op)9));
 	BAD(ptsim_kernel_pgtable_bytes(w.k, &a, NULL));
 	BAD(ptsim_kernel_pgtable_bytes(w.mm, &a, &b));
+	/* every kernel-map call with a user mm */
+	BAD(ptsim_kernel_lm_addr(w.mm, 4 * SZ_1G, &a));
+	BAD(ptsim_set_memory(w.mm, w.lm, 1, PTSIM_SET_MEMORY_RO));
+	BAD(ptsim_set_direct_map(w.mm, w.lm, PTSIM_DIRECT_MAP_INVALID));
 }
 
 int main(void)
