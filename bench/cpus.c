@@ -6,12 +6,11 @@
 
 int cmd_cpus(int argc, char **argv)
 {
-	bool json = argc > 1 && !strcmp(argv[1], "--json");
+	bool json;
+	int parsed = parse_json_option("cpus", argc, argv, &json);
 
-	if (argc > 2 || (argc == 2 && !json)) {
-		fprintf(stderr, "usage: ptsim-bench cpus [--json]\n");
-		return 2;
-	}
+	if (parsed)
+		return parsed < 0 ? 0 : parsed;
 	if (json)
 		printf("[\n");
 	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {

@@ -127,10 +127,10 @@ static int fit_grace_exec(void)
 
 int cmd_fit(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "usage: ptsim-bench fit\n");
-		return 2;
-	}
+	bool json;
+	int parsed = parse_json_option("fit", argc, argv, &json);
+
+	if (parsed)
+		return parsed < 0 ? 0 : parsed;
 	return fit_m3_mprotect() || fit_android_uffd() || fit_grace_exec() ? 1 : 0;
 }

@@ -3,6 +3,7 @@
 #include "rows.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,34 +50,69 @@ static void judge(struct outcome *o)
 	}
 }
 
+/* The target column: "ok <=15%", "MISS [0.7, 1]", "report only". */
+static void target_text(const struct outcome *o, char *buf, size_t len)
+{
+	const struct published *r = o->row;
+
+	if (r->lo < r->hi)
+		snprintf(buf, len, "%s [%g, %g]", o->within ? "ok" : "MISS", r->lo, r->hi);
+	else if (o->has_target)
+		snprintf(buf, len, "%s <=%g%%", o->within ? "ok" : "MISS", o->fitted ? 5.0 : r->tol_pct);
+	else
+		snprintf(buf, len, "report only");
+}
+
+/* Fits and predictions counted apart: a fit is within its target by construction. */
+struct summary {
+	unsigned int fits, fits_ok, predictions, pred_targets, pred_ok, failed;
+};
+
+static struct summary summarise(const struct outcome *o, unsigned int n)
+{
+	struct summary s = { 0 };
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (o[i].err) {
+			s.failed++;
+		} else if (o[i].fitted) {
+			s.fits++;
+			s.fits_ok += o[i].within;
+		} else {
+			s.predictions++;
+			s.pred_targets += o[i].has_target;
+			s.pred_ok += o[i].has_target && o[i].within;
+		}
+	}
+	return s;
+}
+
+/* One line per row, 100 columns at most; metric, source and citation are in --detail and --json. */
 static void print_table(const struct outcome *o, unsigned int n)
 {
-	unsigned int ok = 0, targets = 0;
+	struct summary s = summarise(o, n);
 
-	printf("%-48s %-46s %-12s %-44s %12s %12s %8s %-10s %s\n", "id", "source", "cpu", "metric",
-	       "published", "simulated", "error%", "role", "target");
+	printf("%-46s %-4s %10s %10s %7s  %s\n", "id", "role", "published", "simulated", "error",
+	       "target");
 	for (unsigned int i = 0; i < n; i++) {
 		const struct published *r = o[i].row;
-		char target[48] = "report only";
+		char target[48];
 
 		if (o[i].err) {
-			printf("%-48s simulation failed: %s\n", r->id, ptsim_strerror(o[i].err));
-			targets++;
+			printf("%-46s simulation failed: %s\n", r->id, ptsim_strerror(o[i].err));
 			continue;
 		}
-		if (r->lo < r->hi)
-			snprintf(target, sizeof(target), "%s [%g, %g]", o[i].within ? "ok" : "MISS",
-				 r->lo, r->hi);
-		else if (o[i].has_target)
-			snprintf(target, sizeof(target), "%s (<= %g%%)", o[i].within ? "ok" : "MISS",
-				 o[i].fitted ? 5.0 : r->tol_pct);
-		printf("%-48s %-46s %-12s %-44s %12.4f %12.4f %+8.2f %-10s %s\n", r->id, r->source,
-		       r->cpu, r->metric, r->value, o[i].res.simulated, o[i].error_pct,
-		       o[i].fitted ? "fit" : "prediction", target);
-		targets += o[i].has_target;
-		ok += o[i].has_target && o[i].within;
+		target_text(&o[i], target, sizeof(target));
+		printf("%-46s %-4s %10.6g %10.6g %+6.1f%%  %s\n", r->id, o[i].fitted ? "fit" : "pred",
+		       r->value, o[i].res.simulated, o[i].error_pct, target);
 	}
-	printf("\n%u of %u rows with a target are within it (%u rows in all)\n", ok, targets, n);
+	printf("\nfits:        %u of %u within 5%% (a profile constant was fitted on each: they pass "
+	       "by construction)\n", s.fits_ok, s.fits);
+	printf("predictions: %u of %u with a target within it; %u report only\n", s.pred_ok,
+	       s.pred_targets, s.predictions - s.pred_targets);
+	if (s.failed)
+		printf("failed:      %u rows could not be simulated\n", s.failed);
+	printf("Each row's metric, source and per-event breakdown: ptsim-bench reproduce --detail ID\n");
 }
 
 static void print_json(const struct outcome *o, unsigned int n)
@@ -100,9 +136,16 @@ static void print_json(const struct outcome *o, unsigned int n)
 		else
 			printf(", \"published\": %.6g, \"simulated\": %.6g, \"error_pct\": %.4f", r->value,
 			       o[i].res.simulated, o[i].error_pct);
-		printf(", \"role\": \"%s\", \"within_target\": %s}%s\n",
-		       o[i].fitted ? "fit" : "prediction",
-		       !o[i].has_target ? "null" : o[i].within ? "true" : "false", i + 1 < n ? "," : "");
+		printf(", \"role\": \"%s\", \"target\": ", o[i].fitted ? "fit" : "prediction");
+		if (r->lo < r->hi)
+			printf("{\"lo\": %.6g, \"hi\": %.6g}", r->lo, r->hi);
+		else if (o[i].fitted || r->tol_pct > 0)
+			printf("{\"max_abs_error_pct\": %g}", o[i].fitted ? 5.0 : r->tol_pct);
+		else
+			printf("null");
+		printf(", \"within_target\": %s}%s\n",
+		       !o[i].has_target || o[i].err ? "null" : o[i].within ? "true" : "false",
+		       i + 1 < n ? "," : "");
 	}
 	printf("]\n");
 }
@@ -152,7 +195,16 @@ static void print_detail(const struct outcome *o)
 	struct ptsim_prediction pb, pa;
 	enum ptsim_cpu cpu;
 
-	printf("%s: %s\n  %s\n", o->row->id, o->row->metric, o->row->citation);
+	char target[48];
+
+	printf("%s: %s\n  source: %s\n  %s\n", o->row->id, o->row->metric, o->row->source,
+	       o->row->citation);
+	if (!o->err) {
+		target_text(o, target, sizeof(target));
+		printf("  published %.6g, simulated %.6g, error %+.2f%%, %s, target %s\n",
+		       o->row->value, r->simulated, o->error_pct, o->fitted ? "fit" : "prediction",
+		       target);
+	}
 	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu)) {
 		printf("  no per-event breakdown for this row\n");
 		return;
@@ -178,31 +230,67 @@ static void print_detail(const struct outcome *o)
 		exec_print_16k();
 }
 
+static void list_ids(FILE *f)
+{
+	fprintf(f, "rows:\n");
+	for (unsigned int i = 0; i < nr_published_rows; i++)
+		fprintf(f, "  %s\n", published_rows[i].id);
+}
+
 int cmd_reproduce(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "detail", required_argument, NULL, 'd' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *only = "", *svg = NULL, *detail = NULL;
-	bool json = false;
+	bool json = false, check = false;
 	struct outcome *o;
 	unsigned int n = 0;
-	int status = 0;
+	int status = 0, c;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
-			svg = argv[++i];
-		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-			only = argv[++i];
-		else if (!strcmp(argv[i], "--detail") && i + 1 < argc)
-			detail = argv[++i];
-		else {
-			fprintf(stderr, "reproduce: unknown option %s\n", argv[i]);
-			return 2;
+	optind = 0;	/* a fresh scan of this command's arguments (glibc) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 's': svg = optarg; break;
+		case 'o': only = optarg; break;
+		case 'd': detail = optarg; break;
+		case 'c': check = true; break;
+		case 'h': return command_usage("reproduce", stdout);
+		default:
+			if (optopt)
+				fprintf(stderr, "reproduce: option --%s needs an argument\n",
+					optopt == 's' ? "svg FILE" : optopt == 'o' ? "only PREFIX" :
+					"detail ID");
+			else
+				fprintf(stderr, "reproduce: unknown option %s\n", argv[optind - 1]);
+			return command_usage("reproduce", stderr);
 		}
 	}
-	o = calloc(nr_published_rows, sizeof(*o));
+	if (optind < argc) {
+		fprintf(stderr, "reproduce: unexpected argument %s\n", argv[optind]);
+		return command_usage("reproduce", stderr);
+	}
+	for (unsigned int i = 0; i < nr_published_rows; i++)
+		n += !strncmp(published_rows[i].id, only, strlen(only)) &&
+		     (!detail || !strcmp(published_rows[i].id, detail));
+	if (!n) {
+		fprintf(stderr, "reproduce: no row %s %s\n", detail ? "is" : "starts with",
+			detail ? detail : only);
+		list_ids(stderr);
+		return 2;
+	}
+	o = calloc(n, sizeof(*o));
 	if (!o)
 		return 1;
+	n = 0;
 	for (unsigned int i = 0; i < nr_published_rows; i++) {
 		const struct published *r = &published_rows[i];
 		row_sim_fn sim = row_simulation(r->id);
@@ -215,25 +303,22 @@ int cmd_reproduce(int argc, char **argv)
 			judge(&o[n]);
 		n++;
 	}
-	if (detail) {
-		if (!n) {
-			fprintf(stderr, "reproduce: no row %s\n", detail);
-			status = 2;
-		} else {
-			print_detail(&o[0]);
-		}
-	} else if (json) {
+	if (detail)
+		print_detail(&o[0]);
+	else if (json)
 		print_json(o, n);
-	} else {
+	else
 		print_table(o, n);
-	}
 	if (svg && write_svg(svg, o, n)) {
 		fprintf(stderr, "reproduce: cannot write %s\n", svg);
 		status = 1;
 	}
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		if (o[i].err)
 			status = 1;
+		else if (check && o[i].has_target && !o[i].within && !status)
+			status = 3;	/* --check: a row misses its target */
+	}
 	free(o);
 	return status;
 }

@@ -74,6 +74,14 @@ void exec_print_16k(void);
 /* Progress on stderr for long steps. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Print a command's usage to f; 0 for stdout, 2 for stderr (the exit status). */
+int command_usage(const char *name, FILE *f);
+/*
+ * Parse a command that takes only --json (and --help): 0 to go on, -1 when
+ * --help was printed (exit 0), 2 on a usage error.
+ */
+int parse_json_option(const char *name, int argc, char **argv, bool *json);
+
 /* Subcommands. */
 int cmd_reproduce(int argc, char **argv);
 int cmd_cpus(int argc, char **argv);

@@ -198,13 +198,12 @@ static long peak_rss_kib(void)
 int cmd_speed(int argc, char **argv)
 {
 	static const char *const names[NR_STATES] = { "T1", "T2", "T3" };
-	bool json = argc > 1 && !strcmp(argv[1], "--json");
+	bool json;
+	int parsed = parse_json_option("speed", argc, argv, &json);
 	bool first = true;
 
-	if (argc > 2 || (argc == 2 && !json)) {
-		fprintf(stderr, "usage: ptsim-bench speed [--json]\n");
-		return 2;
-	}
+	if (parsed)
+		return parsed < 0 ? 0 : parsed;
 	/* first, so that its peak RSS is its own */
 	double paint, repaint;
 

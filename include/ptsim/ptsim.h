@@ -3,6 +3,7 @@
 #define PTSIM_PTSIM_H
 
 #include <ptsim/export.h>
+#include <ptsim/version.h>
 #include <ptsim/stats.h>
 #include <ptsim/diag.h>
 #include <ptsim/machine.h>
