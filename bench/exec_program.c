@@ -12,6 +12,7 @@
  * four patches; after: all four.
  */
 #include "rows.h"
+#include "prng.h"
 
 #include <string.h>
 
@@ -59,10 +60,7 @@ static int program(enum ptsim_granule granule, bool patched, struct exec_run *ou
 		err = ptsim_exec_call(mm, 0, bias + off);
 	ptsim_total_stats(m, &s2);
 	for (unsigned int i = 0; !err && i < RANDOM_CALLS; i++) {
-		seed ^= seed << 13;
-		seed ^= seed >> 7;
-		seed ^= seed << 17;
-		err = ptsim_exec_call(mm, 0, bias + (seed % (TEXT / page)) * page);
+		err = ptsim_exec_call(mm, 0, bias + (prng_next(&seed) % (TEXT / page)) * page);
 	}
 	if (!err) {
 		struct ptsim_stats s3;

@@ -11,6 +11,7 @@
  * the top of memory, where memblock's top-down allocation puts it.
  */
 #include "rows.h"
+#include "prng.h"
 
 #include <errno.h>
 #include <string.h>
@@ -71,14 +72,6 @@ static int memtotal_gain_kib(double *out)
 	return 0;
 }
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 #define REQUESTS 200000
 #define WARMUP 20000
 
@@ -117,14 +110,14 @@ static int kernel_tlb_walks(bool blocks, uint64_t *walks)
 			ptsim_total_stats(m, &s);
 			before = s.ev[PTSIM_EV_TLB_WALK];
 		}
-		err = ptsim_access(k, 0, base + (xorshift(&seed) % (4 * GIB)), PTSIM_ACCESS_READ, NULL);
+		err = ptsim_access(k, 0, base + (prng_next(&seed) % (4 * GIB)), PTSIM_ACCESS_READ, NULL);
 		if (!err)
-			err = ptsim_access(k, 0, base + 4 * GIB + xorshift(&seed) % (512 * MIB),
+			err = ptsim_access(k, 0, base + 4 * GIB + prng_next(&seed) % (512 * MIB),
 					   PTSIM_ACCESS_WRITE, NULL);
 		if (!err)
-			err = ptsim_access(mm, 0, user + xorshift(&seed) % items, PTSIM_ACCESS_READ, NULL);
+			err = ptsim_access(mm, 0, user + prng_next(&seed) % items, PTSIM_ACCESS_READ, NULL);
 		if (!err)
-			err = ptsim_access(mm, 0, user + items + xorshift(&seed) % bufs, PTSIM_ACCESS_WRITE,
+			err = ptsim_access(mm, 0, user + items + prng_next(&seed) % bufs, PTSIM_ACCESS_WRITE,
 					   NULL);
 	}
 	if (!err) {

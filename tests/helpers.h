@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "prng.h"
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 

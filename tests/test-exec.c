@@ -91,14 +91,6 @@ static void test_readahead_window(void **state)
 	}
 }
 
-static uint64_t rng(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* 64K baseline: misses push mmap_miss past 100 and readahead stops; patch 2 never stops. */
 static void test_mmap_miss(void **state)
 {
@@ -114,7 +106,7 @@ static void test_mmap_miss(void **state)
 						 &va), 0);
 		/* scattered calls: every fault a miss (pages 4 apart, never read yet) */
 		for (int i = 0; i < 150; i++)
-			assert_int_equal(ptsim_exec_call(f.mm, 0, va + (rng(&seed) % (pages / 4)) * 4 * 65536),
+			assert_int_equal(ptsim_exec_call(f.mm, 0, va + (prng_next(&seed) % (pages / 4)) * 4 * 65536),
 					 0);
 		ptsim_file_ra(f.m, f.fd, &ra);
 		if (bypass) {

@@ -12,14 +12,6 @@
 #define RW (PTSIM_PROT_READ | PTSIM_PROT_WRITE)
 #define PA (PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS)
 
-static uint64_t rng(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static unsigned int invariant_diags;
 static void on_diag(const struct ptsim_diag *d, void *arg)
 {
@@ -54,17 +46,17 @@ static void test_mprotect_differential(void **state)
 		struct ptsim_machine *m = machine(PTSIM_GRANULE_4K, PTSIM_CPU_APPLE_M3);
 		struct ptsim_mm *a = new_mm_with_vma(m, VA, SZ_2M), *b;
 		const unsigned int orders[] = { 0, 3, 4, 9 };
-		unsigned int order = orders[rng(&seed) % 4];
+		unsigned int order = orders[prng_next(&seed) % 4];
 
 		assert_int_equal(ptsim_populate(a, VA, SZ_2M, order, true), 0);
-		if (order == 9 && rng(&seed) % 2)
+		if (order == 9 && prng_next(&seed) % 2)
 			assert_int_equal(ptsim_split_huge_pmd(a, VA, SZ_2M), 0);
 		assert_int_equal(ptsim_mm_clone(a, &b), 0);
 		ptsim_set_diag_handler(ptsim_mm_machine(b), on_diag, NULL);
 		ptsim_feature_preset(ptsim_mm_machine(b), "patched");
 		for (int op = 0; op < 4; op++) {
-			uint64_t s = rng(&seed) % 512, len = 1 + rng(&seed) % (512 - s);
-			unsigned int prot = prots[rng(&seed) % 4];
+			uint64_t s = prng_next(&seed) % 512, len = 1 + prng_next(&seed) % (512 - s);
+			unsigned int prot = prots[prng_next(&seed) % 4];
 
 			assert_int_equal(ptsim_mprotect(a, VA + s * SZ_4K, len * SZ_4K, prot),
 					 ptsim_mprotect(b, VA + s * SZ_4K, len * SZ_4K, prot));
@@ -90,15 +82,15 @@ static void test_uffd_differential(void **state)
 		assert_int_equal(ptsim_mm_create(m, &a), 0);
 		assert_int_equal(ptsim_mmap(a, src, len, RW, PA, NULL), 0);
 		assert_int_equal(ptsim_mmap(a, dst, len, RW, PA, NULL), 0);
-		assert_int_equal(ptsim_populate(a, src, len / 2, rng(&seed) % 2 ? 4 : 0, true), 0);
+		assert_int_equal(ptsim_populate(a, src, len / 2, prng_next(&seed) % 2 ? 4 : 0, true), 0);
 		assert_int_equal(ptsim_uffd_register(a, dst, len), 0);
 		assert_int_equal(ptsim_mm_clone(a, &b), 0);
 		ptsim_set_diag_handler(ptsim_mm_machine(b), on_diag, NULL);
 		ptsim_feature_set(ptsim_mm_machine(b), PTSIM_FEAT_UFFD_MOVE_BATCHING, true);
 		ptsim_feature_set(ptsim_mm_machine(b), PTSIM_FEAT_UFFD_MOVE_ERR_RESET, true);
 		for (int op = 0; op < 4; op++) {
-			uint64_t pages = 1 + rng(&seed) % 300, s = rng(&seed) % 256, d = rng(&seed) % 512;
-			unsigned int mode = (unsigned int)(rng(&seed) % 4);
+			uint64_t pages = 1 + prng_next(&seed) % 300, s = prng_next(&seed) % 256, d = prng_next(&seed) % 512;
+			unsigned int mode = (unsigned int)(prng_next(&seed) % 4);
 
 			if (d + pages > 512)
 				pages = 512 - d;
@@ -136,10 +128,10 @@ static void test_exec_fault_differential(void **state)
 		struct ptsim_mm *mm[2];
 		struct ptsim_machine *m[2];
 		uint64_t va[2], faults[16];
-		const uint64_t pages = 256, pgoff = rng(&seed) % 16;
+		const uint64_t pages = 256, pgoff = prng_next(&seed) % 16;
 
 		for (int k = 0; k < 16; k++)
-			faults[k] = rng(&seed) % pages;
+			faults[k] = prng_next(&seed) % pages;
 		for (int v = 0; v < 2; v++) {
 			unsigned int f, fd;
 
@@ -195,9 +187,9 @@ static void test_set_memory_differential(void **state)
 		uint64_t ops[4][3], base = 0;
 
 		for (int i = 0; i < 4; i++) {
-			ops[i][0] = rng(&seed) % (size / SZ_4K);
-			ops[i][1] = 1 + rng(&seed) % 1024;
-			ops[i][2] = rng(&seed) % 5;	/* RO, RW, NX, X, VALID */
+			ops[i][0] = prng_next(&seed) % (size / SZ_4K);
+			ops[i][1] = 1 + prng_next(&seed) % 1024;
+			ops[i][2] = prng_next(&seed) % 5;	/* RO, RW, NX, X, VALID */
 			if (ops[i][0] + ops[i][1] > size / SZ_4K)
 				ops[i][1] = size / SZ_4K - ops[i][0];
 		}

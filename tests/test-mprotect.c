@@ -303,14 +303,6 @@ static void test_prot_numa(void **state)
 }
 
 /* Differential: random ranges, protections and folio mixes leave the same translations. */
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void test_differential(void **state)
 {
 	const uint64_t len = 4 * SZ_2M;
@@ -327,7 +319,7 @@ static void test_differential(void **state)
 		for (uint64_t pmd = 0; pmd < 4; pmd++) {
 			uint64_t a = VA + pmd * SZ_2M;
 
-			switch (rng_next(&seed) % 5) {
+			switch (prng_next(&seed) % 5) {
 			case 0: assert_int_equal(ptsim_populate(before, a, SZ_2M, 9, true), 0); break;
 			case 1:
 				assert_int_equal(ptsim_populate(before, a, SZ_2M, 9, true), 0);
@@ -343,9 +335,9 @@ static void test_differential(void **state)
 		ptsim_set_diag_handler(m, record_diag, &diags[0]);
 		ptsim_set_diag_handler(ptsim_mm_machine(after), record_diag, &diags[1]);
 		for (int op = 0; op < 12; op++) {
-			uint64_t start = VA + (rng_next(&seed) % (len / SZ_4K)) * SZ_4K;
-			uint64_t n = 1 + rng_next(&seed) % ((VA + len - start) / SZ_4K);
-			unsigned int prot = prots[rng_next(&seed) % 4];
+			uint64_t start = VA + (prng_next(&seed) % (len / SZ_4K)) * SZ_4K;
+			uint64_t n = 1 + prng_next(&seed) % ((VA + len - start) / SZ_4K);
+			unsigned int prot = prots[prng_next(&seed) % 4];
 
 			assert_int_equal(ptsim_mprotect(before, start, n * SZ_4K, prot),
 					 ptsim_mprotect(after, start, n * SZ_4K, prot));

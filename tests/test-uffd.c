@@ -351,14 +351,6 @@ static void test_no_stale_source(void **state)
 	}
 }
 
-static uint64_t rng(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* Random move sequences: identical final translations and folio state before and after. */
 static void test_differential(void **state)
 {
@@ -373,16 +365,16 @@ static void test_differential(void **state)
 		ptsim_feature_set(ptsim_mm_machine(bmm), PTSIM_FEAT_UFFD_MOVE_BATCHING, true);
 		ptsim_feature_set(ptsim_mm_machine(bmm), PTSIM_FEAT_UFFD_MOVE_ERR_RESET, true);
 		for (int op = 0; op < 10; op++) {
-			uint64_t pages = 1 + rng(&seed) % 700, s = rng(&seed) % 1024, d = rng(&seed) % 1024;
+			uint64_t pages = 1 + prng_next(&seed) % 700, s = prng_next(&seed) % 1024, d = prng_next(&seed) % 1024;
 
 			if (s + pages > 1024)
 				pages = 1024 - s;
 			if (d + pages > 1024)
 				pages = 1024 - d;
-			if (rng(&seed) % 4 == 0)
+			if (prng_next(&seed) % 4 == 0)
 				ptsim_folio_set_pinned(a.mm, SRC + (s + pages / 2) * SZ_4K, true),
 				ptsim_folio_set_pinned(bmm, SRC + (s + pages / 2) * SZ_4K, true);
-			unsigned int mode = rng(&seed) % 2 ? PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES : 0;
+			unsigned int mode = prng_next(&seed) % 2 ? PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES : 0;
 			int64_t ra = ptsim_uffd_move(a.mm, DST + d * SZ_4K, SRC + s * SZ_4K, pages * SZ_4K, mode);
 			int64_t rb = ptsim_uffd_move(bmm, DST + d * SZ_4K, SRC + s * SZ_4K, pages * SZ_4K, mode);
 

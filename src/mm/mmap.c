@@ -5,6 +5,7 @@
  * mm/util.c arch_mmap_rnd / mmap_base; spec/uffd-move-exec-folio.md B1, B3).
  */
 #include "filemap.h"
+#include "prng.h"
 #include "asm/pgtable.h"
 
 #define MIN_GAP		(UINT64_C(128) << 20)	/* mmap_base sits at least 128 MiB below the top */
@@ -18,13 +19,7 @@ static unsigned int mmap_rnd_bits(const struct ptsim_geometry *g)
 
 static uint64_t aslr_next(struct ptsim_mm *mm)
 {
-	uint64_t x = mm->aslr_state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	mm->aslr_state = x;
-	return x;
+	return prng_next(&mm->aslr_state);
 }
 
 /* arch_mmap_rnd: mmap_rnd_bits random bits, in whole pages; 0 without ASLR. */

@@ -5,6 +5,7 @@
  * (a failure aborts).
  */
 #include "fuzz-one.h"
+#include "prng.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -57,12 +58,8 @@ int main(int argc, char **argv)
 		uint8_t buf[512];
 		size_t n = 64 + i % (sizeof(buf) - 64);
 
-		for (size_t k = 0; k < n; k++) {
-			seed ^= seed << 13;
-			seed ^= seed >> 7;
-			seed ^= seed << 17;
-			buf[k] = (uint8_t)seed;
-		}
+		for (size_t k = 0; k < n; k++)
+			buf[k] = (uint8_t)prng_next(&seed);
 		if (only && strtoul(only, NULL, 10) != i)
 			continue;
 		fuzz_one(buf, n);
