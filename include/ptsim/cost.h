@@ -31,11 +31,13 @@ enum ptsim_func {
 	PTSIM_FN__COUNT
 };
 
+/* The kernel function name of fn ("change_pte_range", ...); NULL for an unknown value. */
 PTSIM_API const char *ptsim_func_name(enum ptsim_func fn);
 
 /* Events attributed to fn by the last public operation, and since creation. */
 PTSIM_API int ptsim_last_func_stats(const struct ptsim_machine *m, enum ptsim_func fn,
 				    struct ptsim_stats *out);
+/* The same attribution summed over every successful operation since the machine was created. */
 PTSIM_API int ptsim_total_func_stats(const struct ptsim_machine *m, enum ptsim_func fn,
 				     struct ptsim_stats *out);
 

@@ -46,8 +46,10 @@ typedef void (*ptsim_diag_handler)(const struct ptsim_diag *diag, void *arg);
  */
 PTSIM_API int ptsim_set_diag_handler(struct ptsim_machine *m, ptsim_diag_handler handler,
 				     void *arg);
+/* How many diagnostics of kind m has reported since it was created (handler or not). */
 PTSIM_API int ptsim_diag_count(const struct ptsim_machine *m, enum ptsim_diag_kind kind,
 			       uint64_t *out);
+/* "invariant", "bbm-violation", "tlb-conflict", "warn"; NULL for an unknown kind. */
 PTSIM_API const char *ptsim_diag_kind_name(enum ptsim_diag_kind kind);
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@ struct ptsim_ra_state {
 	uint64_t start, size, async_size;
 	unsigned int ra_pages, order, mmap_miss;
 };
+/* The readahead state (file_ra_state) of open file fd. -EINVAL for an unknown fd. */
 PTSIM_API int ptsim_file_ra(const struct ptsim_machine *m, unsigned int fd, struct ptsim_ra_state *out);
 /* Pages of the file in the page cache, and the order of the folio holding page `index`. */
 PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file, uint64_t index,
@@ -41,6 +42,13 @@ PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file
  */
 PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
 			      unsigned int fd, uint64_t pgoff, uint64_t *out_addr);
+/*
+ * madvise with flag-only advice (PTSIM_MADV_NORMAL, RANDOM, SEQUENTIAL,
+ * HUGEPAGE): the VMAs of [start, start+len) that change are split at the
+ * range's edges (a PMD THP an edge cuts is split first) and merged with
+ * their neighbours afterwards; VMAs that would not change are left alone.
+ * -ENOMEM for a hole in the range, -EINVAL for unknown advice.
+ */
 PTSIM_API int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice);
 
 /* ASLR on (seed != 0, the random stream of the mm) or off (seed 0). */

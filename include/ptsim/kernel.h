@@ -91,6 +91,7 @@ PTSIM_API int ptsim_set_direct_map(struct ptsim_mm *kmm, uint64_t addr, enum pts
 PTSIM_API int ptsim_kernel_pgtable_bytes(const struct ptsim_mm *kmm, uint64_t *boot, uint64_t *late);
 
 /* The decision helpers, as the kernel would answer now. */
+/* false for NULL or a user mm. */
 PTSIM_API bool ptsim_kernel_force_pte_mapping(const struct ptsim_mm *kmm);
 PTSIM_API bool ptsim_kernel_can_set_direct_map(const struct ptsim_mm *kmm);
 PTSIM_API bool ptsim_kernel_linear_map_requires_bbml2(const struct ptsim_mm *kmm);

@@ -63,6 +63,10 @@ enum ptsim_cpu {
 	PTSIM_CPU__COUNT
 };
 
+/*
+ * A CPU profile's short name ("apple-m3", "neoverse-v2", ...) and back;
+ * ptsim_cpu_name returns NULL and ptsim_cpu_lookup -EINVAL for unknown ones.
+ */
 PTSIM_API const char *ptsim_cpu_name(enum ptsim_cpu cpu);
 PTSIM_API int ptsim_cpu_lookup(const char *name, enum ptsim_cpu *out);
 
@@ -75,6 +79,7 @@ struct ptsim_cpu_info {
 	unsigned int bbm_level, asid_bits;
 };
 
+/* What the model knows of a CPU: TLB geometry, BBM level, features, where it comes from. */
 PTSIM_API int ptsim_cpu_info(enum ptsim_cpu cpu, struct ptsim_cpu_info *out);
 
 /*
@@ -107,6 +112,10 @@ enum ptsim_feature {
 	PTSIM_FEAT__COUNT
 };
 
+/*
+ * A kernel feature's name ("mprotect_pte_batching", ...) and back;
+ * NULL / -EINVAL for unknown ones.
+ */
 PTSIM_API const char *ptsim_feature_name(enum ptsim_feature feat);
 PTSIM_API int ptsim_feature_lookup(const char *name, enum ptsim_feature *out);
 
@@ -150,8 +159,14 @@ PTSIM_API void ptsim_machine_destroy(struct ptsim_machine *m);
 PTSIM_API int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out);
 /* Deep copy: memory, folios, every mm and its tables, features, totals. */
 PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_machine **out);
+/* The granule geometry of m: page size, levels, block and contiguous sizes. */
 PTSIM_API int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry *out);
 
+/*
+ * Switch one kernel feature of m on or off, read it, or apply a preset
+ * ("baseline": the older kernel, "patched": every modelled change; -EINVAL
+ * for another name). Features are machine-wide, as a kernel's are.
+ */
 PTSIM_API int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on);
 PTSIM_API int ptsim_feature_get(const struct ptsim_machine *m, enum ptsim_feature feat,
 				bool *on);

@@ -37,6 +37,7 @@ PTSIM_API void ptsim_mm_destroy(struct ptsim_mm *mm);
  * ptsim_mm_destroy() of the copy destroys that machine too.
  */
 PTSIM_API int ptsim_mm_clone(const struct ptsim_mm *mm, struct ptsim_mm **out);
+/* The machine mm lives on (NULL for NULL), and the ASID it has now (it may change at a rollover). */
 PTSIM_API struct ptsim_machine *ptsim_mm_machine(const struct ptsim_mm *mm);
 PTSIM_API int ptsim_mm_asid(const struct ptsim_mm *mm, unsigned int *out);
 /* Bytes of page-table pages this mm owns (mm_pgtables_bytes). */
@@ -94,6 +95,7 @@ struct ptsim_folio_info {
 	int mapcount;		/* PTE + PMD mappings of the whole folio */
 	uint64_t index;		/* folio->index (page offset for anon: va >> PAGE_SHIFT) */
 };
+/* The folio mapped at va: order, mapcount, pins, exclusivity. -ENOENT when none is. */
 PTSIM_API int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va,
 			       struct ptsim_folio_info *out);
 

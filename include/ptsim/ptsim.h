@@ -46,6 +46,7 @@
 extern "C" {
 #endif
 
+/* The library's version string, as PTSIM_VERSION_STRING was when it was built. */
 PTSIM_API const char *ptsim_version(void);
 /* Text for a negative errno returned by this library. */
 PTSIM_API const char *ptsim_strerror(int err);

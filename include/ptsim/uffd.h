@@ -35,7 +35,11 @@ PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t sr
 /* ctx->mmap_changing: while set, UFFDIO_MOVE fails with -EAGAIN. */
 PTSIM_API int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing);
 
-/* Folio state a test or workload needs to set up (the folio mapped at va). */
+/*
+ * Folio state a test or workload needs to set up, for the folio mapped at va:
+ * pinned (FOLL_PIN, so UFFDIO_MOVE refuses it) or its page's PageAnonExclusive.
+ * -ENOENT when no folio is mapped at va.
+ */
 PTSIM_API int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned);
 PTSIM_API int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive);
 /*
