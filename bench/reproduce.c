@@ -150,41 +150,77 @@ static void print_json(const struct outcome *o, unsigned int n)
 	printf("]\n");
 }
 
-/* Grouped bars: published (grey) and simulated (blue or red when off target), each row scaled to its own maximum. */
+/* The target as a band of signed error in percent; false for a report-only row. */
+static bool target_band(const struct outcome *o, double *lo, double *hi)
+{
+	const struct published *r = o->row;
+
+	if (r->lo < r->hi) {
+		*lo = 100.0 * (r->lo - r->value) / r->value;
+		*hi = 100.0 * (r->hi - r->value) / r->value;
+		return true;
+	}
+	if (!o->has_target)
+		return false;
+	*hi = o->fitted ? 5.0 : r->tol_pct;
+	*lo = -*hi;
+	return true;
+}
+
+/*
+ * One panel: each row's signed error (simulated against published, in %) on
+ * one shared axis, its target band shaded behind it; predictions are dots,
+ * fits are hollow diamonds; green inside the target, red outside, grey for
+ * report-only rows. Errors beyond the axis are drawn at its edge with the value.
+ */
 static int write_svg(const char *path, const struct outcome *o, unsigned int n)
 {
+	const double axis_lo = -40, axis_hi = 40;
+	const int row_h = 26, left = 360, plot_w = 520, top = 70;
+	const int width = left + plot_w + 90, height = top + (int)n * row_h + 50;
 	FILE *f = fopen(path, "w");
-	const int row_h = 56, left = 360, width = 1000, bar_w = 440;
 
 	if (!f)
 		return -1;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
-		   "font-family=\"sans-serif\" font-size=\"13\">\n", width, 70 + n * row_h);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		   "<text x=\"10\" y=\"22\" font-size=\"16\">libptsim: published vs simulated</text>\n"
-		   "<rect x=\"10\" y=\"34\" width=\"12\" height=\"12\" fill=\"#999\"/>"
-		   "<text x=\"28\" y=\"45\">published</text>"
-		   "<rect x=\"110\" y=\"34\" width=\"12\" height=\"12\" fill=\"#3a6fd8\"/>"
-		   "<text x=\"128\" y=\"45\">simulated (red: outside target)</text>\n");
+#define X(v) (left + (int)((fmin(fmax((v), axis_lo), axis_hi) - axis_lo) / (axis_hi - axis_lo) * plot_w))
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n"
+		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		   "<text x=\"10\" y=\"22\" font-size=\"15\">libptsim: simulated against published, "
+		   "signed error (%%)</text>\n"
+		   "<text x=\"10\" y=\"42\" fill=\"#555\">shaded: target; dot: prediction; hollow "
+		   "diamond: fit (matches by construction); green ok, red miss, grey report only</text>\n",
+		width, height);
+	for (int t = (int)axis_lo; t <= (int)axis_hi; t += 10) {
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>\n", X(t), top - 6,
+			X(t), top + (int)n * row_h, t ? "#e4e4e4" : "#888");
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%+d</text>\n", X(t),
+			top + (int)n * row_h + 16, t);
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		const struct published *r = o[i].row;
-		double sim = o[i].err ? 0 : o[i].res.simulated;
-		double top = fmax(fabs(r->value), fabs(sim));
-		int y = 60 + (int)i * row_h;
-		int pw = top > 0 ? (int)(bar_w * fabs(r->value) / top) : 0;
-		int sw = top > 0 ? (int)(bar_w * fabs(sim) / top) : 0;
-		const char *colour = o[i].has_target && !o[i].within ? "#d83a3a" : "#3a6fd8";
+		int y = top + (int)i * row_h + row_h / 2;
+		double lo, hi, e = o[i].error_pct;
+		const char *colour = !o[i].has_target ? "#888" : o[i].within ? "#2a9d4a" : "#d83a3a";
 
-		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 16, r->id);
-		fprintf(f, "<text x=\"10\" y=\"%d\" fill=\"#555\" font-size=\"11\">%s, %s</text>\n",
-			y + 32, o[i].fitted ? "fit" : "prediction", r->cpu);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"#999\"/>"
-			   "<text x=\"%d\" y=\"%d\">%.4g</text>\n", left, y + 2, pw, left + pw + 6, y + 16,
-			r->value);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"%s\"/>"
-			   "<text x=\"%d\" y=\"%d\">%.4g (%+.1f%%)</text>\n", left, y + 24, sw, colour,
-			left + sw + 6, y + 38, sim, o[i].error_pct);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 10, y + 4,
+			r->id);
+		if (o[i].err) {
+			fprintf(f, "<text x=\"%d\" y=\"%d\">simulation failed</text>\n", left + 4, y + 4);
+			continue;
+		}
+		if (target_band(&o[i], &lo, &hi))
+			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#cfe8d6\"/>\n",
+				X(lo), y - 8, X(hi) - X(lo), 16);
+		if (o[i].fitted)
+			fprintf(f, "<path d=\"M%d %d l6 6 l-6 6 l-6 -6 z\" fill=\"white\" stroke=\"%s\" "
+				   "stroke-width=\"2\"/>\n", X(e), y - 6, colour);
+		else
+			fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"%s\"/>\n", X(e), y, colour);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%+.1f%%</text>\n",
+			e > axis_hi - 8 ? left + plot_w + 8 : X(e) + 9, y + 4, colour, e);
 	}
+#undef X
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -1 : 0;
 }
