@@ -324,6 +324,12 @@ static void test_batch_hint_and_wrprotect(void **state)
 	reset_counts(f.m);
 	wrprotect_ptes(f.mm, VA + SZ_4K, f.ptep + 1, 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_CONTPTE_UNFOLD), 1);
+	assert_false(pte_cont(f.ptep[1]) || pte_write(f.ptep[1]));
+	/* a non-contiguous entry: one read, and the CAS starts from it (the kernel reads once) */
+	reset_counts(f.m);
+	wrprotect_ptes(f.mm, VA + 2 * SZ_4K, f.ptep + 2, 1);
+	assert_int_equal(ev(f.m, PTSIM_EV_PTE_READ), 1);
+	assert_int_equal(ev(f.m, PTSIM_EV_PTE_CAS), 1);
 	teardown(&f);
 }
 

@@ -95,17 +95,30 @@ void __clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned
 		__ptep_get_and_clear(mm, addr, ptep + i);
 }
 
-/* __ptep_set_wrprotect: one read, then a compare-and-swap of the new value. */
-static void __ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+/*
+ * ___ptep_set_wrprotect: compare-and-swap the write-protected value, starting
+ * from old as the caller read it. A failed attempt (memory changed since, as
+ * an unfold's gathering of access and dirty bits does) is counted and retried
+ * with the value it found.
+ */
+static void ___ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t old)
 {
-	pte_t old = __ptep_get(mm, ptep);
 	struct ptsim_machine *m = mm->m;
-	pte_t new = pte_wrprotect(old);
 	struct hw_as as = mm_as(mm);
 
+	while (*ptep != old) {
+		count(m, PTSIM_EV_PTE_CAS, 1);
+		old = *ptep;
+	}
 	count(m, PTSIM_EV_PTE_CAS, 1);
-	bbm_check_write(m, &as, addr, 3, old, new);
-	*ptep = new;
+	bbm_check_write(m, &as, addr, 3, old, pte_wrprotect(old));
+	*ptep = pte_wrprotect(old);
+}
+
+/* __ptep_set_wrprotect: one read, then the compare-and-swap. */
+static void __ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	___ptep_set_wrprotect(mm, addr, ptep, __ptep_get(mm, ptep));
 }
 
 void __wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
@@ -169,8 +182,14 @@ void clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned i
 void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
 	if (nr == 1) {
-		contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
-		__ptep_set_wrprotect(mm, addr, ptep);
+		/* one read: the unfold's check and the CAS start from the same value */
+		pte_t orig = __ptep_get(mm, ptep);
+
+		if (pte_cont(orig)) {
+			contpte_try_unfold(mm, addr, ptep, orig);
+			orig = pte_mknoncont(orig);
+		}
+		___ptep_set_wrprotect(mm, addr, ptep, orig);
 		return;
 	}
 	contpte_wrprotect_ptes(mm, addr, ptep, nr);
