@@ -152,7 +152,10 @@ void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64
 		return;
 	pages = (end - start) >> m->geo.page_shift;
 	if (flush_limit_excess(m, start, end, pages, stride)) {
+		/* __flush_tlb_range_nosync falls back to flush_tlb_mm, its own DSB ISH
+		 * included; __flush_tlb_range still issues its DSB ISH after it */
 		flush_tlb_mm(mm);
+		dsb_ish(m);
 		return;
 	}
 	count(m, PTSIM_EV_FLUSH_TLB_RANGE, 1);
