@@ -246,6 +246,16 @@ static void test_partial_block(void **state)
 	ptsim_machine_destroy(s.m);
 }
 
+static unsigned int leaf_only_tlbis, all_level_tlbis;
+static void count_tlbi_levels(struct ptsim_machine *m, const struct tlbi_op *op)
+{
+	(void)m;
+	if (op->last_level)
+		leaf_only_tlbis++;
+	else
+		all_level_tlbis++;
+}
+
 /* PMD-mapped THP: change_huge_pmd when covered, a split when only partly covered. */
 static void test_huge_pmd(void **state)
 {
@@ -259,10 +269,14 @@ static void test_huge_pmd(void **state)
 	s.m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
 	mm = new_mm_with_vma(s.m, VA, 2 * SZ_2M);
 	assert_int_equal(ptsim_populate(mm, VA, 2 * SZ_2M, 9, true), 0);
+	s.m->tlbi_observer = count_tlbi_levels;
 	assert_int_equal(ptsim_mprotect(mm, VA, 2 * SZ_2M, RO), 0);
+	s.m->tlbi_observer = NULL;
 	ptsim_last_stats(s.m, &st);
 	assert_int_equal(st.ev[PTSIM_EV_PMD_XCHG], 2);
 	assert_int_equal(st.ev[PTSIM_EV_PMD_WRITE], 2);
+	/* each pmdp_invalidate flushes with flush_pmd_tlb_range: not leaf-only */
+	assert_int_equal(all_level_tlbis, 2);
 	assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
 	assert_true(tr.level == 2 && tr.read_only);
 	assert_int_equal(ptsim_mprotect(mm, VA, 2 * SZ_2M, RW), 0);

@@ -26,7 +26,7 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 	/* pmdp_invalidate: keep the PMD "present" to software, invalid to hardware */
 	old_pmd = read_desc(mm, 2, &pmd_table->desc[idx]);
 	xchg_desc(mm, haddr, 2, &pmd_table->desc[idx], (old_pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
-	__flush_tlb_range(mm, haddr, haddr + g->pmd_size, g->pmd_size, true, 2);
+	flush_pmd_tlb_range(mm, haddr, haddr + g->pmd_size);
 
 	entry = pmd_leaf_to_pte(old_pmd);
 	set_ptes(mm, haddr, pte_table->desc, entry, g->ptrs_per_table);

@@ -269,7 +269,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 		}
 	}
 	xchg_desc(mm, addr, 2, &t->desc[idx], (oldpmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
-	__flush_tlb_range(mm, addr, addr + g->pmd_size, g->pmd_size, true, 2);
+	flush_pmd_tlb_range(mm, addr, addr + g->pmd_size);
 	entry = pte_modify(oldpmd, c->newprot);
 	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
 	    can_change_pte_writable(mm, &c->vma, entry))	/* can_change_pmd_writable: the same tests */

@@ -367,7 +367,7 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 	count(mm->m, PTSIM_EV_ANON_VMA_LOCK, 1);
 	/* pmdp_huge_clear_flush */
 	xchg_desc(mm, src, 2, src_pmd, 0);
-	__flush_tlb_range(mm, src, src + g->pmd_size, g->pmd_size, true, 2);
+	flush_pmd_tlb_range(mm, src, src + g->pmd_size);
 	move_rmap(c, f, dst);
 	new = pte_to_pmd_leaf(pte_mkwrite(pfn_pte(g, f->pfn, c->dst_vma->page_prot)));
 	if (pte_dirty(old))

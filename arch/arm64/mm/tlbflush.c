@@ -165,6 +165,11 @@ void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64
 	dsb_ish(m);
 }
 
+void flush_pmd_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end)
+{
+	__flush_tlb_range(mm, start, end, mm->m->geo.pmd_size, false, 2);
+}
+
 void flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end)
 {
 	/* flush_tlb_range: all levels, since tables may have been freed */

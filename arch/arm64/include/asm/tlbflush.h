@@ -30,6 +30,11 @@ void isb(struct ptsim_machine *m);
 /* Block-style range flush (v6.17 __flush_tlb_range, spec §3.9). */
 void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
 		       bool last_level, int tlb_level);
+/*
+ * flush_pmd_tlb_range (arm64 pgtable.h): __flush_tlb_range with stride
+ * PMD_SIZE, last_level false (the walk caches too) and TTL level 2.
+ */
+void flush_pmd_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end);
 void flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end);
 void flush_tlb_mm(struct ptsim_mm *mm);
 void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr);
