@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* __flush_tlb_range decomposition: every worked case of spec/mprotect-contpte.md §3.9. */
 #include "helpers.h"
+#include "mmu_gather.h"
 
 #define VA UINT64_C(0x40000000)
 
@@ -156,10 +157,33 @@ static void test_lpa2_alignment(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* A gather that only freed tables flushes with the page stride (tlb_get_unmap_size), not leaf-only. */
+static void test_gather_freed_tables_stride(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "baseline");
+	struct ptsim_mm *mm = NULL;
+	struct mmu_gather tlb;
+
+	(void)state;
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	m->tlbi_observer = record;
+	hook_pages = 0;
+	hook_ops = 0;
+	tlb_gather_mmu(&tlb, mm);
+	tlb.start = VA;
+	tlb.end = VA + 4 * 4096;
+	tlb.freed_tables = true;
+	tlb_finish_mmu(&tlb);
+	assert_int_equal(hook_ops, 1);
+	assert_int_equal(hook_pages, 4);	/* a PUD stride would have covered 1 GiB */
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_worked_cases),
+		cmocka_unit_test(test_gather_freed_tables_stride),
 		cmocka_unit_test(test_kpti_and_repeat),
 		cmocka_unit_test(test_kernel_range_and_page),
 		cmocka_unit_test(test_lpa2_alignment),

@@ -51,19 +51,26 @@ static void tlb_flush(struct mmu_gather *tlb)
 			flush_tlb_mm(tlb->mm);
 		return;
 	}
-	/* tlb_get_unmap_size / tlb_get_level */
+	/* tlb_get_unmap_size: the smallest level cleared; the page size when none was */
 	if (tlb->cleared_ptes)
 		stride = g->page_size;
 	else if (tlb->cleared_pmds)
 		stride = g->pmd_size;
-	else
+	else if (tlb->cleared_puds)
 		stride = g->pud_size;
-	if (tlb->cleared_ptes && !tlb->cleared_pmds && !tlb->cleared_puds)
+	else
+		stride = g->page_size;
+	/* arm64 tlb_get_level: a TTL hint only for leaves of one level, never with freed tables */
+	if (tlb->freed_tables)
+		level = TLBI_TTL_UNKNOWN;
+	else if (tlb->cleared_ptes && !tlb->cleared_pmds && !tlb->cleared_puds)
 		level = 3;
 	else if (tlb->cleared_pmds && !tlb->cleared_ptes && !tlb->cleared_puds)
 		level = 2;
+	else if (tlb->cleared_puds && !tlb->cleared_ptes && !tlb->cleared_pmds)
+		level = 1;
 	else
-		level = 0;
+		level = TLBI_TTL_UNKNOWN;
 	__flush_tlb_range(tlb->mm, tlb->start, tlb->end, stride, last_level, level);
 }
 

@@ -15,6 +15,9 @@ enum tlbi_kind {
 };
 
 /* One TLBI instruction as the TLB model sees it. */
+/* No TTL hint: the level of the entries to invalidate is not known (INT_MAX since v6.9). */
+#define TLBI_TTL_UNKNOWN	0x7fffffff
+
 struct tlbi_op {
 	enum tlbi_kind kind;
 	unsigned int asid;
