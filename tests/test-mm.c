@@ -387,11 +387,29 @@ static void test_host_memory_limit(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * ASLR seeds are mixed (splitmix64) before the xorshift stream starts, so
+ * consecutive seeds start unrelated streams: about half of the 64 bits
+ * differ, where one xorshift step of the raw seed changes only a few.
+ */
+static void test_aslr_seed_mixing(void **state)
+{
+	double bits = 0;
+
+	(void)state;
+	for (uint64_t s = 1; s <= 1000; s++)
+		bits += __builtin_popcountll(prng_seed(s) ^ prng_seed(s + 1));
+	bits /= 1000;
+	assert_true(bits > 30 && bits < 34);
+	assert_true(prng_seed(UINT64_C(0) - UINT64_C(0x9e3779b97f4a7c15)) != 0);	/* never 0 */
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_in_and_zero_page_cow),
 		cmocka_unit_test(test_host_memory_limit),
+		cmocka_unit_test(test_aslr_seed_mixing),
 		cmocka_unit_test(test_ptdump_golden),
 		cmocka_unit_test(test_population_counts),
 		cmocka_unit_test(test_other_granules),

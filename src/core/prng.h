@@ -21,4 +21,18 @@ static inline uint64_t prng_next(uint64_t *state)
 	return x;
 }
 
+/*
+ * splitmix64 (Steele, Lea, Flood 2014): turns any seed, even consecutive
+ * ones, into a well-mixed starting state for prng_next.
+ */
+static inline uint64_t prng_seed(uint64_t seed)
+{
+	uint64_t z = seed + UINT64_C(0x9e3779b97f4a7c15);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	z ^= z >> 31;
+	return z ? z : 1;	/* xorshift must not start at 0 */
+}
+
 #endif

@@ -36,7 +36,8 @@ int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed)
 {
 	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
-	mm->aslr_state = seed;
+	/* mixed, so that seeds 1, 2, 3 ... give unrelated layouts; 0 keeps ASLR off */
+	mm->aslr_state = seed ? prng_seed(seed) : 0;
 	mm->mmap_base = 0;	/* picked again at the next mmap */
 	return 0;
 }
