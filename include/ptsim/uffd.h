@@ -18,15 +18,20 @@ struct ptsim_mm;
 /*
  * UFFDIO_REGISTER: register every VMA of [start, start+len) with the mm's
  * userfaultfd context (one context per mm in the model). The range must be
- * covered by anonymous private VMAs.
+ * covered by anonymous private VMAs (-EINVAL otherwise). VMAs are split at the
+ * range's edges (splitting a PMD THP an edge cuts) and merged afterwards.
  */
 PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 
 /*
  * UFFDIO_MOVE: move_pages(). Returns the bytes moved (> 0), or a negative
  * errno when nothing was moved (-EINVAL, -ENOENT, -EEXIST, -EBUSY, -EAGAIN,
- * -ENOMEM). A failure after some pages moved returns the bytes moved, as the
- * kernel does. PTSIM_FEAT_UFFD_MOVE_BATCHING selects the per-page
+ * -ENOMEM); a move that fails before anything changed leaves the model as it
+ * was. A failure after some pages moved returns the bytes moved, as the
+ * kernel does; and, as in the kernel, an error can also come back after a
+ * source THP was split or (the batched variant's sticky error) after a batch
+ * moved: the model keeps what happened and the totals count it.
+ * PTSIM_FEAT_UFFD_MOVE_BATCHING selects the per-page
  * ptep_clear_flush path or the batched path with one flush_tlb_range per batch.
  */
 PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
@@ -53,7 +58,8 @@ PTSIM_API int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigne
 /*
  * Swap out the order-0 anonymous pages of [start, start+len): each present
  * PTE becomes a swap entry (exclusive when the page was) and the folio is
- * freed; one range flush covers the range.
+ * freed; one range flush covers the range. -EINVAL when a present page is not
+ * an order-0 anonymous folio. Costs what is mapped in the range, not its length.
  */
 PTSIM_API int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 
