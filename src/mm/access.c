@@ -16,6 +16,14 @@ static bool valid_cpu_va(const struct ptsim_mm *mm, unsigned int cpu, uint64_t v
 			  : va < (UINT64_C(1) << g->va_bits);
 }
 
+/* Start an operation with mm running: its ASID revalidated, its address space for the MMU. */
+static struct hw_as run_mm(struct ptsim_mm *mm)
+{
+	op_begin(mm->m);
+	check_and_switch_context(mm);
+	return mm_as(mm);
+}
+
 int ptsim_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_access_kind kind,
 		 enum ptsim_fault_kind *fault)
 {
@@ -24,9 +32,7 @@ int ptsim_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_
 
 	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
 	REFUSE_IN_HANDLER(mm->m);
-	op_begin(mm->m);
-	check_and_switch_context(mm);
-	as = mm_as(mm);
+	as = run_mm(mm);
 	f = tlb_access(mm->m, &as, cpu, va, kind);
 	op_end(mm->m, 0);
 	if (fault)
@@ -45,9 +51,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
 	VALIDATE(valid_cpu_va(mm, cpu, start) && valid_cpu_va(mm, cpu, start + len - 1));
-	op_begin(mm->m);
-	check_and_switch_context(mm);
-	as = mm_as(mm);
+	as = run_mm(mm);
 	fn_enter(mm->m, PTSIM_FN_USER_MEMSET);
 	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
 		enum ptsim_fault_kind f = tlb_access(mm->m, &as, cpu, va, kind);
@@ -85,9 +89,7 @@ int ptsim_tlb_fill(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsi
 
 	VALIDATE(mm && (unsigned int)kind <= PTSIM_ACCESS_EXEC && valid_cpu_va(mm, cpu, va));
 	REFUSE_IN_HANDLER(mm->m);
-	op_begin(mm->m);
-	check_and_switch_context(mm);
-	as = mm_as(mm);
+	as = run_mm(mm);
 	f = tlb_fill(mm->m, &as, cpu, va, kind);
 	op_end(mm->m, 0);
 	return f ? -EFAULT : 0;
