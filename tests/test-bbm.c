@@ -205,6 +205,39 @@ static void test_batched_refold_flagged_without_bbml(void **state)
 	}
 }
 
+/*
+ * Finding, the other direction: a fully covered contiguous block whose pages
+ * differ in PageAnonExclusive is cleared as one batch and committed back by
+ * commit_anon_folio_batch in runs (here 5, 1 and 10 pages). The runs are not
+ * whole blocks, so they are written without the contiguous bit: CONT to
+ * non-CONT on live entries, with no TLBI between the clear and the writes.
+ */
+static void test_batched_unfold_flagged_without_bbml(void **state)
+{
+	const enum ptsim_cpu cpus[] = { PTSIM_CPU_APPLE_M3, PTSIM_CPU_NEOVERSE_V3 };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct fx f = setup(cpus[i], 4);
+		struct ptsim_translation tr;
+
+		ptsim_feature_set(f.m, PTSIM_FEAT_MPROTECT_PTE_BATCHING, true);
+		assert_int_equal(ptsim_mprotect(f.mm, VA, SZ_2M, PTSIM_PROT_READ), 0);
+		assert_int_equal(ptsim_translate(f.mm, VA, &tr), 0);
+		assert_true(tr.cont);
+		/* page 5 of the first block is no longer exclusive (a fork's child still maps it) */
+		assert_int_equal(ptsim_folio_set_exclusive(f.mm, VA + 5 * SZ_4K, false), 0);
+		violations = 0;
+		assert_int_equal(ptsim_mprotect(f.mm, VA, SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+		assert_int_equal(ptsim_translate(f.mm, VA, &tr), 0);
+		assert_false(tr.cont);
+		assert_int_equal(ptsim_translate(f.mm, VA + 5 * SZ_4K, &tr), 0);
+		assert_true(tr.read_only);	/* not exclusive: no write upgrade */
+		assert_int_equal(violations, i == 0 ? 16 : 0);
+		ptsim_machine_destroy(f.m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_sequences_silent),
 		cmocka_unit_test(test_mprotect_benchmark_silent),
 		cmocka_unit_test(test_batched_refold_flagged_without_bbml),
+		cmocka_unit_test(test_batched_unfold_flagged_without_bbml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
