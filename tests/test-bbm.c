@@ -8,12 +8,13 @@
 
 #define VA SZ_1G
 
-static unsigned int violations;
+static unsigned int violations, conflict_risks;
 
 static void count_violations(const struct ptsim_diag *d, void *arg)
 {
 	(void)arg;
 	violations += d->kind == PTSIM_DIAG_BBM_VIOLATION;
+	conflict_risks += d->kind == PTSIM_DIAG_BBM_CONFLICT_RISK;
 }
 
 struct fx {
@@ -30,6 +31,7 @@ static struct fx setup(enum ptsim_cpu cpu, unsigned int order)
 	assert_int_equal(ptsim_populate(f.mm, VA, SZ_2M, order, true), 0);
 	ptsim_set_diag_handler(f.m, count_violations, NULL);
 	violations = 0;
+	conflict_risks = 0;
 	return f;
 }
 
@@ -135,10 +137,10 @@ static void test_cont_bit_change(void **state)
 static void test_kernel_sequences_silent(void **state)
 {
 	const enum ptsim_cpu cpus[] = { PTSIM_CPU_APPLE_M3, PTSIM_CPU_NEOVERSE_N1,
-					PTSIM_CPU_NEOVERSE_V3 };
+					PTSIM_CPU_NEOVERSE_V2, PTSIM_CPU_NEOVERSE_V3 };
 
 	(void)state;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		struct fx f = setup(cpus[i], 4);
 		pte_t *p = slot(&f, 3);
 
@@ -150,6 +152,7 @@ static void test_kernel_sequences_silent(void **state)
 		/* permission-only changes in place */
 		set_desc(f.mm, VA + SZ_64K, 3, p + 16, pte_wrprotect(p[16]));
 		assert_int_equal(violations, 0);
+		assert_int_equal(conflict_risks, 0);
 		ptsim_machine_destroy(f.m);
 	}
 }
@@ -185,10 +188,12 @@ static void test_mprotect_benchmark_silent(void **state)
  */
 static void test_batched_refold_flagged_without_bbml(void **state)
 {
-	const enum ptsim_cpu cpus[] = { PTSIM_CPU_APPLE_M3, PTSIM_CPU_NEOVERSE_V3 };
+	/* BBM level 0; level 2 without BBML2-noabort; BBML2-noabort */
+	const enum ptsim_cpu cpus[] = { PTSIM_CPU_APPLE_M3, PTSIM_CPU_NEOVERSE_V2,
+					PTSIM_CPU_NEOVERSE_V3 };
 
 	(void)state;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		struct fx f = setup(cpus[i], 4);
 		struct ptsim_translation tr;
 
@@ -201,6 +206,7 @@ static void test_batched_refold_flagged_without_bbml(void **state)
 		assert_int_equal(ptsim_translate(f.mm, VA, &tr), 0);
 		assert_true(tr.cont);
 		assert_int_equal(violations, i == 0 ? 16 : 0);
+		assert_int_equal(conflict_risks, i == 1 ? 16 : 0);
 		ptsim_machine_destroy(f.m);
 	}
 }
@@ -214,10 +220,11 @@ static void test_batched_refold_flagged_without_bbml(void **state)
  */
 static void test_batched_unfold_flagged_without_bbml(void **state)
 {
-	const enum ptsim_cpu cpus[] = { PTSIM_CPU_APPLE_M3, PTSIM_CPU_NEOVERSE_V3 };
+	const enum ptsim_cpu cpus[] = { PTSIM_CPU_APPLE_M3, PTSIM_CPU_NEOVERSE_V2,
+					PTSIM_CPU_NEOVERSE_V3 };
 
 	(void)state;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		struct fx f = setup(cpus[i], 4);
 		struct ptsim_translation tr;
 
@@ -227,13 +234,14 @@ static void test_batched_unfold_flagged_without_bbml(void **state)
 		assert_true(tr.cont);
 		/* page 5 of the first block is no longer exclusive (a fork's child still maps it) */
 		assert_int_equal(ptsim_folio_set_exclusive(f.mm, VA + 5 * SZ_4K, false), 0);
-		violations = 0;
+		violations = conflict_risks = 0;
 		assert_int_equal(ptsim_mprotect(f.mm, VA, SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
 		assert_int_equal(ptsim_translate(f.mm, VA, &tr), 0);
 		assert_false(tr.cont);
 		assert_int_equal(ptsim_translate(f.mm, VA + 5 * SZ_4K, &tr), 0);
 		assert_true(tr.read_only);	/* not exclusive: no write upgrade */
 		assert_int_equal(violations, i == 0 ? 16 : 0);
+		assert_int_equal(conflict_risks, i == 1 ? 16 : 0);
 		ptsim_machine_destroy(f.m);
 	}
 }

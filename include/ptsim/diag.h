@@ -16,6 +16,13 @@ enum ptsim_diag_kind {
 	PTSIM_DIAG_BBM_VIOLATION,	/* a descriptor write that breaks break-before-make */
 	PTSIM_DIAG_TLB_CONFLICT,	/* several TLB entries match one VA */
 	PTSIM_DIAG_WARN,		/* a kernel WARN_ON the model reproduces */
+	/*
+	 * A change the Arm ARM allows in place at the CPU's BBM level (the
+	 * contiguous bit at level 1, a block size at level 2) on a CPU that is
+	 * not BBML2-noabort: the TLB may hold both entries and raise a TLB
+	 * conflict abort, and Linux itself breaks first on such CPUs.
+	 */
+	PTSIM_DIAG_BBM_CONFLICT_RISK,
 	PTSIM_DIAG__COUNT
 };
 

@@ -21,6 +21,7 @@ static const char *const kind_names[PTSIM_DIAG__COUNT] = {
 	[PTSIM_DIAG_BBM_VIOLATION] = "bbm-violation",
 	[PTSIM_DIAG_TLB_CONFLICT] = "tlb-conflict",
 	[PTSIM_DIAG_WARN] = "warn",
+	[PTSIM_DIAG_BBM_CONFLICT_RISK] = "bbm-conflict-risk",
 };
 
 const char *ptsim_diag_kind_name(enum ptsim_diag_kind kind)

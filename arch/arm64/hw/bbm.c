@@ -75,6 +75,31 @@ static void violation(struct ptsim_machine *m, uint64_t va, int level, pte_t o, 
 		    m->cpu->bbml2_noabort ? ", BBML2-noabort" : "");
 }
 
+/* A size or contiguous-bit change: what BBM levels 1 and 2 relax. */
+static bool size_or_cont_change(int level, pte_t o, pte_t n)
+{
+	return is_table(level, o) != is_table(level, n) || ((o ^ n) & PTE_CONT);
+}
+
+/*
+ * A valid entry o the TLB may hold, replaced by n without a completed break:
+ * a violation where the architecture needs the break; where it does not, but
+ * the CPU is not BBML2-noabort (Linux's criterion everywhere,
+ * system_supports_bbml2_noabort()), a TLB conflict abort is still possible.
+ */
+static void check_live_change(struct ptsim_machine *m, uint64_t va, int level, pte_t o, pte_t n)
+{
+	const char *why = bbm_needs_break(m, level, o, n);
+
+	if (why)
+		violation(m, va, level, o, n, why);
+	else if (!m->cpu->bbml2_noabort && size_or_cont_change(level, o, n))
+		diag_report(m, PTSIM_DIAG_BBM_CONFLICT_RISK, va, level, o, n,
+			    "%s change without break-before-make: allowed at BBM level %u, but not "
+			    "BBML2-noabort, so a TLB conflict abort is possible",
+			    (o ^ n) & PTE_CONT ? "contiguous-bit" : "block-size", m->cpu->bbm_level);
+}
+
 static void forget(struct bbm_state *b, uint64_t key)
 {
 	if (u64map_del(&b->broken, key))
@@ -98,7 +123,6 @@ void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t v
 {
 	struct bbm_state *b = &m->bbm;
 	uint64_t base = ALIGN_DOWN64(va, pt_level_size(&m->geo, level));
-	const char *why;
 
 	if (pte_valid(o)) {
 		if (!pte_valid(n)) {
@@ -112,9 +136,7 @@ void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t v
 			b->last_val = o & ~TLBI_SEEN;
 			return;
 		}
-		why = bbm_needs_break(m, level, o, n);
-		if (why)
-			violation(m, va, level, o, n, why);
+		check_live_change(m, va, level, o, n);
 		return;
 	}
 	if (!pte_valid(n) || (!b->broken.len && !b->have_last))
@@ -132,9 +154,7 @@ void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t v
 		return;
 	}
 	/* the TLBs may still hold prev: the new entry must be compatible with it */
-	why = bbm_needs_break(m, level, prev | PTE_VALID, n);
-	if (why)
-		violation(m, va, level, prev | PTE_VALID, n, why);
+	check_live_change(m, va, level, prev | PTE_VALID, n);
 }
 
 /* Entries a TLBI covers get TLBI_SEEN; the completing DSB forgets them. */
