@@ -207,6 +207,7 @@ struct ptsim_machine {
 	struct folio_store folios;
 	struct page_pool table_pages;	/* host memory of the table pages */
 	struct ptsim_stats op;		/* the public operation in progress / last one */
+	uint64_t op_touched[2];		/* events op counted: only these need zeroing and summing */
 	struct ptsim_stats total;
 	/* inclusive attribution to modelled kernel functions (enum ptsim_func) */
 	struct ptsim_stats fn_op[PTSIM_FN__COUNT];
@@ -252,9 +253,12 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
 int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);
 
 /* ---- counting ---- */
+_Static_assert(PTSIM_EV__COUNT <= 128, "op_touched holds 128 events");
+
 static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t n)
 {
 	m->op.ev[ev] += n;
+	m->op_touched[ev >> 6] |= UINT64_C(1) << (ev & 63);
 	for (unsigned int i = 0; i < m->fn_depth; i++)
 		m->fn_op[m->fn_stack[i]].ev[ev] += n;
 }

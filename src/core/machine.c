@@ -163,11 +163,37 @@ int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry 
 	return 0;
 }
 
+/* Call fn(m, e) for every event the operation counted. */
+static void for_each_touched(struct ptsim_machine *m,
+			     void (*fn)(struct ptsim_machine *m, unsigned int e))
+{
+	for (unsigned int w = 0; w < 2; w++)
+		for (uint64_t t = m->op_touched[w]; t; t &= t - 1)
+			fn(m, w * 64 + (unsigned int)__builtin_ctzll(t));
+}
+
+static void zero_event(struct ptsim_machine *m, unsigned int e)
+{
+	m->op.ev[e] = 0;
+}
+
+static void total_event(struct ptsim_machine *m, unsigned int e)
+{
+	m->total.ev[e] += m->op.ev[e];
+	for (uint32_t t = m->fn_touched; t; t &= t - 1)
+		m->fn_total[__builtin_ctz(t)].ev[e] += m->fn_op[__builtin_ctz(t)].ev[e];
+}
+
+/*
+ * A public call's bookkeeping touches only the events it counted (a handful):
+ * zeroing and summing whole stats blocks was most of the time of a small call.
+ */
 void op_begin(struct ptsim_machine *m)
 {
 	if (m->op_depth++)
 		return;
-	memset(&m->op, 0, sizeof(m->op));
+	for_each_touched(m, zero_event);
+	m->op_touched[0] = m->op_touched[1] = 0;
 	for (uint32_t t = m->fn_touched; t; t &= t - 1)
 		memset(&m->fn_op[__builtin_ctz(t)], 0, sizeof(m->fn_op[0]));
 	m->fn_touched = 0;
@@ -178,11 +204,7 @@ void op_end(struct ptsim_machine *m, int err)
 	/* a failed operation leaves the model, totals included, as it was */
 	if (--m->op_depth || err)
 		return;
-	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-		m->total.ev[e] += m->op.ev[e];
-	for (uint32_t t = m->fn_touched; t; t &= t - 1)
-		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-			m->fn_total[__builtin_ctz(t)].ev[e] += m->fn_op[__builtin_ctz(t)].ev[e];
+	for_each_touched(m, total_event);
 }
 
 int ptsim_last_func_stats(const struct ptsim_machine *m, enum ptsim_func fn, struct ptsim_stats *out)
