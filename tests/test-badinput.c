@@ -100,6 +100,9 @@ static void test_machine_and_mm(void **state)
 	cfg.va_bits = 50;
 	BAD(ptsim_machine_create(&cfg, &out));
 	BAD(ptsim_machine_create(NULL, &out));
+	ptsim_machine_config_init(&cfg);
+	cfg.reserved[7] = 1;	/* room for later fields: must be zero */
+	BAD(ptsim_machine_create(&cfg, &out));
 	BAD(ptsim_machine_create(&cfg, NULL));
 	BAD(ptsim_machine_clone(NULL, &out));
 	BAD(ptsim_machine_geometry(w.m, NULL));

@@ -56,7 +56,7 @@ PTSIM_API int ptsim_cost_get(enum ptsim_cpu cpu, enum ptsim_granule granule, enu
 
 struct ptsim_prediction {
 	double total_ns;
-	double event_ns[PTSIM_EV__COUNT];
+	double event_ns[PTSIM_EV_CAPACITY];	/* from PTSIM_EV__COUNT on: 0 */
 };
 
 /* Predicted time of a set of counts on cpu: counts x profile. */

@@ -135,6 +135,8 @@ struct ptsim_machine_config {
 	 * A call that would pass it fails with -ENOMEM and changes nothing.
 	 */
 	uint64_t host_memory_limit;
+	/* Room for later fields: must be zero (ptsim_machine_config_init sees to it). */
+	uint64_t reserved[8];
 };
 
 /* Defaults: 4K, 48-bit VA, 4 GiB at 0x80000000, 1 CPU, Apple M3, baseline, no host limit. */

@@ -101,8 +101,15 @@ enum ptsim_event {
 	PTSIM_EV__COUNT
 };
 
+/*
+ * Room for events later versions add: the arrays indexed by event are this
+ * long, so a new event changes neither the size nor the layout of the structs
+ * a caller allocates. Entries from PTSIM_EV__COUNT on are zero.
+ */
+#define PTSIM_EV_CAPACITY 128
+
 struct ptsim_stats {
-	uint64_t ev[PTSIM_EV__COUNT];
+	uint64_t ev[PTSIM_EV_CAPACITY];
 };
 
 /* Short stable name of an event ("pte_read", "tlbi_range", ...), or NULL. */

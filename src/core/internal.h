@@ -253,7 +253,8 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
 int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);
 
 /* ---- counting ---- */
-_Static_assert(PTSIM_EV__COUNT <= 128, "op_touched holds 128 events");
+_Static_assert(PTSIM_EV__COUNT <= PTSIM_EV_CAPACITY && PTSIM_EV_CAPACITY <= 128,
+	       "op_touched and struct ptsim_stats hold every event");
 
 static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t n)
 {

@@ -35,6 +35,8 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 		return err;
 	VALIDATE(cpu_desc_get(cfg->cpu) && cfg->nr_cpus >= 1 && cfg->nr_cpus <= 256);
 	VALIDATE(IS_ALIGNED64(cfg->phys_base, g.page_size) && IS_ALIGNED64(cfg->phys_size, g.page_size));
+	for (size_t i = 0; i < sizeof(cfg->reserved) / sizeof(cfg->reserved[0]); i++)
+		VALIDATE(!cfg->reserved[i]);	/* room for later fields, which give 0 its meaning */
 	VALIDATE(cfg->phys_size >= g.pmd_size && cfg->phys_base < MAX_PHYS &&
 		 cfg->phys_size <= MAX_PHYS - cfg->phys_base);
 	err = features_from_preset(cfg->preset, features);

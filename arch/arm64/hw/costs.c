@@ -9,6 +9,8 @@
  */
 #include "internal.h"
 
+#include <string.h>
+
 enum cost_class {
 	C_FREE,		/* bookkeeping counters whose work other events carry */
 	C_PTE_LOAD,	/* a plain load of a descriptor (L1-resident, streaming) */
@@ -396,7 +398,7 @@ int ptsim_predict(enum ptsim_cpu cpu, enum ptsim_granule granule, const struct p
 		  struct ptsim_prediction *out)
 {
 	VALIDATE(stats && out);
-	out->total_ns = 0;
+	memset(out, 0, sizeof(*out));
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		struct ptsim_cost c;
 		int err = ptsim_cost_get(cpu, granule, (enum ptsim_event)e, &c);
