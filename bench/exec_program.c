@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The exec-folio benchmark of "[PATCH v7 0/2] mm: improve large folio
- * readahead for exec memory" (spec/uffd-move-exec-folio.md B4) on the model:
+ * readahead for exec memory" (doc/workloads.md §exec) on the model:
  * Neoverse V2 (Grace), 64K pages, a 512 MiB executable on a filesystem with
  * large folios (ext4, max order 11), mapped as a PIE text segment with ASLR.
  * "Cold": a stub call at every page offset in order, from an empty page cache

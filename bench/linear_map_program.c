@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The AmpereOne linear-map rows (spec/linear-map-bbml2.md §6.2, §7): boot the
+ * The AmpereOne linear-map rows (doc/workloads.md §linear-map): boot the
  * same machine with the PTE-mapped (v6.17, rodata=full) and the block-mapped
  * (v6.18, BBML2-noabort) linear map and compare.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The published mprotect benchmark (spec/mprotect-contpte.md §6) on the model:
+ * The published mprotect benchmark (doc/workloads.md §mprotect) on the model:
  * mmap 1 GiB anonymous at 1 GiB, memset it (T1: PMD THPs, then every PMD split
  * to PTEs as the MADV_DONTFORK/DOFORK loop does; T2: 64K mTHP; T3: 4K),
  * explicit_bzero it, then 40 x { mprotect RO; mprotect RW; bzero 1 GiB }, on an

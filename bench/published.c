@@ -8,22 +8,22 @@
 #define MPROTECT_SRC "mprotect large folios v3/v4, 2025-05-19/06-28"
 #define MPROTECT_CITE "Dev Jain, [PATCH v4 0/4] Optimize mprotect() for large folios, 28 Jun 2025, " \
 	"<20250628113435.46678-1-dev.jain@arm.com>; same times in v3, 19 May 2025 " \
-	"(spec/mprotect-contpte.md §6). Whole-process seconds on an Apple M3, 4K pages."
+	"(doc/workloads.md §mprotect). Whole-process seconds on an Apple M3, 4K pages."
 
 #define UFFD_SRC "uffd MOVE TLB-flush batching v1-v6, 2025-07-31/08-16"
 #define UFFD_CITE "Lokesh Gidra, [PATCH v6] userfaultfd: opportunistic TLB-flush batching for " \
 	"present pages in MOVE, 16 Aug 2025 (same text v1-v6); profile of an arm64 Android device " \
-	"with UFFD GC (spec/uffd-move-exec-folio.md A4)"
+	"with UFFD GC (doc/workloads.md §uffd)"
 
 #define LM_SRC "arm64 large block linear map v1-v8, 2024-11-18/2025-09-17"
 #define LM_CITE "Yang Shi, [RFC PATCH 0/3] arm64: support FEAT_BBM level 2 and large block " \
 	"mapping when rodata=full, 18 Nov 2024 (same numbers through v8, 17 Sep 2025); " \
-	"AmpereOne, 192 cores, 256 GB, 4K (spec/linear-map-bbml2.md §7)"
+	"AmpereOne, 192 cores, 256 GB, 4K (doc/workloads.md §linear-map)"
 
 #define EXEC_SRC "exec large folio readahead v7, 2026-06-01"
 #define EXEC_CITE "Usama Arif, [PATCH v7 0/2] mm: improve large folio readahead for exec " \
 	"memory, 1 Jun 2026 (numbers said to be in v1 of 10 Mar 2026, UNVERIFIED); Grace, 64K " \
-	"pages, 512MB executable on ext4, 3 runs (spec/uffd-move-exec-folio.md B4)"
+	"pages, 512MB executable on ext4, 3 runs (doc/workloads.md §exec)"
 
 const struct published published_rows[] = {
 	{ "mprotect.m3.t1_speedup", MPROTECT_SRC, MPROTECT_CITE, "apple-m3",

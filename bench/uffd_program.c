@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A GC-compaction-like UFFDIO_MOVE workload on the Android phone profile
- * (spec/uffd-move-exec-folio.md A4): a 32 MiB to-space of order-0 exclusive
+ * (doc/workloads.md §uffd): a 32 MiB to-space of order-0 exclusive
  * anonymous pages is moved into a registered 32 MiB heap by the GC thread in
  * runs of 512 contiguous pages, one ioctl per run. Why 512: ART's mark-compact
  * maps each contiguous run of processed pages with one ioctl, and in a densely

@@ -51,7 +51,7 @@ struct ptsim_geometry {
 PTSIM_API int ptsim_geometry_get(enum ptsim_granule granule, unsigned int va_bits,
 				 struct ptsim_geometry *out);
 
-/* Simulated CPU models (descriptions in arch/arm64/hw/cpus.c, from spec/cpus.md). */
+/* Simulated CPU models (descriptions in arch/arm64/hw/cpus.c; sources in doc/cpu-profiles.md). */
 enum ptsim_cpu {
 	PTSIM_CPU_APPLE_M3,
 	PTSIM_CPU_NEOVERSE_V2,		/* NVIDIA Grace */

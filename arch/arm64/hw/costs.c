@@ -3,11 +3,14 @@
  * CPU cost profiles: nanoseconds per event. Each event belongs to one cost
  * class with a structural multiplier (how many of the class one event is);
  * each CPU has one constant per class with its source. Sources are
- * spec/cpus.md sections (published facts and its labelled ESTIMATEs) or
+ * doc/cpu-profiles.md sections (published facts and labelled ESTIMATEs) or
  * "fitted on ROW" for the few constants fitted on a reproduce row.
  * Algorithms never read this file; only ptsim_predict() does.
  */
 #include "internal.h"
+
+/* Where each source string points: a section of this page in the repository. */
+#define DOC "doc/cpu-profiles.md "
 
 #include <string.h>
 
@@ -157,7 +160,7 @@ struct constant {
 #define FITTED_NS(v, row)	{ NS, (v), "fitted on " row, row }
 #define FITTED_BW(v, row)	{ GBPS, (v), "fitted on " row, row }
 
-/* Shared ESTIMATEs: cpus.md has no measurement for these anywhere. */
+/* Shared ESTIMATEs: no measurement of these was found for any of the CPUs. */
 #define EST_STORE	CYC(2, "ESTIMATE: one store, 2 cycles")
 #define EST_DSB_LIGHT	CYC(10, "ESTIMATE: DSB ISHST with no maintenance outstanding, 10 cycles")
 #define EST_ISB		CYC(20, "ESTIMATE: pipeline refill, 20 cycles")
@@ -165,36 +168,36 @@ struct constant {
 #define EST_BIT		CYC(2, "ESTIMATE: inline bit test, 2 cycles")
 #define EST_ALLOC	NSEC(100, "ESTIMATE: page allocator fast path, 100 ns")
 #define EST_VMA		NSEC(300, "ESTIMATE: VMA split/merge with slab and maple tree, 300 ns")
-#define EST_SYSCALL	NSEC(200, "cpus.md §10.4: exception round trip 0.1-0.3 us (ESTIMATE)")
+#define EST_SYSCALL	NSEC(200, DOC "§10.4: exception round trip 0.1-0.3 us (ESTIMATE)")
 #define EST_IO_REQ	NSEC(20000, "ESTIMATE: NVMe read submission to completion, ~20 us")
 #define EST_IO_KIB	BW(7, "ESTIMATE: PCIe Gen4 NVMe sequential read, ~7 GB/s")
-#define EST_EXEC_CALL	NSEC(120, "cpus.md §10.2: a cold instruction line from DRAM, ~110-130 ns " \
+#define EST_EXEC_CALL	NSEC(120, DOC "§10.2: a cold instruction line from DRAM, ~110-130 ns " \
 			     "(LPDDR5X, ESTIMATE)")
-#define L1_LOAD		CYC(4, "cpus.md §1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
+#define L1_LOAD		CYC(4, DOC "§1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
 #define EST_LOOKUP	CYC(36, "ESTIMATE: helper call (20 cycles) + struct page read from L2 (16 cycles)")
 
 static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_APPLE_M3] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
-		[C_ATOMIC] = CYC(22, "cpus.md §9.4: LDADDAL 21.99 / CASAL 21.06 cyc on M1 Firestorm "
+		[C_ATOMIC] = CYC(22, DOC "§9.4: LDADDAL 21.99 / CASAL 21.06 cyc on M1 Firestorm "
 				 "(ocxtal); SWP assumed equal"),
-		[C_TLBI] = NSEC(18, "cpus.md §9.2/§10.3: a lone TLBI is ~5% of a single-page flush "
+		[C_TLBI] = NSEC(18, DOC "§9.2/§10.3: a lone TLBI is ~5% of a single-page flush "
 				"(SD888 measured); 5% of the M3 ~0.35 us flush"),
-		[C_TLBI_EXTRA] = NSEC(150, "cpus.md §10.3: M3 broadcast TLBI per extra op ~150 ns (ESTIMATE)"),
+		[C_TLBI_EXTRA] = NSEC(150, DOC "§10.3: M3 broadcast TLBI per extra op ~150 ns (ESTIMATE)"),
 		[C_DSB_TLBI] = FITTED_NS(560, "mprotect.m3.t1_over_t3_before"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(920, "cpus.md §10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
+		[C_FAULT] = NSEC(920, DOC "§10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
 				 "minus the zeroing (ESTIMATE)"),
-		[C_ZERO_KIB] = BW(50, "cpus.md §10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(50, DOC "§10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
 		[C_USER_WRITE_KIB] = FITTED_BW(71.2, "mprotect.m3.t1_speedup"),
-		[C_USER_READ_KIB] = BW(100, "cpus.md §8/§10.5: one P-core draws most of 100 GB/s (ESTIMATE)"),
-		[C_TLB_L2_HIT] = CYC(6, "cpus.md §1: L1 miss / L2 hit +6 cycles (M1 measured)"),
-		[C_WALK] = CYC(39, "cpus.md §10.2: walk +26 cycles with caches hit, +50% nested in a VM"),
+		[C_USER_READ_KIB] = BW(100, DOC "§8/§10.5: one P-core draws most of 100 GB/s (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, DOC "§1: L1 miss / L2 hit +6 cycles (M1 measured)"),
+		[C_WALK] = CYC(39, DOC "§10.2: walk +26 cycles with caches hit, +50% nested in a VM"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
@@ -205,21 +208,21 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_NEOVERSE_V2] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
-		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13 cyc on N1/V1/X1 (ocxtal); V2 assumed equal"),
-		[C_TLBI] = NSEC(60, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.0-1.5 us Grace flush"),
-		[C_TLBI_EXTRA] = NSEC(450, "cpus.md §10.3: Grace TLBI per extra op ~400-500 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = NSEC(900, "cpus.md §10.3: Grace DSB ISH after TLBI ~800-1000 ns (ESTIMATE)"),
+		[C_ATOMIC] = CYC(13, DOC "§9.4: LDADDAL 13 cyc on N1/V1/X1 (ocxtal); V2 assumed equal"),
+		[C_TLBI] = NSEC(60, DOC "§9.2/§10.3: lone TLBI ~5% of the ~1.0-1.5 us Grace flush"),
+		[C_TLBI_EXTRA] = NSEC(450, DOC "§10.3: Grace TLBI per extra op ~400-500 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(900, DOC "§10.3: Grace DSB ISH after TLBI ~800-1000 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(1000, "cpus.md §10.4: 0.8-1.5 us per anonymous fault on server cores "
+		[C_FAULT] = NSEC(1000, DOC "§10.4: 0.8-1.5 us per anonymous fault on server cores "
 				  "(ESTIMATE)"),
-		[C_ZERO_KIB] = BW(32, "cpus.md §10.5: Grace V2 zeroing ~25-40 GB/s (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = BW(32, "cpus.md §10.5: as zeroing (ESTIMATE)"),
-		[C_USER_READ_KIB] = BW(50, "cpus.md §10.5: per-core DRAM ~50 GB/s theoretical (ESTIMATE)"),
-		[C_TLB_L2_HIT] = CYC(6, "cpus.md §8: V2 L2 TLB hit +5-6 cycles"),
+		[C_ZERO_KIB] = BW(32, DOC "§10.5: Grace V2 zeroing ~25-40 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(32, DOC "§10.5: as zeroing (ESTIMATE)"),
+		[C_USER_READ_KIB] = BW(50, DOC "§10.5: per-core DRAM ~50 GB/s theoretical (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, DOC "§8: V2 L2 TLB hit +5-6 cycles"),
 		[C_WALK] = FITTED_NS(51, "exec.grace.random_speedup"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
@@ -231,22 +234,22 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_AMPEREONE] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
-		[C_ATOMIC] = CYC(15, "cpus.md §10.4: AmpereOne atomics ~15 cycles (ESTIMATE)"),
-		[C_TLBI] = NSEC(90, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.5-2.0 us AmpereOne flush"),
-		[C_TLBI_EXTRA] = NSEC(600, "cpus.md §10.3: AmpereOne TLBI per extra op ~500-700 ns "
+		[C_ATOMIC] = CYC(15, DOC "§10.4: AmpereOne atomics ~15 cycles (ESTIMATE)"),
+		[C_TLBI] = NSEC(90, DOC "§9.2/§10.3: lone TLBI ~5% of the ~1.5-2.0 us AmpereOne flush"),
+		[C_TLBI_EXTRA] = NSEC(600, DOC "§10.3: AmpereOne TLBI per extra op ~500-700 ns "
 				      "(ESTIMATE)"),
-		[C_DSB_TLBI] = NSEC(1250, "cpus.md §10.3: AmpereOne DSB ISH ~1000-1500 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(1250, DOC "§10.3: AmpereOne DSB ISH ~1000-1500 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
-		[C_ZERO_KIB] = BW(25, "cpus.md §10.5: AmpereOne ~20-30 GB/s (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = BW(25, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_FAULT] = NSEC(1000, DOC "§10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(25, DOC "§10.5: AmpereOne ~20-30 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(25, DOC "§10.5: as zeroing (ESTIMATE)"),
 		[C_USER_READ_KIB] = BW(40, "ESTIMATE: reads 1.6x the write bandwidth"),
-		[C_TLB_L2_HIT] = CYC(6, "cpus.md §10.1: scaled from N1/V1 (ESTIMATE)"),
-		[C_WALK] = CYC(22, "cpus.md §10.2: +20-25 cycles (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, DOC "§10.1: scaled from N1/V1 (ESTIMATE)"),
+		[C_WALK] = CYC(22, DOC "§10.2: +20-25 cycles (ESTIMATE)"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
@@ -257,22 +260,22 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_NEOVERSE_N1] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
-		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 12.98 cyc on Altra N1 (ocxtal)"),
-		[C_TLBI] = NSEC(70, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.0-1.5 us Altra flush"),
-		[C_TLBI_EXTRA] = NSEC(465, "cpus.md §9.1: ~465-470 ns per extra TLBI (Zhenyu Ye, Huawei "
+		[C_ATOMIC] = CYC(13, DOC "§9.4: LDADDAL 12.98 cyc on Altra N1 (ocxtal)"),
+		[C_TLBI] = NSEC(70, DOC "§9.2/§10.3: lone TLBI ~5% of the ~1.0-1.5 us Altra flush"),
+		[C_TLBI_EXTRA] = NSEC(465, DOC "§9.1: ~465-470 ns per extra TLBI (Zhenyu Ye, Huawei "
 				     "server without TLBI range, measured)"),
-		[C_DSB_TLBI] = NSEC(900, "cpus.md §10.3: Altra DSB ISH ~800-1000 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(900, DOC "§10.3: Altra DSB ISH ~800-1000 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
-		[C_ZERO_KIB] = BW(22, "cpus.md §10.5: Altra ~20-25 GB/s (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = BW(22, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_FAULT] = NSEC(1000, DOC "§10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(22, DOC "§10.5: Altra ~20-25 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(22, DOC "§10.5: as zeroing (ESTIMATE)"),
 		[C_USER_READ_KIB] = BW(35, "ESTIMATE: reads 1.6x the write bandwidth"),
-		[C_TLB_L2_HIT] = CYC(3, "cpus.md §8: N1 L2 TLB hit +3 cycles"),
-		[C_WALK] = CYC(20, "cpus.md §10.2: N1 walk +20 cycles (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(3, DOC "§8: N1 L2 TLB hit +3 cycles"),
+		[C_WALK] = CYC(20, DOC "§10.2: N1 walk +20 cycles (ESTIMATE)"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
@@ -283,21 +286,21 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_NEOVERSE_V1] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
-		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13.00 cyc on Graviton3 V1 (ocxtal)"),
-		[C_TLBI] = NSEC(60, "cpus.md §9.2/§10.3: lone TLBI ~5% of the ~1.0-1.3 us Graviton3 flush"),
-		[C_TLBI_EXTRA] = NSEC(400, "cpus.md §10.3: Graviton3 TLBI per extra op ~400 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = NSEC(800, "cpus.md §10.3: Graviton3 DSB ISH ~700-900 ns (ESTIMATE)"),
+		[C_ATOMIC] = CYC(13, DOC "§9.4: LDADDAL 13.00 cyc on Graviton3 V1 (ocxtal)"),
+		[C_TLBI] = NSEC(60, DOC "§9.2/§10.3: lone TLBI ~5% of the ~1.0-1.3 us Graviton3 flush"),
+		[C_TLBI_EXTRA] = NSEC(400, DOC "§10.3: Graviton3 TLBI per extra op ~400 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(800, DOC "§10.3: Graviton3 DSB ISH ~700-900 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
-		[C_ZERO_KIB] = BW(30, "cpus.md §10.5: Graviton3 ~25-35 GB/s (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = BW(30, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_FAULT] = NSEC(1000, DOC "§10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(30, DOC "§10.5: Graviton3 ~25-35 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(30, DOC "§10.5: as zeroing (ESTIMATE)"),
 		[C_USER_READ_KIB] = BW(48, "ESTIMATE: reads 1.6x the write bandwidth"),
-		[C_TLB_L2_HIT] = CYC(6, "cpus.md §10.1: V1 L2 hit +6 cycles (ESTIMATE from V2)"),
-		[C_WALK] = CYC(22, "cpus.md §10.2: V-class walk +20-25 cycles (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, DOC "§10.1: V1 L2 hit +6 cycles (ESTIMATE from V2)"),
+		[C_WALK] = CYC(22, DOC "§10.2: V-class walk +20-25 cycles (ESTIMATE)"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
@@ -308,21 +311,21 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_NEOVERSE_V3] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
-		[C_ATOMIC] = CYC(13, "cpus.md §9.4: 13 cycles on Arm V/X cores (ocxtal); V3 assumed equal"),
-		[C_TLBI] = NSEC(60, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
-		[C_TLBI_EXTRA] = NSEC(450, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
-		[C_DSB_TLBI] = NSEC(900, "ESTIMATE: as Grace V2 (cpus.md §10.3)"),
+		[C_ATOMIC] = CYC(13, DOC "§9.4: 13 cycles on Arm V/X cores (ocxtal); V3 assumed equal"),
+		[C_TLBI] = NSEC(60, "ESTIMATE: as Grace V2 (" DOC "§10.3)"),
+		[C_TLBI_EXTRA] = NSEC(450, "ESTIMATE: as Grace V2 (" DOC "§10.3)"),
+		[C_DSB_TLBI] = NSEC(900, "ESTIMATE: as Grace V2 (" DOC "§10.3)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(1000, "cpus.md §10.4: server cores 0.8-1.5 us (ESTIMATE)"),
-		[C_ZERO_KIB] = BW(30, "ESTIMATE: as Graviton3 (cpus.md §10.5)"),
+		[C_FAULT] = NSEC(1000, DOC "§10.4: server cores 0.8-1.5 us (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(30, "ESTIMATE: as Graviton3 (" DOC "§10.5)"),
 		[C_USER_WRITE_KIB] = BW(30, "ESTIMATE: as zeroing"),
 		[C_USER_READ_KIB] = BW(48, "ESTIMATE: reads 1.6x the write bandwidth"),
-		[C_TLB_L2_HIT] = CYC(6, "cpus.md §8: V3 L2 hit +6 cycles"),
-		[C_WALK] = CYC(22, "cpus.md §10.2: V-class walk +20-25 cycles (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, DOC "§8: V3 L2 hit +6 cycles"),
+		[C_WALK] = CYC(22, DOC "§10.2: V-class walk +20-25 cycles (ESTIMATE)"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,
@@ -333,24 +336,24 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_ANDROID_X1] = {
 		[C_PTE_LOAD] = L1_LOAD,
 		[C_PTE_STORE] = EST_STORE,
-		[C_ATOMIC] = CYC(13, "cpus.md §9.4: LDADDAL 13 cyc on X1 (SD 8cx Gen 3, ocxtal)"),
-		[C_TLBI] = NSEC(15, "cpus.md §9.2: a lone TLBI is ~5% of the 310 ns SD888 "
+		[C_ATOMIC] = CYC(13, DOC "§9.4: LDADDAL 13 cyc on X1 (SD 8cx Gen 3, ocxtal)"),
+		[C_TLBI] = NSEC(15, DOC "§9.2: a lone TLBI is ~5% of the 310 ns SD888 "
 				"ptep_clear_flush (measured)"),
-		[C_TLBI_EXTRA] = NSEC(125, "cpus.md §10.3: phone TLBI per extra op ~100-150 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = NSEC(290, "cpus.md §9.2: DSB ~95% of a 748-cycle ptep_clear_flush on "
+		[C_TLBI_EXTRA] = NSEC(125, DOC "§10.3: phone TLBI per extra op ~100-150 ns (ESTIMATE)"),
+		[C_DSB_TLBI] = NSEC(290, DOC "§9.2: DSB ~95% of a 748-cycle ptep_clear_flush on "
 				 "SD888 A78, ~290 ns"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = FITTED_NS(130, "uffd.android.normal_folio_share_before"),
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(1500, "cpus.md §10.4: 2-4 us on phone mid cores; a big core less "
+		[C_FAULT] = NSEC(1500, DOC "§10.4: 2-4 us on phone mid cores; a big core less "
 				  "(ESTIMATE)"),
-		[C_ZERO_KIB] = BW(25, "cpus.md §10.5: X1 ~20-30 GB/s (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = BW(25, "cpus.md §10.5: as zeroing (ESTIMATE)"),
+		[C_ZERO_KIB] = BW(25, DOC "§10.5: X1 ~20-30 GB/s (ESTIMATE)"),
+		[C_USER_WRITE_KIB] = BW(25, DOC "§10.5: as zeroing (ESTIMATE)"),
 		[C_USER_READ_KIB] = BW(40, "ESTIMATE: reads 1.6x the write bandwidth"),
-		[C_TLB_L2_HIT] = CYC(6, "ESTIMATE: as V1 (cpus.md §10.1, X-series share the V1 front end)"),
-		[C_WALK] = CYC(20, "cpus.md §10.2: A76-class walk +20 cycles (ESTIMATE)"),
+		[C_TLB_L2_HIT] = CYC(6, "ESTIMATE: as V1 (" DOC "§10.1, X-series share the V1 front end)"),
+		[C_WALK] = CYC(20, DOC "§10.2: A76-class walk +20 cycles (ESTIMATE)"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_VMA_OP] = EST_VMA,
 		[C_SYSCALL] = EST_SYSCALL,

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * CPU descriptions: the architectural capabilities the algorithms branch on
- * and the TLB geometry the TLB model uses. Values are from spec/cpus.md §8
+ * and the TLB geometry the TLB model uses. Values are from spec/doc/cpu-profiles.md §8
  * (cross-CPU summary) and §10.1 (suggested defaults, marked ESTIMATE there).
  */
 #include "internal.h"
+
+/* Where each source string points: a section of this page in the repository. */
+#define DOC "doc/cpu-profiles.md "
 
 #include <string.h>
 
@@ -17,7 +20,7 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.coalesce_cont = false,
 		.tlbirange = true, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = false, .asid_bits = 8,
-		.source = "cpus.md §1/§8: ISAR0.TLB=2, HAFDBS=0, 8-bit ASID read on an M3; "
+		.source = DOC "§1/§8: ISAR0.TLB=2, HAFDBS=0, 8-bit ASID read on an M3; "
 			  "dTLB 160 (5w x 32, M1 measured), L2 3072 12-way; iTLB 192 (ways ESTIMATE); "
 			  "no coalescing (§10.1, nothing published)",
 	},
@@ -29,7 +32,7 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = false, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
-		.source = "cpus.md §2/§8: 48 FA / 48 FA / 2048 8-way; TLBIRANGE and BBM 2 UNVERIFIED; "
+		.source = DOC "§2/§8: 48 FA / 48 FA / 2048 8-way; TLBIRANGE and BBM 2 UNVERIFIED; "
 			  "not allow-listed; contiguous entries cached as one (§0.4)",
 	},
 	[PTSIM_CPU_AMPEREONE] = {
@@ -40,7 +43,7 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = true, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
-		.source = "cpus.md §3/§8/§10.1: TLBs ESTIMATE (N1/V1 class), coalescing on (low "
+		.source = DOC "§3/§8/§10.1: TLBs ESTIMATE (N1/V1 class), coalescing on (low "
 			  "confidence); BBML2-noabort allow-listed since v6.18 (§0.2)",
 	},
 	[PTSIM_CPU_NEOVERSE_N1] = {
@@ -51,7 +54,7 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = true, .asid_bits = 16,
-		.source = "cpus.md §6/§8: 48 FA / 48 FA / 1280 5-way, no FEAT_TLBIRANGE, BBM 0; "
+		.source = DOC "§6/§8: 48 FA / 48 FA / 1280 5-way, no FEAT_TLBIRANGE, BBM 0; "
 			  "contiguous caching ESTIMATE",
 	},
 	[PTSIM_CPU_NEOVERSE_V1] = {
@@ -62,7 +65,7 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
-		.source = "cpus.md §7/§8/§10.1: 48 FA iTLB, 40 FA dTLB, 2048 8-way (ways ESTIMATE); "
+		.source = DOC "§7/§8/§10.1: 48 FA iTLB, 40 FA dTLB, 2048 8-way (ways ESTIMATE); "
 			  "no FEAT_TLBIRANGE; BBM 2, not allow-listed",
 	},
 	[PTSIM_CPU_NEOVERSE_V3] = {
@@ -73,7 +76,7 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = true, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
-		.source = "cpus.md §5/§8: 48 FA / 96 FA / 2048 8-way; allow-listed (X4 >= r0p3, "
+		.source = DOC "§5/§8: 48 FA / 96 FA / 2048 8-way; allow-listed (X4 >= r0p3, "
 			  "V3 >= r0p2) since v6.17; TLBIRANGE UNVERIFIED",
 	},
 	[PTSIM_CPU_ANDROID_X1] = {
@@ -84,7 +87,7 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = true, .asid_bits = 16,
-		.source = "cpus.md §4/§8/§10.1: X1 40 FA dTLB, 48 FA iTLB, 2048 8-way L2; no "
+		.source = DOC "§4/§8/§10.1: X1 40 FA dTLB, 48 FA iTLB, 2048 8-way L2; no "
 			  "TLBIRANGE; BBM 0",
 	},
 };
