@@ -222,13 +222,18 @@ static void test_kernel_mm_in_user_calls(void **state)
 
 static void test_kernel(void **state)
 {
-	struct ptsim_mem_range bad = { 12345, SZ_4K };
+	struct ptsim_mem_range bad = { 12345, SZ_4K }, good = { 8 * SZ_1G, 64 * SZ_2M };
 	struct ptsim_kernel_config kc = { .ranges = &bad, .nr_ranges = 1 };
 	struct ptsim_mm *k2;
 	uint64_t a, b;
 
 	(void)state;
 	BAD(ptsim_kernel_boot(w.m, &kc, &k2));	/* misaligned range */
+	kc.ranges = &good;
+	kc.reserved[0] = 1;	/* room for later fields: must be zero */
+	BAD(ptsim_kernel_boot(w.m, &kc, &k2));
+	kc.reserved[0] = 0;
+	kc.ranges = &bad;
 	kc.nr_ranges = 0;
 	BAD(ptsim_kernel_boot(w.m, &kc, &k2));
 	BAD(ptsim_kernel_finalize_caps(w.k));	/* already final */

@@ -48,6 +48,8 @@ struct ptsim_cost {
 	double multiplier;	/* events cost multiplier x the class constant */
 	const char *source;	/* published fact, measurement, ESTIMATE, or "fitted on ROW" */
 	const char *fitted_on;	/* row id the class constant was fitted on, or NULL */
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[4];
 };
 
 /* Cost of one event on cpu for a granule (per-byte classes scale with the page size). */

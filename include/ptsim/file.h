@@ -23,6 +23,8 @@ PTSIM_API int ptsim_file_open(struct ptsim_machine *m, unsigned int file, unsign
 struct ptsim_ra_state {
 	uint64_t start, size, async_size;
 	unsigned int ra_pages, order, mmap_miss;
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[4];
 };
 /* The readahead state (file_ra_state) of open file fd. -EINVAL for an unknown fd. */
 PTSIM_API int ptsim_file_ra(const struct ptsim_machine *m, unsigned int fd, struct ptsim_ra_state *out);

@@ -34,6 +34,8 @@ struct ptsim_kernel_config {
 	bool debug_pagealloc;
 	bool kfence_late;			/* CONFIG_KFENCE, pool not initialised early */
 	bool secondary_lacks_bbml2;		/* an early secondary CPU is not BBML2-noabort */
+	/* Room for later fields: must be zero. */
+	uint64_t reserved[4];
 };
 
 /*

@@ -45,6 +45,8 @@ struct ptsim_geometry {
 	unsigned int max_dvm_ops;	/* MAX_DVM_OPS = PTRS_PER_PTE */
 	uint64_t max_tlbi_range_pages;	/* MAX_TLBI_RANGE_PAGES = 32 << 16 */
 	bool lpa2;			/* 52-bit VA on 4K/16K uses FEAT_LPA2 */
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[4];
 };
 
 /* Fill *out for a granule and VA width Linux supports; -EINVAL otherwise. */
@@ -77,6 +79,8 @@ struct ptsim_cpu_info {
 	bool coalesce_cont;	/* contiguous runs and blocks cached as one entry */
 	bool tlbirange, bbml2_noabort, hafdbs;
 	unsigned int bbm_level, asid_bits;
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[4];
 };
 
 /* What the model knows of a CPU: TLB geometry, BBM level, features, where it comes from. */

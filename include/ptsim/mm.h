@@ -82,6 +82,8 @@ struct ptsim_translation {
 	bool valid;		/* hardware valid (false: PROT_NONE-style present-invalid) */
 	bool user, read_only, pxn, uxn, cont, af, dirty, write;
 	unsigned int attrindx;
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[4];
 };
 /* -ENOENT when nothing is mapped at va; -EINVAL for a bad argument. */
 PTSIM_API int ptsim_translate(const struct ptsim_mm *mm, uint64_t va,
@@ -94,6 +96,8 @@ struct ptsim_folio_info {
 	bool anon_exclusive;	/* PageAnonExclusive of the page at va */
 	int mapcount;		/* PTE + PMD mappings of the whole folio */
 	uint64_t index;		/* folio->index (page offset for anon: va >> PAGE_SHIFT) */
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[4];
 };
 /* The folio mapped at va: order, mapcount, pins, exclusivity. -ENOENT when none is. */
 PTSIM_API int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va,

@@ -57,6 +57,7 @@ int ptsim_file_ra(const struct ptsim_machine *m, unsigned int fd, struct ptsim_r
 	const struct file_ra_state *ra;
 
 	VALIDATE(m && out && fd < m->nr_opens);
+	memset(out, 0, sizeof(*out));
 	ra = &m->opens[fd].ra;
 	out->start = ra->start;
 	out->size = ra->size;

@@ -358,6 +358,7 @@ int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va, struct ptsim_folio_
 	int err;
 
 	VALIDATE(out);
+	memset(out, 0, sizeof(*out));
 	err = ptsim_translate(mm, va, &tr);
 	if (err)
 		return err;

@@ -385,6 +385,7 @@ int ptsim_cost_get(enum ptsim_cpu cpu, enum ptsim_granule granule, enum ptsim_ev
 
 	VALIDATE(d && out && (unsigned int)ev < PTSIM_EV__COUNT);
 	VALIDATE(ptsim_geometry_get(granule, 48, &g) == 0);
+	memset(out, 0, sizeof(*out));
 	c = &profiles[cpu][event_class[ev].klass];
 	times = event_class[ev].times;
 	if (event_class[ev].per_kib)

@@ -123,6 +123,7 @@ int ptsim_cpu_info(enum ptsim_cpu cpu, struct ptsim_cpu_info *out)
 	const struct cpu_desc *d = cpu_desc_get(cpu);
 
 	VALIDATE(d && out);
+	memset(out, 0, sizeof(*out));
 	out->name = d->name;
 	out->model = d->model;
 	out->source = d->source;

@@ -266,6 +266,8 @@ static int validate_config(const struct ptsim_machine *m, const struct ptsim_ker
 	uint64_t prev_end = 0;
 
 	VALIDATE(cfg->ranges && cfg->nr_ranges && cfg->nr_ranges <= 4096);
+	for (size_t i = 0; i < sizeof(cfg->reserved) / sizeof(cfg->reserved[0]); i++)
+		VALIDATE(!cfg->reserved[i]);	/* room for later fields */
 	VALIDATE((unsigned int)cfg->rodata <= PTSIM_RODATA_OFF);
 	for (unsigned int i = 0; i < cfg->nr_ranges; i++) {
 		const struct ptsim_mem_range *r = &cfg->ranges[i];
