@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Named kernel features and the presets that combine them (DESIGN.md §1.4). */
+/* Named kernel features and the presets that combine them (doc/architecture.md). */
 #include "internal.h"
 
 #include <string.h>

@@ -2,7 +2,7 @@
 /*
  * Files, the page cache and the file fault path (models mm/filemap.c:
  * filemap_fault, do_sync_mmap_readahead, do_async_mmap_readahead,
- * filemap_map_pages; spec/uffd-move-exec-folio.md B1-B3, B5).
+ * filemap_map_pages; see doc/exec-folios.md).
  */
 #include "filemap.h"
 #include "asm/pgtable.h"

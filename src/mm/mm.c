@@ -156,7 +156,7 @@ int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out)
 	return 0;
 }
 
-/* vm_get_page_prot: arm64 protection_map (spec §2.5); private writable is COW (read-only). */
+/* vm_get_page_prot: arm64 protection_map; private writable is COW (read-only). */
 pte_t vm_get_page_prot(unsigned int vm_flags)
 {
 	bool r = vm_flags & VM_READ, w = vm_flags & VM_WRITE, x = vm_flags & VM_EXEC;

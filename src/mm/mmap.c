@@ -2,7 +2,7 @@
 /*
  * File mappings, the unmapped-area search and ASLR (models mm/mmap.c
  * arch_get_unmapped_area_topdown, mm/huge_memory.c thp_get_unmapped_area,
- * mm/util.c arch_mmap_rnd / mmap_base; spec/uffd-move-exec-folio.md B1, B3).
+ * mm/util.c arch_mmap_rnd / mmap_base; see doc/exec-folios.md).
  */
 #include "filemap.h"
 #include "prng.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* mmu_gather range accumulation and the deferred flush (spec/mprotect-contpte.md §4.5). */
+/* mmu_gather range accumulation and the deferred flush (see doc/mprotect.md). */
 #include "mmu_gather.h"
 #include "asm/tlbflush.h"
 

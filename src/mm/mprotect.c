@@ -3,7 +3,7 @@
  * mprotect on the model (models mm/mprotect.c): do_mprotect_pkey ->
  * mprotect_fixup -> change_protection -> change_pmd_range -> change_pte_range.
  * change_pte_range exists once and branches on PTSIM_FEAT_MPROTECT_PTE_BATCHING
- * where v6.16 and v6.17 differ (spec/mprotect-contpte.md §4-§5).
+ * where v6.16 and v6.17 differ (doc/mprotect.md).
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Readahead into the page cache (models mm/readahead.c: page_cache_ra_order,
- * do_page_cache_ra, read_pages; spec/uffd-move-exec-folio.md B2 step 5).
+ * do_page_cache_ra, read_pages; see doc/exec-folios.md).
  */
 #include "filemap.h"
 

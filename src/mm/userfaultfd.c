@@ -5,7 +5,7 @@
  * One function per kernel function; the batched variant of v6 ("opportunistic
  * TLB-flush batching for present pages in MOVE") branches on
  * PTSIM_FEAT_UFFD_MOVE_BATCHING where the code differs
- * (spec/uffd-move-exec-folio.md Part A).
+ * (doc/uffd-move.md).
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The break-before-make checker (Arm ARM D8.17; spec/linear-map-bbml2.md §1.3).
+ * The break-before-make checker (Arm ARM D8.17; doc/tlb-and-bbm.md).
  * Every software descriptor store is classified. A live valid entry may be
  * changed in place only when the change is permission-only (or allowed by the
  * CPU's BBM level: size and contiguous-bit changes); otherwise the old entry

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * CPU descriptions: the architectural capabilities the algorithms branch on
- * and the TLB geometry the TLB model uses. Values are from spec/doc/cpu-profiles.md §8
+ * and the TLB geometry the TLB model uses. Values are from doc/cpu-profiles.md §8
  * (cross-CPU summary) and §10.1 (suggested defaults, marked ESTIMATE there).
  */
 #include "internal.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Transparent contiguous-PTE management (models arch/arm64/mm/contpte.c;
- * behaviour and counts from spec/mprotect-contpte.md §3.1-§3.7).
+ * behaviour and counts in doc/mprotect.md).
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
@@ -49,7 +49,7 @@ void contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t p
 /*
  * contpte_convert: clear the whole block (gathering access/dirty), flush it
  * unless the CPU is BBML2-noabort and the v6.17 elision is in, then rewrite
- * every entry from pte (spec §3.2).
+ * every entry from pte.
  */
 static void contpte_convert(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Granule geometry computed the way pgtable-hwdef.h does (spec/mprotect-contpte.md §1):
+ * Granule geometry computed the way pgtable-hwdef.h does (Arm ARM D8.2):
  * levels = (VA_BITS - 4) / (PAGE_SHIFT - 3), level n maps (PAGE_SHIFT - 3)(4 - n) + 3 bits.
  */
 #include "internal.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The kernel linear map (models arch/arm64/mm/mmu.c, v6.18 with the block
- * mapping and repaint series; spec/linear-map-bbml2.md §2, §3, §5): painting
+ * mapping and repaint series; doc/linear-map.md): painting
  * by map_mem / __create_pgd_mapping, the decision helpers, the
  * split_kernel_leaf_mapping primitive and linear_map_split_to_ptes.
  */
@@ -434,7 +434,7 @@ static void split_cont(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 				pte_mknoncont(t->desc[first + i]));
 }
 
-/* split_kernel_leaf_mapping_locked: make addr a leaf boundary, top-down (spec §3.2). */
+/* split_kernel_leaf_mapping_locked: make addr a leaf boundary, top-down. */
 static int split_kernel_leaf_mapping_locked(struct ptsim_mm *kmm, uint64_t addr)
 {
 	const struct ptsim_geometry *g = &kmm->m->geo;
@@ -471,7 +471,7 @@ static int split_kernel_leaf_mapping_locked(struct ptsim_mm *kmm, uint64_t addr)
 	return 0;
 }
 
-/* split_kernel_leaf_mapping(start, end) with its entry checks (spec §3.1). */
+/* split_kernel_leaf_mapping(start, end) with its entry checks. */
 int split_kernel_leaf_mapping(struct ptsim_mm *kmm, uint64_t start, uint64_t end)
 {
 	const struct ptsim_geometry *g = &kmm->m->geo;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Permission changes over a range of the kernel linear map (models
- * arch/arm64/mm/pageattr.c, v6.18; spec/linear-map-bbml2.md §4):
+ * arch/arm64/mm/pageattr.c, v6.18; doc/linear-map.md):
  * update_range_prot splits the two boundaries, rewrites each leaf once (a
  * partly covered block is a WARN and -EINVAL), and __change_memory_common
  * flushes the range unless pages only become valid.

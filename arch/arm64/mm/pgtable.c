@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Descriptor accessors and the contpte-aware PTE wrappers of
- * arch/arm64/include/asm/pgtable.h (spec/mprotect-contpte.md §3.1). Every
+ * arch/arm64/include/asm/pgtable.h (doc/mprotect.md). Every
  * descriptor access in the model goes through read_desc/set_desc/xchg_desc,
  * which count it and show each store to the break-before-make checker.
  */
@@ -160,7 +160,7 @@ pte_t ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
 			      int full)
 {
-	(void)full;	/* arm64 ignores it (spec §3.6) */
+	(void)full;	/* arm64 ignores it (contpte_clear_full_ptes) */
 	if (nr == 1) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
 		return __get_and_clear_full_ptes(mm, addr, ptep, 1);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arm64 stage-1 descriptor bits (Arm ARM D8.3) with the software bits Linux
- * puts in them (spec/mprotect-contpte.md §2). Models pgtable-hwdef.h and
+ * puts in them (Arm ARM D8.3). Models pgtable-hwdef.h and
  * pgtable-prot.h. Physical addresses are below 2^48 in this model, so the
  * output address is bits [47:PAGE_SHIFT] for every granule.
  */

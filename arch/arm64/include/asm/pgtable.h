@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The arm64 PTE layer as core mm sees it (models arch/arm64/include/asm/pgtable.h):
- * descriptor predicates and bit helpers with the v6.17 semantics of
- * spec/mprotect-contpte.md §2, and the contpte-aware accessors of §3.
+ * descriptor predicates and bit helpers with the semantics of the v6.17
+ * kernel, and the contpte-aware accessors (doc/mprotect.md).
  */
 #ifndef PTSIM_ASM_PGTABLE_H
 #define PTSIM_ASM_PGTABLE_H

@@ -30,7 +30,7 @@ void dsb_ishst(struct ptsim_machine *m);
 void dsb_ish(struct ptsim_machine *m);
 void isb(struct ptsim_machine *m);
 
-/* Block-style range flush (v6.17 __flush_tlb_range, spec §3.9). */
+/* Block-style range flush (v6.17 __flush_tlb_range). */
 void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
 		       bool last_level, int tlb_level);
 /*
