@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* contpte fold/unfold/gather/set counts (spec/mprotect-contpte.md §3). */
+/* contpte fold/unfold/gather/set counts. */
 #include "helpers.h"
 
 #define VA UINT64_C(0x40000000)

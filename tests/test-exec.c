@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Exec folios: readahead order, mmap_miss, fault-around, alignment, ASLR, iTLB (spec Part B). */
+/* Exec folios: readahead order, mmap_miss, fault-around, alignment, ASLR, iTLB (doc/exec-folios.md). */
 #include "helpers.h"
 #include "filemap.h"
 

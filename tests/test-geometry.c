@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Granule geometry against spec/mprotect-contpte.md §1. */
+/* Granule geometry against the Arm ARM (D8.2) and pgtable-hwdef.h. */
 #include "helpers.h"
 
 static void check(enum ptsim_granule gr, unsigned int va, unsigned int levels, int start,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The kernel linear map: painting, the split primitive, set_memory, the repaint (spec/linear-map-bbml2.md). */
+/* The kernel linear map: painting, the split primitive, set_memory, the repaint (doc/linear-map.md). */
 #include "helpers.h"
 #include "asm/kernel_map.h"
 
@@ -94,7 +94,7 @@ static void expect_split(uint64_t start, uint64_t size, uint64_t off, uint64_t a
 	ptsim_machine_destroy(f.m);
 }
 
-/* Spec §3.5, 4K rows. */
+/* Descriptor writes per split, 4K (doc/linear-map.md). */
 static void test_split_counts_4k(void **state)
 {
 	(void)state;
@@ -211,7 +211,7 @@ static void test_stale_entries_coexist(void **state)
 	}
 }
 
-/* Spec §5.3: the repaint of an all-PUD linear map costs, per GiB, 513 tables and 263,169 writes. */
+/* The repaint of an all-PUD linear map costs, per GiB, 513 tables and 263,169 writes. */
 static void test_repaint_counts(void **state)
 {
 	struct kfx f = boot(PTSIM_GRANULE_4K, PTSIM_CPU_AMPEREONE, GIB, 4 * GIB, false, true);
@@ -241,7 +241,7 @@ static void test_repaint_counts(void **state)
 	ptsim_machine_destroy(f.m);
 }
 
-/* Spec §6.1: page-table memory for 256 GiB, PTE-mapped vs block-mapped. */
+/* Page-table memory for 256 GiB, PTE-mapped vs block-mapped. */
 static void test_pgtable_memory_256g(void **state)
 {
 	const enum ptsim_granule grs[] = { PTSIM_GRANULE_4K, PTSIM_GRANULE_16K, PTSIM_GRANULE_64K };

@@ -10,7 +10,7 @@
 
 static const char *golden_dir;
 
-/* T1: PMD THPs then PTE-mapped; T2: 64K mTHP; T3: order-0 (spec §6 benchmark states). */
+/* T1: PMD THPs then PTE-mapped; T2: 64K mTHP; T3: order-0 (the states of doc/workloads.md §mprotect). */
 enum tstate { T1_PMD, T1, T2, T3 };
 
 static struct ptsim_mm *populate_state(struct ptsim_machine *m, enum tstate t)

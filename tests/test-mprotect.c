@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* mprotect before and after PTE batching: the counts of spec/mprotect-contpte.md §4-§5. */
+/* mprotect before and after PTE batching: the counts of doc/mprotect.md. */
 #include "helpers.h"
 
 #define VA SZ_1G
@@ -105,7 +105,7 @@ static void test_t3_per_16(void **state)
 			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 16 * 32);
 			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 0);
 			assert_int_equal(st.ev[PTSIM_EV_TLBI_RANGE], 1);
-			/* RO gained a folio lookup per PTE with batching (spec §5.5) */
+			/* RO gained a folio lookup per PTE with batching */
 			if (prot == RO)
 				assert_int_equal(st.ev[PTSIM_EV_FOLIO_LOOKUP] >= 512, batching);
 		}
@@ -113,7 +113,7 @@ static void test_t3_per_16(void **state)
 	ptsim_machine_destroy(s.m);
 }
 
-/* Totals per 1 GiB call (spec §4.6, §5.4) and the final flush with and without TLBIRANGE. */
+/* Totals per 1 GiB call and the final flush with and without TLBIRANGE. */
 static void test_totals_1g(void **state)
 {
 	const uint64_t G = SZ_1G;
@@ -227,7 +227,7 @@ static void test_write_upgrade_and_vmas(void **state)
 	}
 }
 
-/* A partial range inside a contpte block unfolds that edge block (spec §7.3). */
+/* A partial range inside a contpte block unfolds that edge block. */
 static void test_partial_block(void **state)
 {
 	struct setup s = make(PTSIM_GRANULE_4K, PTSIM_CPU_APPLE_M3, T2, SZ_2M, 4);

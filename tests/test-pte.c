@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Descriptor helper semantics (spec/mprotect-contpte.md §2). */
+/* Descriptor helper semantics. */
 #include "helpers.h"
 
 static const struct ptsim_geometry *geo4k(void)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* __flush_tlb_range decomposition: every worked case of spec/mprotect-contpte.md §3.9. */
+/* __flush_tlb_range decomposition: worked cases by page count, stride and CPU. */
 #include "helpers.h"
 #include "mmu_gather.h"
 

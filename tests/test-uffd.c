@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* UFFDIO_MOVE before and after TLB-flush batching (spec/uffd-move-exec-folio.md A2, A3). */
+/* UFFDIO_MOVE before and after TLB-flush batching (doc/uffd-move.md). */
 #include "helpers.h"
 
 #define SRC SZ_1G
@@ -45,7 +45,7 @@ static struct ptsim_stats last(struct fx *f)
 	return s;
 }
 
-/* Spec A2 per page, plus arm64's set_pte_at read (mprotect spec §3.1): 7 R. */
+/* Per page, arm64's set_pte_at read included: 7 R (doc/uffd-move.md). */
 static void test_baseline_per_page(void **state)
 {
 	(void)state;
@@ -81,7 +81,7 @@ static void test_baseline_per_page(void **state)
 	}
 }
 
-/* Spec A3: a batch of k: the first page as the baseline, then 3 R (+1 set) per page, one flush. */
+/* A batch of k: the first page as the baseline, then 3 R (+1 set) per page, one flush. */
 static void test_batched_counts(void **state)
 {
 	struct fx f = setup(PTSIM_GRANULE_4K, true, SRC, DST, SZ_64K, 0);
