@@ -20,6 +20,7 @@ struct page_pool {
 };
 
 void page_pool_init(struct page_pool *p, size_t page);
+/* A page-aligned, zeroed page; NULL when the host has no memory. */
 void *page_pool_get(struct page_pool *p);
 void page_pool_put(struct page_pool *p, void *page);
 void page_pool_destroy(struct page_pool *p);

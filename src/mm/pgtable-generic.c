@@ -37,7 +37,6 @@ static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t p
 		free(t);
 		return NULL;
 	}
-	memset(t->desc, 0, g->page_size);
 	return t;
 }
 
