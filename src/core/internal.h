@@ -298,6 +298,13 @@ static inline bool feature(const struct ptsim_machine *m, enum ptsim_feature f)
 
 /* ---- allocation with fault injection and undo (src/core/machine.c) ---- */
 bool alloc_should_fail(struct ptsim_machine *m);
+/* Host bytes the model may still spend under cfg.host_memory_limit (UINT64_MAX: no limit). */
+static inline uint64_t host_room(const struct ptsim_machine *m)
+{
+	uint64_t limit = m->cfg.host_memory_limit;
+
+	return !limit ? UINT64_MAX : limit - MIN(m->host_bytes, limit);
+}
 /* Host memory the model spends: -ENOMEM past cfg.host_memory_limit, nothing charged then. */
 int host_charge(struct ptsim_machine *m, uint64_t bytes);
 void host_uncharge(struct ptsim_machine *m, uint64_t bytes);

@@ -261,9 +261,7 @@ int ptsim_phys_free_bytes(const struct ptsim_machine *m, uint64_t *out)
 
 int host_charge(struct ptsim_machine *m, uint64_t bytes)
 {
-	uint64_t limit = m->cfg.host_memory_limit;
-
-	if (limit && (bytes > limit || m->host_bytes > limit - bytes))
+	if (bytes > host_room(m))
 		return -ENOMEM;
 	m->host_bytes += bytes;
 	return 0;

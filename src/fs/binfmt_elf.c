@@ -84,10 +84,6 @@ int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_
 				    ((ph[i].p_flags & PF_W) ? PTSIM_PROT_WRITE : 0) |
 				    ((ph[i].p_flags & PF_X) ? PTSIM_PROT_EXEC : 0);
 
-		if (!addr) {
-			err = -EINVAL;	/* the alignment pushed the bias to 0: below mmap_min_addr */
-			break;
-		}
 		/* elf_map: the file-backed part */
 		if (size) {
 			err = ptsim_mmap_file(mm, addr, size, prot, fd,

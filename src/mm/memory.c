@@ -164,9 +164,7 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 		return -EFAULT;	/* PROT_NONE: the fault would be a SIGSEGV */
 	nr = len / size;
 	/* a populate that cannot fit the host-memory limit fails before it allocates anything */
-	if (m->cfg.host_memory_limit &&
-	    nr * (sizeof(*pf) + (write ? folio_host_bytes(order) : 0)) >
-		    m->cfg.host_memory_limit - MIN(m->host_bytes, m->cfg.host_memory_limit))
+	if (nr * (sizeof(*pf) + (write ? folio_host_bytes(order) : 0)) > host_room(m))
 		return -ENOMEM;
 	pf = malloc(nr * sizeof(*pf));
 	if (!pf)

@@ -252,10 +252,8 @@ static int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out)
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t align = len >= g->pmd_size ? g->pmd_size : g->page_size;
 	uint64_t limit = UINT64_C(1) << g->va_bits;
-	uint64_t base = ALIGN_UP64(MIN(UINT64_C(1) << 32, limit / 4), align);
-	/* nothing fits below the end of the gapless run: start the search there */
-	uint64_t addr = ALIGN_UP64(MAX(base, covered_from(mm, MIN(UINT64_C(1) << 32, limit / 4))),
-				   align);
+	/* nothing fits below the end of the gapless run from the floor: start the search there */
+	uint64_t addr = ALIGN_UP64(covered_from(mm, MIN(UINT64_C(1) << 32, limit / 4)), align);
 
 	for (size_t i = vma_index_after(mm, addr); addr + len <= limit; i++) {
 		if (i == mm->nr_vmas || mm->vmas[i].start >= addr + len) {

@@ -190,6 +190,12 @@ static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct 
 	a->shifts |= UINT64_C(1) << n->shift;
 }
 
+/* The L1 array an access of this kind looks in: the iTLB for fetches, the dTLB otherwise. */
+static struct tlb_array *l1_of(struct cpu_tlb *ct, enum ptsim_access_kind kind)
+{
+	return &ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D];
+}
+
 /* Does the entry overlap [start, end) and belong to asid (or any, for all-ASID ops)? */
 static bool entry_in(const struct tlb_entry *e, uint64_t start, uint64_t end, bool any_asid,
 		     unsigned int asid)
@@ -373,7 +379,7 @@ static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct
 		count(m, PTSIM_EV_HW_DIRTY_UPDATE, 1);
 	}
 	e = make_entry(m, as, key, &w);
-	array_insert(m->tlb, &ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D], &e);
+	array_insert(m->tlb, l1_of(ct, kind), &e);
 	array_insert(m->tlb, &ct->arr[PTSIM_TLB_L2], &e);
 	*out = e;
 	return PTSIM_FAULT_NONE;
@@ -393,7 +399,7 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 				 uint64_t va, enum ptsim_access_kind kind)
 {
 	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
-	struct tlb_array *l1 = &ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D];
+	struct tlb_array *l1 = l1_of(ct, kind);
 	struct tlb_entry *e, filled;
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
 	uint64_t key = tlb_key(m, va);
@@ -454,7 +460,7 @@ uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, un
 		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads)
 {
 	const struct ptsim_geometry *g = &m->geo;
-	const struct cpu_tlb *ct = &m->tlb->cpu[cpu];
+	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
 	uint64_t key = tlb_key(m, va), size, run_end;
 	struct walk_result w = hw_walk(m, as, key);
 	int level = g->start_level + (int)w.reads - 1;
@@ -466,8 +472,7 @@ uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, un
 	run_end = ALIGN_DOWN64(va, size) + size;
 	if (run_end <= va || run_end > end)
 		run_end = end;
-	if (array_overlaps(&ct->arr[kind == PTSIM_ACCESS_EXEC ? PTSIM_TLB_L1I : PTSIM_TLB_L1D], key,
-			   key + (run_end - va), as->asid) ||
+	if (array_overlaps(l1_of(ct, kind), key, key + (run_end - va), as->asid) ||
 	    array_overlaps(&ct->arr[PTSIM_TLB_L2], key, key + (run_end - va), as->asid))
 		return 0;
 	*reads = w.reads;
