@@ -28,6 +28,10 @@ enum ptsim_func {
 	PTSIM_FN_PTEP_CLEAR_FLUSH,
 	PTSIM_FN_VM_NORMAL_FOLIO,
 	PTSIM_FN_FLUSH_TLB_RANGE,	/* the batched MOVE's one flush per batch */
+	PTSIM_FN_ZAP_PTE_RANGE,		/* munmap, exit, MADV_DONTNEED: one PTE table's teardown */
+	PTSIM_FN_FREE_PGTABLES,
+	PTSIM_FN_COPY_PTE_RANGE,	/* fork: one PTE table copied */
+	PTSIM_FN_DO_WP_PAGE,		/* write faults on write-protected entries (COW) */
 	PTSIM_FN__COUNT
 };
 

@@ -35,7 +35,15 @@ PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file
 #define PTSIM_MADV_NORMAL	0
 #define PTSIM_MADV_RANDOM	1
 #define PTSIM_MADV_SEQUENTIAL	2
+#define PTSIM_MADV_DONTNEED	4
+#define PTSIM_MADV_FREE		8
+#define PTSIM_MADV_DONTFORK	10
+#define PTSIM_MADV_DOFORK	11
 #define PTSIM_MADV_HUGEPAGE	14
+#define PTSIM_MADV_NOHUGEPAGE	15
+#define PTSIM_MADV_WIPEONFORK	18
+#define PTSIM_MADV_KEEPONFORK	19
+#define PTSIM_MADV_COLD		20
 
 /*
  * mmap of an open file at page offset `pgoff` (bytes / PAGE_SIZE). addr 0:

@@ -113,6 +113,26 @@ enum ptsim_feature {
 	 * Never set by presets.
 	 */
 	PTSIM_FEAT_UFFD_MOVE_ERR_RESET,
+	/*
+	 * The v6.9 PTE-batching series under contpte (doc/mm-lifecycle.md). They
+	 * predate the series above, so "baseline" has them; presets "v6.8" and
+	 * "v6.9-midpoint" take them away again.
+	 */
+	PTSIM_FEAT_FORK_PTE_BATCHING,		/* "mm/memory: optimize fork() with PTE-mapped THP" */
+	PTSIM_FEAT_ZAP_PTE_BATCHING,		/* "mm/memory: optimize unmap/zap with PTE-mapped THP" */
+	PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER,	/* arm64 wrprotect_ptes() batch API */
+	PTSIM_FEAT_CONTPTE_CLEAR_HELPERS,	/* arm64 [get_and_]clear_full_ptes() batch APIs */
+	PTSIM_FEAT_PTE_BATCH_HINT,		/* pte_batch_hint(): skip the rest of a cont block */
+	PTSIM_FEAT_CONTPTE_AUTOFOLD,		/* "arm64/mm: automatically fold contpte mappings" */
+	PTSIM_FEAT_MADV_FREE_PTE_BATCHING,	/* "mm/madvise: optimize lazyfreeing with mTHP" (v6.10) */
+	PTSIM_FEAT_CONTPTE_CLEAR_YOUNG_DIRTY,	/* arm64 clear_young_dirty_ptes() override (v6.10) */
+	PTSIM_FEAT_MREMAP_PTE_BATCHING,		/* "Optimize mremap() for large folios" (v6.17) */
+	PTSIM_FEAT_MREMAP_BATCH_RESPECT_WRITE,	/* "mm/mremap: honour writable bit ..." (v6.18) */
+	PTSIM_FEAT_FINISH_FAULT_WHOLE_FOLIO,	/* "mm/fault: try to map the entire file folio ..." (v6.18) */
+	PTSIM_FEAT_FAULTAROUND_WHOLE_FOLIO,	/* "mm/filemap: map entire large folio faultaround" (v6.18) */
+	PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH,	/* "arm64/mm: Elide TLB flush in certain pte ..." (v6.19) */
+	/* "arm64: mm: Handle invalid large leaf mappings correctly" (2026) */
+	PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX,
 	PTSIM_FEAT__COUNT
 };
 
@@ -132,7 +152,7 @@ struct ptsim_machine_config {
 	enum ptsim_cpu cpu;
 	bool kpti;			/* arm64_kernel_unmapped_at_el0(): every user TLBI twice */
 	bool repeat_tlbi;		/* ARM64_WORKAROUND_REPEAT_TLBI: TLBI; DSB ISH; TLBI */
-	const char *preset;		/* "baseline" (default) or "patched" */
+	const char *preset;		/* a preset of ptsim_feature_preset; NULL: "baseline" */
 	/*
 	 * Host memory the model may spend on what grows with the simulated
 	 * memory in use (table pages and folio metadata), in bytes; 0: no limit.
@@ -169,9 +189,13 @@ PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_ma
 PTSIM_API int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry *out);
 
 /*
- * Switch one kernel feature of m on or off, read it, or apply a preset
- * ("baseline": the older kernel, "patched": every modelled change; -EINVAL
- * for another name). Features are machine-wide, as a kernel's are.
+ * Switch one kernel feature of m on or off, read it, or apply a preset.
+ * Presets: "baseline" (v6.16: the kernel before the series the reproduce rows
+ * measure), "patched" (every modelled change), a release "v6.8", "v6.9",
+ * "v6.10", "v6.16" ... "v6.19" (every merged feature up to it), and
+ * "v6.9-midpoint" (the v6.9 merge window after the core-mm batching, before
+ * the arm64 batch helpers). Behaviour switches are never set by a preset.
+ * -EINVAL for another name. Features are machine-wide, as a kernel's are.
  */
 PTSIM_API int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on);
 PTSIM_API int ptsim_feature_get(const struct ptsim_machine *m, enum ptsim_feature feat,

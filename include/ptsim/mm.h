@@ -72,6 +72,28 @@ PTSIM_API int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
  */
 PTSIM_API int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
 
+/*
+ * munmap (do_vmi_munmap): the VMAs of [addr, addr+len) go; VMAs the range
+ * cuts are split first (a PMD THP an edge cuts is split to PTEs). Every
+ * mapping is zapped (zap_pte_range, batched per folio with
+ * "zap_pte_batching"), the tables no other VMA shares are freed, and the
+ * mmu_gather flushes: at every VMA's end, when its page batches fill, and
+ * for the freed tables. len is rounded up to pages; nothing mapped there is
+ * not an error. -EINVAL for an unaligned addr, len 0 or a range past the
+ * address space; -ENOMEM when host memory runs out (nothing changed).
+ */
+PTSIM_API int ptsim_munmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
+
+/*
+ * The address-space teardown of process exit (exit_mmap): every VMA is
+ * zapped with a full-mm gather, which on arm64 issues no last-level TLBI
+ * (the ASID is not reused before a rollover flushes it), then every table
+ * below the PGD is freed and one ASID flush covers the walk caches. Counted
+ * like any operation; the mm is left empty and ptsim_mm_destroy frees it
+ * (destroying without an exit counts nothing).
+ */
+PTSIM_API int ptsim_mm_exit(struct ptsim_mm *mm);
+
 /* A software walk of the tables (counts nothing). */
 struct ptsim_translation {
 	uint64_t va_base;	/* start of the leaf mapping */

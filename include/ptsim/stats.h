@@ -98,6 +98,13 @@ enum ptsim_event {
 	PTSIM_EV_IO_KIB,		/* KiB read from storage */
 	PTSIM_EV_MAP_PAGES,		/* pages mapped by filemap_map_pages (fault-around) */
 	PTSIM_EV_EXEC_CALL,		/* calls into a stub (cold instruction line) */
+	PTSIM_EV_TLB_BATCH_SLOT,	/* mmu_gather page-batch slots used (encoded_pages[]) */
+	PTSIM_EV_TLB_BATCH_ALLOC,	/* mmu_gather page batches allocated (tlb_next_batch) */
+	PTSIM_EV_TLB_FLUSH_MMU,		/* tlb_flush_mmu_free passes: batched pages and tables freed */
+	PTSIM_EV_RMAP_REMOVE,		/* folio_remove_rmap_pte(s)/_pmd calls */
+	PTSIM_EV_RMAP_DUP,		/* folio_try_dup_anon_rmap / folio_dup_file_rmap calls (fork) */
+	PTSIM_EV_PAGE_COPY,		/* pages copied (COW, pinned pages at fork) */
+	PTSIM_EV_MLOCK_FOLIO,		/* mlock_folio / munlock_folio calls */
 	PTSIM_EV__COUNT
 };
 

@@ -4,32 +4,68 @@
 
 #include <string.h>
 
-static const char *const feature_names[PTSIM_FEAT__COUNT] = {
-	[PTSIM_FEAT_MPROTECT_PTE_BATCHING] = "mprotect_pte_batching",
-	[PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT] = "contpte_get_early_exit",
-	[PTSIM_FEAT_CONTPTE_BBML2_ELISION] = "contpte_bbml2_elision",
-	[PTSIM_FEAT_UFFD_MOVE_BATCHING] = "uffd_move_batching",
-	[PTSIM_FEAT_LINEAR_MAP_BLOCKS] = "linear_map_blocks",
-	[PTSIM_FEAT_EXEC_CONTPTE_ORDER] = "exec_contpte_order",
-	[PTSIM_FEAT_EXEC_MMAP_MISS_BYPASS] = "exec_mmap_miss_bypass",
-	[PTSIM_FEAT_ELF_CONTPTE_ALIGN] = "elf_contpte_align",
-	[PTSIM_FEAT_UNMAPPED_AREA_CONTPTE] = "unmapped_area_contpte",
-	[PTSIM_FEAT_MMAP_MISS_RA_HITS_ONLY] = "mmap_miss_ra_hits_only",
-	[PTSIM_FEAT_UFFD_MOVE_ERR_RESET] = "uffd_move_err_reset",
+/*
+ * Name and release of each feature. The release is major * 100 + minor, times
+ * ten (v6.17 = 6170); 6085 is the v6.9 merge window between the core-mm
+ * batching and the arm64 helpers; UNMERGED is a posted series ("patched" only);
+ * NEVER a behaviour switch no preset sets.
+ */
+#define UNMERGED 99990u
+#define NEVER 0u
+
+static const struct {
+	const char *name;
+	unsigned int release;
+} features[PTSIM_FEAT__COUNT] = {
+	[PTSIM_FEAT_MPROTECT_PTE_BATCHING] = { "mprotect_pte_batching", 6170 },
+	[PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT] = { "contpte_get_early_exit", 6170 },
+	[PTSIM_FEAT_CONTPTE_BBML2_ELISION] = { "contpte_bbml2_elision", 6170 },
+	[PTSIM_FEAT_UFFD_MOVE_BATCHING] = { "uffd_move_batching", UNMERGED },
+	[PTSIM_FEAT_LINEAR_MAP_BLOCKS] = { "linear_map_blocks", 6180 },
+	[PTSIM_FEAT_EXEC_CONTPTE_ORDER] = { "exec_contpte_order", UNMERGED },
+	[PTSIM_FEAT_EXEC_MMAP_MISS_BYPASS] = { "exec_mmap_miss_bypass", UNMERGED },
+	[PTSIM_FEAT_ELF_CONTPTE_ALIGN] = { "elf_contpte_align", UNMERGED },
+	[PTSIM_FEAT_UNMAPPED_AREA_CONTPTE] = { "unmapped_area_contpte", UNMERGED },
+	[PTSIM_FEAT_MMAP_MISS_RA_HITS_ONLY] = { "mmap_miss_ra_hits_only", NEVER },
+	[PTSIM_FEAT_UFFD_MOVE_ERR_RESET] = { "uffd_move_err_reset", NEVER },
+	[PTSIM_FEAT_FORK_PTE_BATCHING] = { "fork_pte_batching", 6085 },
+	[PTSIM_FEAT_ZAP_PTE_BATCHING] = { "zap_pte_batching", 6085 },
+	[PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER] = { "contpte_wrprotect_helper", 6090 },
+	[PTSIM_FEAT_CONTPTE_CLEAR_HELPERS] = { "contpte_clear_helpers", 6090 },
+	[PTSIM_FEAT_PTE_BATCH_HINT] = { "pte_batch_hint", 6090 },
+	[PTSIM_FEAT_CONTPTE_AUTOFOLD] = { "contpte_autofold", 6090 },
+	[PTSIM_FEAT_MADV_FREE_PTE_BATCHING] = { "madv_free_pte_batching", 6100 },
+	[PTSIM_FEAT_CONTPTE_CLEAR_YOUNG_DIRTY] = { "contpte_clear_young_dirty", 6100 },
+	[PTSIM_FEAT_MREMAP_PTE_BATCHING] = { "mremap_pte_batching", 6170 },
+	[PTSIM_FEAT_MREMAP_BATCH_RESPECT_WRITE] = { "mremap_batch_respect_write", 6180 },
+	[PTSIM_FEAT_FINISH_FAULT_WHOLE_FOLIO] = { "finish_fault_whole_folio", 6180 },
+	[PTSIM_FEAT_FAULTAROUND_WHOLE_FOLIO] = { "faultaround_whole_folio", 6180 },
+	[PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH] = { "arm64_pte_needs_flush", 6190 },
+	[PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX] = { "linear_map_invalid_leaf_fix", UNMERGED },
+};
+
+/* Presets: each turns on the features released up to its release. */
+static const struct {
+	const char *name;
+	unsigned int release;
+} presets[] = {
+	{ "baseline", 6160 }, { "patched", UNMERGED }, { "v6.8", 6080 }, { "v6.9-midpoint", 6085 },
+	{ "v6.9", 6090 }, { "v6.10", 6100 }, { "v6.16", 6160 }, { "v6.17", 6170 },
+	{ "v6.18", 6180 }, { "v6.19", 6190 },
 };
 
 const char *ptsim_feature_name(enum ptsim_feature feat)
 {
 	if ((unsigned int)feat >= PTSIM_FEAT__COUNT)
 		return NULL;
-	return feature_names[feat];
+	return features[feat].name;
 }
 
 int ptsim_feature_lookup(const char *name, enum ptsim_feature *out)
 {
 	VALIDATE(name && out);
 	for (unsigned int f = 0; f < PTSIM_FEAT__COUNT; f++) {
-		if (!strcmp(name, feature_names[f])) {
+		if (!strcmp(name, features[f].name)) {
 			*out = (enum ptsim_feature)f;
 			return 0;
 		}
@@ -37,20 +73,20 @@ int ptsim_feature_lookup(const char *name, enum ptsim_feature *out)
 	return -EINVAL;
 }
 
-/* "baseline": the kernel before every modelled series; "patched": all of them (v6.17+). */
-int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT])
+/* The feature set of a preset (NULL: "baseline"). */
+int features_from_preset(const char *preset, bool on[PTSIM_FEAT__COUNT])
 {
-	bool on;
+	unsigned int release = 0;
 
-	if (!preset || !strcmp(preset, "baseline"))
-		on = false;
-	else if (!strcmp(preset, "patched"))
-		on = true;
-	else
+	if (!preset)
+		preset = "baseline";
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (!strcmp(preset, presets[i].name))
+			release = presets[i].release;
+	if (!release)
 		return -EINVAL;
 	for (unsigned int f = 0; f < PTSIM_FEAT__COUNT; f++)
-		features[f] = on && f != PTSIM_FEAT_UFFD_MOVE_ERR_RESET &&
-			      f != PTSIM_FEAT_MMAP_MISS_RA_HITS_ONLY;
+		on[f] = features[f].release != NEVER && features[f].release <= release;
 	return 0;
 }
 

@@ -108,6 +108,10 @@ struct pt_table {
 #define VM_SEQ_READ	0x200u
 #define VM_RAND_READ	0x400u
 #define VM_HUGEPAGE	0x800u
+#define VM_NOHUGEPAGE	0x1000u
+#define VM_DONTCOPY	0x2000u	/* MADV_DONTFORK: fork skips the VMA */
+#define VM_WIPEONFORK	0x4000u	/* MADV_WIPEONFORK: the child gets it empty */
+#define VM_LOCKED	0x8000u
 
 /* ---- files and the page cache (src/mm/filemap.c) ---- */
 struct file_ra_state {
@@ -263,6 +267,8 @@ static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t 
 	for (unsigned int i = 0; i < m->fn_depth; i++)
 		m->fn_op[m->fn_stack[i]].ev[ev] += n;
 }
+
+_Static_assert(PTSIM_FN__COUNT <= 32, "fn_touched has a bit per function");
 
 /* Attribute the events until fn_exit to fn (and to the functions already entered). */
 static inline void fn_enter(struct ptsim_machine *m, enum ptsim_func fn)

@@ -110,6 +110,13 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_IO_KIB] = "io_kib",
 	[PTSIM_EV_MAP_PAGES] = "map_pages",
 	[PTSIM_EV_EXEC_CALL] = "exec_call",
+	[PTSIM_EV_TLB_BATCH_SLOT] = "tlb_batch_slot",
+	[PTSIM_EV_TLB_BATCH_ALLOC] = "tlb_batch_alloc",
+	[PTSIM_EV_TLB_FLUSH_MMU] = "tlb_flush_mmu",
+	[PTSIM_EV_RMAP_REMOVE] = "rmap_remove",
+	[PTSIM_EV_RMAP_DUP] = "rmap_dup",
+	[PTSIM_EV_PAGE_COPY] = "page_copy",
+	[PTSIM_EV_MLOCK_FOLIO] = "mlock_folio",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)
@@ -127,6 +134,10 @@ static const char *const func_names[PTSIM_FN__COUNT] = {
 	[PTSIM_FN_TLB_FLUSH_MMU] = "tlb_flush_mmu",
 	[PTSIM_FN_HANDLE_MM_FAULT] = "handle_mm_fault",
 	[PTSIM_FN_SPLIT_HUGE_PMD] = "split_huge_pmd",
+	[PTSIM_FN_ZAP_PTE_RANGE] = "zap_pte_range",
+	[PTSIM_FN_FREE_PGTABLES] = "free_pgtables",
+	[PTSIM_FN_COPY_PTE_RANGE] = "copy_pte_range",
+	[PTSIM_FN_DO_WP_PAGE] = "do_wp_page",
 	[PTSIM_FN_USER_MEMSET] = "user_memset",
 	[PTSIM_FN_MOVE_PAGES_PTE] = "move_pages_pte",
 	[PTSIM_FN_PTEP_CLEAR_FLUSH] = "ptep_clear_flush",

@@ -1,8 +1,34 @@
 // SPDX-License-Identifier: MIT
-/* mmu_gather range accumulation and the deferred flush (see doc/mprotect.md). */
+/*
+ * The mmu_gather: range accumulation, the page and table batches, and arm64's
+ * deferred flush (models mm/mmu_gather.c, include/asm-generic/tlb.h and
+ * arch/arm64/include/asm/tlb.h; doc/mm-lifecycle.md).
+ */
 #include "mmu_gather.h"
 #include "asm/tlbflush.h"
 
+/* MMU_GATHER_BUNDLE: the on-stack batch's slots. */
+#define GATHER_BUNDLE 8u
+
+/* MAX_GATHER_BATCH: slots in one batch page (a page less the batch header). */
+static unsigned int max_gather_batch(const struct ptsim_geometry *g)
+{
+	return (unsigned int)((g->page_size - 16) / 8);
+}
+
+/* MAX_GATHER_BATCH_COUNT: batch pages one gather may allocate. */
+static unsigned int max_gather_batch_count(const struct ptsim_geometry *g)
+{
+	return 10000u / max_gather_batch(g);
+}
+
+/* MAX_TABLE_BATCH: tables in one table-batch page (RCU head and count first). */
+static unsigned int max_table_batch(const struct ptsim_geometry *g)
+{
+	return (unsigned int)((g->page_size - 24) / 8);
+}
+
+/* __tlb_reset_range */
 static void tlb_reset_range(struct mmu_gather *tlb)
 {
 	tlb->start = UINT64_MAX;
@@ -11,12 +37,25 @@ static void tlb_reset_range(struct mmu_gather *tlb)
 	tlb->cleared_ptes = tlb->cleared_pmds = tlb->cleared_puds = false;
 }
 
-void tlb_gather_mmu(struct mmu_gather *tlb, struct ptsim_mm *mm)
+static void gather_init(struct mmu_gather *tlb, struct ptsim_mm *mm, bool fullmm)
 {
 	tlb->mm = mm;
-	tlb->fullmm = false;
+	tlb->fullmm = fullmm;
+	tlb->delayed_rmap = false;
+	tlb->active = tlb->active_nr = tlb->batch_count = 0;
+	tlb->nr_tables = 0;
 	tlb_reset_range(tlb);
 	mm->tlb_flush_pending = true;	/* inc_tlb_flush_pending */
+}
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct ptsim_mm *mm)
+{
+	gather_init(tlb, mm, false);
+}
+
+void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct ptsim_mm *mm)
+{
+	gather_init(tlb, mm, true);
 }
 
 static void widen(struct mmu_gather *tlb, uint64_t addr, uint64_t size)
@@ -38,6 +77,12 @@ void tlb_flush_pmd_range(struct mmu_gather *tlb, uint64_t addr, uint64_t size)
 	tlb->cleared_pmds = true;
 }
 
+void tlb_flush_pud_range(struct mmu_gather *tlb, uint64_t addr, uint64_t size)
+{
+	widen(tlb, addr, size);
+	tlb->cleared_puds = true;
+}
+
 /* arm64 tlb_flush: a last-level range flush with the smallest cleared stride and a TTL hint. */
 static void tlb_flush(struct mmu_gather *tlb)
 {
@@ -47,6 +92,7 @@ static void tlb_flush(struct mmu_gather *tlb)
 	int level;
 
 	if (tlb->fullmm) {
+		/* the ASID is never reused without a full invalidation: only tables matter */
 		if (!last_level)
 			flush_tlb_mm(tlb->mm);
 		return;
@@ -74,7 +120,7 @@ static void tlb_flush(struct mmu_gather *tlb)
 	__flush_tlb_range(tlb->mm, tlb->start, tlb->end, stride, last_level, level);
 }
 
-static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
+void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 {
 	if (!(tlb->freed_tables || tlb->cleared_ptes || tlb->cleared_pmds || tlb->cleared_puds))
 		return;
@@ -84,6 +130,87 @@ static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 	tlb_reset_range(tlb);
 }
 
+/* tlb_next_batch: move to the next batch page, allocating it if the gather may. */
+static bool tlb_next_batch(struct mmu_gather *tlb)
+{
+	const struct ptsim_geometry *g = &tlb->mm->m->geo;
+
+	/* with a delayed rmap pending, no batch beyond the first page (the rmaps must go first) */
+	if (tlb->delayed_rmap && tlb->active > 0)
+		return false;
+	if (tlb->active < tlb->batch_count) {
+		tlb->active++;
+		tlb->active_nr = 0;
+		return true;
+	}
+	if (tlb->batch_count == max_gather_batch_count(g))
+		return false;
+	count(tlb->mm->m, PTSIM_EV_TLB_BATCH_ALLOC, 1);
+	tlb->batch_count++;
+	tlb->active = tlb->batch_count;
+	tlb->active_nr = 0;
+	return true;
+}
+
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr)
+{
+	const struct ptsim_geometry *g = &tlb->mm->m->geo;
+	unsigned int slots = nr > 1 ? 2 : 1;
+	unsigned int max = tlb->active ? max_gather_batch(g) : GATHER_BUNDLE;
+
+	count(tlb->mm->m, PTSIM_EV_TLB_BATCH_SLOT, slots);
+	tlb->active_nr += slots;
+	if (tlb->active_nr >= max - 1)
+		return !tlb_next_batch(tlb);
+	return false;
+}
+
+/* tlb_batch_pages_flush: the batched pages are freed; the batches are reused. */
+static void tlb_batch_pages_flush(struct mmu_gather *tlb)
+{
+	tlb->active = tlb->active_nr = 0;
+}
+
+/* tlb_table_flush: invalidate the walk caches, then free the batched tables by RCU. */
+static void tlb_table_flush(struct mmu_gather *tlb)
+{
+	if (!tlb->nr_tables)
+		return;
+	tlb_flush_mmu_tlbonly(tlb);	/* tlb_table_invalidate */
+	tlb->nr_tables = 0;
+}
+
+void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	tlb_flush_mmu_tlbonly(tlb);
+	if (tlb->active || tlb->active_nr || tlb->nr_tables)
+		count(tlb->mm->m, PTSIM_EV_TLB_FLUSH_MMU, 1);	/* tlb_flush_mmu_free */
+	tlb_table_flush(tlb);
+	tlb_batch_pages_flush(tlb);
+	tlb->delayed_rmap = false;
+}
+
+void free_table_tlb(struct mmu_gather *tlb, struct pt_table *t, uint64_t addr)
+{
+	const struct ptsim_geometry *g = &tlb->mm->m->geo;
+
+	/* pte_free_tlb widens by a page at the PMD level, pmd_free_tlb at the PUD level, ... */
+	if (t->level == 3)
+		tlb_flush_pmd_range(tlb, addr, g->page_size);
+	else
+		tlb_flush_pud_range(tlb, addr, g->page_size);
+	tlb->freed_tables = true;
+	/*
+	 * tlb_remove_table. The model frees the table now: nothing in it is read
+	 * again, and the TLB model keeps copies, not pointers.
+	 */
+	pt_table_free(tlb->mm, t);
+	if (!tlb->nr_tables)
+		count(tlb->mm->m, PTSIM_EV_TLB_BATCH_ALLOC, 1);	/* the table batch page */
+	if (++tlb->nr_tables == max_table_batch(g))
+		tlb_table_flush(tlb);
+}
+
 void tlb_start_vma(struct mmu_gather *tlb)
 {
 	(void)tlb;	/* the cache-flush hook is a no-op on arm64 */
@@ -91,11 +218,12 @@ void tlb_start_vma(struct mmu_gather *tlb)
 
 void tlb_end_vma(struct mmu_gather *tlb)
 {
-	tlb_flush_mmu_tlbonly(tlb);
+	if (!tlb->fullmm)
+		tlb_flush_mmu_tlbonly(tlb);
 }
 
 void tlb_finish_mmu(struct mmu_gather *tlb)
 {
-	tlb_flush_mmu_tlbonly(tlb);
+	tlb_flush_mmu(tlb);
 	tlb->mm->tlb_flush_pending = false;	/* dec_tlb_flush_pending */
 }

@@ -8,16 +8,13 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "mmu_gather.h"
+#include "pte_batch.h"
 
 #include <string.h>
 
 #define MM_CP_TRY_CHANGE_WRITABLE	0x1u
 #define MM_CP_PROT_NUMA			0x2u
 
-/* folio_pte_batch flags (mm/internal.h) */
-#define FPB_RESPECT_DIRTY		0x1u
-#define FPB_RESPECT_SOFT_DIRTY		0x2u
-#define FPB_RESPECT_WRITE		0x4u
 
 static bool page_anon_exclusive(struct ptsim_mm *mm, const struct page_ref *ref, uint64_t off)
 {
@@ -64,41 +61,6 @@ static bool prot_numa_skip(const struct vma *v, pte_t oldpte, const struct folio
 	return is_cow_mapping(v->flags) && (f->pincount > 0 || f->mapcount > (int)folio_nr_pages(f));
 }
 
-/* __pte_batch_clear_ignored: the bits folio_pte_batch does not compare. */
-static pte_t pte_batch_clear_ignored(pte_t pte, unsigned int flags)
-{
-	if (!(flags & FPB_RESPECT_DIRTY))
-		pte = pte_mkclean(pte);
-	if (!(flags & FPB_RESPECT_WRITE))
-		pte = pte_wrprotect(pte);
-	return pte_mkold(pte);
-}
-
-/* folio_pte_batch_flags: consecutive PFNs of one folio with identical normalised bits. */
-static unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep,
-					  pte_t pte, unsigned int max_nr, unsigned int flags)
-{
-	const struct ptsim_geometry *g = &mm->m->geo;
-	uint64_t left = f->pfn + folio_nr_pages(f) - pte_pfn(g, pte);
-	unsigned int nr;
-	pte_t expected;
-
-	max_nr = (unsigned int)MIN((uint64_t)max_nr, left);
-	nr = pte_batch_hint(mm, ptep, pte);
-	expected = pte_batch_clear_ignored(pte_advance_pfn(g, pte, nr), flags);
-	while (nr < max_nr) {
-		pte_t next = ptep_get(mm, ptep + nr);
-		unsigned int step;
-
-		if (pte_batch_clear_ignored(next, flags) != expected)
-			break;
-		step = pte_batch_hint(mm, ptep + nr, next);
-		expected = pte_advance_pfn(g, expected, step);
-		nr += step;
-	}
-	return MIN(nr, max_nr);
-}
-
 /* mprotect_folio_pte_batch: only large folios batch. */
 static unsigned int mprotect_folio_pte_batch(struct ptsim_mm *mm, const struct folio *f,
 					     pte_t *ptep, pte_t pte, unsigned int max_nr,
@@ -111,7 +73,7 @@ static unsigned int mprotect_folio_pte_batch(struct ptsim_mm *mm, const struct f
 		return 1;
 	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
 	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
-	nr = folio_pte_batch_flags(mm, f, ptep, pte, max_nr, flags);
+	nr = folio_pte_batch_flags(mm, f, ptep, &pte, max_nr, flags);
 	fn_exit(mm->m);
 	return nr;
 }

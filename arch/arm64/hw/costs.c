@@ -143,6 +143,13 @@ static const struct {
 	[PTSIM_EV_IO_KIB] = { C_IO_KIB, 1, false },
 	[PTSIM_EV_MAP_PAGES] = { C_CALL, 1, false },
 	[PTSIM_EV_EXEC_CALL] = { C_EXEC_CALL, 1, false },
+	[PTSIM_EV_TLB_BATCH_SLOT] = { C_BIT_TEST, 2, false },	/* store the page, bump nr */
+	[PTSIM_EV_TLB_BATCH_ALLOC] = { C_ALLOC, 1, false },	/* __get_free_page(GFP_NOWAIT) */
+	[PTSIM_EV_TLB_FLUSH_MMU] = { C_CALL, 2, false },	/* free_pages_and_swap_cache, call_rcu */
+	[PTSIM_EV_RMAP_REMOVE] = { C_CALL, 2, false },	/* mapcount atomics and stats */
+	[PTSIM_EV_RMAP_DUP] = { C_CALL, 2, false },
+	[PTSIM_EV_PAGE_COPY] = { C_ZERO_KIB, 2, true },	/* copy: a load and a store stream */
+	[PTSIM_EV_MLOCK_FOLIO] = { C_CALL, 2, false },	/* per-CPU batch add, LRU work */
 };
 
 enum unit { NS, CYCLES, GBPS };

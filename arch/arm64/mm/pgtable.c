@@ -145,7 +145,8 @@ void set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsign
 	if (nr == 1) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
 		__set_ptes(mm, addr, ptep, pte, 1);
-		contpte_try_fold(mm, addr, ptep, pte);
+		if (feature(mm->m, PTSIM_FEAT_CONTPTE_AUTOFOLD))
+			contpte_try_fold(mm, addr, ptep, pte);
 	} else {
 		contpte_set_ptes(mm, addr, ptep, pte, nr);
 	}
@@ -157,10 +158,35 @@ pte_t ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 	return __ptep_get_and_clear(mm, addr, ptep);
 }
 
+/*
+ * The generic get_and_clear_full_ptes (include/linux/pgtable.h), used before
+ * arm64 had the batch helpers: one ptep_get_and_clear_full per entry, which
+ * arm64 serves with ptep_get_and_clear (unfolding a cont block at its first
+ * entry); access and dirty OR-ed into the first.
+ */
+static pte_t generic_get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
+					     unsigned int nr)
+{
+	pte_t pte = ptep_get_and_clear(mm, addr, ptep);
+
+	for (unsigned int i = 1; i < nr; i++) {
+		pte_t tmp = ptep_get_and_clear(mm, addr + ((uint64_t)i << mm->m->geo.page_shift),
+					       ptep + i);
+
+		if (pte_dirty(tmp))
+			pte = pte_mkdirty(pte);
+		if (pte_young(tmp))
+			pte = pte_mkyoung(pte);
+	}
+	return pte;
+}
+
 pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
 			      int full)
 {
 	(void)full;	/* arm64 ignores it (contpte_clear_full_ptes) */
+	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_CLEAR_HELPERS))
+		return generic_get_and_clear_full_ptes(mm, addr, ptep, nr);
 	if (nr == 1) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
 		return __get_and_clear_full_ptes(mm, addr, ptep, 1);
@@ -171,6 +197,10 @@ pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 void clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr, int full)
 {
 	(void)full;
+	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_CLEAR_HELPERS)) {
+		generic_get_and_clear_full_ptes(mm, addr, ptep, nr);
+		return;
+	}
 	if (nr == 1) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
 		__clear_full_ptes(mm, addr, ptep, 1);
@@ -179,17 +209,25 @@ void clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned i
 	contpte_clear_full_ptes(mm, addr, ptep, nr);
 }
 
+/* ptep_set_wrprotect: one read; the unfold's check and the CAS start from the same value. */
+static void ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	pte_t orig = __ptep_get(mm, ptep);
+
+	if (pte_cont(orig)) {
+		contpte_try_unfold(mm, addr, ptep, orig);
+		orig = pte_mknoncont(orig);
+	}
+	___ptep_set_wrprotect(mm, addr, ptep, orig);
+}
+
 void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
-	if (nr == 1) {
-		/* one read: the unfold's check and the CAS start from the same value */
-		pte_t orig = __ptep_get(mm, ptep);
-
-		if (pte_cont(orig)) {
-			contpte_try_unfold(mm, addr, ptep, orig);
-			orig = pte_mknoncont(orig);
-		}
-		___ptep_set_wrprotect(mm, addr, ptep, orig);
+	if (nr == 1 || !feature(mm->m, PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER)) {
+		/* arm64 for one entry; the generic loop before the batch helper */
+		for (unsigned int i = 0; i < nr; i++)
+			ptep_set_wrprotect(mm, addr + ((uint64_t)i << mm->m->geo.page_shift),
+					   ptep + i);
 		return;
 	}
 	contpte_wrprotect_ptes(mm, addr, ptep, nr);
@@ -205,7 +243,7 @@ unsigned int pte_batch_hint(struct ptsim_mm *mm, const pte_t *ptep, pte_t pte)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 
-	if (!pte_valid_cont(pte))
+	if (!pte_valid_cont(pte) || !feature(mm->m, PTSIM_FEAT_PTE_BATCH_HINT))
 		return 1;
 	return g->cont_ptes - ptep_index_in_block(g, ptep);
 }

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/*
+ * munmap and exit (models do_vmi_align_munmap / vms_clear_ptes in mm/vma.c
+ * and exit_mmap in mm/mmap.c): zap the VMAs, free the tables nothing else
+ * needs, flush. doc/mm-lifecycle.md gives the counts.
+ */
+#include "zap.h"
+#include "asm/pgtable.h"
+
+/*
+ * free_pgtables over the VMAs [first, last] of mm: VMAs less than a PMD apart
+ * share one free_pgd_range, whose ceiling is the next group's start (or the
+ * caller's ceiling after the last group).
+ */
+static void free_vma_pgtables(struct mmu_gather *tlb, size_t first, size_t last, uint64_t floor,
+			      uint64_t ceiling)
+{
+	struct ptsim_mm *mm = tlb->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	fn_enter(mm->m, PTSIM_FN_FREE_PGTABLES);
+	for (size_t i = first; i <= last;) {
+		uint64_t start = mm->vmas[i].start, end = mm->vmas[i].end;
+
+		while (i < last && mm->vmas[i + 1].start <= end + g->pmd_size)
+			end = mm->vmas[++i].end;
+		free_pgtables(tlb, start, end, floor, i < last ? mm->vmas[i + 1].start : ceiling);
+		i++;
+	}
+	fn_exit(mm->m);
+}
+
+/* unmap_vmas: one notifier range around the zap of every VMA in [first, last]. */
+static void unmap_vmas(struct mmu_gather *tlb, size_t first, size_t last)
+{
+	struct ptsim_mm *mm = tlb->mm;
+
+	count(mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+	for (size_t i = first; i <= last; i++)
+		unmap_page_range(tlb, mm, mm->vmas[i].start, mm->vmas[i].end, NULL);
+}
+
+int ptsim_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	struct ptsim_machine *m;
+	const struct ptsim_geometry *g;
+	struct spare_tables spare;
+	struct mmu_gather tlb;
+	uint64_t end, floor, ceiling;
+	size_t first, last;
+	int err;
+
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	m = mm->m;
+	g = &m->geo;
+	len = ALIGN_UP64(len, g->page_size);
+	VALIDATE(IS_ALIGNED64(start, g->page_size) && len && start + len > start &&
+		 start + len <= (UINT64_C(1) << g->va_bits));
+	end = start + len;
+	/* find_vma_intersection: nothing mapped there is not an error */
+	for (first = 0; first < mm->nr_vmas && mm->vmas[first].end <= start; first++)
+		;
+	if (first == mm->nr_vmas || mm->vmas[first].start >= end)
+		return 0;
+	/* the two edge splits and their THP splits are all that can fail: do them first */
+	if (vma_reserve(mm, 2))
+		return -ENOMEM;
+	op_begin(m);
+	err = spare_tables_alloc(mm, &spare, start, end);
+	if (err) {
+		op_end(m, err);
+		return err;
+	}
+	count(m, PTSIM_EV_SYSCALL, 1);
+	/* vms_gather_munmap_vmas: split the VMAs the range cuts (vma_adjust_trans_huge first) */
+	if (mm->vmas[first].start < start) {
+		split_huge_pmd_address(mm, start, &spare);
+		vma_split(mm, first++, start);
+	}
+	for (last = first; last + 1 < mm->nr_vmas && mm->vmas[last + 1].start < end; last++)
+		;
+	if (end < mm->vmas[last].end) {
+		split_huge_pmd_address(mm, end, &spare);
+		vma_split(mm, last, end);
+	}
+	floor = first ? mm->vmas[first - 1].end : 0;	/* FIRST_USER_ADDRESS is 0 on arm64 */
+	ceiling = last + 1 < mm->nr_vmas ? mm->vmas[last + 1].start : 0;
+	/* vms_clear_ptes */
+	tlb_gather_mmu(&tlb, mm);
+	unmap_vmas(&tlb, first, last);
+	free_vma_pgtables(&tlb, first, last, floor, ceiling);
+	tlb_finish_mmu(&tlb);
+	for (size_t n = last - first + 1; n; n--)
+		vma_remove(mm, first);
+	spare_tables_free(mm, &spare);
+	op_end(m, 0);
+	return 0;
+}
+
+int ptsim_mm_exit(struct ptsim_mm *mm)
+{
+	struct mmu_gather tlb;
+
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	op_begin(mm->m);
+	if (mm->nr_vmas) {
+		tlb_gather_mmu_fullmm(&tlb, mm);
+		unmap_vmas(&tlb, 0, mm->nr_vmas - 1);
+		/* FIRST_USER_ADDRESS and USER_PGTABLES_CEILING are both 0 on arm64 */
+		free_vma_pgtables(&tlb, 0, mm->nr_vmas - 1, 0, 0);
+		tlb_finish_mmu(&tlb);
+		mm->nr_vmas = 0;
+		mm->gapless_base = mm->gapless_end = 0;
+	}
+	op_end(mm->m, 0);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* folio_pte_batch and its flags (models mm/internal.h; src/mm/pte_batch.c). */
+#ifndef PTSIM_PTE_BATCH_H
+#define PTSIM_PTE_BATCH_H
+
+#include "internal.h"
+
+/* What a batch must agree on beyond the PFN run (AF is never compared). */
+#define FPB_RESPECT_DIRTY		0x1u
+#define FPB_RESPECT_SOFT_DIRTY		0x2u
+#define FPB_RESPECT_WRITE		0x4u
+/* Fold what the batch saw into the caller's template entry. */
+#define FPB_MERGE_WRITE			0x8u
+#define FPB_MERGE_YOUNG_DIRTY		0x10u
+
+/*
+ * folio_pte_batch_flags: how many entries from ptep map consecutive pages of
+ * f with identical normalised bits (at most max_nr); *ptentp is the first
+ * entry as read, merged with what FPB_MERGE_* asks for.
+ */
+unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep,
+				   pte_t *ptentp, unsigned int max_nr, unsigned int flags);
+
+#endif

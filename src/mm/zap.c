@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Zapping user mappings and freeing page tables (models unmap_page_range,
+ * zap_pmd_range, zap_pte_range and free_pgtables in mm/memory.c): the one
+ * teardown path munmap, exit and MADV_DONTNEED share. zap_pte_range exists
+ * once and branches on "zap_pte_batching" (v6.9) where the per-PTE v6.8 loop
+ * and the batched one differ (doc/mm-lifecycle.md).
+ */
+#include "zap.h"
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+#include "pte_batch.h"
+
+/* Drop nr PTE mappings of f (folio_remove_rmap_ptes); anonymous memory nobody maps is freed. */
+static void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+{
+	count(mm->m, PTSIM_EV_RMAP_REMOVE, 1);
+	f->mapcount -= (int)nr;
+	if (f->mapcount < 0)
+		diag_report(mm->m, PTSIM_DIAG_INVARIANT, f->pfn, 3, 0, 0,
+			    "folio mapcount below zero after a zap");
+	if (f->mapcount <= 0 && (f->flags & FOLIO_ANON))
+		folio_free(mm->m, f);	/* the last reference goes with the gather's batch */
+}
+
+struct zap_ctx {
+	struct mmu_gather *tlb;
+	struct ptsim_mm *mm;
+	struct spare_tables *spare;
+	bool force_flush, force_break;
+};
+
+/*
+ * zap_present_folio_ptes: clear nr entries of one folio. File folios need the
+ * gathered dirty bit (a dirty one delays its rmap removal to the flush, which
+ * then happens before the table lock is dropped); anonymous ones do not.
+ */
+static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, pte_t *ptep,
+				   uint64_t addr, unsigned int nr)
+{
+	struct ptsim_mm *mm = z->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	bool delay_rmap = false;
+
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_anon */
+	if (!(f->flags & FOLIO_ANON)) {
+		pte_t ptent = get_and_clear_full_ptes(mm, addr, ptep, nr, z->tlb->fullmm);
+
+		if (pte_dirty(ptent)) {
+			delay_rmap = true;	/* tlb_delay_rmap: true on SMP */
+			z->force_flush = true;
+		}
+	} else {
+		clear_full_ptes(mm, addr, ptep, nr, z->tlb->fullmm);
+	}
+	tlb_flush_pte_range(z->tlb, addr, (uint64_t)nr << g->page_shift);	/* tlb_remove_tlb_entries */
+	if (delay_rmap)
+		z->tlb->delayed_rmap = true;
+	folio_remove_rmap_ptes(mm, f, nr);	/* at tlb_flush_rmaps when delayed: same count */
+	if (__tlb_remove_folio_pages(z->tlb, nr)) {
+		z->force_flush = true;
+		z->force_break = true;
+	}
+}
+
+/* zap_present_ptes (v6.9+): a normal page's folio is zapped in one batch of up to max_nr. */
+static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent,
+				     unsigned int max_nr, uint64_t addr)
+{
+	struct ptsim_mm *mm = z->mm;
+	struct page_ref ref = vm_normal_page(mm, ptent);
+	unsigned int nr = 1;
+
+	if (!ref.folio) {
+		/* the zero page or a special mapping: no folio to account */
+		ptep_get_and_clear(mm, addr, ptep);	/* ptep_get_and_clear_full */
+		tlb_flush_pte_range(z->tlb, addr, mm->m->geo.page_size);
+		return 1;
+	}
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
+	if (ref.folio->order && max_nr != 1) {
+		fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
+		count(mm->m, PTSIM_EV_PTE_BATCH, 1);
+		nr = folio_pte_batch_flags(mm, ref.folio, ptep, &ptent, max_nr, 0);
+		fn_exit(mm->m);
+	}
+	zap_present_folio_ptes(z, ref.folio, ptep, addr, nr);
+	return nr;
+}
+
+/* zap_nonpresent_ptes for a swap entry (swap_pte_batch of one): free the slot, clear it. */
+static unsigned int zap_nonpresent_pte(struct zap_ctx *z, pte_t *ptep, uint64_t addr)
+{
+	count(z->mm->m, PTSIM_EV_SWAP_LOOKUP, 1);	/* free_swap_and_cache_nr */
+	set_desc(z->mm, addr, 3, ptep, 0);		/* clear_not_present_full_ptes */
+	return 1;
+}
+
+/* do_zap_pte_range (v6.9+): skip a run of none entries, then zap what follows. */
+static unsigned int do_zap_pte_range(struct zap_ctx *z, pte_t *ptep, uint64_t addr, uint64_t end)
+{
+	const struct ptsim_geometry *g = &z->mm->m->geo;
+	unsigned int max_nr = (unsigned int)((end - addr) >> g->page_shift);
+	unsigned int nr = 0;
+	pte_t ptent = ptep_get(z->mm, ptep);
+
+	if (pte_none(ptent)) {
+		for (nr = 1; nr < max_nr; nr++) {
+			ptent = ptep_get(z->mm, ptep + nr);
+			if (!pte_none(ptent))
+				break;
+		}
+		max_nr -= nr;
+		if (!max_nr)
+			return nr;
+		ptep += nr;
+		addr += (uint64_t)nr << g->page_shift;
+	}
+	if (pte_present(ptent))
+		return nr + zap_present_ptes(z, ptep, ptent, max_nr, addr);
+	return nr + zap_nonpresent_pte(z, ptep, addr);
+}
+
+/* The v6.8 loop body for one entry: clear it, account its page, one slot per page. */
+static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t addr)
+{
+	struct ptsim_mm *mm = z->mm;
+	struct page_ref ref;
+
+	if (!pte_present(ptent)) {
+		zap_nonpresent_pte(z, ptep, addr);
+		return;
+	}
+	ref = vm_normal_page(mm, ptent);
+	ptent = ptep_get_and_clear(mm, addr, ptep);	/* ptep_get_and_clear_full */
+	tlb_flush_pte_range(z->tlb, addr, mm->m->geo.page_size);	/* tlb_remove_tlb_entry */
+	if (!ref.folio)
+		return;
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* PageAnon */
+	if (!(ref.folio->flags & FOLIO_ANON) && pte_dirty(ptent)) {
+		z->tlb->delayed_rmap = true;
+		z->force_flush = true;
+	}
+	folio_remove_rmap_ptes(mm, ref.folio, 1);	/* page_remove_rmap */
+	if (__tlb_remove_folio_pages(z->tlb, 1)) {	/* __tlb_remove_page */
+		z->force_flush = true;
+		z->force_break = true;
+	}
+}
+
+/*
+ * zap_pte_range over one PTE table: returns where it stopped, which is before
+ * end when the gather's batches filled (the caller flushes and comes back).
+ */
+static uint64_t zap_pte_range(struct zap_ctx *z, struct pt_table *t, uint64_t addr, uint64_t end)
+{
+	struct ptsim_mm *mm = z->mm;
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	bool batching = feature(m, PTSIM_FEAT_ZAP_PTE_BATCHING);
+	pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+
+	fn_enter(m, PTSIM_FN_ZAP_PTE_RANGE);
+	z->force_flush = z->force_break = false;
+	count(m, PTSIM_EV_PTE_MAP, 1);
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	count(m, PTSIM_EV_LAZY_MMU, 1);
+	while (addr < end) {
+		unsigned int nr = 1;
+
+		count(m, PTSIM_EV_PTE_LOOP, 1);
+		if (batching) {
+			nr = do_zap_pte_range(z, ptep, addr, end);
+		} else {
+			pte_t ptent = ptep_get(mm, ptep);
+
+			if (!pte_none(ptent))
+				zap_one_pte(z, ptep, ptent, addr);
+		}
+		addr += (uint64_t)nr << g->page_shift;
+		ptep += nr;
+		if (z->force_break)
+			break;
+	}
+	/* a forced flush: the TLB before the lock is dropped, the pages after */
+	if (z->force_flush)
+		tlb_flush_mmu_tlbonly(z->tlb);	/* + tlb_flush_rmaps */
+	if (z->force_flush)
+		tlb_flush_mmu(z->tlb);
+	fn_exit(m);
+	return addr;
+}
+
+/* zap_huge_pmd: a PMD THP the range covers whole goes in one exchange. */
+static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx, uint64_t addr)
+{
+	struct ptsim_mm *mm = z->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	pte_t old = xchg_desc(mm, addr, 2, &t->desc[idx], 0);	/* pmdp_huge_get_and_clear_full */
+	struct page_ref ref = vm_normal_page(mm, old);
+
+	tlb_flush_pmd_range(z->tlb, addr, g->pmd_size);	/* tlb_remove_pmd_tlb_entry */
+	if (!ref.folio)
+		return;
+	count(mm->m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_pmd */
+	if (--ref.folio->mapcount <= 0 && (ref.folio->flags & FOLIO_ANON))
+		folio_free(mm->m, ref.folio);
+	if (__tlb_remove_folio_pages(z->tlb, 1))	/* tlb_remove_page_size */
+		tlb_flush_mmu(z->tlb);
+}
+
+/* The first PMD-aligned step at or after va (below end) whose PMD entry is not empty. */
+static uint64_t next_pmd_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	while (va < end) {
+		const struct pt_table *t = mm->pgd;
+		uint64_t size, next;
+		int l;
+
+		for (l = g->start_level;; l++) {
+			unsigned int i = pt_index(g, l, va);
+
+			if (l == 2 || !t->next[i]) {
+				if (t->desc[i])
+					return va;
+				break;
+			}
+			t = t->next[i];
+		}
+		size = pt_level_size(g, l);
+		next = ALIGN_DOWN64(va, size) + size;
+		if (next <= va)
+			break;
+		va = next;
+	}
+	return end;
+}
+
+/* zap_pmd_range over one PMD table; edges were split with the VMAs (vma_adjust_trans_huge). */
+static void zap_pmd_range(struct zap_ctx *z, struct pt_table *t, uint64_t addr, uint64_t end)
+{
+	const struct ptsim_geometry *g = &z->mm->m->geo;
+
+	while (addr < end) {
+		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, end);
+		unsigned int idx = pt_index(g, 2, addr);
+		pte_t pmd;
+
+		count(z->mm->m, PTSIM_EV_PMD_ITER, 1);	/* cond_resched per PMD */
+		pmd = read_desc(z->mm, 2, &t->desc[idx]);
+		if (pmd_is_leaf(t, idx)) {
+			if (next - addr == g->pmd_size) {
+				zap_huge_pmd(z, t, idx, addr);
+				goto next;
+			}
+			/* __split_huge_pmd, then zap the part of its PTE table in range */
+			if (!split_huge_pmd_spare(z->mm, t, ALIGN_DOWN64(addr, g->pmd_size), z->spare))
+				goto next;	/* reported: nothing was set aside for the cut */
+		}
+		if (t->next[idx] && !pte_none(pmd)) {
+			uint64_t a = addr;
+
+			while ((a = zap_pte_range(z, t->next[idx], a, next)) < next)
+				;	/* the batches filled: flushed, go on from there */
+		}
+next:
+		addr = next;
+	}
+}
+
+void unmap_page_range(struct mmu_gather *tlb, struct ptsim_mm *mm, uint64_t start, uint64_t end,
+		      struct spare_tables *spare)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	struct spare_tables none = { .n = 0 };
+	struct zap_ctx z = { .tlb = tlb, .mm = mm, .spare = spare ? spare : &none };
+
+	tlb_start_vma(tlb);
+	for (uint64_t addr = start; (addr = next_pmd_used(mm, addr, end)) < end;) {
+		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
+		int err;
+		struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);
+
+		if (t)
+			zap_pmd_range(&z, t, addr, next);
+		addr = next;
+	}
+	tlb_end_vma(tlb);
+}
+
+/*
+ * free_pgd_range's rule at every level: a table whose span lies inside
+ * [floor, ceiling) (ceiling 0: the top) holds nothing another VMA needs, so
+ * it is unlinked and freed through the gather. Tables are visited only where
+ * they meet [addr, end).
+ */
+static bool table_freeable(uint64_t cs, uint64_t span, uint64_t floor, uint64_t ceiling)
+{
+	return cs >= floor && (!ceiling || cs + span - 1 <= ceiling - 1);
+}
+
+/* Free every table below t (at level) in [addr, end) that table_freeable allows. */
+static void free_tables_below(struct mmu_gather *tlb, struct pt_table *t, uint64_t base,
+			      uint64_t addr, uint64_t end, uint64_t floor, uint64_t ceiling)
+{
+	struct ptsim_mm *mm = tlb->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t span = pt_level_size(g, t->level);
+
+	for (unsigned int i = pt_index(g, t->level, addr); i < t->entries; i++) {
+		uint64_t cs = base + (uint64_t)i * span;
+		struct pt_table *child = t->next[i];
+
+		if (cs >= end)
+			break;
+		if (!child)
+			continue;
+		if (child->level < 3)
+			free_tables_below(tlb, child, cs, MAX(addr, cs), MIN(end, cs + span), floor,
+					  ceiling);
+		if (!table_freeable(cs, span, floor, ceiling))
+			continue;
+		read_desc(mm, t->level, &t->desc[i]);
+		set_desc(mm, cs, t->level, &t->desc[i], 0);	/* pmd_clear / pud_clear */
+		t->next[i] = NULL;
+		free_table_tlb(tlb, child, cs);
+	}
+}
+
+void free_pgtables(struct mmu_gather *tlb, uint64_t start, uint64_t end, uint64_t floor,
+		   uint64_t ceiling)
+{
+	struct ptsim_mm *mm = tlb->mm;
+
+	free_tables_below(tlb, mm->pgd, 0, start, end, floor, ceiling);
+}
