@@ -221,6 +221,226 @@ static void test_teardown_no_stale_tlb(void **state)
 	}
 }
 
+/* Per 64K block, private anonymous COW memory, written (spec table 3.5, g = 16). */
+static void test_fork_per_block(void **state)
+{
+	static const struct {
+		const char *preset;
+		bool autofold;
+		uint64_t r, cas, x, w, bf;
+		bool child_cont, parent_cont;
+	} rows[] = {
+		{ "v6.8", true, 64 + 16, 16, 32, 48, 2, true, false },
+		{ "v6.8", false, 48 + 16, 16, 16, 32, 1, false, false },
+		/* the spec's 48 + 16g assumes the pre-helper ptep_set_wrprotect read twice */
+		{ "v6.9-midpoint", false, 32 + 16 * 16, 16, 16, 32, 1, true, false },
+		{ "v6.9", true, 17 + 16, 16, 0, 16, 0, true, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      rows[i].preset);
+		struct ptsim_mm *mm, *child = NULL;
+		struct ptsim_translation tp, tc;
+		struct ptsim_folio_info fi;
+		struct ptsim_stats st;
+
+		ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_AUTOFOLD, rows[i].autofold);
+		mm = populated(m, SZ_2M, 4);
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * rows[i].r);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 32 * rows[i].cas);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * rows[i].x);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 32 * rows[i].w);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 32 * rows[i].bf);
+		assert_int_equal(st.ev[PTSIM_EV_FLUSH_TLB_MM], 1);	/* dup_mmap's flush_tlb_mm */
+		for (uint64_t va = VA; va < VA + SZ_2M; va += SZ_64K) {
+			assert_int_equal(ptsim_translate(mm, va, &tp), 0);
+			assert_int_equal(ptsim_translate(child, va, &tc), 0);
+			assert_int_equal(tp.pa, tc.pa);
+			assert_false(tp.write || tc.write);
+			assert_int_equal(tc.cont, rows[i].child_cont);
+			assert_int_equal(tp.cont, rows[i].parent_cont);
+			assert_int_equal(ptsim_folio_info(mm, va, &fi), 0);
+			assert_int_equal(fi.mapcount, 32);
+			assert_false(fi.anon_exclusive);
+		}
+		assert_invariants(m);
+		ptsim_mm_destroy(child);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* Order-0 pages: 3 reads, 1 CAS, 1 write per PTE in every kernel. */
+static void test_fork_order0(void **state)
+{
+	(void)state;
+	for (int v = B0; v <= A; v++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      variants[v]);
+		struct ptsim_mm *mm = populated(m, SZ_2M, 0), *child = NULL;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 3 * 512);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 512);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 512);
+		assert_int_equal(st.ev[PTSIM_EV_RMAP_DUP], 512);
+		assert_int_equal(st.ev[PTSIM_EV_TABLE_ALLOC], 4);	/* the child's PGD, PUD, PMD, PTE */
+		assert_invariants(m);
+		ptsim_mm_destroy(child);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * After fork, a write copies the page (the parent's folio is shared); once
+ * the child has exited, the parent's folio is its own again and a write
+ * reuses it: in a folded block that unfolds it and marks one page exclusive.
+ */
+static void test_cow_after_fork(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "v6.17");
+	struct ptsim_mm *mm = populated(m, SZ_2M, 4), *child = NULL;
+	struct ptsim_translation before, after;
+	struct ptsim_folio_info fi;
+	struct diag_log log = { { 0 } };
+
+	(void)state;
+	ptsim_set_diag_handler(m, record_diag, &log);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_translate(child, VA, &before), 0);
+	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_int_equal(ptsim_translate(child, VA, &after), 0);
+	assert_true(after.write && after.pa != before.pa);
+	assert_int_equal(ptsim_translate(child, VA + SZ_4K, &after), 0);
+	assert_false(after.cont);	/* the block the copy broke */
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+	assert_int_equal(fi.mapcount, 16 + 15);
+	assert_int_equal(ptsim_mm_exit(child), 0);
+	ptsim_mm_destroy(child);
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+	assert_int_equal(fi.mapcount, 16);
+	/* the parent's block is still folded and read-only: a write reuses the folio */
+	assert_int_equal(ptsim_translate(mm, VA + SZ_64K + SZ_4K, &before), 0);
+	assert_true(before.cont && !before.write);
+	assert_int_equal(ptsim_fault(mm, VA + SZ_64K + SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_64K + SZ_4K, &after), 0);
+	assert_true(after.write && !after.cont && after.pa == before.pa);
+	assert_int_equal(ptsim_folio_info(mm, VA + SZ_64K + SZ_4K, &fi), 0);
+	assert_true(fi.anon_exclusive);
+	assert_int_equal(ptsim_folio_info(mm, VA + SZ_64K, &fi), 0);
+	assert_false(fi.anon_exclusive);
+	assert_int_equal(log.count[PTSIM_DIAG_BBM_VIOLATION], 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A pinned exclusive page is copied for the child at fork (copy_present_page);
+ * the parent keeps it writable. Each costs a failed batch and a relock.
+ */
+static void test_fork_pinned(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.9");
+	struct ptsim_mm *mm = populated(m, SZ_2M, 4), *child = NULL;
+	struct ptsim_translation tp, tc;
+
+	(void)state;
+	assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 16);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_ALLOC], 16);
+	for (uint64_t va = VA; va < VA + SZ_64K; va += SZ_4K) {
+		assert_int_equal(ptsim_translate(mm, va, &tp), 0);
+		assert_int_equal(ptsim_translate(child, va, &tc), 0);
+		assert_true(tp.write && tc.write && tp.pa != tc.pa && !tc.cont);
+	}
+	assert_int_equal(ptsim_translate(child, VA + SZ_64K, &tc), 0);
+	assert_true(tc.cont && !tc.write);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/* PMD THPs are shared whole; a pinned one is split in the parent and copied page by page. */
+static void test_fork_thp(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M), *child = NULL;
+	struct ptsim_translation tp, tc;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 2 * SZ_2M, 9, true), 0);
+	assert_int_equal(ptsim_folio_set_pinned(mm, VA + SZ_2M, true), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 512);
+	assert_int_equal(ptsim_translate(child, VA, &tc), 0);
+	assert_int_equal(ptsim_translate(mm, VA, &tp), 0);
+	assert_true(tc.level == 2 && tp.level == 2 && tc.pa == tp.pa && !tp.write);
+	assert_int_equal(ptsim_translate(child, VA + SZ_2M, &tc), 0);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &tp), 0);
+	assert_true(tc.level == 3 && tp.level == 3 && tc.pa != tp.pa && tp.write);
+	assert_invariants(m);
+	/* a write to the shared THP in the child splits it there and copies one page */
+	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/* DONTFORK and WIPEONFORK VMAs; a failed allocation leaves the parent unchanged. */
+static void test_fork_flags_and_failure(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = populated(m, 3 * SZ_2M, 4), *child = NULL, *ref;
+	struct ptsim_translation t;
+	uint64_t n = 0;
+
+	(void)state;
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_DONTFORK), 0);
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_2M, SZ_2M, PTSIM_MADV_WIPEONFORK), 0);
+	assert_int_equal(ptsim_mm_clone(mm, &ref), 0);
+	for (uint64_t k = 1;; k++) {
+		int err;
+
+		assert_int_equal(ptsim_fail_nth_alloc(m, k), 0);
+		err = ptsim_fork(mm, &child);
+		if (!err)
+			break;
+		assert_int_equal(err, -ENOMEM);
+		assert_same_translations(mm, ref, VA, 3 * SZ_2M, SZ_4K);
+		assert_invariants(m);
+		n++;
+	}
+	assert_true(n > 0);
+	assert_int_equal(ptsim_fail_nth_alloc(m, 0), 0);
+	assert_int_equal(ptsim_translate(child, VA, &t), -ENOENT);
+	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_WRITE), -EFAULT);	/* no VMA */
+	assert_int_equal(ptsim_translate(child, VA + SZ_2M, &t), -ENOENT);	/* wiped */
+	assert_int_equal(ptsim_fault(child, VA + SZ_2M, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_translate(child, VA + 2 * SZ_2M, &t), 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(ref);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +450,12 @@ int main(void)
 		cmocka_unit_test(test_exit_1g),
 		cmocka_unit_test(test_munmap_partial),
 		cmocka_unit_test(test_teardown_no_stale_tlb),
+		cmocka_unit_test(test_fork_per_block),
+		cmocka_unit_test(test_fork_order0),
+		cmocka_unit_test(test_cow_after_fork),
+		cmocka_unit_test(test_fork_pinned),
+		cmocka_unit_test(test_fork_thp),
+		cmocka_unit_test(test_fork_flags_and_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,19 @@ PTSIM_API int ptsim_munmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
  */
 PTSIM_API int ptsim_mm_exit(struct ptsim_mm *mm);
 
+/*
+ * fork's copy of parent's address space (dup_mmap): *child is a new mm on the
+ * same machine with the parent's VMAs (not VM_DONTCOPY ones; WIPEONFORK ones
+ * empty, uffd registration dropped). Anonymous memory is shared copy-on-write:
+ * the parent's writable entries are write-protected (per folio batch with
+ * "fork_pte_batching"), the child's set with set_ptes, pages lose their
+ * exclusive mark; a pinned exclusive page is copied for the child instead.
+ * File VMAs without anonymous pages are not copied (the child faults them
+ * in). One ASID flush of the parent ends it; the child gets its ASID as it
+ * first runs. -ENOMEM changes nothing.
+ */
+PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
+
 /* A software walk of the tables (counts nothing). */
 struct ptsim_translation {
 	uint64_t va_base;	/* start of the leaf mapping */

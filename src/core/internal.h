@@ -397,6 +397,10 @@ struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned
  * range costs what is mapped in it. Uncounted.
  */
 uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end);
+/* Like pt_next_used, but stops at the PMD level: a PTE table, even an empty one, counts. */
+uint64_t pt_next_pmd_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end);
+/* Uncounted: the table at `level` covering va, or NULL. */
+struct pt_table *pt_find_table(const struct ptsim_mm *mm, uint64_t va, int level);
 /* ptep_clear_flush: get-and-clear, then flush_tlb_page if the old entry was accessible. */
 pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
 /* Does the entry map the shared zero page? */

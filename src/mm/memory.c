@@ -4,6 +4,7 @@
  * do_huge_pmd_anonymous_page in mm/memory.c and mm/huge_memory.c).
  */
 #include "asm/pgtable.h"
+#include "asm/tlbflush.h"
 #include "filemap.h"
 
 #include <stdlib.h>
@@ -235,6 +236,155 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	return 0;
 }
 
+/*
+ * Is every mapping of the large folio f in mm, at the addresses its index
+ * gives? (__wp_can_reuse_large_anon_folio's !folio_maybe_mapped_shared,
+ * which the kernel tracks per mm; the model counts the mm's own entries.)
+ */
+static bool folio_mapped_only_by(struct ptsim_mm *mm, const struct vma *v, const struct folio *f)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t va = v->start + ((f->index - v->pgoff) << g->page_shift);
+	int mine = 0;
+
+	if (f->index < v->pgoff)
+		return false;
+	for (uint64_t i = 0; i < folio_nr_pages(f); i++, va += g->page_size) {
+		unsigned int idx;
+		const struct pt_table *t = va < v->end ? pt_lookup_leaf(mm, va, &idx) : NULL;
+
+		if (t && t->level == 3 && pte_present(t->desc[idx]) &&
+		    pte_pfn(g, t->desc[idx]) == f->pfn + i)
+			mine++;
+	}
+	return mine == f->mapcount;
+}
+
+/*
+ * __ptep_set_access_flags: OR the new access, dirty and write state into the
+ * entry with a compare-and-swap; a newly dirty entry flushes the stale
+ * read-only translation (flush_tlb_page).
+ */
+static void __ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t entry,
+				    bool dirty)
+{
+	pte_t pte = __ptep_get(mm, ptep), val;
+
+	if (pte == entry)
+		return;
+	entry &= PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
+	val = ((pte ^ PTE_RDONLY) | (entry ^ PTE_RDONLY)) ^ PTE_RDONLY;
+	count(mm->m, PTSIM_EV_PTE_CAS, 1);
+	xchg_desc(mm, addr, 3, ptep, val);
+	if (dirty)
+		flush_tlb_page(mm, addr);
+}
+
+/*
+ * ptep_set_access_flags (arm64, with contpte_ptep_set_access_flags): a write
+ * permission change inside a contiguous block unfolds it first; otherwise
+ * every entry of the block takes the new flags.
+ */
+static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t entry)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	pte_t orig = __ptep_get(mm, ptep);
+
+	entry = pte_mknoncont(entry);
+	if (!pte_valid_cont(orig)) {
+		__ptep_set_access_flags(mm, addr, ptep, entry, true);
+		return;
+	}
+	orig = pte_mknoncont(ptep_get(mm, ptep));
+	if (orig == entry)
+		return;
+	if (pte_write(orig) == pte_write(entry)) {
+		uint64_t start = ALIGN_DOWN64(addr, g->cont_pte_size);
+		pte_t *p = ptep - ((addr - start) >> g->page_shift);
+
+		/* the kernel's local_flush_tlb_contpte (not broadcast) is not modelled */
+		for (unsigned int i = 0; i < g->cont_ptes; i++)
+			__ptep_set_access_flags(mm, start + ((uint64_t)i << g->page_shift), p + i,
+						entry, false);
+		return;
+	}
+	__contpte_try_unfold(mm, addr, ptep, orig);
+	__ptep_set_access_flags(mm, addr, ptep, entry, true);
+}
+
+/*
+ * do_wp_page for an anonymous page: reuse it (wp_page_reuse) when it is
+ * exclusive or nobody else maps its folio, else copy it (wp_page_copy:
+ * ptep_clear_flush, then the new page writable with set_ptes(1)).
+ */
+static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	pte_t orig = ptep_get(mm, ptep);	/* vmf->orig_pte */
+	struct page_ref ref = vm_normal_page(mm, orig);
+	struct folio *f = ref.folio, *nf;
+	bool reuse;
+	int err;
+
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	if (!f || !(f->flags & FOLIO_ANON))
+		return -EFAULT;	/* file COW is not modelled */
+	count(m, PTSIM_EV_ANON_EXCL_TEST, 1);
+	reuse = folio_page_anon_exclusive(f, ref.idx) ||
+		(f->order ? folio_mapped_only_by(mm, v, f) : f->mapcount == 1 && !f->pincount);
+	if (reuse) {
+		folio_set_page_anon_exclusive(f, ref.idx, true);
+		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))));
+		return 0;
+	}
+	err = folio_alloc(m, 0, 0, &nf);
+	if (err)
+		return err;
+	count(m, PTSIM_EV_PAGE_COPY, 1);
+	folio_init_anon(nf, v, va, g);
+	nf->mapcount = 1;
+	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
+	ptep_clear_flush(mm, va, ptep);
+	set_ptes(mm, va, ptep, anon_fault_pte(g, v, nf->pfn, true), 1);
+	count(m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_pte */
+	if (--f->mapcount == 0)
+		folio_free(m, f);
+	return 0;
+}
+
+/*
+ * do_huge_pmd_wp_page: a PMD THP nobody else maps is made writable in place;
+ * a shared one is split (the fault then copies one page).
+ */
+static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
+			       struct pt_table *pmd_table, unsigned int idx)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t haddr = ALIGN_DOWN64(va, g->pmd_size);
+	pte_t pmd = read_desc(mm, 2, &pmd_table->desc[idx]);
+	struct page_ref ref = vm_normal_page(mm, pmd);
+	struct pt_table *pte_table;
+	int err;
+
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pincount) {
+		for (uint64_t i = 0; i < folio_nr_pages(ref.folio); i++)
+			folio_set_page_anon_exclusive(ref.folio, i, true);
+		count(m, PTSIM_EV_PTE_CAS, 1);	/* pmdp_set_access_flags */
+		xchg_desc(mm, haddr, 2, &pmd_table->desc[idx],
+			  pte_mkwrite(pte_mkdirty(pte_mkyoung(pmd))));
+		flush_tlb_page(mm, haddr);
+		return 0;
+	}
+	err = pt_table_alloc(mm, 3, &pte_table);
+	if (err)
+		return err;
+	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
+	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, 3, va)]);
+}
+
 /* do_anonymous_page, do_swap_page or the zero page's write fault, by what the entry holds. */
 static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
 {
@@ -248,6 +398,14 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		count(mm->m, PTSIM_EV_FAULT, 1);
 		err = is_swap_pte(pte) ? do_swap_page(mm, v, va, &leaf->desc[idx], write)
 				       : wp_page_copy_zero(mm, v, va, &leaf->desc[idx]);
+		fn_exit(mm->m);
+		return err;
+	}
+	if (leaf && pte_present(pte) && write && !pte_write(pte) && !pte_protnone(pte)) {
+		fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
+		count(mm->m, PTSIM_EV_FAULT, 1);
+		err = leaf->level == 3 ? do_wp_page(mm, v, va, &leaf->desc[idx])
+				       : do_huge_pmd_wp_page(mm, v, va, leaf, idx);
 		fn_exit(mm->m);
 		return err;
 	}

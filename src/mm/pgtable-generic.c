@@ -229,6 +229,44 @@ uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
 	return end;
 }
 
+uint64_t pt_next_pmd_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	while (va < end) {
+		const struct pt_table *t = mm->pgd;
+		uint64_t size, next;
+		int l;
+
+		for (l = g->start_level;; l++) {
+			unsigned int i = pt_index(g, l, va);
+
+			if (l == 2 || !t->next[i]) {
+				if (t->desc[i])
+					return va;
+				break;
+			}
+			t = t->next[i];
+		}
+		size = pt_level_size(g, l);
+		next = ALIGN_DOWN64(va, size) + size;
+		if (next <= va)
+			break;
+		va = next;
+	}
+	return end;
+}
+
+struct pt_table *pt_find_table(const struct ptsim_mm *mm, uint64_t va, int level)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	struct pt_table *t = mm->pgd;
+
+	for (int l = g->start_level; t && l < level; l++)
+		t = t->next[pt_index(g, l, va)];
+	return t;
+}
+
 pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 {
 	pte_t old;

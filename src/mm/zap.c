@@ -209,35 +209,6 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 		tlb_flush_mmu(z->tlb);
 }
 
-/* The first PMD-aligned step at or after va (below end) whose PMD entry is not empty. */
-static uint64_t next_pmd_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
-{
-	const struct ptsim_geometry *g = &mm->m->geo;
-
-	while (va < end) {
-		const struct pt_table *t = mm->pgd;
-		uint64_t size, next;
-		int l;
-
-		for (l = g->start_level;; l++) {
-			unsigned int i = pt_index(g, l, va);
-
-			if (l == 2 || !t->next[i]) {
-				if (t->desc[i])
-					return va;
-				break;
-			}
-			t = t->next[i];
-		}
-		size = pt_level_size(g, l);
-		next = ALIGN_DOWN64(va, size) + size;
-		if (next <= va)
-			break;
-		va = next;
-	}
-	return end;
-}
-
 /* zap_pmd_range over one PMD table; edges were split with the VMAs (vma_adjust_trans_huge). */
 static void zap_pmd_range(struct zap_ctx *z, struct pt_table *t, uint64_t addr, uint64_t end)
 {
@@ -278,7 +249,7 @@ void unmap_page_range(struct mmu_gather *tlb, struct ptsim_mm *mm, uint64_t star
 	struct zap_ctx z = { .tlb = tlb, .mm = mm, .spare = spare ? spare : &none };
 
 	tlb_start_vma(tlb);
-	for (uint64_t addr = start; (addr = next_pmd_used(mm, addr, end)) < end;) {
+	for (uint64_t addr = start; (addr = pt_next_pmd_used(mm, addr, end)) < end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
 		int err;
 		struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);

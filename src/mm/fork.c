@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fork's address-space copy (models dup_mmap in mm/mmap.c and
+ * copy_page_range / copy_pte_range / copy_present_ptes in mm/memory.c).
+ * copy_pte_range exists once and branches on "fork_pte_batching" (v6.9)
+ * where the per-PTE v6.8 copy and the folio batches differ
+ * (doc/mm-lifecycle.md).
+ *
+ * Everything that can fail (the child, its tables, the pages pinned memory
+ * forces fork to copy) is allocated before the parent changes, so a failed
+ * fork leaves the parent as it was.
+ */
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+#include "asm/mmu_context.h"
+#include "pte_batch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct fork_ctx {
+	struct ptsim_mm *src, *dst;
+	const struct vma *vma;		/* the parent's VMA (the child's has the same range) */
+	struct folio **prealloc;	/* pages for copy_present_page, allocated up front */
+	size_t nr_prealloc, used_prealloc;
+	struct spare_tables spare;	/* for pinned PMD THPs, which are split in the parent */
+};
+
+static bool is_cow_mapping(unsigned int flags)
+{
+	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
+
+/* folio_needs_cow_for_dma: a COW mapping of a folio that may be DMA-pinned. */
+static bool folio_needs_cow_for_dma(const struct vma *v, const struct folio *f)
+{
+	return is_cow_mapping(v->flags) && f->pincount > 0;
+}
+
+/* vma_needs_copy: anonymous memory (or uffd-wp, PFN maps) must be copied; files fault back in. */
+static bool vma_needs_copy(const struct vma *v)
+{
+	return v->anon_vma && !(v->flags & VM_WIPEONFORK);
+}
+
+/*
+ * __folio_try_dup_anon_rmap for nr pages from idx: -EBUSY when the folio may
+ * be pinned and one of them is exclusive (the child must get a copy); else
+ * every page becomes shared and the mapcount grows.
+ */
+static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, struct folio *f,
+				   uint64_t idx, unsigned int nr)
+{
+	bool maybe_pinned = folio_needs_cow_for_dma(v, f);
+
+	count(mm->m, PTSIM_EV_RMAP_DUP, 1);
+	if (maybe_pinned) {
+		for (unsigned int i = 0; i < nr; i++) {
+			count(mm->m, PTSIM_EV_ANON_EXCL_TEST, 1);
+			if (folio_page_anon_exclusive(f, idx + i))
+				return -EBUSY;
+		}
+	}
+	for (unsigned int i = 0; i < nr; i++)
+		folio_set_page_anon_exclusive(f, idx + i, false);
+	f->mapcount += (int)nr;
+	return 0;
+}
+
+/*
+ * __copy_present_ptes: a COW mapping write-protects the parent's entries and
+ * the child's template; the child's entries are old, clean if shared.
+ */
+static void __copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src, pte_t pte,
+				uint64_t addr, unsigned int nr)
+{
+	if (is_cow_mapping(c->vma->flags) && pte_write(pte)) {
+		wrprotect_ptes(c->src, addr, src, nr);
+		pte = pte_wrprotect(pte);
+	}
+	if (c->vma->flags & VM_SHARED)
+		pte = pte_mkclean(pte);
+	pte = pte_clear_uffd_wp(pte_mkold(pte));	/* the child is not uffd-wp registered */
+	set_ptes(c->dst, addr, dst, pte, nr);
+}
+
+/*
+ * copy_present_page: the page may be pinned for DMA, so the child gets its
+ * own copy now (exclusive, writable, dirty); the parent keeps its entry.
+ */
+static void copy_present_page(struct fork_ctx *c, pte_t *dst, uint64_t addr)
+{
+	struct ptsim_mm *mm = c->dst;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	struct folio *nf = c->prealloc[c->used_prealloc++];
+	pte_t pte;
+
+	count(mm->m, PTSIM_EV_PAGE_COPY, 1);
+	nf->flags |= FOLIO_ANON | FOLIO_UPTODATE;
+	nf->mapping = c->vma->anon_vma;
+	nf->index = ((addr - c->vma->start) >> g->page_shift) + c->vma->pgoff;
+	folio_set_page_anon_exclusive(nf, 0, true);	/* folio_add_new_anon_rmap(EXCLUSIVE) */
+	nf->mapcount = 1;
+	pte = pfn_pte(g, nf->pfn, c->vma->page_prot);
+	if (c->vma->flags & VM_WRITE)
+		pte = pte_mkwrite(pte_mkdirty(pte));	/* maybe_mkwrite(pte_mkdirty()) */
+	set_ptes(mm, addr, dst, pte, 1);	/* set_pte_at */
+}
+
+/*
+ * copy_present_ptes: returns the entries copied, or 0 when a pinned page
+ * needs a pre-allocated copy first (-EAGAIN in the kernel: the caller drops
+ * the locks, allocates, and comes back with *prealloc set).
+ */
+static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src, pte_t pte,
+				      uint64_t addr, unsigned int max_nr, bool *prealloc)
+{
+	struct ptsim_mm *mm = c->src;
+	struct page_ref ref = vm_normal_page(mm, pte);
+	struct folio *f = ref.folio;
+	unsigned int nr;
+
+	if (!f)
+		goto copy_pte;	/* the zero page, a special mapping */
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
+	if (!*prealloc && f->order && max_nr != 1 &&
+	    feature(mm->m, PTSIM_FEAT_FORK_PTE_BATCHING)) {
+		unsigned int flags = FPB_MERGE_WRITE;
+
+		if (!(c->vma->flags & VM_SHARED))
+			flags |= FPB_RESPECT_DIRTY;
+		fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
+		count(mm->m, PTSIM_EV_PTE_BATCH, 1);
+		nr = folio_pte_batch_flags(mm, f, src, &pte, max_nr, flags);
+		fn_exit(mm->m);
+		count(mm->m, PTSIM_EV_FOLIO_GET, 1);	/* folio_ref_add */
+		if (f->flags & FOLIO_ANON) {
+			if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, nr))
+				return 0;	/* -EAGAIN */
+		} else {
+			count(mm->m, PTSIM_EV_RMAP_DUP, 1);	/* folio_dup_file_rmap_ptes */
+			f->mapcount += (int)nr;
+		}
+		__copy_present_ptes(c, dst, src, pte, addr, nr);
+		return nr;
+	}
+	count(mm->m, PTSIM_EV_FOLIO_GET, 1);
+	if (f->flags & FOLIO_ANON) {
+		if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, 1)) {
+			if (!*prealloc)
+				return 0;	/* -EAGAIN: allocate, then try again */
+			copy_present_page(c, dst, addr);
+			*prealloc = false;
+			return 1;
+		}
+	} else {
+		count(mm->m, PTSIM_EV_RMAP_DUP, 1);
+		f->mapcount++;
+	}
+copy_pte:
+	__copy_present_ptes(c, dst, src, pte, addr, 1);
+	return 1;
+}
+
+/* copy_nonpresent_pte for a swap entry: both sides now share it, so it is no longer exclusive. */
+static void copy_swap_pte(struct fork_ctx *c, pte_t *dst, pte_t *src, pte_t pte, uint64_t addr)
+{
+	count(c->src->m, PTSIM_EV_SWAP_LOOKUP, 1);	/* swap_duplicate */
+	if (pte & PTE_SWP_EXCLUSIVE) {
+		pte &= ~PTE_SWP_EXCLUSIVE;
+		set_ptes(c->src, addr, src, pte, 1);
+	}
+	set_ptes(c->dst, addr, dst, pte, 1);
+}
+
+/* copy_pte_range over one PTE table: the child's table exists already. */
+static void copy_pte_range(struct fork_ctx *c, struct pt_table *src_t, struct pt_table *dst_t,
+			   uint64_t addr, uint64_t end)
+{
+	struct ptsim_machine *m = c->src->m;
+	const struct ptsim_geometry *g = &m->geo;
+	bool prealloc = false;
+
+	fn_enter(m, PTSIM_FN_COPY_PTE_RANGE);
+again:
+	count(m, PTSIM_EV_PTE_MAP, 2);
+	count(m, PTSIM_EV_PTL_LOCK, 2);	/* the child's lock, the parent's nested */
+	count(m, PTSIM_EV_LAZY_MMU, 1);
+	while (addr < end) {
+		unsigned int idx = pt_index(g, 3, addr), nr = 1;
+		pte_t *src = &src_t->desc[idx], *dst = &dst_t->desc[idx];
+		pte_t ptent;
+
+		count(m, PTSIM_EV_PTE_LOOP, 1);
+		ptent = ptep_get(c->src, src);
+		if (pte_none(ptent)) {
+			/* nothing */
+		} else if (!pte_present(ptent)) {
+			copy_swap_pte(c, dst, src, ptent, addr);
+		} else {
+			nr = copy_present_ptes(c, dst, src, ptent, addr,
+					       (unsigned int)((end - addr) >> g->page_shift), &prealloc);
+			if (!nr) {
+				/* drop both locks, allocate the copy (done up front), relock */
+				prealloc = true;
+				goto again;
+			}
+		}
+		addr += (uint64_t)nr << g->page_shift;
+	}
+	fn_exit(m);
+}
+
+/*
+ * copy_huge_pmd for an anonymous PMD THP: shared by both, write-protected in
+ * both. A pinned exclusive THP is split in the parent instead and copied
+ * through its PTEs (the -EAGAIN fallback).
+ */
+static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_table *dst_t,
+			  uint64_t addr)
+{
+	struct ptsim_mm *mm = c->src;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	unsigned int idx = pt_index(g, 2, addr);
+	pte_t pmd = read_desc(mm, 2, &src_t->desc[idx]);
+	struct page_ref ref = vm_normal_page(mm, pmd);
+
+	count(mm->m, PTSIM_EV_PTL_LOCK, 2);
+	if (ref.folio) {
+		count(mm->m, PTSIM_EV_FOLIO_GET, 1);
+		if (folio_try_dup_anon_rmap(mm, c->vma, ref.folio, 0, 1)) {
+			split_huge_pmd_spare(mm, src_t, addr, &c->spare);
+			return false;
+		}
+		/* one PMD mapping: the model counts it once in mapcount, so the dup added 1 */
+		for (uint64_t i = 1; i < folio_nr_pages(ref.folio); i++)
+			folio_set_page_anon_exclusive(ref.folio, i, false);
+	}
+	if (is_cow_mapping(c->vma->flags) && pte_write(pmd)) {
+		/* pmdp_set_wrprotect: the same read and compare-and-swap as a PTE */
+		pmd = read_desc(mm, 2, &src_t->desc[idx]);
+		xchg_desc(mm, addr, 2, &src_t->desc[idx], pte_wrprotect(pmd));
+		pmd = pte_wrprotect(pmd);
+	}
+	set_desc(c->dst, addr, 2, &dst_t->desc[idx], pte_mkold(pmd));	/* set_pmd_at */
+	return true;
+}
+
+/* copy_pmd_range over one PMD table of the parent; the child's tables exist already. */
+static void copy_pmd_range(struct fork_ctx *c, struct pt_table *src_t, uint64_t addr,
+			   uint64_t end)
+{
+	const struct ptsim_geometry *g = &c->src->m->geo;
+	int err;
+	struct pt_table *dst_t = pt_walk_table(c->dst, addr, 2, false, &err);
+
+	if (!dst_t)
+		return;	/* nothing in this PMD table's part of the VMA: no child table either */
+	while (addr < end) {
+		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, end);
+		unsigned int idx = pt_index(g, 2, addr);
+		pte_t pmd = read_desc(c->src, 2, &src_t->desc[idx]);
+
+		if (pmd_is_leaf(src_t, idx) && copy_huge_pmd(c, src_t, dst_t, addr))
+			goto next;
+		if (src_t->next[idx] && !pte_none(pmd) && dst_t->next[idx])
+			copy_pte_range(c, src_t->next[idx], dst_t->next[idx], addr, next);
+next:
+		addr = next;
+	}
+}
+
+/* copy_page_range for one VMA: one notifier range around a COW mapping's walk. */
+static void copy_page_range(struct fork_ctx *c)
+{
+	const struct ptsim_geometry *g = &c->src->m->geo;
+	uint64_t end = c->vma->end;
+
+	if (is_cow_mapping(c->vma->flags))
+		count(c->src->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+	for (uint64_t addr = c->vma->start; (addr = pt_next_pmd_used(c->src, addr, end)) < end;) {
+		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
+		int err;
+		struct pt_table *t = pt_walk_table(c->src, addr, 2, false, &err);
+
+		if (t)
+			copy_pmd_range(c, t, addr, next);
+		addr = next;
+	}
+}
+
+/*
+ * What the copy of v will need: the child's tables (allocated now, one per
+ * parent table, as pte_alloc does even for an empty one), and, uncounted, the
+ * pages and split tables pinned exclusive memory will take.
+ */
+static int prepare_vma(struct fork_ctx *c, const struct vma *v, size_t *copies,
+		       unsigned int *splits)
+{
+	struct ptsim_mm *src = c->src;
+	const struct ptsim_geometry *g = &src->m->geo;
+
+	for (uint64_t va = v->start; (va = pt_next_pmd_used(src, va, v->end)) < v->end;) {
+		uint64_t next = MIN(ALIGN_DOWN64(va, g->pmd_size) + g->pmd_size, v->end);
+		const struct pt_table *t = pt_find_table(src, va, 2);
+		unsigned int idx = pt_index(g, 2, va);
+		bool leaf = pmd_is_leaf(t, idx);
+		pte_t d = t->desc[idx];
+		const struct folio *f = leaf ? pfn_folio(src->m, pte_pfn(g, d)) : NULL;
+		int err;
+
+		if (leaf && f && folio_needs_cow_for_dma(v, f) && folio_page_anon_exclusive(f, 0)) {
+			(*splits)++;	/* copied through PTEs after a split */
+			*copies += g->ptrs_per_table;
+			leaf = false;
+		}
+		if (!pt_walk_table(c->dst, va, leaf ? 2 : 3, true, &err))
+			return err ? err : -ENOMEM;
+		for (uint64_t a = va; t->next[idx] && a < next; a += g->page_size) {
+			pte_t pte = t->next[idx]->desc[pt_index(g, 3, a)];
+
+			if (!pte_present(pte) || pte_special(pte))
+				continue;
+			f = pfn_folio(src->m, pte_pfn(g, pte));
+			if (f && (f->flags & FOLIO_ANON) && folio_needs_cow_for_dma(v, f) &&
+			    folio_page_anon_exclusive(f, pte_pfn(g, pte) - f->pfn))
+				(*copies)++;
+		}
+		va = next;
+	}
+	return 0;
+}
+
+/* Copy the VMA array, the child's tables and the pre-allocated pages; nothing visible yet. */
+static int prepare_child(struct fork_ctx *c)
+{
+	struct ptsim_mm *src = c->src, *dst = c->dst;
+	size_t copies = 0;
+	unsigned int splits = 0;
+	int err;
+
+	if (src->nr_vmas) {
+		dst->vmas = malloc(src->nr_vmas * sizeof(*dst->vmas));
+		if (!dst->vmas)
+			return -ENOMEM;
+		dst->cap_vmas = src->nr_vmas;
+	}
+	for (size_t i = 0; i < src->nr_vmas; i++) {
+		const struct vma *v = &src->vmas[i];
+		struct vma *d;
+
+		if (v->flags & VM_DONTCOPY)
+			continue;
+		d = &dst->vmas[dst->nr_vmas++];
+		*d = *v;
+		d->uffd = false;	/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK */
+		if (v->flags & VM_WIPEONFORK)
+			d->anon_vma = 0;
+		else if (vma_needs_copy(v) && (err = prepare_vma(c, v, &copies, &splits)))
+			return err;
+	}
+	if (splits > 2)
+		return -ENOMEM;	/* more pinned THPs than spare slots: not modelled */
+	for (c->spare.n = 0; c->spare.n < splits; c->spare.n++) {
+		err = pt_table_alloc(src, 3, &c->spare.t[c->spare.n]);
+		if (err)
+			return err;
+	}
+	if (copies) {
+		c->prealloc = calloc(copies, sizeof(*c->prealloc));
+		if (!c->prealloc)
+			return -ENOMEM;
+	}
+	for (; c->nr_prealloc < copies; c->nr_prealloc++) {
+		err = folio_alloc(src->m, 0, 0, &c->prealloc[c->nr_prealloc]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A child mm on the parent's machine: no ASID until it first runs (it is 0 during the copy). */
+static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
+{
+	struct ptsim_mm *mm = calloc(1, sizeof(*mm));
+	int err;
+
+	if (!mm)
+		return -ENOMEM;
+	mm->m = parent->m;
+	mm->aslr_state = parent->aslr_state;
+	mm->mmap_base = parent->mmap_base;
+	mm->next_swap_offset = parent->next_swap_offset;
+	err = pt_table_alloc(mm, parent->m->geo.start_level, &mm->pgd);
+	if (!err)
+		err = machine_add_mm(parent->m, mm);
+	if (err) {
+		if (mm->pgd)
+			pt_table_free(mm, mm->pgd);
+		free(mm);
+		return err;
+	}
+	*out = mm;
+	return 0;
+}
+
+static void mm_free_child(struct ptsim_mm *mm)
+{
+	machine_remove_mm(mm->m, mm);
+	mm_free_contents(mm);
+	free(mm);
+}
+
+int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child)
+{
+	struct ptsim_machine *m;
+	struct fork_ctx c = { .src = parent };
+	int err;
+
+	VALIDATE(parent && child && !parent->kernel);
+	REFUSE_IN_HANDLER(parent->m);
+	m = parent->m;
+	op_begin(m);
+	count(m, PTSIM_EV_SYSCALL, 1);
+	err = mm_alloc_child(parent, &c.dst);
+	if (err) {
+		op_end(m, err);
+		return err;
+	}
+	undo_start(m);
+	err = prepare_child(&c);
+	if (err) {
+		undo_rollback(m);
+		spare_tables_free(parent, &c.spare);
+		free(c.prealloc);
+		mm_free_child(c.dst);
+		op_end(m, err);
+		return err;
+	}
+	undo_commit(m);
+	/* dup_mmap: copy_page_range for every VMA the child got with its pages */
+	for (size_t i = 0; i < parent->nr_vmas; i++) {
+		c.vma = &parent->vmas[i];
+		if (!(c.vma->flags & VM_DONTCOPY) && vma_needs_copy(c.vma))
+			copy_page_range(&c);
+	}
+	flush_tlb_mm(parent);	/* the write-protected parent entries */
+	if (c.used_prealloc != c.nr_prealloc || c.spare.n)
+		diag_report(m, PTSIM_DIAG_INVARIANT, 0, 3, 0, 0,
+			    "fork set aside %zu copies and used %zu", c.nr_prealloc, c.used_prealloc);
+	while (c.used_prealloc < c.nr_prealloc)
+		folio_free(m, c.prealloc[c.used_prealloc++]);
+	spare_tables_free(parent, &c.spare);
+	free(c.prealloc);
+	check_and_switch_context(c.dst);	/* its first ASID, as it first runs */
+	op_end(m, 0);
+	*child = c.dst;
+	return 0;
+}
