@@ -441,6 +441,162 @@ static void test_fork_flags_and_failure(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* mremap of one 64K folio per block to a 64K-congruent place (spec table 4.3, per block). */
+static void test_mremap_per_block(void **state)
+{
+	static const struct {
+		const char *preset;
+		bool autofold, early_exit;
+		uint64_t r, x, w, bf;
+	} rows[] = {
+		{ "v6.16", true, false, 64 + 16, 48, 48, 2 },
+		{ "v6.16", false, false, 48 + 16, 32, 32, 1 },
+		{ "v6.17", true, false, 1 + 16, 16, 16, 0 },
+		{ "v6.17", true, true, 1 + 2, 16, 16, 0 },
+	};
+	const uint64_t dst = 8 * SZ_1G + SZ_1M;	/* PMD-misaligned: no table moves */
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3,
+						      rows[i].preset);
+		struct ptsim_mm *mm;
+		struct ptsim_translation t;
+		struct ptsim_stats st;
+		uint64_t out = 0;
+
+		ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_AUTOFOLD, rows[i].autofold);
+		ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT, rows[i].early_exit);
+		mm = populated(m, SZ_2M, 4);
+		assert_int_equal(ptsim_mremap(mm, VA, SZ_2M, SZ_2M,
+					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, dst, &out), 0);
+		assert_int_equal(out, dst);
+		st = last(m);
+		/* the unmap of the emptied source reads its 512 none entries */
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * rows[i].r + 512);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * rows[i].x);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 32 * rows[i].w);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 32 * rows[i].bf);
+		/* two extents of 1 MiB, one non-leaf range flush each */
+		assert_int_equal(st.ev[PTSIM_EV_FLUSH_TLB_RANGE] + st.ev[PTSIM_EV_FLUSH_TLB_MM] >= 2, 1);
+		assert_int_equal(ptsim_translate(mm, dst, &t), 0);
+		assert_int_equal(t.cont, rows[i].autofold || !strcmp(rows[i].preset, "v6.17"));
+		assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* 1 GiB of 64K folios moved by 1 MiB modulo 2 MiB (spec table 4.4): 1,024 extents. */
+static void test_mremap_1g(void **state)
+{
+	static const struct {
+		const char *preset;
+		uint64_t r, x, w, bf;
+	} rows[] = {
+		{ "v6.16", 1310720, 786432, 786432, 32768 },
+		{ "v6.17", 49152, 262144, 262144, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3,
+						      rows[i].preset);
+		struct ptsim_mm *mm = populated(m, SZ_1G, 4);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_mremap(mm, VA, SZ_1G, SZ_1G,
+					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+					      8 * SZ_1G + SZ_1M, NULL), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], rows[i].r + 262144);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], rows[i].x);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], rows[i].w);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], rows[i].bf);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* PMD-congruent moves hand whole PTE tables over; PUD-aligned ones a whole PMD table. */
+static void test_mremap_table_moves(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "v6.17");
+	struct ptsim_mm *mm = populated(m, SZ_1G, 4);
+	struct ptsim_translation t;
+	struct ptsim_stats st;
+
+	(void)state;
+	/* 1 GiB + 2 MiB: PMD aligned, not PUD aligned: 512 PTE tables move */
+	assert_int_equal(ptsim_mremap(mm, VA, SZ_1G, SZ_1G, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+				      8 * SZ_1G + SZ_2M, NULL), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 0);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 0);
+	assert_int_equal(st.ev[PTSIM_EV_PMD_WRITE] >= 2 * 512, 1);
+	assert_int_equal(ptsim_translate(mm, 8 * SZ_1G + SZ_2M, &t), 0);
+	assert_true(t.cont);
+	assert_invariants(m);
+	/* to a PUD-aligned place from a PUD-unaligned one: no PUD move, PTE tables again */
+	assert_int_equal(ptsim_mremap(mm, 8 * SZ_1G + SZ_2M, SZ_1G, SZ_1G,
+				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, 16 * SZ_1G, NULL), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 0);
+	/* both PUD aligned: one PUD entry moves the PMD table with everything under it */
+	assert_int_equal(ptsim_mremap(mm, 16 * SZ_1G, SZ_1G, SZ_1G,
+				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, 32 * SZ_1G, NULL), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_PMD_WRITE], 0);
+	assert_int_equal(st.ev[PTSIM_EV_PUD_WRITE] >= 2, 1);
+	assert_int_equal(ptsim_translate(mm, 32 * SZ_1G + SZ_1G - SZ_4K, &t), 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/* Shrink, grow in place, grow by moving, DONTUNMAP, and a FIXED move over a mapping. */
+static void test_mremap_shapes(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = populated(m, SZ_2M, 4);
+	struct ptsim_translation t;
+	struct diag_log log = { { 0 } };
+	uint64_t out = 0;
+
+	(void)state;
+	ptsim_set_diag_handler(m, record_diag, &log);
+	assert_int_equal(ptsim_mremap(mm, VA, SZ_2M, SZ_1M, 0, 0, &out), 0);
+	assert_int_equal(out, VA);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_1M, &t), -ENOENT);
+	assert_int_equal(ptsim_mremap(mm, VA, SZ_1M, SZ_2M, 0, 0, &out), 0);	/* in place */
+	assert_int_equal(out, VA);
+	assert_int_equal(ptsim_fault(mm, VA + SZ_1M, PTSIM_ACCESS_WRITE), 0);
+	/* something after it: growing needs a move */
+	assert_int_equal(ptsim_mmap(mm, VA + SZ_2M, SZ_64K, PTSIM_PROT_READ,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_mremap(mm, VA, SZ_2M, 2 * SZ_2M, 0, 0, &out), -ENOMEM);
+	assert_int_equal(ptsim_mremap(mm, VA, SZ_2M, 2 * SZ_2M, PTSIM_MREMAP_MAYMOVE, 0, &out), 0);
+	assert_true(out != VA);
+	assert_int_equal(ptsim_translate(mm, out, &t), 0);
+	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
+	/* DONTUNMAP leaves the old VMA, empty: a fault there gets a new page */
+	assert_int_equal(ptsim_mremap(mm, out, SZ_2M, SZ_2M,
+				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_DONTUNMAP, 0, &out), 0);
+	assert_int_equal(ptsim_translate(mm, out, &t), 0);
+	/* FIXED onto the 64K mapping: it is unmapped first */
+	assert_int_equal(ptsim_mremap(mm, out, SZ_2M, SZ_2M, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+				      VA + SZ_2M - SZ_1M, &out), 0);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &t), 0);
+	assert_false(t.read_only && !t.write);
+	assert_int_equal(ptsim_mremap(mm, 0x1000, SZ_4K, SZ_4K, 0, 0, NULL), -EFAULT);
+	assert_int_equal(ptsim_mremap(mm, out, SZ_4K, SZ_4K, PTSIM_MREMAP_FIXED, 0, NULL), -EINVAL);
+	assert_int_equal(log.count[PTSIM_DIAG_BBM_VIOLATION] + log.count[PTSIM_DIAG_INVARIANT], 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +612,10 @@ int main(void)
 		cmocka_unit_test(test_fork_pinned),
 		cmocka_unit_test(test_fork_thp),
 		cmocka_unit_test(test_fork_flags_and_failure),
+		cmocka_unit_test(test_mremap_per_block),
+		cmocka_unit_test(test_mremap_1g),
+		cmocka_unit_test(test_mremap_table_moves),
+		cmocka_unit_test(test_mremap_shapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

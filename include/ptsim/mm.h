@@ -107,6 +107,25 @@ PTSIM_API int ptsim_mm_exit(struct ptsim_mm *mm);
  */
 PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
 
+#define PTSIM_MREMAP_MAYMOVE	0x1u
+#define PTSIM_MREMAP_FIXED	0x2u
+#define PTSIM_MREMAP_DONTUNMAP	0x4u
+
+/*
+ * mremap of [old, old+old_len), which must lie inside one VMA, to new_len
+ * bytes. Shrinking unmaps the tail; growing extends the VMA in place when the
+ * space after it is free; otherwise, with MAYMOVE, the mapping moves (to
+ * new_addr with FIXED, which unmaps what is there first; else to a free
+ * range): whole PUD/PMD tables when old and new are aligned alike, else
+ * move_ptes per extent, batched per folio with "mremap_pte_batching"; then
+ * the old range is unmapped (kept, empty, with DONTUNMAP). *out (may be
+ * NULL) is where the mapping is now. -EFAULT when the old range is not one
+ * VMA's, -ENOMEM when it must move and may not or no space is free,
+ * -EINVAL for bad arguments.
+ */
+PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
+			   unsigned int flags, uint64_t new_addr, uint64_t *out);
+
 /* A software walk of the tables (counts nothing). */
 struct ptsim_translation {
 	uint64_t va_base;	/* start of the leaf mapping */

@@ -223,6 +223,9 @@ struct ptsim_machine {
 	unsigned int op_depth;
 	struct diag_state diag;
 	uint64_t host_bytes;		/* host memory charged (table pages, folio metadata) */
+	/* tables set aside by pt_reserve, per level: pt_table_alloc takes these first */
+	struct pt_table **reserve[PTSIM_MAX_LEVELS];
+	size_t nr_reserve[PTSIM_MAX_LEVELS];
 	uint64_t alloc_count;
 	uint64_t fail_at;		/* alloc_count value that fails; 0 = never */
 	struct undo_entry *undo;
@@ -377,6 +380,13 @@ static inline uint64_t table_host_bytes(const struct ptsim_geometry *g, int leve
 /* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */
 int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out);
 void pt_table_free(struct ptsim_mm *mm, struct pt_table *t);
+/*
+ * Set aside nr[lvl(level)] tables per level so the operation's later
+ * pt_table_alloc calls cannot fail; they are counted (TABLE_ALLOC, the mm's
+ * bytes) only when taken. pt_unreserve gives back what was not taken.
+ */
+int pt_reserve(struct ptsim_machine *m, const size_t nr[PTSIM_MAX_LEVELS]);
+void pt_unreserve(struct ptsim_machine *m);
 /* Free a whole subtree and the folios mapped by it. */
 void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t);
 int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_table **out);
@@ -412,6 +422,8 @@ void machine_remove_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
 void mm_free_contents(struct ptsim_mm *mm);
 int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct ptsim_mm **out);
 bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
+/* First fit for an anonymous mapping of len bytes (see ptsim_mmap). */
+int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out);
 int vma_insert(struct ptsim_mm *mm, const struct vma *v);
 struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
 
@@ -441,7 +453,7 @@ bool thp_cut_at(const struct ptsim_mm *mm, uint64_t addr);
  * operation can split them without failing half-way.
  */
 struct spare_tables {
-	struct pt_table *t[2];
+	struct pt_table *t[4];	/* two per range: mremap joins two ranges' sets */
 	unsigned int n;
 };
 int spare_tables_alloc(struct ptsim_mm *mm, struct spare_tables *spare, uint64_t start,

@@ -247,7 +247,7 @@ static uint64_t covered_from(struct ptsim_mm *mm, uint64_t base)
 }
 
 /* First fit above 4 GiB, PMD aligned for PMD-sized requests (THP-friendly, as thp_get_unmapped_area). */
-static int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out)
+int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t align = len >= g->pmd_size ? g->pmd_size : g->page_size;

@@ -40,48 +40,26 @@ static void unmap_vmas(struct mmu_gather *tlb, size_t first, size_t last)
 		unmap_page_range(tlb, mm, mm->vmas[i].start, mm->vmas[i].end, NULL);
 }
 
-int ptsim_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spare_tables *spare)
 {
-	struct ptsim_machine *m;
-	const struct ptsim_geometry *g;
-	struct spare_tables spare;
 	struct mmu_gather tlb;
-	uint64_t end, floor, ceiling;
+	uint64_t floor, ceiling;
 	size_t first, last;
-	int err;
 
-	VALIDATE(mm && !mm->kernel);
-	REFUSE_IN_HANDLER(mm->m);
-	m = mm->m;
-	g = &m->geo;
-	len = ALIGN_UP64(len, g->page_size);
-	VALIDATE(IS_ALIGNED64(start, g->page_size) && len && start + len > start &&
-		 start + len <= (UINT64_C(1) << g->va_bits));
-	end = start + len;
 	/* find_vma_intersection: nothing mapped there is not an error */
 	for (first = 0; first < mm->nr_vmas && mm->vmas[first].end <= start; first++)
 		;
 	if (first == mm->nr_vmas || mm->vmas[first].start >= end)
-		return 0;
-	/* the two edge splits and their THP splits are all that can fail: do them first */
-	if (vma_reserve(mm, 2))
-		return -ENOMEM;
-	op_begin(m);
-	err = spare_tables_alloc(mm, &spare, start, end);
-	if (err) {
-		op_end(m, err);
-		return err;
-	}
-	count(m, PTSIM_EV_SYSCALL, 1);
+		return;
 	/* vms_gather_munmap_vmas: split the VMAs the range cuts (vma_adjust_trans_huge first) */
 	if (mm->vmas[first].start < start) {
-		split_huge_pmd_address(mm, start, &spare);
+		split_huge_pmd_address(mm, start, spare);
 		vma_split(mm, first++, start);
 	}
 	for (last = first; last + 1 < mm->nr_vmas && mm->vmas[last + 1].start < end; last++)
 		;
 	if (end < mm->vmas[last].end) {
-		split_huge_pmd_address(mm, end, &spare);
+		split_huge_pmd_address(mm, end, spare);
 		vma_split(mm, last, end);
 	}
 	floor = first ? mm->vmas[first - 1].end : 0;	/* FIRST_USER_ADDRESS is 0 on arm64 */
@@ -93,9 +71,36 @@ int ptsim_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 	tlb_finish_mmu(&tlb);
 	for (size_t n = last - first + 1; n; n--)
 		vma_remove(mm, first);
-	spare_tables_free(mm, &spare);
-	op_end(m, 0);
-	return 0;
+}
+
+int ptsim_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	struct ptsim_machine *m;
+	const struct ptsim_geometry *g;
+	struct spare_tables spare;
+	int err;
+
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	m = mm->m;
+	g = &m->geo;
+	len = ALIGN_UP64(len, g->page_size);
+	VALIDATE(IS_ALIGNED64(start, g->page_size) && len && start + len > start &&
+		 start + len <= (UINT64_C(1) << g->va_bits));
+	if (range_is_free(mm, start, start + len))
+		return 0;
+	/* the two edge splits and their THP splits are all that can fail: do them first */
+	if (vma_reserve(mm, 2))
+		return -ENOMEM;
+	op_begin(m);
+	err = spare_tables_alloc(mm, &spare, start, start + len);
+	if (!err) {
+		count(m, PTSIM_EV_SYSCALL, 1);
+		do_vmi_munmap(mm, start, start + len, &spare);
+		spare_tables_free(mm, &spare);
+	}
+	op_end(m, err);
+	return err;
 }
 
 int ptsim_mm_exit(struct ptsim_mm *mm)

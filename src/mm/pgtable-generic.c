@@ -47,9 +47,9 @@ static void table_delete(struct ptsim_machine *m, struct pt_table *t)
 	free(t);
 }
 
-int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
+/* A table page with its host memory charged, counted nowhere yet. */
+static int table_get(struct ptsim_machine *m, int level, struct pt_table **out)
 {
-	struct ptsim_machine *m = mm->m;
 	struct pt_table *t;
 	uint64_t pfn;
 
@@ -65,6 +65,65 @@ int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
 		host_uncharge(m, table_host_bytes(&m->geo, level));
 		return -ENOMEM;
 	}
+	*out = t;
+	return 0;
+}
+
+static void table_put(struct ptsim_machine *m, struct pt_table *t)
+{
+	host_uncharge(m, table_host_bytes(&m->geo, t->level));
+	physmem_free(&m->phys, t->pfn, 0);
+	table_delete(m, t);
+}
+
+int pt_reserve(struct ptsim_machine *m, const size_t nr[PTSIM_MAX_LEVELS])
+{
+	for (int l = -1; l <= 3; l++) {
+		size_t want = m->nr_reserve[lvl(l)] + nr[lvl(l)];
+		struct pt_table **r;
+
+		if (!nr[lvl(l)])
+			continue;
+		r = realloc(m->reserve[lvl(l)], want * sizeof(*r));
+		if (!r) {
+			pt_unreserve(m);
+			return -ENOMEM;
+		}
+		m->reserve[lvl(l)] = r;
+		while (m->nr_reserve[lvl(l)] < want) {
+			if (table_get(m, l, &r[m->nr_reserve[lvl(l)]])) {
+				pt_unreserve(m);
+				return -ENOMEM;
+			}
+			m->nr_reserve[lvl(l)]++;
+		}
+	}
+	return 0;
+}
+
+void pt_unreserve(struct ptsim_machine *m)
+{
+	for (unsigned int i = 0; i < PTSIM_MAX_LEVELS; i++) {
+		while (m->nr_reserve[i])
+			table_put(m, m->reserve[i][--m->nr_reserve[i]]);
+		free(m->reserve[i]);
+		m->reserve[i] = NULL;
+	}
+}
+
+int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
+{
+	struct ptsim_machine *m = mm->m;
+	struct pt_table *t;
+	int err;
+
+	if (m->nr_reserve[lvl(level)]) {
+		t = m->reserve[lvl(level)][--m->nr_reserve[lvl(level)]];
+	} else {
+		err = table_get(m, level, &t);
+		if (err)
+			return err;
+	}
 	mm->pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
 	if (mm->booting)
 		mm->boot_pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
@@ -78,10 +137,8 @@ void pt_table_free(struct ptsim_mm *mm, struct pt_table *t)
 	struct ptsim_machine *m = mm->m;
 
 	mm->pgtable_bytes -= (uint64_t)t->entries * sizeof(pte_t);
-	host_uncharge(m, table_host_bytes(&m->geo, t->level));
-	physmem_free(&m->phys, t->pfn, 0);
 	count(m, PTSIM_EV_TABLE_FREE, 1);
-	table_delete(m, t);
+	table_put(m, t);
 }
 
 /* Drop one mapping of the folio behind a leaf; free anonymous folios nobody maps. */

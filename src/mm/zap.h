@@ -19,4 +19,11 @@ void unmap_page_range(struct mmu_gather *tlb, struct ptsim_mm *mm, uint64_t star
 void free_pgtables(struct mmu_gather *tlb, uint64_t start, uint64_t end, uint64_t floor,
 		   uint64_t ceiling);
 
+/*
+ * The unmap core of munmap, mremap and MAP_FIXED: split the VMAs [start, end)
+ * cuts (THPs there with tables from spare), zap, free tables, remove the
+ * VMAs. Cannot fail: the caller reserved two VMA slots and the spare tables.
+ */
+void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spare_tables *spare);
+
 #endif

@@ -173,7 +173,7 @@ void flush_pmd_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end)
 void flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end)
 {
 	/* flush_tlb_range: all levels, since tables may have been freed */
-	__flush_tlb_range(mm, start, end, mm->m->geo.page_size, false, 0);
+	__flush_tlb_range(mm, start, end, mm->m->geo.page_size, false, TLBI_TTL_UNKNOWN);
 }
 
 void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr)

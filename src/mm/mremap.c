@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mremap (models mm/mremap.c): shrink, grow in place, or move a mapping
+ * with move_page_tables: whole PUD or PMD tables when both sides are aligned
+ * (move_normal_pud / move_normal_pmd), a PMD THP whole (move_huge_pmd), else
+ * move_ptes per extent, which branches on "mremap_pte_batching" (v6.17).
+ * The source is then unmapped like munmap. doc/mm-lifecycle.md has the counts.
+ */
+#include "zap.h"
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+#include "pte_batch.h"
+
+struct move_ctx {
+	struct ptsim_mm *mm;
+	bool uffd;	/* vma_has_uffd_without_event_remap: no table moves */
+};
+
+/* get_extent: to the next `size` boundary of both addresses, at most `left`. */
+static uint64_t get_extent(uint64_t old, uint64_t new, uint64_t left, uint64_t size)
+{
+	uint64_t e = ALIGN_DOWN64(old, size) + size - old;
+
+	e = MIN(e, ALIGN_DOWN64(new, size) + size - new);
+	return MIN(e, left);
+}
+
+/* mremap_folio_pte_batch: a large folio's entries move together. */
+static unsigned int mremap_folio_pte_batch(struct ptsim_mm *mm, pte_t *ptep, pte_t pte,
+					   unsigned int max_nr)
+{
+	struct page_ref ref;
+	unsigned int flags = 0, nr;
+
+	if (max_nr == 1)
+		return 1;
+	ref = vm_normal_page(mm, pte);	/* vm_normal_folio */
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);
+	if (!ref.folio || !ref.folio->order)
+		return 1;
+	if (feature(mm->m, PTSIM_FEAT_MREMAP_BATCH_RESPECT_WRITE))
+		flags |= FPB_RESPECT_WRITE;
+	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
+	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
+	nr = folio_pte_batch_flags(mm, ref.folio, ptep, &pte, max_nr, flags);
+	fn_exit(mm->m);
+	return nr;
+}
+
+/*
+ * move_ptes: clear each entry (or folio batch) at the old address, write it
+ * at the new one; one flush of the old extent when anything present moved.
+ */
+static void move_ptes(struct move_ctx *c, struct pt_table *old_t, struct pt_table *new_t,
+		      uint64_t old, uint64_t new, uint64_t extent)
+{
+	struct ptsim_mm *mm = c->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	bool batching = feature(mm->m, PTSIM_FEAT_MREMAP_PTE_BATCHING), force_flush = false;
+	pte_t *oldp = &old_t->desc[pt_index(g, 3, old)], *newp = &new_t->desc[pt_index(g, 3, new)];
+
+	count(mm->m, PTSIM_EV_PTE_MAP, 2);
+	count(mm->m, PTSIM_EV_PTL_LOCK, old_t == new_t ? 1 : 2);
+	count(mm->m, PTSIM_EV_LAZY_MMU, 1);
+	for (uint64_t done = 0, nr; done < extent; done += nr << g->page_shift) {
+		uint64_t i = done >> g->page_shift;
+		pte_t pte;
+
+		nr = 1;
+		count(mm->m, PTSIM_EV_PTE_LOOP, 1);
+		pte = ptep_get(mm, oldp + i);
+		if (pte_none(pte))
+			continue;
+		if (pte_present(pte)) {
+			if (batching)
+				nr = mremap_folio_pte_batch(mm, oldp + i, pte,
+							    (unsigned int)((extent - done) >> g->page_shift));
+			force_flush = true;
+		}
+		if (batching)
+			pte = get_and_clear_full_ptes(mm, old + done, oldp + i, (unsigned int)nr, 0);
+		else
+			pte = ptep_get_and_clear(mm, old + done, oldp + i);
+		/* move_pte and move_soft_dirty_pte change nothing on arm64 */
+		set_ptes(mm, new + done, newp + i, pte, (unsigned int)nr);
+	}
+	if (force_flush)
+		flush_tlb_range(mm, old, old + extent);
+}
+
+/*
+ * move_normal_pmd / move_normal_pud: hand the whole lower table over; the
+ * entries in it move with it (cont bits and all), no PTE is touched.
+ */
+static bool move_normal_table(struct move_ctx *c, int level, struct pt_table *old_t,
+			      struct pt_table *new_t, uint64_t old, uint64_t new)
+{
+	struct ptsim_mm *mm = c->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	unsigned int oi = pt_index(g, level, old), ni = pt_index(g, level, new);
+	pte_t entry;
+
+	if (c->uffd || !pte_none(read_desc(mm, level, &new_t->desc[ni])) || !old_t->next[oi])
+		return false;
+	count(mm->m, PTSIM_EV_ANON_VMA_LOCK, 1);	/* take_rmap_locks */
+	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	entry = read_desc(mm, level, &old_t->desc[oi]);
+	set_desc(mm, old, level, &old_t->desc[oi], 0);		/* pmd_clear */
+	set_desc(mm, new, level, &new_t->desc[ni], entry);	/* pmd_populate */
+	new_t->next[ni] = old_t->next[oi];
+	old_t->next[oi] = NULL;
+	flush_tlb_range(mm, old, old + pt_level_size(g, level));
+	return true;
+}
+
+/* move_huge_pmd: a PMD THP moves as one entry. */
+static bool move_huge_pmd(struct move_ctx *c, struct pt_table *old_t, struct pt_table *new_t,
+			  uint64_t old, uint64_t new)
+{
+	struct ptsim_mm *mm = c->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	unsigned int oi = pt_index(g, 2, old), ni = pt_index(g, 2, new);
+	pte_t pmd;
+
+	if (!pte_none(read_desc(mm, 2, &new_t->desc[ni])))
+		return false;
+	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	pmd = xchg_desc(mm, old, 2, &old_t->desc[oi], 0);	/* pmdp_huge_get_and_clear */
+	set_desc(mm, new, 2, &new_t->desc[ni], pmd);		/* set_pmd_at */
+	if (pte_present(pmd))
+		flush_pmd_tlb_range(mm, old, old + g->pmd_size);
+	return true;
+}
+
+/* move_page_tables over [old, old + len) to new; the tables it needs were reserved. */
+static void move_page_tables(struct move_ctx *c, uint64_t old, uint64_t new, uint64_t len)
+{
+	struct ptsim_mm *mm = c->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	bool pud_moves = g->start_level <= 1;
+	uint64_t extent;
+	int err;
+
+	count(mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+	for (uint64_t done = 0; done < len; done += extent) {
+		uint64_t o = old + done, n = new + done;
+		struct pt_table *old_pmd_t, *new_pmd_t, *new_pte_t;
+		unsigned int oi;
+
+		extent = get_extent(o, n, len - done, g->pud_size);
+		/* get_old_pud: nothing below this PUD entry, nothing to move */
+		old_pmd_t = pt_walk_table(mm, o, 2, false, &err);
+		if (!old_pmd_t)
+			continue;
+		if (pud_moves) {
+			/* alloc_new_pud, then a whole PMD table when the extent is a PUD */
+			struct pt_table *new_pud_t = pt_walk_table(mm, n, 1, true, &err);
+			struct pt_table *old_pud_t = pt_walk_table(mm, o, 1, false, &err);
+
+			if (extent == g->pud_size && new_pud_t && old_pud_t &&
+			    move_normal_table(c, 1, old_pud_t, new_pud_t, o, n))
+				continue;
+		}
+		extent = get_extent(o, n, len - done, g->pmd_size);
+		oi = pt_index(g, 2, o);
+		if (pte_none(read_desc(mm, 2, &old_pmd_t->desc[oi])))
+			continue;	/* get_old_pmd */
+		new_pmd_t = pt_walk_table(mm, n, 2, true, &err);	/* alloc_new_pmd */
+		if (!new_pmd_t)
+			break;	/* reported by the reservation's absence; cannot happen */
+		if (pmd_is_leaf(old_pmd_t, oi)) {
+			struct pt_table *split;
+
+			if (extent == g->pmd_size && move_huge_pmd(c, old_pmd_t, new_pmd_t, o, n))
+				continue;
+			if (pt_table_alloc(mm, 3, &split))
+				break;
+			__split_huge_pmd_locked(mm, old_pmd_t, ALIGN_DOWN64(o, g->pmd_size), split);
+		} else if (extent == g->pmd_size &&
+			   move_normal_table(c, 2, old_pmd_t, new_pmd_t, o, n)) {
+			continue;
+		}
+		new_pte_t = pt_walk_table(mm, n, 3, true, &err);	/* pte_alloc */
+		if (!new_pte_t)
+			break;
+		move_ptes(c, old_pmd_t->next[oi], new_pte_t, o, n, extent);
+	}
+}
+
+/*
+ * Tables a move of [old, old + len) may allocate, bounded by what is mapped
+ * there: each used old PMD entry meets at most two new PMD slots (and may
+ * need a split table), each old PMD table at most two new PUD slots.
+ */
+static int reserve_move_tables(struct ptsim_mm *mm, uint64_t old, uint64_t len)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	size_t nr[PTSIM_MAX_LEVELS] = { 0 }, used = 0, tables = 0;
+	uint64_t last_table = UINT64_MAX;
+
+	for (uint64_t va = old; (va = pt_next_pmd_used(mm, va, old + len)) < old + len;
+	     va = ALIGN_DOWN64(va, g->pmd_size) + g->pmd_size) {
+		used++;
+		if (ALIGN_DOWN64(va, g->pud_size) != last_table) {
+			tables++;
+			last_table = ALIGN_DOWN64(va, g->pud_size);
+		}
+	}
+	if (!used)
+		return 0;
+	nr[lvl(3)] = 3 * used + 2;
+	nr[lvl(2)] = 2 * tables + 2;
+	if (g->start_level < 1)
+		nr[lvl(1)] = 2 * tables + 2;
+	return pt_reserve(mm->m, nr);
+}
+
+/*
+ * try_realign_addr: when old and new share their offset inside a PMD and
+ * nothing is mapped below either in that PMD, move from the PMD boundary so
+ * whole tables can move.
+ */
+static void try_realign_addr(struct ptsim_mm *mm, const struct vma *ov, uint64_t *old,
+			     uint64_t *new, uint64_t *len)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t off = *old & (g->pmd_size - 1);
+
+	if (!off || *len < g->pmd_size - off || off != (*new & (g->pmd_size - 1)) ||
+	    ov->start != *old || !range_is_free(mm, *old - off, *old) ||
+	    !range_is_free(mm, *new - off, *new))
+		return;
+	*old -= off;
+	*new -= off;
+	*len += off;
+}
+
+/* move_vma: the new VMA, the page tables, then the old range unmapped (or kept, DONTUNMAP). */
+static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t new,
+		     uint64_t new_len, bool dontunmap)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	struct vma ov = *find_vma(mm, old), nv = ov;
+	struct move_ctx c = { .mm = mm, .uffd = ov.uffd };
+	struct spare_tables none = { .n = 0 };
+	uint64_t mo = old, mn = new, ml = len;
+
+	/* copy_vma */
+	nv.start = new;
+	nv.end = new + new_len;
+	nv.pgoff = ov.pgoff + ((old - ov.start) >> g->page_shift);
+	vma_insert(mm, &nv);	/* the slot was reserved */
+	try_realign_addr(mm, &ov, &mo, &mn, &ml);
+	move_page_tables(&c, mo, mn, ml);
+	vma_merge_around(mm, vma_index(mm, find_vma(mm, new)));
+	if (!dontunmap)
+		do_vmi_munmap(mm, old, old + len, &none);
+}
+
+/* The range [addr, addr + len) is inside one VMA. */
+static const struct vma *vma_covering(const struct ptsim_mm *mm, uint64_t addr, uint64_t len)
+{
+	const struct vma *v = find_vma(mm, addr);
+
+	return v && v->start <= addr && addr + len <= v->end ? v : NULL;
+}
+
+int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
+		 unsigned int flags, uint64_t new_addr, uint64_t *out)
+{
+	const unsigned int known = PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED | PTSIM_MREMAP_DONTUNMAP;
+	struct ptsim_machine *m;
+	const struct ptsim_geometry *g;
+	const struct vma *v;
+	struct spare_tables spare = { .n = 0 };
+	bool move;
+	uint64_t limit, dest = old;
+	int err;
+
+	VALIDATE(mm && !mm->kernel && !(flags & ~known));
+	REFUSE_IN_HANDLER(mm->m);
+	m = mm->m;
+	g = &m->geo;
+	limit = UINT64_C(1) << g->va_bits;
+	old_len = ALIGN_UP64(old_len, g->page_size);
+	new_len = ALIGN_UP64(new_len, g->page_size);
+	VALIDATE(IS_ALIGNED64(old, g->page_size) && old_len && new_len &&
+		 old_len <= limit && old <= limit - old_len && new_len <= limit);
+	VALIDATE(!(flags & (PTSIM_MREMAP_FIXED | PTSIM_MREMAP_DONTUNMAP)) ||
+		 (flags & PTSIM_MREMAP_MAYMOVE));
+	if (flags & PTSIM_MREMAP_FIXED) {
+		VALIDATE(IS_ALIGNED64(new_addr, g->page_size) && new_addr <= limit - new_len);
+		VALIDATE(new_addr + new_len <= old || old + old_len <= new_addr);	/* no overlap */
+	}
+	v = vma_covering(mm, old, old_len);
+	if (!v)
+		return -EFAULT;
+	if (flags & PTSIM_MREMAP_DONTUNMAP)
+		VALIDATE(old_len == new_len && v->fd < 0 && !(v->flags & VM_SHARED));
+	move = (flags & (PTSIM_MREMAP_FIXED | PTSIM_MREMAP_DONTUNMAP)) ||
+	       (new_len > old_len && !(old + old_len == v->end &&
+				      old + new_len <= limit &&
+				      range_is_free(mm, v->end, old + new_len)));
+	if (move && !(flags & PTSIM_MREMAP_MAYMOVE))
+		return -ENOMEM;
+	if (move && !(flags & PTSIM_MREMAP_FIXED)) {
+		err = get_unmapped_area(mm, new_len, &new_addr);
+		if (err)
+			return err;
+	}
+	/* everything that can fail comes first: VMA slots, the tables the move may take */
+	if (vma_reserve(mm, 4))
+		return -ENOMEM;
+	op_begin(m);
+	count(m, PTSIM_EV_SYSCALL, 1);
+	err = spare_tables_alloc(mm, &spare, old + MIN(old_len, new_len), old + old_len);
+	if (!err && move && (flags & PTSIM_MREMAP_FIXED) && !range_is_free(mm, new_addr, new_addr + new_len)) {
+		struct spare_tables target;
+
+		err = spare_tables_alloc(mm, &target, new_addr, new_addr + new_len);
+		if (!err) {
+			for (unsigned int i = 0; i < target.n; i++)
+				spare.t[spare.n++] = target.t[i];
+		}
+	}
+	if (!err && move)
+		err = reserve_move_tables(mm, old, MIN(old_len, new_len));
+	if (err) {
+		pt_unreserve(m);
+		spare_tables_free(mm, &spare);
+		op_end(m, err);
+		return err;
+	}
+	if (new_len < old_len) {
+		/* shrinking: the tail goes first, as munmap */
+		do_vmi_munmap(mm, old + new_len, old + old_len, &spare);
+		old_len = new_len;
+	}
+	if (move) {
+		if (flags & PTSIM_MREMAP_FIXED)
+			do_vmi_munmap(mm, new_addr, new_addr + new_len, &spare);
+		move_vma(mm, old, old_len, new_addr, new_len, flags & PTSIM_MREMAP_DONTUNMAP);
+		dest = new_addr;
+	} else if (new_len > old_len) {
+		/* vma_expand: the VMA grows in place; nothing is mapped yet */
+		size_t idx = vma_index(mm, find_vma(mm, old));
+
+		mm->vmas[idx].end = old + new_len;
+		mm->gapless_end = 0;
+		vma_merge_around(mm, idx);
+	}
+	pt_unreserve(m);
+	spare_tables_free(mm, &spare);
+	op_end(m, 0);
+	if (out)
+		*out = dest;
+	return 0;
+}
