@@ -597,6 +597,189 @@ static void test_mremap_shapes(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* MADV_FREE per 64K block, young and dirty (spec section 5.2), and order-0 pages. */
+static void test_madv_free(void **state)
+{
+	static const struct {
+		const char *preset;
+		bool arm64_helper, early_exit;
+		uint64_t r, w, x, bf;
+	} rows[] = {
+		{ "v6.10", false, false, 49 + 16, 48, 48, 2 },	/* the generic helper */
+		{ "v6.10", true, false, 19 + 16, 16, 0, 0 },
+		{ "v6.17", true, true, 19 + 2, 16, 0, 0 },
+	};
+	struct ptsim_translation t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      rows[i].preset);
+		struct ptsim_mm *mm;
+		struct ptsim_stats st;
+
+		ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_CLEAR_YOUNG_DIRTY, rows[i].arm64_helper);
+		ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT, rows[i].early_exit);
+		mm = populated(m, SZ_2M, 4);
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_FREE), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * rows[i].r);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 32 * rows[i].w);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * rows[i].x);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 32 * rows[i].bf);
+		assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), 0);
+		assert_true(t.cont && !t.af && !t.dirty && t.write);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+	/* order-0: 3 R and 1 W per PTE after, 3 R, 1 X and 1 W before */
+	for (int after = 0; after < 2; after++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      after ? "v6.10" : "v6.9");
+		struct ptsim_mm *mm = populated(m, SZ_2M, 0);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_FREE), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 3 * 512);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 512);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], after ? 0 : 512);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* Before v6.10 MADV_FREE splits every large folio; after, only one the range cuts. */
+static void test_madv_free_splits(void **state)
+{
+	struct ptsim_translation t;
+	struct ptsim_folio_info fi;
+
+	(void)state;
+	for (int after = 0; after < 2; after++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      after ? "v6.10" : "v6.9");
+		struct ptsim_mm *mm = populated(m, SZ_2M, 4);
+
+		assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_2M - SZ_4K, PTSIM_MADV_FREE), 0);
+		assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_SPLIT], after ? 1 : 32);
+		assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), 0);
+		assert_int_equal(t.cont, after);
+		assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+		assert_int_equal(fi.order, 0);
+		assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+		assert_true(t.af && t.dirty);	/* outside the range */
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* MADV_COLD: one CAS per entry, no write, the block stays folded. */
+static void test_madv_cold(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = populated(m, SZ_2M, 4);
+	struct ptsim_translation t;
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_COLD), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * (19 + 2));
+	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 32 * 16);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 0);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_true(t.cont && !t.af && t.dirty);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/* MADV_DONTNEED: munmap's zap without freeing tables; the VMA stays and faults back in. */
+static void test_madv_dontneed(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+	struct ptsim_translation t;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 9, true), 0);
+	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, SZ_2M, 4, true), 0);
+	/* per page over contpte memory: the first page unfolds its block */
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_2M, SZ_4K, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
+	assert_int_equal(last(m).ev[PTSIM_EV_TABLE_FREE], 0);
+	/* across a THP's middle: it is split, half of it zapped */
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_1M, SZ_1M + SZ_64K, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_1M, &t), -ENOENT);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_1M - SZ_4K, &t), 0);
+	assert_int_equal(ptsim_fault(mm, VA + SZ_1M, PTSIM_ACCESS_WRITE), 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * munlock's walk per 64K block in Xavier Xia's three states (spec table 6.2):
+ * 2 (1 + g) reads, g from the early-exit gather.
+ */
+static void test_mlock_states(void **state)
+{
+	static const uint64_t want[2][3] = { { 34, 34, 34 }, { 6, 34, 34 } };
+
+	(void)state;
+	for (int v617 = 0; v617 < 2; v617++) {
+		for (int st = 0; st < 3; st++) {
+			struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+							      v617 ? "v6.17" : "v6.16");
+			struct ptsim_mm *mm = populated(m, SZ_2M, 4);
+			struct ptsim_folio_info fi;
+
+			if (st > 0)
+				assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_FREE), 0);
+			if (st == 1) {
+				for (uint64_t va = VA + 8 * SZ_4K; va < VA + SZ_2M; va += SZ_64K)
+					assert_int_equal(ptsim_access(mm, 0, va, PTSIM_ACCESS_READ, NULL), 0);
+			}
+			if (st == 2)
+				assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_COLD), 0);
+			assert_int_equal(ptsim_mlock(mm, VA, SZ_2M), 0);
+			assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+			assert_int_equal(ptsim_munlock(mm, VA, SZ_2M), 0);
+			assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 32 * want[v617][st]);
+			assert_int_equal(last(m).ev[PTSIM_EV_MLOCK_FOLIO], 32);
+			assert_int_equal(last(m).ev[PTSIM_EV_PTE_WRITE], 0);
+			assert_invariants(m);
+			ptsim_mm_destroy(mm);
+			ptsim_machine_destroy(m);
+		}
+	}
+}
+
+/* mlock populates what is missing; a large folio only partly in the range is not locked. */
+static void test_mlock_populate(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M);
+	struct ptsim_translation t;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, SZ_64K, 4, true), 0);
+	assert_int_equal(ptsim_mlock(mm, VA + SZ_4K, SZ_64K), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_MLOCK_FOLIO], 0);	/* the folio is cut */
+	assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), 0);	/* faulted in */
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_DONTNEED), -EINVAL);
+	assert_int_equal(ptsim_munlock(mm, VA, SZ_2M), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(ptsim_mlock(mm, VA + SZ_2M, SZ_4K), -ENOMEM);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +799,12 @@ int main(void)
 		cmocka_unit_test(test_mremap_1g),
 		cmocka_unit_test(test_mremap_table_moves),
 		cmocka_unit_test(test_mremap_shapes),
+		cmocka_unit_test(test_madv_free),
+		cmocka_unit_test(test_madv_free_splits),
+		cmocka_unit_test(test_madv_cold),
+		cmocka_unit_test(test_madv_dontneed),
+		cmocka_unit_test(test_mlock_states),
+		cmocka_unit_test(test_mlock_populate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,11 +53,18 @@ PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file
 PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
 			      unsigned int fd, uint64_t pgoff, uint64_t *out_addr);
 /*
- * madvise with flag-only advice (PTSIM_MADV_NORMAL, RANDOM, SEQUENTIAL,
- * HUGEPAGE): the VMAs of [start, start+len) that change are split at the
- * range's edges (a PMD THP an edge cuts is split first) and merged with
- * their neighbours afterwards; VMAs that would not change are left alone.
- * -ENOMEM for a hole in the range, -EINVAL for unknown advice.
+ * madvise. Flag-only advice (NORMAL, RANDOM, SEQUENTIAL, HUGEPAGE,
+ * NOHUGEPAGE, DONTFORK, DOFORK, WIPEONFORK, KEEPONFORK): the VMAs of
+ * [start, start+len) that change are split at the range's edges (a PMD THP
+ * an edge cuts is split first) and merged with their neighbours afterwards;
+ * VMAs that would not change are left alone; no entry is touched.
+ * DONTNEED zaps the range as munmap does but keeps the VMAs and tables.
+ * FREE (private anonymous only) makes young or dirty entries old and clean
+ * and COLD makes young ones old, per folio batch with
+ * "madv_free_pte_batching" (a large folio the range cuts is split first).
+ * -ENOMEM for a hole in the range, -EINVAL for unknown advice or advice the
+ * VMA does not allow (WIPEONFORK/FREE on shared or file memory; DONTNEED,
+ * FREE, COLD on locked VMAs).
  */
 PTSIM_API int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice);
 

@@ -126,6 +126,18 @@ PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
 PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
 			   unsigned int flags, uint64_t new_addr, uint64_t *out);
 
+/*
+ * mlock / munlock (mlock_fixup, mlock_pte_range): the VMAs of the range whose
+ * VM_LOCKED changes are split and merged, and their folios are locked or
+ * unlocked: each entry is read twice (the walk, folio_mlock_step), a large
+ * folio mapped whole is one step. mlock then populates the range as
+ * get_user_pages does (faulting missing pages, writing for private writable
+ * VMAs). The range is widened to pages. -ENOMEM for a hole in it; -ENOMEM from
+ * the populate leaves the VMAs locked and what was faulted in, as the kernel.
+ */
+PTSIM_API int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
+PTSIM_API int ptsim_munlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
+
 /* A software walk of the tables (counts nothing). */
 struct ptsim_translation {
 	uint64_t va_base;	/* start of the leaf mapping */

@@ -62,6 +62,7 @@ enum folio_flags {
 	FOLIO_UPTODATE = 1u << 2,
 	FOLIO_READAHEAD = 1u << 3,
 	FOLIO_WORKINGSET = 1u << 4,
+	FOLIO_MLOCKED = 1u << 5,
 };
 
 struct folio {
@@ -359,6 +360,8 @@ struct page_ref {
 	uint64_t idx;		/* page index inside the folio */
 };
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
+/* handle_mm_fault: one fault at va, counted in the operation in progress. */
+int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
 static inline unsigned int lvl(int level)

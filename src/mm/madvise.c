@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * madvise (models mm/madvise.c): flag-only advice updates the VMAs
- * (madvise_update_vma), MADV_DONTNEED zaps the range through the teardown
- * path munmap uses, without freeing tables (doc/mm-lifecycle.md).
+ * (madvise_update_vma); MADV_DONTNEED zaps the range through the teardown
+ * path munmap uses, without freeing tables; MADV_FREE and MADV_COLD age the
+ * entries (clear_young_dirty_ptes), per folio batch since v6.10
+ * (doc/mm-lifecycle.md).
  */
 #include "zap.h"
+#include "asm/pgtable.h"
+#include "asm/tlbflush.h"
+#include "pte_batch.h"
 
 struct madv_flags {
 	unsigned int clear, set;
@@ -58,6 +63,191 @@ static void madvise_dontneed(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 	tlb_finish_mmu(&tlb);
 }
 
+struct lazy_walk {
+	struct ptsim_mm *mm;
+	struct mmu_gather *tlb;
+	struct spare_tables *spare;
+	bool cold;	/* MADV_COLD; else MADV_FREE */
+};
+
+/* folio_maybe_mapped_shared: some page of f is mapped more than once (another mm). */
+static bool folio_maybe_mapped_shared(const struct folio *f)
+{
+	return f->mapcount > (int)folio_nr_pages(f);
+}
+
+/*
+ * One entry (or folio batch) of madvise_free_pte_range or
+ * madvise_cold_or_pageout_pte_range: FREE makes young or dirty entries old
+ * and clean (lazily freeable), COLD makes young ones old.
+ */
+static void lazy_age_ptes(struct lazy_walk *w, pte_t *ptep, pte_t ptent, uint64_t addr,
+			  unsigned int nr, bool batching)
+{
+	struct ptsim_mm *mm = w->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	if (w->cold) {
+		if (pte_young(ptent)) {
+			clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG);
+			tlb_flush_pte_range(w->tlb, addr, (uint64_t)nr << g->page_shift);
+		}
+		return;	/* folio_deactivate */
+	}
+	if (!pte_young(ptent) && !pte_dirty(ptent))
+		return;	/* folio_mark_lazyfree only */
+	if (batching) {
+		clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
+	} else {
+		/* before v6.10: ptep_get_and_clear_full, mkold, mkclean, set_pte_at */
+		ptent = ptep_get_and_clear(mm, addr, ptep);
+		set_ptes(mm, addr, ptep, pte_mkclean(pte_mkold(ptent)), 1);
+	}
+	tlb_flush_pte_range(w->tlb, addr, (uint64_t)nr << g->page_shift);
+}
+
+/*
+ * The PTE-table walk of MADV_FREE and MADV_COLD. A large folio the range (or
+ * a bit difference) cuts is split and the address revisited; before v6.10
+ * MADV_FREE split every large folio and gave up on the table at a shared one.
+ */
+static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t addr, uint64_t end)
+{
+	struct ptsim_mm *mm = w->mm;
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	bool batching = w->cold || feature(m, PTSIM_FEAT_MADV_FREE_PTE_BATCHING);
+	unsigned int nr;
+
+	count(m, PTSIM_EV_PTE_MAP, 1);
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	count(m, PTSIM_EV_LAZY_MMU, 1);
+	for (; addr < end; addr += (uint64_t)nr << g->page_shift) {
+		pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+		pte_t ptent;
+		struct page_ref ref;
+
+		nr = 1;
+		count(m, PTSIM_EV_PTE_LOOP, 1);
+		ptent = ptep_get(mm, ptep);
+		if (pte_none(ptent))
+			continue;
+		if (!pte_present(ptent)) {
+			if (!w->cold && is_swap_pte(ptent)) {
+				count(m, PTSIM_EV_SWAP_LOOKUP, 1);	/* free_swap_and_cache_nr */
+				set_desc(mm, addr, 3, ptep, 0);		/* clear_not_present_full_ptes */
+			}
+			continue;
+		}
+		ref = vm_normal_page(mm, ptent);	/* vm_normal_folio */
+		if (!ref.folio)
+			continue;
+		count(m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
+		if (ref.folio->order) {
+			int err;
+
+			if (batching) {
+				fn_enter(m, PTSIM_FN_FOLIO_PTE_BATCH);
+				count(m, PTSIM_EV_PTE_BATCH, 1);
+				nr = folio_pte_batch_flags(mm, ref.folio, ptep, &ptent,
+							   (unsigned int)((end - addr) >> g->page_shift),
+							   FPB_MERGE_YOUNG_DIRTY);
+				fn_exit(m);
+				if (nr == folio_nr_pages(ref.folio))
+					goto whole;
+			}
+			if (folio_maybe_mapped_shared(ref.folio)) {
+				if (!batching)
+					return;
+				continue;
+			}
+			count(m, PTSIM_EV_FOLIO_TRYLOCK, 1);
+			err = split_folio(mm, ref.folio);
+			count(m, PTSIM_EV_FOLIO_UNLOCK, 1);
+			count(m, PTSIM_EV_PTL_LOCK, 1);	/* the table is locked again */
+			if (err) {
+				if (!batching)
+					return;
+				continue;
+			}
+			nr = 0;	/* revisit the address: the pages are order-0 now */
+			continue;
+		}
+whole:
+		if (w->cold && folio_maybe_mapped_shared(ref.folio))
+			continue;
+		lazy_age_ptes(w, ptep, ptent, addr, nr, batching);
+	}
+}
+
+/*
+ * madvise_free_huge_pmd / the COLD PMD case: a THP the range covers whole is
+ * invalidated (flushed) and rewritten old (and clean for FREE); a cut one is
+ * split first.
+ */
+static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int idx, uint64_t addr,
+			  uint64_t next)
+{
+	struct ptsim_mm *mm = w->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	pte_t pmd = read_desc(mm, 2, &t->desc[idx]);
+	struct page_ref ref = vm_normal_page(mm, pmd);
+
+	if (next - addr != g->pmd_size) {
+		split_huge_pmd_spare(mm, t, ALIGN_DOWN64(addr, g->pmd_size), w->spare);
+		return false;
+	}
+	if (!ref.folio || ref.folio->mapcount != 1)
+		return true;
+	if (pte_young(pmd) || (!w->cold && pte_dirty(pmd))) {
+		pmd = pte_mkold(pmd);
+		if (!w->cold)
+			pmd = pte_mkclean(pmd);
+		/* pmdp_invalidate, then set_pmd_at */
+		xchg_desc(mm, addr, 2, &t->desc[idx], (pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
+		flush_pmd_tlb_range(mm, addr, addr + g->pmd_size);
+		set_desc(mm, addr, 2, &t->desc[idx], pmd);
+		tlb_flush_pmd_range(w->tlb, addr, g->pmd_size);
+	}
+	return true;
+}
+
+/* MADV_FREE / MADV_COLD over [start, end): one gather per VMA, flushed at its end. */
+static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool cold,
+			 struct spare_tables *spare)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	struct mmu_gather tlb;
+	struct lazy_walk w = { .mm = mm, .tlb = &tlb, .spare = spare, .cold = cold };
+
+	for (uint64_t a = start; a < end;) {
+		const struct vma *v = find_vma(mm, a);
+		uint64_t vend = MIN(v->end, end);
+
+		tlb_gather_mmu(&tlb, mm);
+		count(mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+		tlb_start_vma(&tlb);
+		for (uint64_t addr = a; (addr = pt_next_pmd_used(mm, addr, vend)) < vend;) {
+			uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, vend);
+			int err;
+			struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);
+			unsigned int idx = pt_index(g, 2, addr);
+
+			count(mm->m, PTSIM_EV_PMD_ITER, 1);
+			if (t && pmd_is_leaf(t, idx) && lazy_huge_pmd(&w, t, idx, addr, next)) {
+				addr = next;
+				continue;
+			}
+			if (t && t->next[idx])
+				lazy_pte_range(&w, t->next[idx], addr, next);
+			addr = next;
+		}
+		tlb_end_vma(&tlb);
+		tlb_finish_mmu(&tlb);
+		a = vend;
+	}
+}
+
 int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 {
 	struct spare_tables spare;
@@ -69,16 +259,21 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	flags_only = flag_advice(advice, &f);
-	if (!flags_only && advice != PTSIM_MADV_DONTNEED)
+	if (!flags_only && advice != PTSIM_MADV_DONTNEED && advice != PTSIM_MADV_FREE &&
+	    advice != PTSIM_MADV_COLD)
 		return -EINVAL;
 	for (uint64_t a = start; a < start + len;) {
 		const struct vma *v = find_vma(mm, a);
 
 		if (!v || v->start > a)
 			return -ENOMEM;	/* a hole in the range */
-		/* WIPEONFORK only on private anonymous memory; DONTNEED not on locked VMAs */
-		if ((advice == PTSIM_MADV_WIPEONFORK && (v->fd >= 0 || (v->flags & VM_SHARED))) ||
-		    (advice == PTSIM_MADV_DONTNEED && (v->flags & VM_LOCKED)))
+		/*
+		 * WIPEONFORK and FREE only on private anonymous memory; DONTNEED,
+		 * FREE and COLD not on locked VMAs
+		 */
+		if (((advice == PTSIM_MADV_WIPEONFORK || advice == PTSIM_MADV_FREE) &&
+		     (v->fd >= 0 || (v->flags & VM_SHARED))) ||
+		    (!flags_only && (v->flags & VM_LOCKED)))
 			return -EINVAL;
 		a = v->end;
 	}
@@ -89,7 +284,11 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	} else {
 		err = spare_tables_alloc(mm, &spare, start, start + len);
 		if (!err) {
-			madvise_dontneed(mm, start, start + len, &spare);
+			if (advice == PTSIM_MADV_DONTNEED)
+				madvise_dontneed(mm, start, start + len, &spare);
+			else
+				madvise_lazy(mm, start, start + len, advice == PTSIM_MADV_COLD,
+					     &spare);
 			spare_tables_free(mm, &spare);
 		}
 	}

@@ -462,7 +462,7 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
 }
 
 /* handle_mm_fault for one address: file faults with their retry round, or anonymous. */
-static int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
+int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;

@@ -223,6 +223,26 @@ void contpte_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, un
 	__clear_full_ptes(mm, addr, ptep, nr);
 }
 
+/*
+ * contpte_clear_young_dirty_ptes: a range that starts or ends inside a
+ * contiguous block is widened to the whole block; no unfold, no flush.
+ */
+void contpte_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
+				    unsigned int nr, unsigned int flags)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t start = addr, end = addr + ((uint64_t)nr << g->page_shift);
+
+	if (pte_cont(__ptep_get(mm, ptep + nr - 1)))
+		end = ALIGN_UP64(end, g->cont_pte_size);
+	if (pte_cont(__ptep_get(mm, ptep))) {
+		start = block_start(g, addr);
+		ptep = block_ptep(g, addr, ptep);
+	}
+	__clear_young_dirty_ptes(mm, start, ptep, (unsigned int)((end - start) >> g->page_shift),
+				 flags);
+}
+
 /* contpte_wrprotect_ptes: fully covered blocks stay folded; the caller flushes. */
 void contpte_wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {

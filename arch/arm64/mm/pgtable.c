@@ -233,6 +233,59 @@ void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned in
 	contpte_wrprotect_ptes(mm, addr, ptep, nr);
 }
 
+/*
+ * __clear_young_dirty_ptes: clearing both is one plain store per entry;
+ * clearing one is a compare-and-swap loop (hardware may set the other).
+ */
+void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
+			      unsigned int flags)
+{
+	for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size) {
+		pte_t pte = __ptep_get(mm, ptep + i), val = pte;
+
+		if (flags & CYDP_CLEAR_YOUNG)
+			val = pte_mkold(val);
+		if (flags & CYDP_CLEAR_DIRTY)
+			val = pte_mkclean(val);
+		if (flags == (CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY)) {
+			set_desc(mm, addr, 3, ptep + i, val);
+		} else {
+			count(mm->m, PTSIM_EV_PTE_CAS, 1);
+			xchg_desc(mm, addr, 3, ptep + i, val);
+		}
+	}
+}
+
+/*
+ * The generic clear_young_dirty_ptes (include/linux/pgtable.h), before
+ * arm64's override: clear and rewrite each entry, which unfolds a block at
+ * its first entry and may fold it again at its last.
+ */
+static void generic_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
+					   unsigned int nr, unsigned int flags)
+{
+	for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size) {
+		pte_t pte = ptep_get_and_clear(mm, addr, ptep + i);
+
+		if (flags & CYDP_CLEAR_YOUNG)
+			pte = pte_mkold(pte);
+		if (flags & CYDP_CLEAR_DIRTY)
+			pte = pte_mkclean(pte);
+		set_ptes(mm, addr, ptep + i, pte, 1);	/* set_pte_at */
+	}
+}
+
+void clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
+			    unsigned int flags)
+{
+	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_CLEAR_YOUNG_DIRTY))
+		generic_clear_young_dirty_ptes(mm, addr, ptep, nr, flags);
+	else if (nr == 1 && !pte_cont(__ptep_get(mm, ptep)))
+		__clear_young_dirty_ptes(mm, addr, ptep, 1, flags);
+	else
+		contpte_clear_young_dirty_ptes(mm, addr, ptep, nr, flags);
+}
+
 /* Tables are allocated aligned to their size, so the pointer gives the index (as in the kernel). */
 static unsigned int ptep_index_in_block(const struct ptsim_geometry *g, const pte_t *ptep)
 {

@@ -126,6 +126,13 @@ pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 void clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr, int full);
 void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
 unsigned int pte_batch_hint(struct ptsim_mm *mm, const pte_t *ptep, pte_t pte);
+/* clear_young_dirty_ptes flags (CYDP_*) */
+#define CYDP_CLEAR_YOUNG	0x1u
+#define CYDP_CLEAR_DIRTY	0x2u
+void clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
+			    unsigned int flags);
+void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
+			      unsigned int flags);
 
 /* contpte.c */
 void contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
@@ -139,5 +146,7 @@ pte_t contpte_get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t 
 				      unsigned int nr);
 void contpte_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
 void contpte_wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+void contpte_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
+				    unsigned int nr, unsigned int flags);
 
 #endif

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mlock and munlock (models mm/mlock.c): the VMAs whose VM_LOCKED changes
+ * are split and merged (mlock_fixup), then mlock_pte_range walks them,
+ * reading each entry twice (once in the walk, once in folio_mlock_step) and
+ * locking or unlocking each folio once. mlock then faults in and touches
+ * every page (__mm_populate). doc/mm-lifecycle.md has the counts.
+ */
+#include "asm/pgtable.h"
+#include "pte_batch.h"
+
+#include <stdlib.h>
+
+struct mlock_walk {
+	struct ptsim_mm *mm;
+	const struct vma *vma;
+	uint64_t start, end;	/* the range the call covers in this VMA */
+};
+
+/* mlock_folio / munlock_folio: the folio's mlocked state, through the per-CPU batch. */
+static void mlock_folio(struct ptsim_mm *mm, struct folio *f, bool lock)
+{
+	count(mm->m, PTSIM_EV_MLOCK_FOLIO, 1);
+	if (lock)
+		f->flags |= FOLIO_MLOCKED;
+	else
+		f->flags &= ~FOLIO_MLOCKED;
+}
+
+/* folio_mlock_step: the entry is read again; a large folio's mapped run is one step. */
+static unsigned int folio_mlock_step(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep,
+				     uint64_t addr, uint64_t end)
+{
+	pte_t ptent = ptep_get(mm, ptep);
+	unsigned int nr;
+
+	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
+	if (!f->order)
+		return 1;
+	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
+	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
+	nr = folio_pte_batch_flags(mm, f, ptep, &ptent,
+				   (unsigned int)((end - addr) >> mm->m->geo.page_shift), 0);
+	fn_exit(mm->m);
+	return nr;
+}
+
+/*
+ * allow_mlock_munlock: munlock takes any folio; mlock only a large folio
+ * that lies inside the range and is mapped whole there.
+ */
+static bool allow_mlock_munlock(const struct mlock_walk *w, const struct folio *f,
+				unsigned int step)
+{
+	const struct ptsim_geometry *g = &w->mm->m->geo;
+	uint64_t fstart;
+
+	if (!(w->vma->flags & VM_LOCKED) || !f->order)
+		return true;
+	if (f->index < w->vma->pgoff)
+		return false;
+	fstart = w->vma->start + ((f->index - w->vma->pgoff) << g->page_shift);
+	return fstart >= w->start && fstart + (folio_nr_pages(f) << g->page_shift) <= w->end &&
+	       step == folio_nr_pages(f);
+}
+
+/* mlock_pte_range over one PTE table's part of the range. */
+static void mlock_pte_range(struct mlock_walk *w, struct pt_table *t, uint64_t addr, uint64_t end)
+{
+	struct ptsim_mm *mm = w->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	bool lock = w->vma->flags & VM_LOCKED;
+
+	count(mm->m, PTSIM_EV_PTE_MAP, 1);
+	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	while (addr < end) {
+		pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+		pte_t ptent;
+		struct page_ref ref;
+		unsigned int step = 1;
+
+		count(mm->m, PTSIM_EV_PTE_LOOP, 1);
+		ptent = ptep_get(mm, ptep);
+		if (pte_present(ptent)) {
+			ref = vm_normal_page(mm, ptent);	/* vm_normal_folio */
+			if (ref.folio) {
+				step = folio_mlock_step(mm, ref.folio, ptep, addr, end);
+				if (allow_mlock_munlock(w, ref.folio, step))
+					mlock_folio(mm, ref.folio, lock);
+			}
+		}
+		addr += (uint64_t)step << g->page_shift;
+	}
+}
+
+/* mlock_vma_pages_range: walk_page_range with mlock_pte_range (a PMD THP is one folio). */
+static void mlock_vma_pages_range(struct mlock_walk *w)
+{
+	struct ptsim_mm *mm = w->mm;
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	count(mm->m, PTSIM_EV_COND_RESCHED, 2);	/* lru_add_drain before and after */
+	for (uint64_t addr = w->start; (addr = pt_next_pmd_used(mm, addr, w->end)) < w->end;) {
+		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, w->end);
+		int err;
+		struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);
+		unsigned int idx = pt_index(g, 2, addr);
+
+		if (t && pmd_is_leaf(t, idx)) {
+			struct page_ref ref = vm_normal_page(mm, read_desc(mm, 2, &t->desc[idx]));
+
+			count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+			if (ref.folio)
+				mlock_folio(mm, ref.folio, w->vma->flags & VM_LOCKED);
+		} else if (t && t->next[idx]) {
+			mlock_pte_range(w, t->next[idx], addr, next);
+		}
+		addr = next;
+	}
+}
+
+/*
+ * __mm_populate: get_user_pages over every page, writing for a private
+ * writable VMA: a present page is looked up (follow_page_pte) and its
+ * reference dropped again; a missing or write-protected one is faulted.
+ */
+static int mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+
+	bool retried = false;
+
+	for (uint64_t addr = start; addr < end; addr += g->page_size) {
+		const struct vma *v = find_vma(mm, addr);
+		bool write = (v->flags & (VM_WRITE | VM_SHARED)) == VM_WRITE;
+		unsigned int idx;
+		struct pt_table *t = pt_lookup_leaf(mm, addr, &idx);
+		pte_t pte;
+
+		if (!(v->flags & (VM_READ | VM_WRITE | VM_EXEC))) {
+			addr = v->end - g->page_size;	/* PROT_NONE: nothing to populate */
+			continue;
+		}
+		count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+		pte = t && t->level == 3 ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, 2, &t->desc[idx]) : 0;
+		if ((pte_present(pte) && (!write || pte_write(pte))) || retried) {
+			count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
+			count(mm->m, PTSIM_EV_FOLIO_GET, 1);
+			count(mm->m, PTSIM_EV_FOLIO_PUT, 1);
+			retried = false;
+			continue;
+		}
+		int err = handle_mm_fault(mm, addr, write ? PTSIM_ACCESS_WRITE : PTSIM_ACCESS_READ);
+
+		if (err)
+			return err;
+		retried = true;
+		addr -= g->page_size;	/* follow the page again, as GUP retries after a fault */
+	}
+	return 0;
+}
+
+struct lock_flags {
+	bool lock;
+};
+
+static void set_locked(struct vma *v, const void *arg)
+{
+	if (((const struct lock_flags *)arg)->lock)
+		v->flags |= VM_LOCKED;
+	else
+		v->flags &= ~VM_LOCKED;
+}
+
+/* apply_vma_lock_flags, the page walk on what changed, and mlock's populate. */
+static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock)
+{
+	const struct ptsim_geometry *g;
+	struct lock_flags f = { lock };
+	uint64_t *ranges = NULL, end;
+	size_t nr = 0;
+	int err;
+
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	g = &mm->m->geo;
+	/* the range is widened to pages, as the kernel does */
+	end = ALIGN_UP64(start + len, g->page_size);
+	start = ALIGN_DOWN64(start, g->page_size);
+	VALIDATE(len && end > start && end <= (UINT64_C(1) << g->va_bits));
+	for (uint64_t a = start; a < end;) {
+		const struct vma *v = find_vma(mm, a);
+
+		if (!v || v->start > a)
+			return -ENOMEM;	/* a hole in the range */
+		a = v->end;
+	}
+	/* the parts whose VM_LOCKED changes (mlock_fixup does nothing for the others) */
+	ranges = malloc(2 * (mm->nr_vmas + 1) * sizeof(*ranges));
+	if (!ranges)
+		return -ENOMEM;
+	for (uint64_t a = start; a < end;) {
+		const struct vma *v = find_vma(mm, a);
+		uint64_t vend = MIN(v->end, end);
+
+		if (!(v->flags & VM_LOCKED) == lock) {
+			ranges[2 * nr] = a;
+			ranges[2 * nr++ + 1] = vend;
+		}
+		a = vend;
+	}
+	op_begin(mm->m);
+	count(mm->m, PTSIM_EV_SYSCALL, 1);
+	err = vma_modify(mm, start, end, set_locked, &f);
+	for (size_t i = 0; !err && i < nr; i++) {
+		struct mlock_walk w = { .mm = mm, .start = ranges[2 * i], .end = ranges[2 * i + 1] };
+
+		w.vma = find_vma(mm, w.start);
+		mlock_vma_pages_range(&w);
+	}
+	free(ranges);
+	if (!err && lock)
+		err = mm_populate(mm, start, end);
+	/*
+	 * A failed populate keeps the locked VMAs and the pages it faulted in, as
+	 * the kernel does: that work is counted like a success's.
+	 */
+	op_end(mm->m, 0);
+	return err;
+}
+
+int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	return do_mlock(mm, start, len, true);
+}
+
+int ptsim_munlock(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	return do_mlock(mm, start, len, false);
+}
