@@ -780,6 +780,66 @@ static void test_mlock_populate(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* Anonymous faults with mTHP orders enabled (spec section 7.1). */
+static void test_anon_mthp_faults(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_1G);
+	struct ptsim_translation t;
+	struct ptsim_folio_info fi;
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_set_thp_orders(m, 1u << 4), 0);
+	/* first touch of 1 GiB, one write per 64K: 16,384 faults */
+	assert_int_equal(ptsim_total_stats(m, &st), 0);
+	uint64_t r0 = st.ev[PTSIM_EV_PTE_READ], w0 = st.ev[PTSIM_EV_PTE_WRITE];
+
+	for (uint64_t va = VA; va < VA + SZ_1G; va += SZ_64K)
+		assert_int_equal(ptsim_fault(mm, va + 5 * SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_total_stats(m, &st), 0);
+	/* 33 R and 16 W a fault; the first fault of each PTE table has no entry to read */
+	assert_int_equal(st.ev[PTSIM_EV_PTE_READ] - r0, 16384 * 33 - 512);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE] - w0, 262144);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_true(t.cont);
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+	assert_int_equal(fi.order, 4);
+	assert_int_equal(ptsim_munmap(mm, VA, SZ_1G), 0);
+	/* order 0 only: 3 R and 1 W */
+	assert_int_equal(ptsim_set_thp_orders(m, 0), 0);
+	assert_int_equal(ptsim_mmap(mm, VA, SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 3);
+	assert_int_equal(last(m).ev[PTSIM_EV_PTE_WRITE], 1);
+	/* 32K folios never get the contiguous bit, and do not fold together */
+	assert_int_equal(ptsim_set_thp_orders(m, 1u << 3), 0);
+	for (uint64_t va = VA + SZ_64K; va < VA + 2 * SZ_64K; va += SZ_64K / 2)
+		assert_int_equal(ptsim_fault(mm, va, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), 0);
+	assert_false(t.cont);
+	/* a used entry in the aligned range: the fault falls back to a smaller order */
+	assert_int_equal(ptsim_fault(mm, VA + 9 * SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_folio_info(mm, VA + 9 * SZ_4K, &fi), 0);
+	assert_int_equal(fi.order, 3);
+	assert_int_equal(ptsim_fault(mm, VA + 2 * SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_folio_info(mm, VA + 2 * SZ_4K, &fi), 0);
+	assert_int_equal(fi.order, 0);
+	/* the PMD order maps a PMD THP where the VMA covers the aligned 2 MiB */
+	assert_int_equal(ptsim_set_thp_orders(m, 1u << 9), 0);
+	assert_int_equal(ptsim_mmap(mm, 4 * SZ_1G, SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_fault(mm, 4 * SZ_1G + SZ_64K, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_translate(mm, 4 * SZ_1G, &t), 0);
+	assert_int_equal(t.level, 2);
+	assert_int_equal(ptsim_set_thp_orders(m, 1u << 10), -EINVAL);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_madv_dontneed),
 		cmocka_unit_test(test_mlock_states),
 		cmocka_unit_test(test_mlock_populate),
+		cmocka_unit_test(test_anon_mthp_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

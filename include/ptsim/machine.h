@@ -202,6 +202,15 @@ PTSIM_API int ptsim_feature_get(const struct ptsim_machine *m, enum ptsim_featur
 				bool *on);
 PTSIM_API int ptsim_feature_preset(struct ptsim_machine *m, const char *preset);
 
+/*
+ * The folio orders anonymous faults may use (the transparent_hugepage
+ * "hugepages-<size>/enabled" knobs): bit n allows order n; orders below the
+ * PMD order are mTHP (do_anonymous_page maps the highest that fits and is
+ * empty, with one set_ptes), the PMD order a PMD THP. 0 (the default): every
+ * fault maps one page. Bits at or above PTSIM's PMD order + 1 are -EINVAL.
+ */
+PTSIM_API int ptsim_set_thp_orders(struct ptsim_machine *m, uint64_t orders);
+
 /* Counts of the last public operation, and totals since creation. */
 PTSIM_API int ptsim_last_stats(const struct ptsim_machine *m, struct ptsim_stats *out);
 PTSIM_API int ptsim_total_stats(const struct ptsim_machine *m, struct ptsim_stats *out);

@@ -112,6 +112,15 @@ int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on)
 	return 0;
 }
 
+int ptsim_set_thp_orders(struct ptsim_machine *m, uint64_t orders)
+{
+	VALIDATE(m);
+	REFUSE_IN_HANDLER(m);
+	VALIDATE(!(orders >> (m->geo.pmd_order + 1)));
+	m->thp_orders = orders;
+	return 0;
+}
+
 int ptsim_feature_get(const struct ptsim_machine *m, enum ptsim_feature feat, bool *on)
 {
 	VALIDATE(m && on && (unsigned int)feat < PTSIM_FEAT__COUNT);

@@ -240,6 +240,7 @@ struct ptsim_machine {
 	unsigned int asid_cur;			/* where the search for a free ASID starts */
 	uint64_t next_anon_vma;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
+	uint64_t thp_orders;		/* anonymous fault orders enabled (bit n: order n) */
 	unsigned int tlbi_since_dsb;	/* TLBIs issued since the last DSB ISH */
 	/* The hardware model: per-CPU TLBs and the break-before-make checker. */
 	struct tlb_model *tlb;

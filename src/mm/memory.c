@@ -385,6 +385,130 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, 3, va)]);
 }
 
+/* The mTHP orders a fault in v may use (thp_vma_allowable_orders): none if NOHUGEPAGE or uffd. */
+static uint64_t thp_vma_allowable_orders(const struct ptsim_mm *mm, const struct vma *v)
+{
+	if ((v->flags & VM_NOHUGEPAGE) || v->uffd)
+		return 0;
+	return mm->m->thp_orders;
+}
+
+/* do_huge_pmd_anonymous_page: a PMD-size folio for the aligned PMD, if it is empty. */
+static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t haddr = ALIGN_DOWN64(va, g->pmd_size);
+	struct pt_table *t;
+	struct folio *f;
+	int err;
+
+	t = pt_walk_table(mm, haddr, 2, true, &err);
+	if (!t)
+		return err ? err : -ENOMEM;
+	if (t->next[pt_index(g, 2, haddr)] || !pte_none(read_desc(mm, 2, &t->desc[pt_index(g, 2, haddr)])))
+		return 1;	/* a PTE table is there: the PTE path */
+	if (folio_alloc(m, g->pmd_order, 0, &f))
+		return 1;	/* VM_FAULT_FALLBACK */
+	count(m, PTSIM_EV_PAGE_ZERO, folio_nr_pages(f));
+	folio_init_anon(f, v, haddr, g);
+	f->mapcount = 1;
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	set_desc(mm, haddr, 2, &t->desc[pt_index(g, 2, haddr)],
+		 pte_to_pmd_leaf(anon_fault_pte(g, v, f->pfn, true)));
+	return 0;
+}
+
+/*
+ * alloc_anon_folio: the highest allowed order whose aligned range fits the
+ * VMA and is all empty (read locklessly, stopping at the first used entry),
+ * then allocation from that order down; order 0 when nothing else works.
+ */
+static int alloc_anon_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t va, pte_t *table,
+			    struct folio **out)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t orders = thp_vma_allowable_orders(mm, v) & ((UINT64_C(1) << g->pmd_order) - 1) & ~UINT64_C(1);
+	int order;
+
+	for (order = 63; order > 0; order--) {
+		uint64_t size = g->page_size << order, a = ALIGN_DOWN64(va, size);
+
+		if (!(orders & (UINT64_C(1) << order)))
+			continue;
+		if (a < v->start || a + size > v->end) {
+			orders &= ~(UINT64_C(1) << order);	/* thp_vma_suitable_orders */
+			continue;
+		}
+		if (pte_range_none(mm, &table[pt_index(g, 3, a)], UINT64_C(1) << order))
+			break;
+		orders &= ~(UINT64_C(1) << order);
+	}
+	for (; order > 0; order--)
+		if ((orders & (UINT64_C(1) << order)) && !folio_alloc(m, (unsigned int)order, 0, out))
+			return 0;
+	return folio_alloc(m, 0, 0, out);
+}
+
+/*
+ * do_anonymous_page: a read maps the shared zero page; a write maps a new
+ * zeroed folio of the order alloc_anon_folio chose with one set_ptes, after
+ * checking again, under the lock, that the range is still empty.
+ */
+static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	bool had_table = pt_find_table(mm, va, 3) != NULL;
+	struct pt_table *t;
+	struct folio *f;
+	uint64_t nr, a, zpfn;
+	pte_t *ptep;
+	int err;
+
+	if (write && (thp_vma_allowable_orders(mm, v) & (UINT64_C(1) << g->pmd_order)) && !had_table &&
+	    ALIGN_DOWN64(va, g->pmd_size) >= v->start &&
+	    ALIGN_DOWN64(va, g->pmd_size) + g->pmd_size <= v->end) {
+		err = do_huge_pmd_anonymous_page(mm, v, va);
+		if (err <= 0)
+			return err;
+	}
+	t = pt_walk_table(mm, va, 3, true, &err);	/* pte_alloc */
+	if (!t)
+		return err ? err : -ENOMEM;
+	ptep = &t->desc[pt_index(g, 3, va)];
+	if (had_table && !pte_none(__ptep_get(mm, ptep)))	/* handle_pte_fault's orig_pte */
+		return 0;	/* raced: mapped meanwhile */
+	if (!write) {
+		err = zero_pfn(m, &zpfn);
+		if (err)
+			return err;
+		count(m, PTSIM_EV_PTL_LOCK, 1);
+		__ptep_get(mm, ptep);	/* vmf_pte_changed */
+		set_ptes(mm, va, ptep, pte_mkspecial(pfn_pte(g, zpfn, v->page_prot)), 1);
+		return 0;
+	}
+	err = alloc_anon_folio(mm, v, va, t->desc, &f);
+	if (err)
+		return err;
+	nr = folio_nr_pages(f);
+	a = ALIGN_DOWN64(va, g->page_size << f->order);
+	count(m, PTSIM_EV_PAGE_ZERO, nr);
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	if (nr == 1)
+		__ptep_get(mm, ptep);	/* vmf_pte_changed */
+	else
+		pte_range_none(mm, &t->desc[pt_index(g, 3, a)], nr);
+	if (!v->anon_vma)
+		v->anon_vma = m->next_anon_vma++;	/* anon_vma_prepare */
+	folio_init_anon(f, v, a, g);
+	f->mapcount = (int)nr;
+	set_ptes(mm, a, &t->desc[pt_index(g, 3, a)], anon_fault_pte(g, v, f->pfn, true),
+		 (unsigned int)nr);
+	return 0;
+}
+
 /* do_anonymous_page, do_swap_page or the zero page's write fault, by what the entry holds. */
 static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
 {
@@ -411,7 +535,16 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	}
 	if (leaf && pte_present(pte))
 		return 0;	/* a spurious fault: another access mapped it */
-	return ptsim_populate(mm, va, mm->m->geo.page_size, 0, write);
+	fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
+	count(mm->m, PTSIM_EV_FAULT, 1);
+	undo_start(mm->m);
+	err = do_anonymous_page(mm, v, va, write);
+	if (err)
+		undo_rollback(mm->m);
+	else
+		undo_commit(mm->m);
+	fn_exit(mm->m);
+	return err;
 }
 
 /* finish_fault: one PTE for the faulting page (set_ptes(1) folds a completed block). */
