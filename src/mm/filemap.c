@@ -276,10 +276,27 @@ enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgo
 	return FAULT_RETRY;
 }
 
+bool folio_maps_whole(const struct ptsim_mm *mm, const struct vma *v, const struct folio *fo)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	const struct file_obj *f = &mm->m->files[mm->m->opens[v->fd].file];
+	uint64_t nr = folio_nr_pages(fo), start;
+
+	if (fo->index < v->pgoff || fo->index + nr > v->pgoff + ((v->end - v->start) >> g->page_shift))
+		return false;	/* folio_within_vma */
+	if (fo->index + nr > (f->size + g->page_size - 1) >> g->page_shift)
+		return false;	/* past i_size: never mapped whole */
+	start = v->start + ((fo->index - v->pgoff) << g->page_shift);
+	return ALIGN_DOWN64(start, g->pmd_size) ==
+	       ALIGN_DOWN64(start + (nr << g->page_shift) - 1, g->pmd_size);
+}
+
 /*
  * filemap_map_pages: map every uptodate, unlocked, non-PG_readahead cached page
  * of [start_pgoff, end_pgoff] whose PTE is none, one set_ptes per run of one
  * folio; the examined non-workingset pages are subtracted from mmap_miss.
+ * With "faultaround_whole_folio" (v6.18) a large folio that lies inside the
+ * VMA and one PTE table is mapped whole, beyond the window.
  */
 void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
 		       uint64_t start_pgoff, uint64_t end_pgoff)
@@ -291,17 +308,24 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 
 	for (uint64_t pg = start_pgoff; pg <= end_pgoff;) {
 		struct folio *fo = filemap_lookup(m, of->file, pg);
-		uint64_t run = 0, first = pg;
+		uint64_t run = 0, first;
 
 		if (!fo || !(fo->flags & FOLIO_UPTODATE) || (fo->flags & (FOLIO_LOCKED | FOLIO_READAHEAD))) {
 			pg++;
 			continue;
 		}
-		/* the pages of this folio inside the window */
+		/* the pages of this folio inside the window, or all of them */
 		uint64_t fend = MIN(fo->index + folio_nr_pages(fo) - 1, end_pgoff);
 
+		if (fo->order && feature(m, PTSIM_FEAT_FAULTAROUND_WHOLE_FOLIO) &&
+		    folio_maps_whole(mm, v, fo)) {
+			pg = fo->index;
+			fend = fo->index + folio_nr_pages(fo) - 1;
+		}
+		first = pg;
+
 		for (; pg <= fend; pg++) {
-			pte_t *p = ptep + (pg - start_pgoff);
+			pte_t *p = ptep + (int64_t)(pg - start_pgoff);	/* may precede the window */
 			bool none = pte_none(__ptep_get(mm, p));
 
 			if (!(fo->flags & FOLIO_WORKINGSET))
@@ -315,7 +339,7 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 				uint64_t ra = addr + ((first - start_pgoff) << g->page_shift);
 				pte_t pte = pfn_pte(g, fo->pfn + (first - fo->index), v->page_prot);
 
-				set_ptes(mm, ra, ptep + (first - start_pgoff), pte_mkyoung(pte),
+				set_ptes(mm, ra, ptep + (int64_t)(first - start_pgoff), pte_mkyoung(pte),
 					 (unsigned int)run);
 				fo->mapcount += (int)run;
 				count(m, PTSIM_EV_MAP_PAGES, run);

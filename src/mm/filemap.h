@@ -21,6 +21,11 @@ unsigned int exec_folio_order(const struct ptsim_machine *m);
 unsigned int fault_around_pages(const struct ptsim_geometry *g);
 enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgoff, bool tried,
 				struct folio **out);
+/*
+ * May a fault map large folio fo of v whole (v6.18)? It must lie inside the
+ * VMA and one PTE table, and not past i_size.
+ */
+bool folio_maps_whole(const struct ptsim_mm *mm, const struct vma *v, const struct folio *fo);
 void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
 		       uint64_t start_pgoff, uint64_t end_pgoff);
 int files_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);

@@ -547,13 +547,28 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	return err;
 }
 
-/* finish_fault: one PTE for the faulting page (set_ptes(1) folds a completed block). */
+/*
+ * finish_fault: one PTE for the faulting page (set_ptes(1) folds a completed
+ * block), after vmf_pte_changed re-reads it. With "finish_fault_whole_folio"
+ * (v6.18) a large folio that maps whole (folio_maps_whole) and whose range is
+ * still empty is mapped with one set_ptes.
+ */
 static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
 			 struct folio *fo, uint64_t pgoff)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t idx = pgoff - fo->index, nr = folio_nr_pages(fo);
 
-	set_ptes(mm, addr, ptep, pte_mkyoung(pfn_pte(g, fo->pfn + (pgoff - fo->index), v->page_prot)), 1);
+	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	if (fo->order && !v->uffd && feature(mm->m, PTSIM_FEAT_FINISH_FAULT_WHOLE_FOLIO) &&
+	    folio_maps_whole(mm, v, fo) && pte_range_none(mm, ptep - idx, nr)) {
+		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
+			 pte_mkyoung(pfn_pte(g, fo->pfn, v->page_prot)), (unsigned int)nr);
+		fo->mapcount += (int)nr;
+		return;
+	}
+	__ptep_get(mm, ptep);	/* vmf_pte_changed */
+	set_ptes(mm, addr, ptep, pte_mkyoung(pfn_pte(g, fo->pfn + idx, v->page_prot)), 1);
 	fo->mapcount++;
 }
 
