@@ -41,6 +41,14 @@ static struct setup make(enum ptsim_granule gr, enum ptsim_cpu cpu, enum tstate 
 	return s;
 }
 
+static struct ptsim_stats mprotect_counts_at(struct ptsim_machine *m)
+{
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_last_stats(m, &st), 0);
+	return st;
+}
+
 static struct ptsim_stats mprotect_counts(struct setup *s, unsigned int prot)
 {
 	struct ptsim_stats st;
@@ -437,6 +445,33 @@ static void test_vmas_merge(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * arm64_pte_needs_flush (v6.19): PROT_NONE -> RW of one page needs no TLBI
+ * (the old entry was not valid); RW -> PROT_NONE still flushes.
+ */
+static void test_pte_needs_flush(void **state)
+{
+	(void)state;
+	for (int elide = 0; elide < 2; elide++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "v6.18");
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M);
+		struct ptsim_stats st;
+
+		ptsim_feature_set(m, PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH, elide);
+		assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 0, true), 0);
+		assert_int_equal(ptsim_mprotect(mm, VA, SZ_4K, PTSIM_PROT_NONE), 0);
+		st = mprotect_counts_at(m);
+		assert_int_equal(st.ev[PTSIM_EV_TLBI_VA] + st.ev[PTSIM_EV_TLBI_RANGE], 1);
+		assert_int_equal(ptsim_mprotect(mm, VA, SZ_4K, RW), 0);
+		st = mprotect_counts_at(m);
+		assert_int_equal(st.ev[PTSIM_EV_TLBI_VA] + st.ev[PTSIM_EV_TLBI_RANGE], elide ? 0 : 1);
+		assert_int_equal(st.ev[PTSIM_EV_DSB_ISH], elide ? 0 : 1);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_vma_boundary_inside_thp),
 		cmocka_unit_test(test_vmas_merge),
+		cmocka_unit_test(test_pte_needs_flush),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

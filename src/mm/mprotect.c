@@ -103,8 +103,8 @@ static void prot_commit_flush_ptes(struct cp_ctx *c, uint64_t addr, pte_t *ptep,
 		ptent = pte_mkwrite(ptent);
 	/* modify_prot_commit_ptes (arm64): set_ptes */
 	set_ptes(c->mm, addr, ptep, ptent, nr);
-	/* pte_needs_flush: the generic version is always true before v6.18 */
-	tlb_flush_pte_range(c->tlb, addr, (uint64_t)nr << g->page_shift);
+	if (pte_needs_flush(c->mm->m, oldpte, ptent))
+		tlb_flush_pte_range(c->tlb, addr, (uint64_t)nr << g->page_shift);
 }
 
 /* commit_anon_folio_batch: runs of equal PageAnonExclusive, each committed on its own. */
@@ -203,7 +203,8 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			/* ptep_modify_prot_commit: set_pte_at */
 			count(m, PTSIM_EV_PROT_COMMIT, 1);
 			set_ptes(mm, addr, ptep, ptent, 1);
-			tlb_flush_pte_range(c->tlb, addr, g->page_size);
+			if (pte_needs_flush(m, oldpte, ptent))
+				tlb_flush_pte_range(c->tlb, addr, g->page_size);
 		}
 		c->pages += nr;
 next:
@@ -237,7 +238,8 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 	    can_change_pte_writable(mm, &c->vma, entry))	/* can_change_pmd_writable: the same tests */
 		entry = pte_mkwrite(entry);
 	set_desc(mm, addr, 2, &t->desc[idx], entry);
-	tlb_flush_pmd_range(c->tlb, addr, g->pmd_size);
+	if (pte_needs_flush(mm->m, oldpmd, entry))	/* huge_pmd_needs_flush */
+		tlb_flush_pmd_range(c->tlb, addr, g->pmd_size);
 	c->pages += UINT64_C(1) << g->pmd_order;
 	fn_exit(mm->m);
 }

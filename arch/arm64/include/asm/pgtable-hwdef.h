@@ -45,6 +45,7 @@
 #define PTE_SPECIAL		BIT64(56)
 #define PTE_UFFD_WP		BIT64(58)
 #define PTE_PRESENT_INVALID	PTE_NG		/* only meaningful when !PTE_VALID */
+#define PTE_SWBITS_MASK		(GENMASK64(58, 55) | BIT64(63))	/* software bits */
 #define PTE_SWP_EXCLUSIVE	BIT64(2)
 #define PTE_SWP_UFFD_WP		BIT64(3)
 

@@ -105,6 +105,21 @@ static inline pte_t pte_advance_pfn(const struct ptsim_geometry *g, pte_t pte, u
 static inline pte_t pte_to_pmd_leaf(pte_t pte) { return (pte & ~PTE_TABLE_BIT); }
 static inline pte_t pmd_leaf_to_pte(pte_t pmd) { return pmd | PTE_TABLE_BIT; }
 
+/*
+ * pte_needs_flush / huge_pmd_needs_flush: does changing old into new need a
+ * TLB flush? Generic: always. arm64 with "arm64_pte_needs_flush" (v6.19): not
+ * when old was not valid (nothing can be cached), else only when a bit other
+ * than the software bits changed.
+ */
+static inline bool pte_needs_flush(const struct ptsim_machine *m, pte_t old, pte_t new)
+{
+	if (!m->features[PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH])
+		return true;
+	if (!pte_valid(old))
+		return false;
+	return ((old ^ new) & ~PTE_SWBITS_MASK) != 0;
+}
+
 /* ---- raw accessors (arch/arm64/pgtable.c): every descriptor access is counted ---- */
 pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep);
 void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr);
