@@ -42,6 +42,8 @@ static const struct command {
 	  "every modelled published result: published vs simulated" },
 	{ "cpus", cmd_cpus, "[--json]", "CPU descriptions and every cost-profile constant with its source" },
 	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows" },
+	{ "predict", cmd_predict, "[--json] [--only PREFIX]",
+	  "the mm-lifecycle workloads per kernel variant (predictions, nothing published)" },
 	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's" },
 };
 

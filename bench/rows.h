@@ -87,5 +87,6 @@ int cmd_reproduce(int argc, char **argv);
 int cmd_cpus(int argc, char **argv);
 int cmd_speed(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 #endif
