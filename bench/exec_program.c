@@ -72,6 +72,7 @@ static int program(enum ptsim_granule granule, bool patched, struct exec_run *ou
 		struct ptsim_stats s3;
 
 		ptsim_total_stats(m, &s3);
+		memset(out, 0, sizeof(*out));
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 			out->cold.ev[e] = s1.ev[e] - s0.ev[e];
 			out->random.ev[e] = s3.ev[e] - s2.ev[e];

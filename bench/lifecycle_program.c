@@ -231,6 +231,7 @@ static int run_variant(const struct workload *w, const char *preset, struct ptsi
 	if (!err)
 		err = w->measured(mm, w->arg);
 	ptsim_total_stats(m, &s1);
+	memset(st, 0, sizeof(*st));
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
 		st->ev[e] = s1.ev[e] - s0.ev[e];
 	if (!err)

@@ -23,6 +23,8 @@ static bool row_is_fitted(const struct published *row)
 {
 	enum ptsim_cpu cpu;
 
+	if (!strcmp(row->id, mprotect_iterations_fitted_on))
+		return true;	/* a workload parameter, not a profile constant, is fitted on it */
 	if (ptsim_cpu_lookup(row->cpu, &cpu))
 		return false;
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
@@ -87,6 +89,14 @@ static struct summary summarise(const struct outcome *o, unsigned int n)
 	return s;
 }
 
+static bool has_mprotect_rows(const struct outcome *o, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!o[i].err && !strncmp(o[i].row->id, "mprotect.", 9))
+			return true;
+	return false;
+}
+
 /* One line per row, 100 columns at most; metric, source and citation are in --detail and --json. */
 static void print_table(const struct outcome *o, unsigned int n)
 {
@@ -106,12 +116,14 @@ static void print_table(const struct outcome *o, unsigned int n)
 		printf("%-46s %-4s %10.6g %10.6g %+6.1f%%  %s\n", r->id, o[i].fitted ? "fit" : "pred",
 		       r->value, o[i].res.simulated, o[i].error_pct, target);
 	}
-	printf("\nfits:        %u of %u within 5%% (a profile constant was fitted on each: they pass "
-	       "by construction)\n", s.fits_ok, s.fits);
+	printf("\nfits:        %u of %u within 5%% (a profile constant or the mprotect iteration count "
+	       "was fitted\n             on each: they pass by construction)\n", s.fits_ok, s.fits);
 	printf("predictions: %u of %u with a target within it; %u report only\n", s.pred_ok,
 	       s.pred_targets, s.predictions - s.pred_targets);
 	if (s.failed)
 		printf("failed:      %u rows could not be simulated\n", s.failed);
+	if (has_mprotect_rows(o, n))
+		mprotect_print_40(false);
 	printf("Each row's metric, source and per-event breakdown: ptsim-bench reproduce --detail ID\n");
 }
 
@@ -143,11 +155,13 @@ static void print_json(const struct outcome *o, unsigned int n)
 			printf("{\"max_abs_error_pct\": %g}", o[i].fitted ? 5.0 : r->tol_pct);
 		else
 			printf("null");
-		printf(", \"within_target\": %s}%s\n",
+		printf(", \"within_target\": %s}%s",
 		       !o[i].has_target || o[i].err ? "null" : o[i].within ? "true" : "false",
-		       i + 1 < n ? "," : "");
+		       i + 1 < n ? ",\n" : "");
 	}
-	printf("]\n");
+	if (has_mprotect_rows(o, n))
+		mprotect_print_40(true);
+	printf("\n]\n");
 }
 
 /* The target as a band of signed error in percent; false for a report-only row. */

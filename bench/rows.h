@@ -46,8 +46,25 @@ struct program_run {
 	struct ptsim_stats stats;	/* every event of the whole program */
 	double seconds;			/* predicted on the Apple M3 profile */
 };
+/* The whole process at the fitted iteration count (mprotect_iterations()). */
 int mprotect_program(enum mprotect_state state, bool batching, struct program_run *out);
-/* The state before the measured loop: 1 GiB at 1 GiB, memset, T1's PMDs split. */
+int mprotect_program_at(enum mprotect_state state, bool batching, unsigned int iterations,
+			struct program_run *out);
+unsigned int mprotect_iterations(void);
+/* The row the iteration count is fitted on. */
+extern const char *const mprotect_iterations_fitted_on;
+/* Counts of each phase: N iterations = first + (N - 1) x iteration. */
+struct mprotect_phases {
+	struct ptsim_stats setup, first, iteration, exit;
+};
+int mprotect_phases(enum mprotect_state state, bool batching, struct mprotect_phases *out);
+void mprotect_total(const struct mprotect_phases *p, double iterations, struct ptsim_stats *out);
+void mprotect_print_40(bool json);
+/*
+ * The state before the measured loop: 1 GiB at 1 GiB, memset (with faults of
+ * the state's folio size), MADV_NOHUGEPAGE, explicit_bzero, and the
+ * DONTFORK/DOFORK pair at every 2 MiB that leaves T1's THPs PTE-mapped.
+ */
 int mprotect_state_create(enum mprotect_state state, bool batching, struct ptsim_machine **m,
 			  struct ptsim_mm **mm);
 /* Write s as a JSON string. */
