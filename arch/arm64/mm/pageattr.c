@@ -52,9 +52,28 @@ static int pageattr_walk(struct ptsim_mm *kmm, struct pt_table *t, uint64_t base
 }
 
 /* update_range_prot */
-static int update_range_prot(struct ptsim_mm *kmm, uint64_t start, uint64_t size,
-			     const struct masks *mk)
+/*
+ * "arm64: mm: Handle invalid large leaf mappings correctly" (2026): an
+ * invalidated kernel leaf stays present to software (PTE_PRESENT_INVALID),
+ * so split_kernel_leaf_mapping still splits it when part of it is changed
+ * again; making it valid clears the marker.
+ */
+static struct masks invalid_leaf_fix(const struct ptsim_machine *m, struct masks mk)
 {
+	if (!feature(m, PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX))
+		return mk;
+	if (mk.clear & PTE_VALID)
+		mk.set |= PTE_PRESENT_INVALID;
+	if (mk.set & PTE_VALID)
+		mk.clear |= PTE_PRESENT_INVALID;
+	return mk;
+}
+
+static int update_range_prot(struct ptsim_mm *kmm, uint64_t start, uint64_t size,
+			     const struct masks *mk_in)
+{
+	struct masks fixed = invalid_leaf_fix(kmm->m, *mk_in);
+	const struct masks *mk = &fixed;
 	int err = split_kernel_leaf_mapping(kmm, start, start + size);
 
 	if (err) {
