@@ -390,16 +390,16 @@ static void test_partial_revalidation_misprograms_group(void **state)
 						  PTSIM_SET_MEMORY_INVALID), 0);
 		assert_int_equal(ptsim_check_invariants(f.m, &violations), 0);
 		assert_int_equal(violations, 0);
-		/* valid again up to page 17157, inside the group 17152..17167 */
+		/* valid again up to page 17156, inside the group 17152..17167 */
 		assert_int_equal(ptsim_set_memory(f.k, va + 16737 * 4096ull, 420,
 						  PTSIM_SET_MEMORY_VALID), 0);
 		assert_int_equal(ptsim_check_invariants(f.m, &violations), 0);
 		assert_int_equal(violations, fix ? 0 : 1);
-		assert_int_equal(ptsim_translate(f.k, va + 17157 * 4096ull, &tr), 0);
+		assert_int_equal(ptsim_translate(f.k, va + 17156 * 4096ull, &tr), 0);
 		assert_true(tr.valid);
 		assert_int_equal(tr.cont, !fix);
 		/* still invalid */
-		int r = ptsim_translate(f.k, va + 17158 * 4096ull, &tr);
+		int r = ptsim_translate(f.k, va + 17157 * 4096ull, &tr);
 
 		assert_true(r == -ENOENT || (r == 0 && !tr.valid));
 		ptsim_machine_destroy(f.m);
