@@ -312,6 +312,14 @@ static void test_prot_numa(void **state)
 
 		(void)state;
 		set_features(s.m, batching, true);
+		/* single-threaded: every folio is already on the (one) target node */
+		assert_int_equal(ptsim_change_prot_numa(s.mm, VA, SZ_2M), 0);
+		ptsim_last_stats(s.m, &st);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE] + st.ev[PTSIM_EV_PTE_XCHG], 0);
+		assert_int_equal(ptsim_translate(s.mm, VA + SZ_64K, &tr), 0);
+		assert_true(tr.valid);
+		/* two threads: no target node, the entries become protnone */
+		assert_int_equal(ptsim_mm_set_threads(s.mm, 2), 0);
 		assert_int_equal(ptsim_change_prot_numa(s.mm, VA, SZ_2M), 0);
 		assert_int_equal(ptsim_translate(s.mm, VA + SZ_64K, &tr), 0);
 		assert_true(!tr.valid);

@@ -40,6 +40,11 @@ PTSIM_API int ptsim_mm_clone(const struct ptsim_mm *mm, struct ptsim_mm **out);
 /* The machine mm lives on (NULL for NULL), and the ASID it has now (it may change at a rollover). */
 PTSIM_API struct ptsim_machine *ptsim_mm_machine(const struct ptsim_mm *mm);
 PTSIM_API int ptsim_mm_asid(const struct ptsim_mm *mm, unsigned int *out);
+/*
+ * How many threads share mm (mm_users; 1 when created). It matters where the
+ * kernel treats a single-threaded process specially, as NUMA hinting does.
+ */
+PTSIM_API int ptsim_mm_set_threads(struct ptsim_mm *mm, unsigned int threads);
 /* Bytes of page-table pages this mm owns (mm_pgtables_bytes). */
 PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 

@@ -23,8 +23,9 @@ PTSIM_API int ptsim_mprotect(struct ptsim_mm *mm, uint64_t start, uint64_t len, 
 /*
  * change_prot_numa(vma, start, end) over the VMAs of the range: NUMA-hinting
  * PROT_NONE with MM_CP_PROT_NUMA, skipping what prot_numa_skip() skips. The
- * model has one memory node and treats every folio as remote, so the
- * "already on the local node" skip never applies.
+ * model has one memory node, so a private VMA of a single-threaded mm is
+ * skipped whole ("already on the target node"); shared VMAs and mms with more
+ * than one thread (ptsim_mm_set_threads) get their entries changed.
  */
 PTSIM_API int ptsim_change_prot_numa(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 

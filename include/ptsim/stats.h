@@ -105,6 +105,7 @@ enum ptsim_event {
 	PTSIM_EV_RMAP_DUP,		/* folio_try_dup_anon_rmap / folio_dup_file_rmap calls (fork) */
 	PTSIM_EV_PAGE_COPY,		/* pages copied (COW, pinned pages at fork) */
 	PTSIM_EV_MLOCK_FOLIO,		/* mlock_folio / munlock_folio calls */
+	PTSIM_EV_HELPER_CALL,		/* other out-of-line kernel helpers (anon_vma get/lock/...) */
 	PTSIM_EV__COUNT
 };
 

@@ -146,6 +146,7 @@ struct ptsim_mm {
 	bool owns_machine;	/* made by ptsim_mm_clone */
 	bool kernel;		/* init_mm-like: not a user mm for contpte */
 	unsigned int asid;
+	unsigned int users;		/* mm_users: the threads sharing the mm */
 	uint64_t asid_generation;	/* the allocator generation asid belongs to */
 	struct pt_table *pgd;
 	struct vma *vmas;	/* sorted by start, non-overlapping */
@@ -241,6 +242,12 @@ struct ptsim_machine {
 	uint64_t next_anon_vma;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
 	uint64_t thp_orders;		/* anonymous fault orders enabled (bit n: order n) */
+	/*
+	 * The page whose struct page vm_normal_page (or a fold) read last: a
+	 * one-line model of the data cache, so a second look at the same
+	 * struct page is a hot load, not a cold lookup. ~0: none.
+	 */
+	uint64_t hot_page_pfn;
 	unsigned int tlbi_since_dsb;	/* TLBIs issued since the last DSB ISH */
 	/* The hardware model: per-CPU TLBs and the break-before-make checker. */
 	struct tlb_model *tlb;

@@ -117,6 +117,7 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_RMAP_DUP] = "rmap_dup",
 	[PTSIM_EV_PAGE_COPY] = "page_copy",
 	[PTSIM_EV_MLOCK_FOLIO] = "mlock_folio",
+	[PTSIM_EV_HELPER_CALL] = "helper_call",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

@@ -388,6 +388,7 @@ static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
 	if (!mm)
 		return -ENOMEM;
 	mm->m = parent->m;
+	mm->users = 1;
 	mm->aslr_state = parent->aslr_state;
 	mm->mmap_base = parent->mmap_base;
 	mm->next_swap_offset = parent->next_swap_offset;

@@ -16,6 +16,7 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 	uint64_t pfn = pte_pfn(&mm->m->geo, pte);
 
 	count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
+	mm->m->hot_page_pfn = pfn;
 	if (pte_special(pte))
 		return ref;
 	ref.folio = pfn_folio(mm->m, pfn);

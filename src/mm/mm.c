@@ -17,6 +17,7 @@ int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
 	if (!mm)
 		return -ENOMEM;
 	mm->m = m;
+	mm->users = 1;
 	op_begin(m);
 	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
 	if (!err)
@@ -135,6 +136,14 @@ bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global
 		}
 	}
 	return false;
+}
+
+int ptsim_mm_set_threads(struct ptsim_mm *mm, unsigned int threads)
+{
+	VALIDATE(mm && !mm->kernel && threads >= 1);
+	REFUSE_IN_HANDLER(mm->m);
+	mm->users = threads;
+	return 0;
 }
 
 struct ptsim_machine *ptsim_mm_machine(const struct ptsim_mm *mm)

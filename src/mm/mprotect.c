@@ -53,12 +53,32 @@ static bool is_cow_mapping(unsigned int flags)
 	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
 }
 
-/* prot_numa_skip: what NUMA hinting leaves alone (one node: never "already local"). */
-static bool prot_numa_skip(const struct vma *v, pte_t oldpte, const struct folio *f)
+/* The model's memory and CPUs are all on node 0; NUMA_NO_NODE is -1. */
+#define NUMA_NO_NODE	(-1)
+
+/*
+ * change_pte_range's target_node: the node a single-threaded process runs
+ * on, for a private VMA; no node otherwise.
+ */
+static int numa_target_node(const struct ptsim_mm *mm, const struct vma *v)
+{
+	return !(v->flags & VM_SHARED) && mm->users == 1 ? 0 : NUMA_NO_NODE;
+}
+
+/*
+ * prot_numa_skip: what NUMA hinting leaves alone: protnone entries, no
+ * folio, shared or pinned COW folios, and folios already on the node the
+ * single-threaded process runs on, which with one node is every folio of a
+ * private VMA of a single-threaded mm.
+ */
+static bool prot_numa_skip(const struct ptsim_mm *mm, const struct vma *v, pte_t oldpte,
+			   const struct folio *f)
 {
 	if (pte_protnone(oldpte) || !f)
 		return true;
-	return is_cow_mapping(v->flags) && (f->pincount > 0 || f->mapcount > (int)folio_nr_pages(f));
+	if (is_cow_mapping(v->flags) && (f->pincount > 0 || f->mapcount > (int)folio_nr_pages(f)))
+		return true;
+	return numa_target_node(mm, v) == 0;	/* folio_nid(folio) is 0 */
 }
 
 /* mprotect_folio_pte_batch: only large folios batch. */
@@ -173,7 +193,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			unsigned int max_nr = (unsigned int)((end - addr) >> g->page_shift);
 
 			ref = vm_normal_page(mm, oldpte);
-			if (prot_numa && prot_numa_skip(&c->vma, oldpte, ref.folio)) {
+			if (prot_numa && prot_numa_skip(c->mm, &c->vma, oldpte, ref.folio)) {
 				nr = mprotect_folio_pte_batch(mm, ref.folio, ptep, oldpte, max_nr, 0);
 				goto next;
 			}
@@ -190,7 +210,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 		} else {
 			if (prot_numa) {
 				ref = vm_normal_page(mm, oldpte);
-				if (prot_numa_skip(&c->vma, oldpte, ref.folio))
+				if (prot_numa_skip(c->mm, &c->vma, oldpte, ref.folio))
 					goto next;
 			}
 			/* ptep_modify_prot_start (pre-v6.17 arm64): ptep_get_and_clear */
@@ -226,7 +246,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 	if (c->cp_flags & MM_CP_PROT_NUMA) {
 		struct page_ref ref = vm_normal_page(mm, oldpmd);
 
-		if (prot_numa_skip(&c->vma, oldpmd, ref.folio)) {
+		if (prot_numa_skip(c->mm, &c->vma, oldpmd, ref.folio)) {
 			fn_exit(mm->m);
 			return;
 		}

@@ -327,8 +327,15 @@ retry:
 		goto retry;
 	}
 	if (!anon_vma_locked) {
-		count(m, PTSIM_EV_ANON_VMA_REF, 1);	/* folio_get_anon_vma */
-		count(m, PTSIM_EV_ANON_VMA_LOCK, 1);	/* anon_vma_trylock_write */
+		/*
+		 * folio_get_anon_vma (an RCU section, two folio_mapped reads, the
+		 * reference), anon_vma_trylock_write, and later anon_vma_unlock_write
+		 * and put_anon_vma: four out-of-line calls around the atomics
+		 */
+		count(m, PTSIM_EV_HELPER_CALL, 4);
+		count(m, PTSIM_EV_FOLIO_TEST, 2);
+		count(m, PTSIM_EV_ANON_VMA_REF, 1);
+		count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
 		anon_vma_locked = true;
 	}
 	if (batching) {

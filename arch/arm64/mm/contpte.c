@@ -89,7 +89,9 @@ void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t p
 	if (!mm_is_user(mm))
 		return;
 	count(m, PTSIM_EV_FOLD_ATTEMPT, 1);
-	count(m, PTSIM_EV_FOLIO_LOOKUP, 1);	/* pte_page -> page_folio */
+	/* pte_page -> page_folio: a hot load when that struct page was just read */
+	count(m, pfn == m->hot_page_pfn ? PTSIM_EV_FOLIO_TEST : PTSIM_EV_FOLIO_LOOKUP, 1);
+	m->hot_page_pfn = pfn;
 	folio = pfn_folio(m, pfn);
 	if (!folio)
 		return;

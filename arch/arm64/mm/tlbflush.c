@@ -184,7 +184,7 @@ void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr)
 		.va = ALIGN_DOWN64(uaddr, m->geo.page_size),
 	};
 
-	count(m, PTSIM_EV_FLUSH_TLB_RANGE, 1);
+	/* a static inline: no helper call is charged */
 	dsb_ishst(m);
 	tlbi_both(m, &op, true);
 	count(m, PTSIM_EV_NOTIFIER_SECONDARY_TLBS, 1);
