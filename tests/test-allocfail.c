@@ -51,6 +51,45 @@ static unsigned int sweep(build_fn build, op_fn op, int64_t ok_min)
 	}
 }
 
+/*
+ * As sweep, for operations that promise to change nothing on -ENOMEM: the
+ * user mm's tables (ptdump), its VMA count and the free memory are as before.
+ */
+static unsigned int sweep_unchanged(build_fn build, op_fn op)
+{
+	unsigned int n;
+
+	for (n = 1;; n++) {
+		struct ptsim_machine *m = build();
+		struct ptsim_mm *mm = the_mm(m, false);
+		char *before = ptdump_string(mm), *after;
+		size_t vmas = mm->nr_vmas, mms = m->nr_mms;
+		uint64_t free0, free1;
+		int64_t ret;
+
+		ptsim_phys_free_bytes(m, &free0);
+		ptsim_fail_nth_alloc(m, n);
+		ret = op(m);
+		assert_invariants(m);
+		if (ret >= 0) {
+			free(before);
+			ptsim_machine_destroy(m);
+			return n - 1;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		after = ptdump_string(mm);
+		ptsim_phys_free_bytes(m, &free1);
+		assert_string_equal(before, after);
+		assert_int_equal(mm->nr_vmas, vmas);
+		assert_int_equal(m->nr_mms, mms);
+		assert_int_equal(free0, free1);
+		free(before);
+		free(after);
+		ptsim_machine_destroy(m);
+		assert_true(n < 10000);
+	}
+}
+
 /* mprotect cutting a PMD THP: the split's PTE table is allocated first. */
 static struct ptsim_machine *build_thp(void)
 {
@@ -75,6 +114,45 @@ static int64_t op_madvise(struct ptsim_machine *m)
 static int64_t op_uffd_register(struct ptsim_machine *m)
 {
 	return ptsim_uffd_register(the_mm(m, false), VA + SZ_64K, SZ_2M);
+}
+
+/* munmap and MADV_DONTNEED cutting both THPs: the two splits' tables come first. */
+static int64_t op_munmap(struct ptsim_machine *m)
+{
+	return ptsim_munmap(the_mm(m, false), VA + SZ_64K, SZ_2M);
+}
+
+static int64_t op_dontneed(struct ptsim_machine *m)
+{
+	return ptsim_madvise(the_mm(m, false), VA + SZ_64K, SZ_2M, PTSIM_MADV_DONTNEED);
+}
+
+/* fork of THPs, a pinned one among them (split in the parent, copied page by page). */
+static struct ptsim_machine *build_fork(void)
+{
+	struct ptsim_machine *m = build_thp();
+	struct ptsim_mm *mm = the_mm(m, false);
+
+	assert_int_equal(ptsim_mmap(mm, 4 * VA, SZ_2M, RW, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS,
+				    NULL), 0);
+	assert_int_equal(ptsim_populate(mm, 4 * VA, SZ_2M, 4, true), 0);
+	assert_int_equal(ptsim_folio_set_pinned(mm, VA + SZ_2M, true), 0);
+	assert_int_equal(ptsim_folio_set_pinned(mm, 4 * VA, true), 0);
+	return m;
+}
+
+static int64_t op_fork(struct ptsim_machine *m)
+{
+	struct ptsim_mm *child;
+
+	return ptsim_fork(the_mm(m, false), &child);	/* the child goes with the machine */
+}
+
+/* mremap of THPs and mTHP to a place misaligned with them: table moves impossible. */
+static int64_t op_mremap(struct ptsim_machine *m)
+{
+	return ptsim_mremap(the_mm(m, false), VA, 2 * SZ_2M, 2 * SZ_2M,
+			    PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, 8 * VA + SZ_64K, NULL);
 }
 
 /* The invariant checker allocates nothing: under any injected failure it still sees all. */
@@ -194,6 +272,10 @@ static void test_sweeps(void **state)
 	assert_int_equal(sweep(build_thp, op_madvise, 0), 2);
 	assert_int_equal(sweep(build_thp, op_uffd_register, 0), 2);
 	assert_int_equal(sweep(build_thp, op_check, 0), 0);
+	assert_int_equal(sweep_unchanged(build_thp, op_munmap), 2);
+	assert_int_equal(sweep_unchanged(build_thp, op_dontneed), 2);
+	assert_true(sweep_unchanged(build_fork, op_fork) > 512);
+	assert_true(sweep_unchanged(build_thp, op_mremap) >= 2);
 	assert_true(sweep(build_uffd, op_uffd, 1) >= 1);
 	assert_true(sweep(build_exec, op_exec, 0) >= 1);
 	assert_int_equal(sweep(build_kernel, op_kernel, 0), 2);

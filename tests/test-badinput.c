@@ -138,6 +138,7 @@ static void test_user_algorithms(void **state)
 	struct ptsim_folio_info fi;
 	struct ptsim_ra_state ra;
 	struct ptsim_elf_phdr ph = { 0, 0, SZ_4K, SZ_4K, SZ_4K, 5 };
+	struct ptsim_mm *mout;
 	uint64_t x;
 	unsigned int u;
 
@@ -186,6 +187,36 @@ static void test_user_algorithms(void **state)
 	BAD(ptsim_exec_call(w.mm, 0, top));
 	BAD(ptsim_elf_load(w.mm, w.fd, &ph, 0, &x));
 	BAD(ptsim_elf_load(w.mm, 77, &ph, 1, &x));
+	BAD(ptsim_munmap(NULL, 2 * VA, SZ_4K));
+	BAD(ptsim_munmap(w.mm, 2 * VA + 1, SZ_4K));
+	BAD(ptsim_munmap(w.mm, 2 * VA, 0));
+	BAD(ptsim_munmap(w.mm, top - SZ_4K, 2 * SZ_4K));
+	BAD(ptsim_munmap(w.mm, UINT64_MAX - 4095, 8192));
+	BAD(ptsim_mm_exit(NULL));
+	BAD(ptsim_fork(NULL, &mout));
+	BAD(ptsim_fork(w.mm, NULL));
+	BAD(ptsim_mremap(NULL, 2 * VA, SZ_4K, SZ_4K, 0, 0, &x));
+	BAD(ptsim_mremap(w.mm, 2 * VA, SZ_4K, SZ_4K, 0x80, 0, &x));
+	BAD(ptsim_mremap(w.mm, 2 * VA + 1, SZ_4K, SZ_4K, 0, 0, &x));
+	BAD(ptsim_mremap(w.mm, 2 * VA, 0, SZ_4K, 0, 0, &x));
+	BAD(ptsim_mremap(w.mm, 2 * VA, SZ_4K, 0, 0, 0, &x));
+	BAD(ptsim_mremap(w.mm, 2 * VA, SZ_4K, SZ_4K, PTSIM_MREMAP_FIXED, 4 * VA, &x));
+	BAD(ptsim_mremap(w.mm, 2 * VA, SZ_64K, SZ_64K, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+			 2 * VA + SZ_4K, &x));	/* overlapping */
+	BAD(ptsim_mremap(w.mm, 2 * VA, SZ_4K, SZ_64K,
+			 PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_DONTUNMAP, 0, &x));
+	BAD(ptsim_mremap(w.mm, 2 * VA, SZ_4K, SZ_4K, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+			 top - SZ_4K + 1, &x));
+	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_DONTNEED));
+	BAD(ptsim_madvise(w.mm, 2 * VA, 0, PTSIM_MADV_FREE));
+	BAD(ptsim_madvise(w.mm, 2 * VA, SZ_4K, 21));	/* MADV_PAGEOUT is not modelled */
+	BAD(ptsim_mlock(NULL, 2 * VA, SZ_4K));
+	BAD(ptsim_mlock(w.mm, 2 * VA, 0));
+	BAD(ptsim_munlock(w.mm, top - SZ_4K, 2 * SZ_4K));
+	BAD(ptsim_set_thp_orders(w.m, UINT64_C(1) << 10));
+	BAD(ptsim_set_thp_orders(NULL, 0));
+	BAD(ptsim_mm_set_threads(w.mm, 0));
+	BAD(ptsim_mm_set_threads(NULL, 2));
 	(void)fi;
 }
 
@@ -195,6 +226,7 @@ static void test_kernel_mm_in_user_calls(void **state)
 	const uint64_t rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
 	const uint64_t low = w.lm & ((UINT64_C(1) << 48) - 1);	/* its VA bits, as a user VA */
 	struct ptsim_elf_phdr ph = { 0, 0, SZ_4K, SZ_4K, SZ_4K, 5 };
+	struct ptsim_mm *mout;
 	uint64_t x;
 
 	(void)state;
@@ -218,6 +250,14 @@ static void test_kernel_mm_in_user_calls(void **state)
 	BAD(ptsim_exec_call(w.k, 0, low));
 	BAD(ptsim_elf_load(w.k, w.fd, &ph, 1, &x));
 	BAD(ptsim_touch(w.mm, 0, 2 * VA, SZ_4K, (enum ptsim_access_kind)7, NULL));
+	BAD(ptsim_munmap(w.k, low, SZ_4K));
+	BAD(ptsim_mm_exit(w.k));
+	BAD(ptsim_fork(w.k, &mout));
+	BAD(ptsim_mremap(w.k, low, SZ_4K, SZ_4K, 0, 0, &x));
+	BAD(ptsim_mlock(w.k, low, SZ_4K));
+	BAD(ptsim_munlock(w.k, low, SZ_4K));
+	BAD(ptsim_madvise(w.k, low, SZ_4K, PTSIM_MADV_DONTNEED));
+	BAD(ptsim_mm_set_threads(w.k, 2));
 }
 
 static void test_kernel(void **state)

@@ -840,6 +840,41 @@ static void test_anon_mthp_faults(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * v6.17's batched move_ptes lets one batch span entries whose write bits
+ * differ and writes the first entry's permission to all of them ("mm/mremap:
+ * honour writable bit in mremap pte batching" fixed it in v6.18). After a
+ * fork, the child's exit and a write that reuses page 0 of a 64K folio, only
+ * page 0 is writable; moving the folio makes all 16 writable on v6.17.
+ */
+static void test_mremap_respect_write(void **state)
+{
+	(void)state;
+	for (int fixed = 0; fixed < 2; fixed++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      fixed ? "v6.18" : "v6.17");
+		struct ptsim_mm *mm = populated(m, SZ_2M, 4), *child = NULL;
+		struct ptsim_translation t;
+		const uint64_t dst = 8 * SZ_1G;
+
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		assert_int_equal(ptsim_mm_exit(child), 0);
+		ptsim_mm_destroy(child);
+		assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);	/* reuse */
+		assert_int_equal(ptsim_translate(mm, VA + SZ_4K, &t), 0);
+		assert_false(t.write);
+		assert_int_equal(ptsim_mremap(mm, VA, SZ_64K, SZ_64K,
+					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, dst, NULL), 0);
+		assert_int_equal(ptsim_translate(mm, dst, &t), 0);
+		assert_true(t.write);
+		assert_int_equal(ptsim_translate(mm, dst + SZ_4K, &t), 0);
+		assert_int_equal(t.write, !fixed);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -859,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_mremap_1g),
 		cmocka_unit_test(test_mremap_table_moves),
 		cmocka_unit_test(test_mremap_shapes),
+		cmocka_unit_test(test_mremap_respect_write),
 		cmocka_unit_test(test_madv_free),
 		cmocka_unit_test(test_madv_free_splits),
 		cmocka_unit_test(test_madv_cold),

@@ -218,6 +218,118 @@ static void test_set_memory_differential(void **state)
 	}
 }
 
+/*
+ * The mm lifecycle across kernels: the same random scenario (fork, writes,
+ * child exit, munmap, mremap, madvise, mlock) on v6.8, the v6.9 midpoint,
+ * v6.9, v6.16, v6.18 and v6.19 leaves the same translations, folio state
+ * and free memory, whatever the batching did on the way. v6.17 is left out:
+ * its mremap batches ignore the write bit (fixed in v6.18; test-lifecycle.c
+ * shows the difference), which this suite found.
+ */
+#define LIFECYCLE_SCENARIOS 3000
+#define NR_KERNELS 6
+
+struct life {
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm, *child;
+	struct diag_log log;
+};
+
+static int64_t life_op(struct life *l, uint64_t r[4], unsigned int op)
+{
+	const uint64_t span = 2 * SZ_2M, page = SZ_4K;
+	uint64_t s = r[0] % (span / page), n = 1 + r[1] % (span / page - s);
+	uint64_t a = VA + s * page, len = n * page;
+	struct ptsim_mm *mm = l->child && (r[2] & 1) ? l->child : l->mm;
+
+	switch (op) {
+	case 0:
+		if (l->child)
+			return 0;
+		return ptsim_fork(l->mm, &l->child);
+	case 1:
+		return ptsim_fault(mm, a, PTSIM_ACCESS_WRITE);
+	case 2:
+		if (!l->child)
+			return 0;
+		ptsim_mm_exit(l->child);
+		ptsim_mm_destroy(l->child);
+		l->child = NULL;
+		return 0;
+	case 3:
+		return ptsim_munmap(mm, a, len);
+	case 4:
+		return ptsim_mremap(mm, a, len, len, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+				    8 * VA + (r[3] % 1024) * page, NULL);
+	case 5:
+		return ptsim_madvise(mm, a, len, r[3] & 1 ? PTSIM_MADV_DONTNEED : PTSIM_MADV_COLD);
+	default:
+		return r[3] & 1 ? ptsim_mlock(mm, a, len) : ptsim_munlock(mm, a, len);
+	}
+}
+
+static void test_lifecycle_differential(void **state)
+{
+	static const char *const kernels[NR_KERNELS] = { "v6.8", "v6.9-midpoint", "v6.9", "v6.16",
+							 "v6.18", "v6.19" };
+	uint64_t seed = 5;
+
+	(void)state;
+	for (int n = 0; n < LIFECYCLE_SCENARIOS; n++) {
+		const unsigned int orders[] = { 0, 4, 9, 9 };
+		unsigned int order = orders[prng_next(&seed) % 4];
+		uint64_t r[8][5];
+		bool failed[8];
+		struct life l[NR_KERNELS];
+		uint64_t free0 = 0;
+
+		for (int op = 0; op < 8; op++)
+			for (int k = 0; k < 5; k++)
+				r[op][k] = prng_next(&seed);
+		for (int v = 0; v < NR_KERNELS; v++) {
+			memset(&l[v], 0, sizeof(l[v]));
+			l[v].m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, kernels[v]);
+			ptsim_set_diag_handler(l[v].m, record_diag, &l[v].log);
+			l[v].mm = new_mm_with_vma(l[v].m, VA, 2 * SZ_2M);
+			assert_int_equal(ptsim_populate(l[v].mm, VA, 2 * SZ_2M, order, true), 0);
+			if (order == 9 && (r[0][4] & 1))
+				assert_int_equal(ptsim_split_huge_pmd(l[v].mm, VA, 2 * SZ_2M), 0);
+			for (int op = 0; op < 8; op++) {
+				int64_t ret = life_op(&l[v], r[op], (unsigned int)(r[op][4] % 7));
+
+				if (!v)
+					failed[op] = ret != 0;	/* every kernel must agree */
+				else
+					assert_int_equal(ret != 0, failed[op]);
+			}
+		}
+		for (int v = 0; v < NR_KERNELS; v++) {
+			uint64_t free_bytes;
+
+			ptsim_phys_free_bytes(l[v].m, &free_bytes);
+			if (!v)
+				free0 = free_bytes;
+			assert_int_equal(free_bytes, free0);
+			assert_int_equal((l[v].child != NULL), (l[0].child != NULL));
+			if (v) {
+				assert_same_translations(l[0].mm, l[v].mm, VA, 2 * SZ_2M, SZ_4K);
+				assert_same_translations(l[0].mm, l[v].mm, 8 * VA, 4 * SZ_2M, SZ_4K);
+				if (l[v].child)
+					assert_same_translations(l[0].child, l[v].child, VA, 2 * SZ_2M, SZ_4K);
+			}
+			assert_int_equal(l[v].log.count[PTSIM_DIAG_INVARIANT], 0);
+			assert_int_equal(l[v].log.count[PTSIM_DIAG_BBM_VIOLATION], 0);
+			ptsim_set_diag_handler(l[v].m, on_diag, NULL);	/* says what is broken */
+			if (invariant_diags == 0 && ptsim_check_invariants(l[v].m, &(uint64_t){ 0 }) == 0 &&
+			    invariant_diags)
+				fprintf(stderr, "scenario %d, kernel %s, order %u\n", n, kernels[v], order);
+			invariants(l[v].m);
+		}
+		for (int v = 0; v < NR_KERNELS; v++)
+			ptsim_machine_destroy(l[v].m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_uffd_differential),
 		cmocka_unit_test(test_exec_fault_differential),
 		cmocka_unit_test(test_set_memory_differential),
+		cmocka_unit_test(test_lifecycle_differential),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

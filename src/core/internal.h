@@ -477,6 +477,10 @@ bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint6
 /* split_huge_pmd_address: split the PMD THP cut at addr with a spare table. */
 void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
 int split_folio(struct ptsim_mm *mm, struct folio *f);
+/* PTE mappings of f's pages in mm (anonymous folios, found through their index). */
+uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f);
+/* folio_put after a split: the first page goes too if nobody maps it. */
+void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f);
 pte_t vm_get_page_prot(unsigned int vm_flags);
 
 /* diag.c */

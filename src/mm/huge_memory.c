@@ -157,8 +157,13 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 	return err;
 }
 
-/* Where an anonymous folio's first page is mapped in mm, from its anon_vma and index. */
-static bool folio_anon_address(const struct ptsim_mm *mm, const struct folio *f, uint64_t *va)
+/*
+ * Where page `index` of an anonymous folio with `mapping` is mapped in mm:
+ * the VMA of that anon_vma whose page offsets hold the index. A folio's
+ * pages can sit in several VMAs (mremap moved part of it).
+ */
+static bool anon_page_address(const struct ptsim_mm *mm, uint64_t mapping, uint64_t index,
+			      uint64_t *va, size_t *vma)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 
@@ -166,41 +171,73 @@ static bool folio_anon_address(const struct ptsim_mm *mm, const struct folio *f,
 		const struct vma *v = &mm->vmas[i];
 		uint64_t pages = (v->end - v->start) >> g->page_shift;
 
-		if (v->anon_vma == f->mapping && f->index >= v->pgoff && f->index - v->pgoff < pages) {
-			*va = v->start + ((f->index - v->pgoff) << g->page_shift);
+		if (v->anon_vma == mapping && index >= v->pgoff && index - v->pgoff < pages) {
+			*va = v->start + ((index - v->pgoff) << g->page_shift);
+			*vma = i;
 			return true;
 		}
 	}
 	return false;
 }
 
+/* The entry mapping page i of f in mm, or NULL; its address in *va. */
+static pte_t *folio_page_pte(struct ptsim_mm *mm, const struct folio *f, uint64_t i, uint64_t *va,
+			     size_t *vma)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	unsigned int idx;
+	struct pt_table *t;
+
+	if (!anon_page_address(mm, f->mapping, f->index + i, va, vma))
+		return NULL;
+	t = pt_lookup_leaf(mm, *va, &idx);
+	if (!t || t->level != 3 || !pte_present(t->desc[idx]) || pte_pfn(g, t->desc[idx]) != f->pfn + i)
+		return NULL;
+	return &t->desc[idx];
+}
+
+uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)
+{
+	uint64_t n = 0, va;
+	size_t vma;
+
+	for (uint64_t i = 0; i < folio_nr_pages(f); i++)
+		n += folio_page_pte(mm, f, i, &va, &vma) != NULL;
+	return n;
+}
+
 /*
  * split_folio for a PTE-mapped anonymous large folio (mm/huge_memory.c): the
- * mappings are unmapped with one flush over the folio and remapped page by
- * page, and every page becomes an order-0 folio keeping its exclusivity and
- * index. A pinned folio cannot be split (-EBUSY).
+ * mappings are unmapped (one flush per VMA the folio is mapped in) and
+ * remapped page by page, and every page becomes an order-0 folio keeping its
+ * exclusivity and index; pages nobody maps any more are freed (the caller's
+ * reference keeps the first). A pinned folio, or one another mm maps too,
+ * is not split (-EBUSY).
  */
 int split_folio(struct ptsim_mm *mm, struct folio *f)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	uint64_t nr = folio_nr_pages(f), va;
+	uint64_t nr = folio_nr_pages(f), lo = UINT64_MAX, hi = 0;
+	size_t cur_vma = SIZE_MAX;
 	struct folio **parts;
 	pte_t *old;
-	bool mapped;
+	uint64_t *va;
 
-	if (f->pincount)
+	if (f->pincount || folio_mappings_in(mm, f) != (uint64_t)f->mapcount)
 		return -EBUSY;
 	parts = calloc(nr, sizeof(*parts));
 	old = calloc(nr, sizeof(*old));
-	for (uint64_t i = 1; parts && old && i < nr; i++)
+	va = calloc(nr, sizeof(*va));
+	for (uint64_t i = 1; parts && old && va && i < nr; i++)
 		parts[i] = calloc(1, sizeof(**parts));
 	for (uint64_t i = 1; i < nr; i++) {
-		if (!parts || !old || !parts[i]) {
+		if (!parts || !old || !va || !parts[i]) {
 			for (uint64_t j = 1; parts && j < nr; j++)
 				free(parts[j]);
 			free(parts);
 			free(old);
+			free(va);
 			return -ENOMEM;
 		}
 	}
@@ -208,19 +245,24 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 	/* nr order-0 folios replace one of f's order: charged past any limit, it cannot fail now */
 	host_uncharge(m, folio_host_bytes(f->order));
 	m->host_bytes += nr * folio_host_bytes(0);
-	mapped = folio_anon_address(mm, f, &va);
-	/* unmap_folio: clear every mapping, one flush for the folio's range */
-	for (uint64_t i = 0; mapped && i < nr; i++) {
-		unsigned int idx;
-		struct pt_table *t = pt_lookup_leaf(mm, va + (i << g->page_shift), &idx);
+	/* unmap_folio: clear every mapping, one flush per VMA's stretch */
+	for (uint64_t i = 0; i < nr; i++) {
+		size_t vma;
+		pte_t *ptep = folio_page_pte(mm, f, i, &va[i], &vma);
 
-		old[i] = 0;
-		if (t && t->level == 3 && pte_present(t->desc[idx]) &&
-		    pte_pfn(g, t->desc[idx]) == f->pfn + i)
-			old[i] = get_and_clear_full_ptes(mm, va + (i << g->page_shift), &t->desc[idx], 1, 0);
+		old[i] = ptep ? get_and_clear_full_ptes(mm, va[i], ptep, 1, 0) : 0;
+		if (!ptep)
+			continue;
+		if (vma != cur_vma && lo < hi)
+			flush_tlb_range(mm, lo, hi);
+		if (vma != cur_vma)
+			lo = UINT64_MAX, hi = 0;
+		cur_vma = vma;
+		lo = MIN(lo, va[i]);
+		hi = MAX(hi, va[i] + g->page_size);
 	}
-	if (mapped)
-		flush_tlb_range(mm, va, va + (nr << g->page_shift));
+	if (lo < hi)
+		flush_tlb_range(mm, lo, hi);
 	for (uint64_t i = 1; i < nr; i++) {
 		struct folio *p = parts[i];
 
@@ -243,18 +285,26 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 	for (uint64_t i = 1; i < nr; i++)
 		folio_store_set(m, parts[i]);
 	/* remap_page: the pages come back one by one, no longer contiguous-foldable */
-	for (uint64_t i = 0; mapped && i < nr; i++) {
-		unsigned int idx;
-		uint64_t a = va + (i << g->page_shift);
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t a = va[i];
 		struct pt_table *t;
 
-		if (!old[i])
+		if (!old[i]) {
+			if (i && (parts[i]->flags & FOLIO_ANON))
+				folio_free(m, parts[i]);	/* unmapped: its last reference goes */
 			continue;
+		}
 		t = pt_walk_table(mm, a, 3, false, &(int){ 0 });
-		idx = pt_index(g, 3, a);
-		set_ptes(mm, a, &t->desc[idx], pte_mknoncont(old[i]), 1);
+		set_ptes(mm, a, &t->desc[pt_index(g, 3, a)], pte_mknoncont(old[i]), 1);
 	}
 	free(parts);
 	free(old);
+	free(va);
 	return 0;
+}
+
+void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f)
+{
+	if (!f->mapcount && (f->flags & FOLIO_ANON))
+		folio_free(mm->m, f);
 }

@@ -70,10 +70,13 @@ struct lazy_walk {
 	bool cold;	/* MADV_COLD; else MADV_FREE */
 };
 
-/* folio_maybe_mapped_shared: some page of f is mapped more than once (another mm). */
-static bool folio_maybe_mapped_shared(const struct folio *f)
+/*
+ * folio_maybe_mapped_shared: another mm maps f too (the kernel tracks the
+ * mms per folio; the model counts mm's own mappings against the mapcount).
+ */
+static bool folio_maybe_mapped_shared(struct ptsim_mm *mm, const struct folio *f)
 {
-	return f->mapcount > (int)folio_nr_pages(f);
+	return folio_mappings_in(mm, f) != (uint64_t)f->mapcount;
 }
 
 /*
@@ -156,7 +159,7 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 				if (nr == folio_nr_pages(ref.folio))
 					goto whole;
 			}
-			if (folio_maybe_mapped_shared(ref.folio)) {
+			if (folio_maybe_mapped_shared(mm, ref.folio)) {
 				if (!batching)
 					return;
 				continue;
@@ -164,6 +167,8 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 			count(m, PTSIM_EV_FOLIO_TRYLOCK, 1);
 			err = split_folio(mm, ref.folio);
 			count(m, PTSIM_EV_FOLIO_UNLOCK, 1);
+			if (!err)
+				folio_put_unmapped(mm, ref.folio);
 			count(m, PTSIM_EV_PTL_LOCK, 1);	/* the table is locked again */
 			if (err) {
 				if (!batching)
@@ -174,7 +179,7 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 			continue;
 		}
 whole:
-		if (w->cold && folio_maybe_mapped_shared(ref.folio))
+		if (w->cold && folio_maybe_mapped_shared(mm, ref.folio))
 			continue;
 		lazy_age_ptes(w, ptep, ptent, addr, nr, batching);
 	}

@@ -238,30 +238,6 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 }
 
 /*
- * Is every mapping of the large folio f in mm, at the addresses its index
- * gives? (__wp_can_reuse_large_anon_folio's !folio_maybe_mapped_shared,
- * which the kernel tracks per mm; the model counts the mm's own entries.)
- */
-static bool folio_mapped_only_by(struct ptsim_mm *mm, const struct vma *v, const struct folio *f)
-{
-	const struct ptsim_geometry *g = &mm->m->geo;
-	uint64_t va = v->start + ((f->index - v->pgoff) << g->page_shift);
-	int mine = 0;
-
-	if (f->index < v->pgoff)
-		return false;
-	for (uint64_t i = 0; i < folio_nr_pages(f); i++, va += g->page_size) {
-		unsigned int idx;
-		const struct pt_table *t = va < v->end ? pt_lookup_leaf(mm, va, &idx) : NULL;
-
-		if (t && t->level == 3 && pte_present(t->desc[idx]) &&
-		    pte_pfn(g, t->desc[idx]) == f->pfn + i)
-			mine++;
-	}
-	return mine == f->mapcount;
-}
-
-/*
  * __ptep_set_access_flags: OR the new access, dirty and write state into the
  * entry with a compare-and-swap; a newly dirty entry flushes the stale
  * read-only translation (flush_tlb_page).
@@ -333,7 +309,8 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 		return -EFAULT;	/* file COW is not modelled */
 	count(m, PTSIM_EV_ANON_EXCL_TEST, 1);
 	reuse = folio_page_anon_exclusive(f, ref.idx) ||
-		(f->order ? folio_mapped_only_by(mm, v, f) : f->mapcount == 1 && !f->pincount);
+		(f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
+			    f->mapcount == 1 && !f->pincount);
 	if (reuse) {
 		folio_set_page_anon_exclusive(f, ref.idx, true);
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))));

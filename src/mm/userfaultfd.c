@@ -321,6 +321,8 @@ retry:
 		ret = split_folio(mm, held);
 		folio_unlock(mm, held);
 		count(m, PTSIM_EV_FOLIO_PUT, 1);
+		if (!ret)
+			folio_put_unmapped(mm, held);
 		held = NULL;
 		if (ret)
 			goto out;

@@ -38,6 +38,7 @@ static uint64_t u64(struct rd *r)
 }
 
 #define GIB (UINT64_C(1) << 30)
+#define OPS 26	/* the operations decoded below */
 
 /* Mostly plausible addresses in the regions the harness maps, sometimes anything. */
 static uint64_t addr(struct rd *r, uint64_t page)
@@ -157,8 +158,8 @@ int fuzz_one(const uint8_t *data, size_t size)
 	struct rd r = { data, size };
 	struct ptsim_machine_config cfg;
 	struct ptsim_machine *m;
-	struct ptsim_mm *user, *kmm = NULL;
-	unsigned int files = 0, fds = 0;
+	struct ptsim_mm *user, *kmm = NULL, *kids[4] = { NULL };
+	unsigned int files = 0, fds = 0, nr_kids = 0;
 	bool finalized = false;
 	uint8_t hdr = u8(&r);
 	uint64_t page;
@@ -182,15 +183,16 @@ int fuzz_one(const uint8_t *data, size_t size)
 	}
 	ptsim_set_diag_handler(m, on_diag, user);
 	for (int step = 0; step < 48 && r.n; step++) {
-		uint8_t op = u8(&r);
+		uint8_t op = u8(&r), who = u8(&r);
 		uint64_t a = addr(&r, page), l = len(&r, page);
-		/* now and then a user-mm call gets the kernel mm: it must be refused */
-		struct ptsim_mm *mm = (op / 20) % 4 == 3 && kmm ? kmm : user;
+		/* now and then a user-mm call gets the kernel mm (it must be refused) or a child */
+		struct ptsim_mm *mm = (op / OPS) % 4 == 3 && kmm ? kmm :
+				      who % 4 && nr_kids ? kids[who % nr_kids] : user;
 
 		if (getenv("PTSIM_FUZZ_TRACE"))
-			fprintf(stderr, "fuzz: step %d op %d a 0x%llx l 0x%llx\n", step, op % 20,
+			fprintf(stderr, "fuzz: step %d op %d a 0x%llx l 0x%llx\n", step, op % OPS,
 				(unsigned long long)a, (unsigned long long)l);
-		switch (op % 20) {
+		switch (op % OPS) {
 		case 0:
 			ptsim_mmap(mm, a, l, u8(&r) % 9, u8(&r) % 9, NULL);
 			break;
@@ -256,7 +258,37 @@ int fuzz_one(const uint8_t *data, size_t size)
 			ptsim_fail_nth_alloc(m, u8(&r) % 8);
 			break;
 		case 18:
-			ptsim_madvise(mm, a, l, (int)(u8(&r) % 16));
+			ptsim_madvise(mm, a, l, (int)(u8(&r) % 22));
+			break;
+		case 20:
+			ptsim_munmap(mm, a, l);
+			break;
+		case 21:
+			if (nr_kids < 4 && !ptsim_fork(mm, &kids[nr_kids]))
+				nr_kids++;
+			break;
+		case 22:
+			ptsim_mremap(mm, a, l, len(&r, page), u8(&r) % 9, addr(&r, page), NULL);
+			break;
+		case 23:
+			if (u8(&r) & 1)
+				ptsim_mlock(mm, a, l);
+			else
+				ptsim_munlock(mm, a, l);
+			break;
+		case 24:
+			ptsim_set_thp_orders(m, u64(&r) & 0x3ff);
+			ptsim_mm_set_threads(mm, u8(&r) % 3);
+			break;
+		case 25:
+			/* a child exits and goes; the parent exits and stays (empty) */
+			ptsim_mm_exit(mm);
+			if (mm != user && mm != kmm) {
+				for (unsigned int k = 0; k < nr_kids; k++)
+					if (kids[k] == mm)
+						kids[k] = kids[--nr_kids];
+				ptsim_mm_destroy(mm);
+			}
 			break;
 		default: {
 			struct ptsim_elf_phdr ph = { l & ~(page - 1), a & ((UINT64_C(1) << 36) - 1) & ~(page - 1),

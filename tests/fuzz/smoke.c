@@ -54,6 +54,8 @@ int main(int argc, char **argv)
 	/* FUZZ_ONLY=N runs just the N-th random input (to reproduce a failure) */
 	const char *only = getenv("FUZZ_ONLY");
 
+	if (getenv("FUZZ_SEED"))	/* another stream of inputs than CI's */
+		seed = strtoull(getenv("FUZZ_SEED"), NULL, 0);
 	for (unsigned long i = 0; i < runs; i++) {
 		uint8_t buf[512];
 		size_t n = 64 + i % (sizeof(buf) - 64);
