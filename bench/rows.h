@@ -99,11 +99,25 @@ int command_usage(const char *name, FILE *f);
  */
 int parse_json_option(const char *name, int argc, char **argv, bool *json);
 
+/* The subcommands (bench/ptsim-bench-util.c). */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *args, *what;
+};
+extern const struct command commands[];
+extern const size_t nr_commands;
+/* The general usage text on f: 0 for stdout, 2 for stderr. */
+int usage(FILE *f);
+
 /* Subcommands. */
 int cmd_reproduce(int argc, char **argv);
 int cmd_cpus(int argc, char **argv);
 int cmd_speed(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+/* The whole file at path (malloc'd; *len bytes), or NULL. */
+char *read_file(const char *path, size_t *len);
 
 #endif

@@ -8,6 +8,7 @@
  * (see test-bbm.c) and they are counted, not fatal.
  */
 #include "fuzz-one.h"
+#include "scenario.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -151,7 +152,61 @@ static void kernel_ops(struct rd *r, struct ptsim_machine *m, struct ptsim_mm **
 	}
 }
 
+/* After every scenario operation: the model's invariants hold. */
+static void scenario_check(void *arg, struct ptsim_machine *m, size_t op, bool after)
+{
+	(void)arg;
+	(void)op;
+	if (after)
+		check(m);
+}
+
+static void count_invariants(const struct ptsim_diag *d, void *arg)
+{
+	(void)arg;
+	if (d->kind == PTSIM_DIAG_INVARIANT) {
+		invariant_breaks++;
+		fprintf(stderr, "fuzz: invariant: %s (va 0x%llx)\n", d->message, (unsigned long long)d->va);
+	}
+}
+
+/*
+ * An input starting with 0xff is scenario text: parsed, and when it parses,
+ * run with a bound on the operations it executes and the invariants checked
+ * after each. The known v6.18 linear-map finding (doc/findings.md §2) breaks
+ * an invariant by design, so these runs keep its fix on.
+ */
+static int fuzz_scenario(const uint8_t *data, size_t size)
+{
+	struct scenario s;
+	struct scn_result res;
+	char err[256];
+
+	if (scenario_parse((const char *)data, size, "fuzz", &s, err, sizeof(err)))
+		return 0;
+	if (s.machine.phys_size > 4 * GIB)
+		s.machine.phys_size = 4 * GIB;
+	for (size_t i = 0; i < s.nr; i++)
+		if (s.ops[i].kind == S_FEATURE && !strcmp(s.ops[i].text, "linear_map_invalid_leaf_fix"))
+			s.ops[i].on = true;
+	invariant_breaks = 0;
+	scenario_run(&s, &s.machine, "+linear_map_invalid_leaf_fix", count_invariants, NULL,
+		     scenario_check, NULL, 2000, &res);
+	scn_result_free(&res);
+	scenario_free(&s);
+	return 0;
+}
+
+static int fuzz_api(const uint8_t *data, size_t size);
+
 int fuzz_one(const uint8_t *data, size_t size)
+{
+	if (size && data[0] == 0xff)
+		return fuzz_scenario(data + 1, size - 1);
+	return fuzz_api(data, size);
+}
+
+static int fuzz_api(const uint8_t *data, size_t size)
 {
 	static const enum ptsim_granule grs[] = { PTSIM_GRANULE_4K, PTSIM_GRANULE_16K, PTSIM_GRANULE_64K };
 	static const unsigned int vas[] = { 48, 39, 47, 42, 52, 36 };

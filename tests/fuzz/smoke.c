@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The scenario seeds (files starting with 0xff), kept to mutate. */
+static uint8_t seeds[4][4096];
+static size_t seed_len[4], nr_seeds;
+
 static int replay_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -22,6 +26,10 @@ static int replay_file(const char *path)
 		return -1;
 	n = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
+	if (n && buf[0] == 0xff && n <= sizeof(seeds[0]) && nr_seeds < 4) {
+		memcpy(seeds[nr_seeds], buf, n);
+		seed_len[nr_seeds++] = n;
+	}
 	return fuzz_one(buf, n);
 }
 
@@ -57,11 +65,21 @@ int main(int argc, char **argv)
 	if (getenv("FUZZ_SEED"))	/* another stream of inputs than CI's */
 		seed = strtoull(getenv("FUZZ_SEED"), NULL, 0);
 	for (unsigned long i = 0; i < runs; i++) {
-		uint8_t buf[512];
-		size_t n = 64 + i % (sizeof(buf) - 64);
+		uint8_t buf[4096];
+		size_t n = 64 + i % (512 - 64);
 
-		for (size_t k = 0; k < n; k++)
-			buf[k] = (uint8_t)prng_next(&seed);
+		if (nr_seeds && i % 4 == 3) {
+			/* a scenario seed with a few bytes changed: the parser's errors and odd runs */
+			size_t s = (size_t)(prng_next(&seed) % nr_seeds);
+
+			n = seed_len[s];
+			memcpy(buf, seeds[s], n);
+			for (int k = 1 + (int)(prng_next(&seed) % 4); k; k--)
+				buf[1 + prng_next(&seed) % (n - 1)] = (uint8_t)prng_next(&seed);
+		} else {
+			for (size_t k = 0; k < n; k++)
+				buf[k] = (uint8_t)prng_next(&seed);
+		}
 		if (only && strtoul(only, NULL, 10) != i)
 			continue;
 		fuzz_one(buf, n);

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The reproduce workloads written as scenario files (bench/scenarios/) count
+ * exactly what the C programs behind the reproduce rows count: every event,
+ * run by run. Usage: scenario-check SCENARIO_DIR.
+ */
+#include "rows.h"
+#include "scenario.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *dir;
+static int failures;
+
+static int load(const char *name, struct scenario *s)
+{
+	char path[4096], err[256], *text;
+	size_t len;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	text = read_file(path, &len);
+	if (!text) {
+		fprintf(stderr, "cannot read %s\n", path);
+		return -1;
+	}
+	ret = scenario_parse(text, len, path, s, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s\n", err);
+	free(text);
+	return ret;
+}
+
+/* The sum of checkpoints [from, to) of a run. */
+static void sum(const struct scn_result *r, size_t from, size_t to, struct ptsim_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t k = from; k < to && k < r->nr_cp; k++)
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			out->ev[e] += r->cp[k].stats.ev[e];
+}
+
+static void same(const char *what, const struct ptsim_stats *a, const struct ptsim_stats *b)
+{
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		if (a->ev[e] != b->ev[e]) {
+			fprintf(stderr, "%s: %s: scenario %llu, program %llu\n", what,
+				ptsim_event_name((enum ptsim_event)e), (unsigned long long)a->ev[e],
+				(unsigned long long)b->ev[e]);
+			failures++;
+			return;
+		}
+	}
+	printf("ok: %s\n", what);
+}
+
+/* The mprotect program: the whole process, with the loop cut to 3 iterations. */
+static void check_mprotect(void)
+{
+	static const char *const files[NR_STATES] = { "mprotect-t1.scn", "mprotect-t2.scn",
+						      "mprotect-t3.scn" };
+
+	for (int st = 0; st < NR_STATES; st++) {
+		struct scenario s;
+
+		if (load(files[st], &s)) {
+			failures++;
+			continue;
+		}
+		for (size_t i = 0; i + 1 < s.nr; i++)	/* the loop's repeat: the one before mprotect */
+			if (s.ops[i].kind == S_REPEAT && s.ops[i + 1].kind == S_MPROTECT)
+				s.ops[i].a[0] = (struct scn_expr){ 1, { { 3, F_ONE, F_ONE } } };
+		for (int batching = 0; batching < 2; batching++) {
+			struct mprotect_phases p;
+			struct ptsim_stats want, got;
+			struct scn_result r;
+			char what[64];
+
+			snprintf(what, sizeof(what), "%s, %s batching", files[st], batching ? "with" : "without");
+			if (mprotect_phases((enum mprotect_state)st, batching, &p) ||
+			    scenario_run(&s, &s.machine, batching ? "baseline,+mprotect_pte_batching" :
+					 "baseline", NULL, NULL, NULL, NULL, 0, &r)) {
+				fprintf(stderr, "%s: %s\n", what, r.msg);
+				failures++;
+				continue;
+			}
+			mprotect_total(&p, 3, &want);
+			sum(&r, 0, r.nr_cp, &got);
+			same(what, &got, &want);
+			scn_result_free(&r);
+		}
+		scenario_free(&s);
+	}
+}
+
+/* The UFFDIO_MOVE workload: the moves, summed call by call in the program. */
+static void check_uffd(void)
+{
+	struct scenario s;
+
+	if (load("uffd-gc.scn", &s)) {
+		failures++;
+		return;
+	}
+	for (int batching = 0; batching < 2; batching++) {
+		struct uffd_run_result want;
+		struct ptsim_stats got;
+		struct scn_result r;
+		const char *what = batching ? "uffd-gc.scn, batched" : "uffd-gc.scn, per page";
+
+		if (uffd_program(batching, &want) ||
+		    scenario_run(&s, &s.machine, batching ? "baseline,+uffd_move_batching" : "baseline",
+				 NULL, NULL, NULL, NULL, 0, &r)) {
+			failures++;
+			continue;
+		}
+		sum(&r, 1, 2, &got);	/* the "moves" checkpoint */
+		same(what, &got, &want.all);
+		scn_result_free(&r);
+	}
+	scenario_free(&s);
+}
+
+/* The exec program: the cold phase and the random phase. */
+static void check_exec(void)
+{
+	struct scenario s;
+
+	if (load("exec-grace.scn", &s)) {
+		failures++;
+		return;
+	}
+	for (int patched = 0; patched < 2; patched++) {
+		struct ptsim_stats cold, random, got;
+		struct scn_result r;
+		const char *after = "v6.18,+exec_contpte_order,+exec_mmap_miss_bypass,+elf_contpte_align,"
+				    "+unmapped_area_contpte";
+
+		if (exec_program(PTSIM_GRANULE_64K, patched, &cold, &random) ||
+		    scenario_run(&s, &s.machine, patched ? after : "v6.18", NULL, NULL, NULL, NULL, 0,
+				 &r)) {
+			failures++;
+			continue;
+		}
+		sum(&r, 1, 2, &got);
+		same(patched ? "exec-grace.scn cold, 4 patches" : "exec-grace.scn cold", &got, &cold);
+		sum(&r, 3, 4, &got);
+		same(patched ? "exec-grace.scn random, 4 patches" : "exec-grace.scn random", &got, &random);
+		scn_result_free(&r);
+	}
+	scenario_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: scenario-check SCENARIO_DIR\n");
+		return 2;
+	}
+	dir = argv[1];
+	check_mprotect();
+	check_uffd();
+	check_exec();
+	printf("%d failures\n", failures);
+	return failures ? 1 : 0;
+}

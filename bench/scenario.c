@@ -1,0 +1,1007 @@
+// SPDX-License-Identifier: MIT
+/* Scenario files: the parser, the runner and the printer (doc/scenario.md). */
+#include "scenario.h"
+#include "prng.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the operations and their arguments ---- */
+
+/*
+ * Positional arguments: 'n' a name (mm, kernel, file), 'c' a name created by
+ * the operation, 'e' a number, 'p' a protection, 'a' an access kind, 'v'
+ * madvise advice, 'o' on/off, 's' a set_memory op, 't' text. Keys: "key="
+ * takes a number into the next argument slot, "key" alone sets a flag bit.
+ */
+struct op_spec {
+	const char *name;
+	enum scn_kind kind;
+	const char *pos;
+	const char *keys[6];	/* "order=" (number) or "read" (flag bit i) */
+};
+
+static const struct op_spec specs[] = {
+	{ "feature", S_FEATURE, "to", { 0 } },
+	{ "thp", S_THP, "", { 0 } },	/* sizes follow, or "none" */
+	{ "mm", S_MM, "c", { 0 } },
+	{ "threads", S_THREADS, "ne", { 0 } },
+	{ "mmap", S_MMAP, "neep", { "shared" } },
+	{ "populate", S_POPULATE, "nee", { "order=", "read" } },
+	{ "split", S_SPLIT, "nee", { 0 } },
+	{ "access", S_ACCESS, "nea", { "cpu=" } },
+	{ "touch", S_TOUCH, "neea", { "cpu=" } },
+	{ "fault", S_FAULT, "nea", { 0 } },
+	{ "mprotect", S_MPROTECT, "neep", { 0 } },
+	{ "numa", S_NUMA, "nee", { 0 } },
+	{ "fork", S_FORK, "nc", { 0 } },
+	{ "exit", S_EXIT, "n", { 0 } },
+	{ "destroy", S_DESTROY, "n", { 0 } },
+	{ "munmap", S_MUNMAP, "nee", { 0 } },
+	{ "mremap", S_MREMAP, "neee", { "fixed=", "maymove", "dontunmap" } },
+	{ "madvise", S_MADVISE, "neev", { 0 } },
+	{ "mlock", S_MLOCK, "nee", { 0 } },
+	{ "munlock", S_MUNLOCK, "nee", { 0 } },
+	{ "uffd-register", S_UFFD_REGISTER, "nee", { 0 } },
+	{ "uffd-move", S_UFFD_MOVE, "neee", { "mode=" } },
+	{ "pin", S_PIN, "neo", { 0 } },
+	{ "swapout", S_SWAPOUT, "nee", { 0 } },
+	{ "file", S_FILE, "c", { "size=", "order=" } },
+	{ "mmap-file", S_MMAP_FILE, "neepn", { "pgoff=" } },
+	{ "aslr", S_ASLR, "ne", { 0 } },
+	{ "elf-load", S_ELF_LOAD, "nneee", { 0 } },
+	{ "exec-call", S_EXEC_CALL, "ne", { "cpu=" } },
+	{ "exec-random", S_EXEC_RANDOM, "nee", { "count=", "seed=" } },
+	{ "kernel", S_KBOOT, "c", { "ranges=", "kernel=", "kfence=", "rodata=", "debug-pagealloc",
+				    "secondary-lacks-bbml2" } },
+	{ "kernel-finalize", S_KFINALIZE, "n", { 0 } },
+	{ "set-memory", S_SET_MEMORY, "nees", { 0 } },
+	{ "kernel-split", S_KSPLIT, "nee", { 0 } },
+	{ "checkpoint", S_CHECKPOINT, "t", { 0 } },
+	{ "repeat", S_REPEAT, "e", { 0 } },	/* optional loop variable follows */
+	{ "end", S_END, "", { 0 } },
+};
+
+const char *scenario_op_name(enum scn_kind kind)
+{
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		if (specs[i].kind == kind)
+			return specs[i].name;
+	return "?";
+}
+
+static const char *const prots[] = { "none", "r", "w", "rw", "x", "rx", "wx", "rwx" };
+static const char *const kinds[] = { "read", "write", "exec" };
+static const struct {
+	const char *name;
+	int advice;
+} advices[] = {
+	{ "normal", PTSIM_MADV_NORMAL }, { "random", PTSIM_MADV_RANDOM },
+	{ "sequential", PTSIM_MADV_SEQUENTIAL }, { "hugepage", PTSIM_MADV_HUGEPAGE },
+	{ "nohugepage", PTSIM_MADV_NOHUGEPAGE }, { "dontfork", PTSIM_MADV_DONTFORK },
+	{ "dofork", PTSIM_MADV_DOFORK }, { "wipeonfork", PTSIM_MADV_WIPEONFORK },
+	{ "keeponfork", PTSIM_MADV_KEEPONFORK }, { "dontneed", PTSIM_MADV_DONTNEED },
+	{ "free", PTSIM_MADV_FREE }, { "cold", PTSIM_MADV_COLD },
+};
+static const char *const setmem[] = { "ro", "rw", "nx", "x", "valid", "invalid" };
+static const char *const rodata[] = { "on", "noalias", "off" };
+
+/* ---- parsing ---- */
+
+struct parser {
+	const char *file;
+	unsigned int line;
+	char *err;
+	size_t errlen;
+	struct scenario *s;
+};
+
+static int fail(struct parser *p, unsigned int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct parser *p, unsigned int col, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->errlen, "%s:%u:%u: %s", p->file, p->line, col, msg);
+	return -EINVAL;
+}
+
+/* A number: decimal or 0x hex, with an optional binary size suffix K, M, G or T. */
+static bool parse_number(const char *t, size_t n, uint64_t *out)
+{
+	uint64_t v = 0, mul = 1;
+	int base = 10;
+	size_t i = 0;
+
+	if (n >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (n > i && base == 10 && strchr("KMGT", t[n - 1])) {
+		mul = UINT64_C(1) << (10 * (strchr("KMGT", t[n - 1]) - "KMGT" + 1));
+		n--;
+	}
+	if (i >= n)
+		return false;
+	for (; i < n; i++) {
+		int d = isdigit((unsigned char)t[i]) ? t[i] - '0' :
+			base == 16 && isxdigit((unsigned char)t[i]) ? tolower((unsigned char)t[i]) - 'a' + 10 : -1;
+
+		if (d < 0 || v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return false;
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	if (mul > 1 && v > UINT64_MAX / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+/* expr := product ('+' product)*; product := factor ('*' factor)*, at most one non-number. */
+static int parse_expr(struct parser *p, const char *t, size_t n, unsigned int col, struct scn_expr *e)
+{
+	static const struct {
+		const char *name;
+		enum scn_factor f;
+	} syms[] = { { "$i", F_VAR_I }, { "$j", F_VAR_J }, { "$k", F_VAR_K }, { "PAGE", F_PAGE },
+		     { "PMD", F_PMD }, { "CONT", F_CONT }, { "$bias", F_BIAS } };
+	size_t i = 0;
+
+	memset(e, 0, sizeof(*e));
+	while (i < n) {
+		uint64_t k = 1;
+		enum scn_factor f = F_ONE, g = F_ONE;
+
+		if (e->nr == SCN_MAX_TERMS)
+			return fail(p, col + (unsigned int)i, "too many terms (at most %d)", SCN_MAX_TERMS);
+		for (;;) {
+			size_t j = i;
+			bool sym = false;
+
+			while (j < n && t[j] != '+' && t[j] != '*')
+				j++;
+			for (size_t s = 0; s < sizeof(syms) / sizeof(syms[0]); s++) {
+				if (strlen(syms[s].name) == j - i && !strncmp(t + i, syms[s].name, j - i)) {
+					bool size = syms[s].f >= F_PAGE && syms[s].f <= F_CONT;
+					enum scn_factor *slot = size ? &g : &f;
+
+					if (*slot != F_ONE)
+						return fail(p, col + (unsigned int)i,
+							    "one variable and one size per product");
+					*slot = syms[s].f;
+					sym = true;
+				}
+			}
+			if (!sym) {
+				uint64_t v;
+
+				if (!parse_number(t + i, j - i, &v))
+					return fail(p, col + (unsigned int)i,
+						    "expected a number, a size (64K, 2M, 1G), PAGE, PMD, "
+						    "CONT, $bias or $i/$j/$k");
+				if (v && k > UINT64_MAX / v)
+					return fail(p, col + (unsigned int)i, "number too large");
+				k *= v;
+			}
+			i = j;
+			if (i < n && t[i] == '*') {
+				i++;
+				continue;
+			}
+			break;
+		}
+		e->t[e->nr].k = k;
+		e->t[e->nr].g = g;
+		e->t[e->nr++].f = f;
+		if (i < n && t[i] == '+')
+			i++;
+		if (i == n && t[n - 1] == '+')
+			return fail(p, col + (unsigned int)n, "expected a term after '+'");
+	}
+	if (!e->nr)
+		return fail(p, col, "expected a number");
+	return 0;
+}
+
+static int keyword(const char *t, size_t n, const char *const *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strlen(list[i]) == n && !strncmp(t, list[i], n))
+			return (int)i;
+	return -1;
+}
+
+int scenario_name(struct scenario *s, const char *name)
+{
+	for (unsigned int i = 0; i < s->nr_names; i++)
+		if (!strcmp(s->names[i], name))
+			return (int)i;
+	if (s->nr_names == SCN_MAX_NAMES || strlen(name) >= sizeof(s->names[0]))
+		return -1;
+	strcpy(s->names[s->nr_names], name);
+	return (int)s->nr_names++;
+}
+
+static int find_name(const struct scenario *s, const char *name)
+{
+	for (unsigned int i = 0; i < s->nr_names; i++)
+		if (!strcmp(s->names[i], name))
+			return (int)i;
+	return -1;
+}
+
+int scenario_add(struct scenario *s, const struct scn_op *op)
+{
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 32;
+		struct scn_op *n = realloc(s->ops, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->ops = n;
+		s->cap = cap;
+	}
+	s->ops[s->nr++] = *op;
+	return 0;
+}
+
+/* The machine line: every argument is key=value or a flag. */
+static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
+{
+	struct scn_machine *mc = &p->s->machine;
+
+	for (int i = 1; i < n; i++) {
+		char *eq = strchr(tok[i], '=');
+		const char *v = eq ? eq + 1 : NULL;
+		size_t klen = eq ? (size_t)(eq - tok[i]) : strlen(tok[i]);
+		uint64_t x = 0;
+
+#define KEY(s) (klen == strlen(s) && !strncmp(tok[i], s, klen))
+		if (KEY("kpti") && !v) {
+			mc->kpti = true;
+		} else if (KEY("repeat-tlbi") && !v) {
+			mc->repeat_tlbi = true;
+		} else if (KEY("cpu") && v) {
+			if (ptsim_cpu_lookup(v, &mc->cpu))
+				return fail(p, col[i] + (unsigned int)klen + 1, "unknown CPU %s", v);
+		} else if (KEY("preset") && v && strlen(v) < sizeof(mc->preset)) {
+			strcpy(mc->preset, v);
+		} else if (v && parse_number(v, strlen(v), &x) &&
+			   (KEY("granule") || KEY("va") || KEY("mem") || KEY("base") || KEY("cpus"))) {
+			if (KEY("granule") && (x == 4096 || x == 16384 || x == 65536))
+				mc->granule = (enum ptsim_granule)__builtin_ctzll(x);
+			else if (KEY("va") && x <= 64)
+				mc->va_bits = (unsigned int)x;
+			else if (KEY("mem"))
+				mc->phys_size = x;
+			else if (KEY("base"))
+				mc->phys_base = x;
+			else if (KEY("cpus") && x >= 1 && x <= 256)
+				mc->nr_cpus = (unsigned int)x;
+			else
+				return fail(p, col[i] + (unsigned int)klen + 1, "bad value %s", v);
+		} else {
+			return fail(p, col[i], "expected cpu=, granule=, va=, mem=, base=, cpus=, "
+				    "preset=, kpti or repeat-tlbi");
+		}
+#undef KEY
+	}
+	return 0;
+}
+
+/* ranges=START:SIZE[,START:SIZE] or kernel=START:END into two argument slots each. */
+static int parse_pairs(struct parser *p, const char *v, unsigned int col, struct scn_op *op,
+		       unsigned int first, unsigned int max_pairs)
+{
+	unsigned int k = 0;
+
+	while (*v) {
+		const char *colon = strchr(v, ':'), *comma = strchr(v, ',');
+		size_t end = comma ? (size_t)(comma - v) : strlen(v);
+
+		if (k == max_pairs || !colon || (size_t)(colon - v) >= end)
+			return fail(p, col, "expected START:SIZE pairs (at most %u)", max_pairs);
+		if (parse_expr(p, v, (size_t)(colon - v), col, &op->a[first + 2 * k]) ||
+		    parse_expr(p, colon + 1, end - (size_t)(colon - v) - 1, col, &op->a[first + 2 * k + 1]))
+			return -EINVAL;
+		k++;
+		v += end + (comma ? 1 : 0);
+	}
+	return k ? 0 : fail(p, col, "expected START:SIZE");
+}
+
+static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
+{
+	struct scenario *s = p->s;
+	const struct op_spec *sp = NULL;
+	struct scn_op op;
+	int i;
+
+	if (!strcmp(tok[0], "machine"))
+		return parse_machine(p, tok, col, n);
+	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
+		if (!strcmp(tok[0], specs[k].name))
+			sp = &specs[k];
+	if (!sp)
+		return fail(p, col[0], "unknown operation %s", tok[0]);
+	memset(&op, 0, sizeof(op));
+	op.kind = sp->kind;
+	op.line = p->line;
+	op.mm = op.mm2 = -1;
+	for (i = 1; sp->pos[i - 1]; i++) {
+		char c = sp->pos[i - 1];
+		int v;
+
+		if (i >= n)
+			return fail(p, col[n - 1] + (unsigned int)strlen(tok[n - 1]),
+				    "%s: missing argument %d", sp->name, i);
+		switch (c) {
+		case 'n':
+		case 'c':
+			v = c == 'c' ? scenario_name(s, tok[i]) : find_name(s, tok[i]);
+			if (v < 0)
+				return fail(p, col[i], c == 'c' ? "too many names or name too long" :
+					    "unknown name %s", tok[i]);
+			if (op.mm < 0)
+				op.mm = v;
+			else
+				op.mm2 = v;
+			break;
+		case 'e':
+			if (op.nr_args == SCN_MAX_ARGS)
+				return fail(p, col[i], "too many numbers");
+			if (parse_expr(p, tok[i], strlen(tok[i]), col[i], &op.a[op.nr_args++]))
+				return -EINVAL;
+			break;
+		case 'p':
+			v = keyword(tok[i], strlen(tok[i]), prots, 8);
+			if (v < 0)
+				return fail(p, col[i], "expected a protection: none, r, rw, rx, rwx, ...");
+			op.u = (unsigned int)v;
+			break;
+		case 'a':
+			v = keyword(tok[i], strlen(tok[i]), kinds, 3);
+			if (v < 0)
+				return fail(p, col[i], "expected read, write or exec");
+			op.u = (unsigned int)v;
+			break;
+		case 'v':
+			v = -1;
+			for (size_t k = 0; k < sizeof(advices) / sizeof(advices[0]); k++)
+				if (!strcmp(tok[i], advices[k].name))
+					v = advices[k].advice;
+			if (v < 0)
+				return fail(p, col[i], "expected advice: dontneed, free, cold, dontfork, ...");
+			op.u = (unsigned int)v;
+			break;
+		case 'o':
+			if (strcmp(tok[i], "on") && strcmp(tok[i], "off"))
+				return fail(p, col[i], "expected on or off");
+			op.on = !strcmp(tok[i], "on");
+			break;
+		case 's':
+			v = keyword(tok[i], strlen(tok[i]), setmem, 6);
+			if (v < 0)
+				return fail(p, col[i], "expected ro, rw, nx, x, valid or invalid");
+			op.u = (unsigned int)v;
+			break;
+		case 't':
+			if (strlen(tok[i]) >= sizeof(op.text))
+				return fail(p, col[i], "name too long");
+			strcpy(op.text, tok[i]);
+			break;
+		}
+	}
+	/* what follows: sizes (thp), a loop variable (repeat), keys */
+	for (; i < n; i++) {
+		char *eq = strchr(tok[i], '=');
+		size_t klen = eq ? (size_t)(eq - tok[i]) + 1 : strlen(tok[i]);
+		bool done = false;
+
+		if (op.kind == S_THP) {
+			if (!strcmp(tok[i], "none"))
+				continue;
+			if (op.nr_args == SCN_MAX_ARGS)
+				return fail(p, col[i], "too many sizes");
+			if (parse_expr(p, tok[i], strlen(tok[i]), col[i], &op.a[op.nr_args++]))
+				return -EINVAL;
+			continue;
+		}
+		if (op.kind == S_REPEAT && !op.text[0] && i + 1 == n &&
+		    (!strcmp(tok[i], "i") || !strcmp(tok[i], "j") || !strcmp(tok[i], "k"))) {
+			strcpy(op.text, tok[i]);
+			continue;
+		}
+		for (int k = 0; k < 6 && sp->keys[k] && !done; k++) {
+			const char *key = sp->keys[k];
+			bool takes = key[strlen(key) - 1] == '=';
+
+			if (strlen(key) != klen || strncmp(tok[i], key, klen) || takes != (eq != NULL))
+				continue;
+			done = true;
+			if (!takes) {
+				op.u |= 1u << (8 + k);
+			} else if (op.kind == S_KBOOT && k == 0) {
+				if (parse_pairs(p, eq + 1, col[i] + (unsigned int)klen, &op, 0, 2))
+					return -EINVAL;
+				op.u |= (eq[1] && strchr(eq + 1, ',')) ? 1u << 16 : 0;
+			} else if (op.kind == S_KBOOT && k == 1) {
+				if (parse_pairs(p, eq + 1, col[i] + (unsigned int)klen, &op, 4, 1))
+					return -EINVAL;
+			} else if (op.kind == S_KBOOT && k == 3) {
+				int r = keyword(eq + 1, strlen(eq + 1), rodata, 3);
+
+				if (r < 0)
+					return fail(p, col[i] + (unsigned int)klen, "expected on, noalias or off");
+				op.u |= (unsigned int)r;
+			} else {
+				/* a numeric key: slot 4 + its index (kfence= of kernel: 6) */
+				unsigned int slot = op.kind == S_KBOOT ? 6 : 4 + (unsigned int)k;
+
+				if (parse_expr(p, eq + 1, strlen(eq + 1), col[i] + (unsigned int)klen, &op.a[slot]))
+					return -EINVAL;
+				op.u |= 1u << (8 + k);
+			}
+		}
+		if (!done)
+			return fail(p, col[i], "%s: unexpected %s", sp->name, tok[i]);
+	}
+	if (op.kind == S_KBOOT && !op.a[0].nr)
+		return fail(p, col[0], "kernel: ranges= is required");
+	return scenario_add(s, &op) ? fail(p, col[0], "out of memory") : 0;
+}
+
+void scenario_free(struct scenario *s)
+{
+	free(s->ops);
+	memset(s, 0, sizeof(*s));
+}
+
+static void machine_defaults(struct scn_machine *mc)
+{
+	struct ptsim_machine_config cfg;
+
+	ptsim_machine_config_init(&cfg);
+	memset(mc, 0, sizeof(*mc));
+	mc->cpu = cfg.cpu;
+	mc->granule = cfg.granule;
+	mc->va_bits = cfg.va_bits;
+	mc->nr_cpus = cfg.nr_cpus;
+	mc->phys_base = cfg.phys_base;
+	mc->phys_size = cfg.phys_size;
+	strcpy(mc->preset, "baseline");
+}
+
+int scenario_parse(const char *text, size_t len, const char *file, struct scenario *out,
+		   char *err, size_t errlen)
+{
+	struct parser p = { .file = file, .err = err, .errlen = errlen, .s = out };
+	size_t depth = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	machine_defaults(&out->machine);
+	for (size_t pos = 0; pos < len && !ret;) {
+		char buf[512], *tok[24];
+		unsigned int col[24];
+		size_t end = pos, n = 0;
+		int ntok = 0;
+
+		p.line++;
+		while (end < len && text[end] != '\n')
+			end++;
+		n = end - pos;
+		if (n >= sizeof(buf)) {
+			ret = fail(&p, 1, "line longer than %zu characters", sizeof(buf) - 1);
+			break;
+		}
+		memcpy(buf, text + pos, n);
+		buf[n] = 0;
+		pos = end + 1;
+		for (size_t i = 0; i < n; i++)
+			if (buf[i] == '#' || buf[i] == '\r' || buf[i] == 0)
+				buf[i] = buf[i] == '#' ? 0 : ' ';
+		for (char *c = buf; *c;) {
+			while (*c == ' ' || *c == '\t')
+				c++;
+			if (!*c)
+				break;
+			if (ntok == 24) {
+				ret = fail(&p, (unsigned int)(c - buf) + 1, "too many words");
+				break;
+			}
+			col[ntok] = (unsigned int)(c - buf) + 1;
+			tok[ntok++] = c;
+			while (*c && *c != ' ' && *c != '\t')
+				c++;
+			if (*c)
+				*c++ = 0;
+		}
+		if (ret || !ntok)
+			continue;
+		ret = parse_line(&p, tok, col, ntok);
+		if (!ret && out->nr && out->ops[out->nr - 1].line == p.line) {
+			enum scn_kind k = out->ops[out->nr - 1].kind;
+
+			if (k == S_REPEAT && ++depth > 3)
+				ret = fail(&p, col[0], "repeat nested deeper than 3");
+			if (k == S_END && depth-- == 0)
+				ret = fail(&p, col[0], "end without repeat");
+		}
+	}
+	if (!ret && depth) {
+		p.line++;
+		ret = fail(&p, 1, "expected end (%zu repeat still open)", depth);
+	}
+	if (ret)
+		scenario_free(out);
+	return ret;
+}
+
+/* ---- printing ---- */
+
+static void print_expr(FILE *f, const struct scn_expr *e)
+{
+	static const char *const sym[] = { "", "$i", "$j", "$k", "PAGE", "PMD", "CONT", "$bias" };
+
+	for (unsigned int i = 0; i < e->nr; i++) {
+		const char *sep = "";
+
+		if (i)
+			fputc('+', f);
+		if (e->t[i].k != 1 || (e->t[i].f == F_ONE && e->t[i].g == F_ONE)) {
+			fprintf(f, "0x%llx", (unsigned long long)e->t[i].k);
+			sep = "*";
+		}
+		if (e->t[i].f != F_ONE) {
+			fprintf(f, "%s%s", sep, sym[e->t[i].f]);
+			sep = "*";
+		}
+		if (e->t[i].g != F_ONE)
+			fprintf(f, "%s%s", sep, sym[e->t[i].g]);
+	}
+}
+
+void scenario_print(const struct scenario *s, FILE *f)
+{
+	const struct scn_machine *mc = &s->machine;
+
+	fprintf(f, "machine cpu=%s granule=%uK va=%u mem=0x%llx base=0x%llx cpus=%u preset=%s%s%s\n",
+		ptsim_cpu_name(mc->cpu), (1u << mc->granule) / 1024, mc->va_bits,
+		(unsigned long long)mc->phys_size, (unsigned long long)mc->phys_base, mc->nr_cpus,
+		mc->preset, mc->kpti ? " kpti" : "", mc->repeat_tlbi ? " repeat-tlbi" : "");
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct scn_op *op = &s->ops[i];
+		const struct op_spec *sp = NULL;
+		unsigned int e = 0;
+
+		for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
+			if (specs[k].kind == op->kind)
+				sp = &specs[k];
+		fputs(sp->name, f);
+		for (const char *c = sp->pos; *c; c++) {
+			fputc(' ', f);
+			switch (*c) {
+			case 'n':
+			case 'c':
+				fputs(s->names[c == sp->pos ? op->mm : op->mm2], f);
+				break;
+			case 'e':
+				print_expr(f, &op->a[e++]);
+				break;
+			case 'p': fputs(prots[op->u & 7], f); break;
+			case 'a': fputs(kinds[op->u % 3], f); break;
+			case 'o': fputs(op->on ? "on" : "off", f); break;
+			case 's': fputs(setmem[op->u % 6], f); break;
+			case 't': fputs(op->text, f); break;
+			case 'v':
+				for (size_t k = 0; k < sizeof(advices) / sizeof(advices[0]); k++)
+					if ((unsigned int)advices[k].advice == op->u)
+						fputs(advices[k].name, f);
+				break;
+			}
+		}
+		if (op->kind == S_THP)
+			for (unsigned int k = 0; k < op->nr_args; k++) {
+				fputc(' ', f);
+				print_expr(f, &op->a[k]);
+			}
+		if (op->kind == S_THP && !op->nr_args)
+			fputs(" none", f);
+		if (op->kind == S_REPEAT && op->text[0])
+			fprintf(f, " %s", op->text);
+		for (int k = 0; k < 6 && sp->keys[k]; k++) {
+			const char *key = sp->keys[k];
+
+			if (!(op->u & (1u << (8 + k))) && !(op->kind == S_KBOOT && k != 2 && k < 4))
+				continue;
+			if (op->kind == S_KBOOT && k == 0) {
+				fputs(" ranges=", f);
+				print_expr(f, &op->a[0]);
+				fputc(':', f);
+				print_expr(f, &op->a[1]);
+				if (op->u & (1u << 16)) {
+					fputc(',', f);
+					print_expr(f, &op->a[2]);
+					fputc(':', f);
+					print_expr(f, &op->a[3]);
+				}
+			} else if (op->kind == S_KBOOT && k == 1) {
+				if (op->a[4].nr) {
+					fputs(" kernel=", f);
+					print_expr(f, &op->a[4]);
+					fputc(':', f);
+					print_expr(f, &op->a[5]);
+				}
+			} else if (op->kind == S_KBOOT && k == 3) {
+				fprintf(f, " rodata=%s", rodata[op->u & 3]);
+			} else if (key[strlen(key) - 1] == '=') {
+				fprintf(f, " %s", key);
+				print_expr(f, &op->a[op->kind == S_KBOOT ? 6 : 4 + k]);
+			} else {
+				fprintf(f, " %s", key);
+			}
+		}
+		fputc('\n', f);
+	}
+}
+
+/* ---- running ---- */
+
+struct runner {
+	const struct scenario *s;
+	struct ptsim_machine *m;
+	struct ptsim_geometry geo;
+	const struct ptsim_geometry *g;
+	struct ptsim_mm *mm[SCN_MAX_NAMES];
+	unsigned int fd[SCN_MAX_NAMES];
+	bool is_file[SCN_MAX_NAMES];
+	uint64_t var[3], bias;
+};
+
+static uint64_t factor(const struct runner *r, enum scn_factor f)
+{
+	switch (f) {
+	case F_VAR_I: return r->var[0];
+	case F_VAR_J: return r->var[1];
+	case F_VAR_K: return r->var[2];
+	case F_PAGE: return r->g->page_size;
+	case F_PMD: return r->g->pmd_size;
+	case F_CONT: return r->g->cont_pte_size;
+	case F_BIAS: return r->bias;
+	default: return 1;
+	}
+}
+
+/* Wrapping arithmetic: a bad value is the called function's to reject. */
+static uint64_t eval(const struct runner *r, const struct scn_expr *e)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < e->nr; i++)
+		v += e->t[i].k * factor(r, e->t[i].f) * factor(r, e->t[i].g);
+	return v;
+}
+
+int scenario_apply_features(struct ptsim_machine *m, const char *spec)
+{
+	char buf[256];
+
+	if (!spec)
+		return 0;
+	if (strlen(spec) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, spec);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum ptsim_feature f;
+		bool on = *t != '-';
+
+		if (*t == '+' || *t == '-')
+			t++;
+		if (!ptsim_feature_lookup(t, &f))
+			ptsim_feature_set(m, f, on);
+		else if (ptsim_feature_preset(m, t))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static struct ptsim_mm *need_mm(struct runner *r, const struct scn_op *op)
+{
+	return op->mm >= 0 ? r->mm[op->mm] : NULL;
+}
+
+/* The PTSIM_PROT_* of a protection keyword: bit 0 r, 1 w, 2 x as listed in prots[]. */
+static unsigned int prot_of(unsigned int u)
+{
+	return ((u & 1) ? PTSIM_PROT_READ : 0) | ((u & 2) ? PTSIM_PROT_WRITE : 0) |
+	       ((u & 4) ? PTSIM_PROT_EXEC : 0);
+}
+
+static int64_t run_op(struct runner *r, const struct scn_op *op)
+{
+	struct ptsim_mm *mm = need_mm(r, op);
+	uint64_t a0 = eval(r, &op->a[0]), a1 = eval(r, &op->a[1]), a2 = eval(r, &op->a[2]);
+
+	switch (op->kind) {
+	case S_FEATURE: {
+		enum ptsim_feature f;
+
+		return ptsim_feature_lookup(op->text, &f) ? -EINVAL : ptsim_feature_set(r->m, f, op->on);
+	}
+	case S_THP: {
+		uint64_t orders = 0;
+
+		for (unsigned int i = 0; i < op->nr_args; i++) {
+			uint64_t size = eval(r, &op->a[i]);
+
+			if (!size || size % r->g->page_size || (size & (size - 1)))
+				return -EINVAL;
+			orders |= UINT64_C(1) << __builtin_ctzll(size / r->g->page_size);
+		}
+		return ptsim_set_thp_orders(r->m, orders);
+	}
+	case S_MM:
+		if (r->mm[op->mm])
+			return -EEXIST;
+		return ptsim_mm_create(r->m, &r->mm[op->mm]);
+	case S_THREADS: return ptsim_mm_set_threads(mm, (unsigned int)a0);
+	case S_MMAP:
+		return ptsim_mmap(mm, a0, a1, prot_of(op->u), PTSIM_MAP_ANONYMOUS |
+				  ((op->u >> 8) & 1 ? PTSIM_MAP_SHARED : PTSIM_MAP_PRIVATE), NULL);
+	case S_POPULATE:
+		return ptsim_populate(mm, a0, a1, (unsigned int)eval(r, &op->a[4]), !((op->u >> 9) & 1));
+	case S_SPLIT: return ptsim_split_huge_pmd(mm, a0, a1);
+	case S_ACCESS: {
+		enum ptsim_fault_kind f;
+
+		return ptsim_access(mm, (unsigned int)eval(r, &op->a[4]), a0,
+				    (enum ptsim_access_kind)op->u, &f);
+	}
+	case S_TOUCH:
+		return ptsim_touch(mm, (unsigned int)eval(r, &op->a[4]), a0, a1,
+				   (enum ptsim_access_kind)op->u, NULL);
+	case S_FAULT: return ptsim_fault(mm, a0, (enum ptsim_access_kind)op->u);
+	case S_MPROTECT: return ptsim_mprotect(mm, a0, a1, prot_of(op->u));
+	case S_NUMA: return ptsim_change_prot_numa(mm, a0, a1);
+	case S_FORK:
+		if (!mm || r->mm[op->mm2])
+			return -EINVAL;
+		return ptsim_fork(mm, &r->mm[op->mm2]);
+	case S_EXIT: return ptsim_mm_exit(mm);
+	case S_DESTROY:
+		if (!mm)
+			return -EINVAL;
+		ptsim_mm_destroy(mm);
+		r->mm[op->mm] = NULL;
+		return 0;
+	case S_MUNMAP: return ptsim_munmap(mm, a0, a1);
+	case S_MREMAP: {
+		unsigned int fl = ((op->u >> 8) & 1 ? PTSIM_MREMAP_FIXED : 0) |
+				  ((op->u >> 9) & 1 ? PTSIM_MREMAP_MAYMOVE : 0) |
+				  ((op->u >> 10) & 1 ? PTSIM_MREMAP_DONTUNMAP : 0);
+
+		return ptsim_mremap(mm, a0, a1, a2, fl, eval(r, &op->a[4]), NULL);
+	}
+	case S_MADVISE: return ptsim_madvise(mm, a0, a1, (int)op->u);
+	case S_MLOCK: return ptsim_mlock(mm, a0, a1);
+	case S_MUNLOCK: return ptsim_munlock(mm, a0, a1);
+	case S_UFFD_REGISTER: return ptsim_uffd_register(mm, a0, a1);
+	case S_UFFD_MOVE: {
+		int64_t moved = ptsim_uffd_move(mm, a0, a1, a2, (unsigned int)eval(r, &op->a[4]));
+
+		return moved < 0 ? moved : 0;
+	}
+	case S_PIN: return ptsim_folio_set_pinned(mm, a0, op->on);
+	case S_SWAPOUT: return ptsim_swapout(mm, a0, a1);
+	case S_FILE: {
+		unsigned int file;
+		int err = ptsim_file_create(r->m, eval(r, &op->a[4]), (unsigned int)eval(r, &op->a[5]),
+					    &file);
+
+		if (!err)
+			err = ptsim_file_open(r->m, file, &r->fd[op->mm]);
+		r->is_file[op->mm] = !err;
+		return err;
+	}
+	case S_MMAP_FILE:
+		if (op->mm2 < 0 || !r->is_file[op->mm2])
+			return -EINVAL;
+		return ptsim_mmap_file(mm, a0, a1, prot_of(op->u), r->fd[op->mm2], eval(r, &op->a[4]),
+				       NULL);
+	case S_ASLR: return ptsim_mm_set_aslr(mm, a0);
+	case S_ELF_LOAD: {
+		struct ptsim_elf_phdr ph = { 0, 0, a0, a1, a2, 5 };	/* R+X at offset 0 */
+
+		if (op->mm2 < 0 || !r->is_file[op->mm2])
+			return -EINVAL;
+		return ptsim_elf_load(mm, r->fd[op->mm2], &ph, 1, &r->bias);
+	}
+	case S_EXEC_CALL: return ptsim_exec_call(mm, (unsigned int)eval(r, &op->a[4]), a0);
+	case S_EXEC_RANDOM: {
+		uint64_t seed = eval(r, &op->a[5]), n = eval(r, &op->a[4]);
+		uint64_t pages = a1 / r->g->page_size;
+		int err = pages ? 0 : -EINVAL;
+
+		for (uint64_t i = 0; !err && i < n; i++)
+			err = ptsim_exec_call(mm, 0, a0 + (prng_next(&seed) % pages) * r->g->page_size);
+		return err;
+	}
+	case S_KBOOT: {
+		struct ptsim_mem_range ranges[2] = { { a0, a1 }, { a2, eval(r, &op->a[3]) } };
+		struct ptsim_kernel_config kc = {
+			.ranges = ranges, .nr_ranges = (op->u & (1u << 16)) ? 2 : 1,
+			.kernel_start = eval(r, &op->a[4]), .kernel_end = eval(r, &op->a[5]),
+			.kfence_pool = eval(r, &op->a[6]), .rodata = (enum ptsim_rodata)(op->u & 3),
+			.debug_pagealloc = (op->u >> 12) & 1, .secondary_lacks_bbml2 = (op->u >> 13) & 1,
+		};
+
+		if (r->mm[op->mm])
+			return -EEXIST;
+		return ptsim_kernel_boot(r->m, &kc, &r->mm[op->mm]);
+	}
+	case S_KFINALIZE: return ptsim_kernel_finalize_caps(mm);
+	case S_SET_MEMORY:
+	case S_KSPLIT: {
+		uint64_t va;
+		int err = ptsim_kernel_lm_addr(mm, a0, &va);
+
+		if (err)
+			return err;
+		if (op->kind == S_KSPLIT)
+			return ptsim_split_kernel_leaf_mapping(mm, va, va + a1);
+		return ptsim_set_memory(mm, va, a1, (enum ptsim_set_memory_op)op->u);
+	}
+	default:
+		return 0;
+	}
+}
+
+static int push_checkpoint(struct scn_result *res, const char *name, const struct ptsim_stats *now,
+			   struct ptsim_stats *last)
+{
+	struct scn_checkpoint *n = realloc(res->cp, (res->nr_cp + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	res->cp = n;
+	memset(&n[res->nr_cp], 0, sizeof(n[0]));
+	snprintf(n[res->nr_cp].name, sizeof(n[0].name), "%s", name);
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		n[res->nr_cp].stats.ev[e] = now->ev[e] - last->ev[e];
+	res->nr_cp++;
+	*last = *now;
+	return 0;
+}
+
+void scn_result_free(struct scn_result *res)
+{
+	free(res->cp);
+	memset(res, 0, sizeof(*res));
+}
+
+int scenario_run(const struct scenario *s, const struct scn_machine *mc, const char *features,
+		 ptsim_diag_handler diag, void *diag_arg, scn_hook hook, void *hook_arg,
+		 size_t max_ops, struct scn_result *res)
+{
+	struct ptsim_machine_config cfg;
+	struct runner r = { .s = s };
+	struct ptsim_stats last, now;
+	struct {
+		size_t start;
+		uint64_t left;
+		int var;
+	} loops[4];
+	int depth = 0, err;
+	size_t executed = 0;
+
+	memset(res, 0, sizeof(*res));
+	ptsim_machine_config_init(&cfg);
+	cfg.cpu = mc->cpu;
+	cfg.granule = mc->granule;
+	cfg.va_bits = mc->va_bits;
+	cfg.nr_cpus = mc->nr_cpus;
+	cfg.phys_base = mc->phys_base;
+	cfg.phys_size = mc->phys_size;
+	cfg.kpti = mc->kpti;
+	cfg.repeat_tlbi = mc->repeat_tlbi;
+	cfg.preset = mc->preset;
+	if (max_ops)
+		cfg.host_memory_limit = UINT64_C(256) << 20;	/* bounded runs stay small */
+	err = ptsim_machine_create(&cfg, &r.m);
+	if (err) {
+		snprintf(res->msg, sizeof(res->msg), "machine: %s", ptsim_strerror(err));
+		return res->err = err;
+	}
+	if (scenario_apply_features(r.m, features)) {
+		ptsim_machine_destroy(r.m);
+		snprintf(res->msg, sizeof(res->msg), "unknown feature or preset in %s", features);
+		return res->err = -EINVAL;
+	}
+	ptsim_machine_geometry(r.m, &r.geo);
+	r.g = &r.geo;
+	if (diag)
+		ptsim_set_diag_handler(r.m, diag, diag_arg);
+	ptsim_total_stats(r.m, &last);
+	for (size_t i = 0; i < s->nr && !err; i++) {
+		const struct scn_op *op = &s->ops[i];
+		int64_t ret = 0;
+
+		if (max_ops && ++executed > max_ops) {
+			err = -E2BIG;
+			snprintf(res->msg, sizeof(res->msg), "more than %zu operations", max_ops);
+			break;
+		}
+		if (op->kind == S_REPEAT) {
+			uint64_t n = eval(&r, &op->a[0]);
+			int var = op->text[0] ? op->text[0] - 'i' : depth;
+
+			if (!n) {	/* skip to the matching end */
+				int d = 0;
+
+				for (i++; i < s->nr; i++) {
+					d += s->ops[i].kind == S_REPEAT;
+					if (s->ops[i].kind == S_END && d-- == 0)
+						break;
+				}
+				continue;
+			}
+			if (depth == 4 || var > 2) {
+				err = -EINVAL;
+				break;
+			}
+			loops[depth].start = i;
+			loops[depth].left = n - 1;
+			loops[depth].var = var;
+			r.var[var] = 0;
+			depth++;
+			continue;
+		}
+		if (op->kind == S_END) {
+			if (depth && loops[depth - 1].left) {
+				loops[depth - 1].left--;
+				r.var[loops[depth - 1].var]++;
+				i = loops[depth - 1].start;
+			} else if (depth) {
+				depth--;
+			}
+			continue;
+		}
+		if (op->kind == S_CHECKPOINT) {
+			ptsim_total_stats(r.m, &now);
+			err = push_checkpoint(res, op->text, &now, &last);
+			continue;
+		}
+		if ((op->mm >= 0 && !r.mm[op->mm] && op->kind != S_MM && op->kind != S_KBOOT &&
+		     op->kind != S_FILE) || (op->kind == S_FILE && r.is_file[op->mm])) {
+			ret = -EINVAL;	/* a name used before it exists */
+		} else {
+			if (hook)
+				hook(hook_arg, r.m, i, false);
+			ret = run_op(&r, op);
+			if (hook)
+				hook(hook_arg, r.m, i, true);
+		}
+		if (ret < 0) {
+			err = (int)ret;
+			res->err_line = op->line;
+			res->err_op = i;
+			snprintf(res->msg, sizeof(res->msg), "line %u: %s failed: %s", op->line,
+				 scenario_op_name(op->kind), ptsim_strerror(err));
+		}
+	}
+	ptsim_total_stats(r.m, &now);
+	if (!err && (!res->nr_cp || memcmp(&now, &last, sizeof(now))))
+		err = push_checkpoint(res, "end", &now, &last);
+	ptsim_machine_destroy(r.m);
+	res->err = err;
+	return err;
+}

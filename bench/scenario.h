@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenario files (doc/scenario.md): a line-oriented description of a
+ * workload in public calls, parsed once and run on any machine
+ * configuration. Used by `ptsim-bench run` and `ptsim-bench audit`, and
+ * fuzzed by the API harness.
+ */
+#ifndef PTSIM_BENCH_SCENARIO_H
+#define PTSIM_BENCH_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <ptsim/ptsim.h>
+
+#define SCN_MAX_ARGS 8
+#define SCN_MAX_TERMS 4
+#define SCN_MAX_NAMES 16
+
+/*
+ * A numeric argument: a sum of terms, each a constant times at most one
+ * variable ($i, $j, $k, $bias) and at most one size (PAGE, PMD, CONT).
+ */
+enum scn_factor { F_ONE, F_VAR_I, F_VAR_J, F_VAR_K, F_PAGE, F_PMD, F_CONT, F_BIAS };
+
+struct scn_expr {
+	unsigned int nr;
+	struct {
+		uint64_t k;
+		enum scn_factor f;	/* a variable, or F_ONE */
+		enum scn_factor g;	/* a size, or F_ONE */
+	} t[SCN_MAX_TERMS];
+};
+
+enum scn_kind {
+	S_FEATURE, S_THP, S_MM, S_THREADS, S_MMAP, S_POPULATE, S_SPLIT, S_ACCESS, S_TOUCH,
+	S_FAULT, S_MPROTECT, S_NUMA, S_FORK, S_EXIT, S_DESTROY, S_MUNMAP, S_MREMAP, S_MADVISE,
+	S_MLOCK, S_MUNLOCK, S_UFFD_REGISTER, S_UFFD_MOVE, S_PIN, S_SWAPOUT, S_FILE, S_MMAP_FILE,
+	S_ASLR, S_ELF_LOAD, S_EXEC_CALL, S_EXEC_RANDOM, S_KBOOT, S_KFINALIZE, S_SET_MEMORY,
+	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END, S__COUNT
+};
+
+struct scn_op {
+	enum scn_kind kind;
+	unsigned int line;
+	int mm, mm2;			/* name slots (mm, kernel mm or file) */
+	struct scn_expr a[SCN_MAX_ARGS];
+	unsigned int nr_args;
+	unsigned int u;			/* a keyword's value: prot, advice, access kind, flags, ... */
+	bool on;
+	char text[48];			/* checkpoint name, feature name, kernel ranges */
+};
+
+/* The machine a scenario asks for; run options may override it. */
+struct scn_machine {
+	enum ptsim_cpu cpu;
+	enum ptsim_granule granule;
+	unsigned int va_bits, nr_cpus;
+	uint64_t phys_base, phys_size;
+	char preset[48];
+	bool kpti, repeat_tlbi;
+};
+
+struct scenario {
+	struct scn_machine machine;
+	struct scn_op *ops;
+	size_t nr, cap;
+	char names[SCN_MAX_NAMES][16];
+	unsigned int nr_names;
+};
+
+/*
+ * Parse text (file name for messages). 0, or -EINVAL with "FILE:LINE:COL:
+ * message" in err. Never crashes on any input.
+ */
+int scenario_parse(const char *text, size_t len, const char *file, struct scenario *out,
+		   char *err, size_t errlen);
+void scenario_free(struct scenario *s);
+/* Write s back as scenario text (the audit's reproducers). */
+void scenario_print(const struct scenario *s, FILE *f);
+int scenario_add(struct scenario *s, const struct scn_op *op);
+/* The slot of a name, added when missing; -1 when the table is full. */
+int scenario_name(struct scenario *s, const char *name);
+
+struct scn_checkpoint {
+	char name[48];
+	struct ptsim_stats stats;	/* events since the previous checkpoint */
+};
+
+/* What one run produced. */
+struct scn_result {
+	struct scn_checkpoint *cp;
+	size_t nr_cp;
+	int err;			/* 0, or the errno of the operation that failed */
+	unsigned int err_line;
+	size_t err_op;
+	char msg[160];
+};
+
+/* Called before and after each operation (op index), for the audit. */
+typedef void (*scn_hook)(void *arg, struct ptsim_machine *m, size_t op, bool after);
+
+/*
+ * Run s on machine description mc (after run options), with features applied
+ * from a spec ("PRESET", "+name", "-name", comma-separated; NULL: the
+ * machine's preset). diag/diag_arg go to the machine's diagnostic handler
+ * (NULL: silent). Returns 0, or the failing operation's errno (also in res).
+ */
+int scenario_run(const struct scenario *s, const struct scn_machine *mc, const char *features,
+		 ptsim_diag_handler diag, void *diag_arg, scn_hook hook, void *hook_arg,
+		 size_t max_ops, struct scn_result *res);
+void scn_result_free(struct scn_result *res);
+/* Apply a feature spec to m: 0 or -EINVAL (unknown name). */
+int scenario_apply_features(struct ptsim_machine *m, const char *spec);
+const char *scenario_op_name(enum scn_kind kind);
+
+#endif
