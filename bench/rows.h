@@ -117,6 +117,9 @@ int cmd_speed(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+/* A comma-separated list of CPU names ("all": every profile) as a bit per CPU. */
+int parse_cpus(const char *list, unsigned int *mask);
 /* The whole file at path (malloc'd; *len bytes), or NULL. */
 char *read_file(const char *path, size_t *len);
 

@@ -44,8 +44,7 @@ char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* A comma-separated list of CPU names ("all": every profile); bit per CPU. */
-static int parse_cpus(const char *list, unsigned int *mask)
+int parse_cpus(const char *list, unsigned int *mask)
 {
 	char buf[256];
 

@@ -58,7 +58,7 @@ static const struct op_spec specs[] = {
 	{ "kernel", S_KBOOT, "c", { "ranges=", "kernel=", "kfence=", "rodata=", "debug-pagealloc",
 				    "secondary-lacks-bbml2" } },
 	{ "kernel-finalize", S_KFINALIZE, "n", { 0 } },
-	{ "set-memory", S_SET_MEMORY, "nees", { 0 } },
+	{ "set-memory", S_SET_MEMORY, "nees", { "guarded" } },
 	{ "kernel-split", S_KSPLIT, "nee", { 0 } },
 	{ "checkpoint", S_CHECKPOINT, "t", { 0 } },
 	{ "repeat", S_REPEAT, "e", { 0 } },	/* optional loop variable follows */
@@ -600,7 +600,7 @@ void scenario_print(const struct scenario *s, FILE *f)
 			case 'p': fputs(prots[op->u & 7], f); break;
 			case 'a': fputs(kinds[op->u % 3], f); break;
 			case 'o': fputs(op->on ? "on" : "off", f); break;
-			case 's': fputs(setmem[op->u % 6], f); break;
+			case 's': fputs(setmem[(op->u & 0xff) % 6], f); break;
 			case 't': fputs(op->text, f); break;
 			case 'v':
 				for (size_t k = 0; k < sizeof(advices) / sizeof(advices[0]); k++)
@@ -858,7 +858,10 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 			return err;
 		if (op->kind == S_KSPLIT)
 			return ptsim_split_kernel_leaf_mapping(mm, va, va + a1);
-		return ptsim_set_memory(mm, va, a1, (enum ptsim_set_memory_op)op->u);
+		/* guarded: only where the kernel's callers change the linear map at all */
+		if ((op->u >> 8) & 1 && !ptsim_kernel_can_set_direct_map(mm))
+			return 0;
+		return ptsim_set_memory(mm, va, a1, (enum ptsim_set_memory_op)(op->u & 0xff));
 	}
 	default:
 		return 0;

@@ -58,6 +58,42 @@ int ptsim_diag_count(const struct ptsim_machine *m, enum ptsim_diag_kind kind, u
 
 #define FRAME_LEN 96
 
+#if PTSIM_HAVE_LIBUNWIND
+/*
+ * unw_get_proc_name reads the ELF symbol tables on every call; diagnostics
+ * from one code path repeat the same return addresses, so the names are
+ * cached per thread by address (direct-mapped).
+ */
+#define NAME_CACHE 256
+static _Thread_local struct {
+	unw_word_t ip, off;
+	char name[FRAME_LEN - 24];
+} name_cache[NAME_CACHE];
+
+static void proc_name(unw_cursor_t *cursor, char *name, size_t len, unw_word_t *off)
+{
+	unw_word_t ip = 0;
+	unsigned int slot;
+
+	if (unw_get_reg(cursor, UNW_REG_IP, &ip) == 0) {
+		slot = (unsigned int)((ip >> 2) % NAME_CACHE);
+		if (name_cache[slot].ip == ip && ip) {
+			snprintf(name, len, "%s", name_cache[slot].name);
+			*off = name_cache[slot].off;
+			return;
+		}
+	}
+	if (unw_get_proc_name(cursor, name, len, off))
+		snprintf(name, len, "??");
+	if (ip) {
+		slot = (unsigned int)((ip >> 2) % NAME_CACHE);
+		name_cache[slot].ip = ip;
+		name_cache[slot].off = *off;
+		snprintf(name_cache[slot].name, sizeof(name_cache[slot].name), "%s", name);
+	}
+}
+#endif
+
 /*
  * Fill frames with "function+0xoff" of the callers of diag_report. Always
  * inlined, so the context it takes is diag_report's own at every
@@ -76,8 +112,7 @@ static inline __attribute__((always_inline)) unsigned int backtrace_frames(char 
 		unw_word_t off = 0;
 		char name[FRAME_LEN - 24];
 
-		if (unw_get_proc_name(&cursor, name, sizeof(name), &off))
-			snprintf(name, sizeof(name), "??");
+		proc_name(&cursor, name, sizeof(name), &off);
 		snprintf(buf[n++], FRAME_LEN, "%s+0x%lx", name, (unsigned long)off);
 	}
 #else

@@ -92,6 +92,18 @@ int u64map_put(struct u64map *map, uint64_t key, uint64_t val)
 
 int u64map_set(struct u64map *map, uint64_t key, uint64_t val, bool *existed)
 {
+	/*
+	 * An existing key is updated in place, never by growing the table: a
+	 * caller may update the entries of the map while it walks its slots.
+	 */
+	for (size_t i = map->cap ? slot_of(key, map->cap) : 0; map->cap && map->keys[i];
+	     i = (i + 1) & (map->cap - 1)) {
+		if (map->keys[i] == key + 1) {
+			map->vals[i] = val;
+			*existed = true;
+			return 0;
+		}
+	}
 	if ((map->len + 1) * 4 > map->cap * 3) {
 		int err = grow(map);
 

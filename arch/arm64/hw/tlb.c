@@ -551,6 +551,19 @@ static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e
 	if ((pte_pfn(&m->geo, now) << m->geo.page_shift) !=
 	    ALIGN_DOWN64(e->pa, pt_level_size(&m->geo, w.level)))
 		return true;
+	/*
+	 * A contiguous run cached as one entry may come from any descriptor of
+	 * the run, and hardware records access and dirty state only in the one
+	 * it walked: the run is writable when any of its descriptors is dirty
+	 * (what contpte_ptep_get gathers).
+	 */
+	if (w.level == 3 && (now & PTE_CONT) && (now & PTE_RDONLY)) {
+		const pte_t *first = w.leaf - ((e->va >> m->geo.page_shift) & (m->geo.cont_ptes - 1));
+
+		for (unsigned int i = 0; i < m->geo.cont_ptes; i++)
+			if (first[i] & PTE_VALID && !(first[i] & PTE_RDONLY))
+				now &= ~PTE_RDONLY;
+	}
 	return (!(e->desc & PTE_RDONLY) && (now & PTE_RDONLY)) ||
 	       (!(e->desc & PTE_UXN) && (now & PTE_UXN)) ||
 	       (!(e->desc & PTE_PXN) && (now & PTE_PXN)) ||

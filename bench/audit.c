@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ptsim-bench audit: drive the modelled kernel paths over random states on
+ * every CPU profile and kernel, collect break-before-make, TLB-conflict and
+ * invariant diagnostics, group them by the kernel call chain that made the
+ * write, and shrink one reproducer per group to a minimal scenario file
+ * (doc/scenario.md, "Audit").
+ */
+#include "rows.h"
+#include "scenario.h"
+#include "prng.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_GROUPS 32
+#define BIT_CONT (UINT64_C(1) << 52)	/* the descriptors' contiguous bit */
+#define MAX_PRESETS 8
+#define MB (UINT64_C(1) << 20)
+#define GB (UINT64_C(1) << 30)
+
+struct group {
+	enum ptsim_diag_kind kind;
+	char chain[192];	/* kernel frames, outermost last; or "after OP" for an invariant */
+	unsigned int fires[PTSIM_CPU__COUNT];	/* bit per preset */
+	struct scenario repro;	/* shrunk */
+	enum ptsim_cpu cpu;
+	unsigned int preset;
+	unsigned long first_scenario;
+	char message[96];
+};
+
+struct audit {
+	struct group g[MAX_GROUPS];
+	unsigned int nr;
+	const char *presets[MAX_PRESETS];
+	unsigned int nr_presets;
+	/* the run in progress */
+	size_t op;
+	const struct scenario *s;
+	char keys[16][192];
+	enum ptsim_diag_kind kinds[16];
+	char msgs[16][96];
+	unsigned int nr_keys;
+};
+
+/* Frames of the simulator itself, not of a modelled kernel function. */
+static bool internal_frame(const char *f)
+{
+	static const char *const prefixes[] = {
+		"ptsim_", "scenario_", "run_op", "audit", "bbm_", "tlb_", "hw_", "diag_", "op_",
+		"count", "main", "__libc", "_start", "set_desc", "xchg_desc", "read_desc", "dsb_",
+		"tlbi", "__tlbi", "fuzz", "cmd_", "check_", "invariant", "on_diag", "record",
+		"kernel_set_desc",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The call chain as kernel function names: up to five, innermost first. */
+static void chain_of(const struct ptsim_diag *d, char *out, size_t len)
+{
+	unsigned int n = 0;
+
+	out[0] = 0;
+	for (unsigned int i = 0; i < d->nr_frames && n < 5; i++) {
+		char name[64];
+		size_t k = strcspn(d->frames[i], "+ (.");	/* no offset, no .constprop suffix */
+
+		if (!k || k >= sizeof(name))
+			continue;
+		memcpy(name, d->frames[i], k);
+		name[k] = 0;
+		if (internal_frame(name))
+			continue;
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", n ? " < " : "", name);
+		n++;
+	}
+	if (!n)
+		snprintf(out, len, "(no kernel frame)");
+}
+
+static void on_diag(const struct ptsim_diag *d, void *arg)
+{
+	struct audit *a = arg;
+	char key[192];
+
+	if (d->kind == PTSIM_DIAG_WARN)
+		return;	/* the kernel's own WARN_ONs on bad requests are not findings */
+	if (d->kind == PTSIM_DIAG_INVARIANT) {
+		snprintf(key, sizeof(key), "after %s: %s", scenario_op_name(a->s->ops[a->op].kind),
+			 d->message);
+	} else {
+		/* what changed tells the directions of one path apart */
+		uint64_t diff = d->old_desc ^ d->new_desc;
+		const char *what = (diff & BIT_CONT) ? (d->new_desc & BIT_CONT ? "contiguous bit set" :
+							 "contiguous bit cleared") :
+				   "descriptor changed";
+
+		chain_of(d, key, sizeof(key) - 32);
+		snprintf(key + strlen(key), 32, " [%s]", what);
+	}
+	for (unsigned int i = 0; i < a->nr_keys; i++)
+		if (a->kinds[i] == d->kind && !strcmp(a->keys[i], key))
+			return;
+	if (a->nr_keys == 16)
+		return;
+	a->kinds[a->nr_keys] = d->kind;
+	snprintf(a->keys[a->nr_keys], sizeof(a->keys[0]), "%s", key);
+	snprintf(a->msgs[a->nr_keys], sizeof(a->msgs[0]), "%s", d->message);
+	a->nr_keys++;
+}
+
+/* After each operation the invariants are checked, so a broken one is tied to it. */
+static void hook(void *arg, struct ptsim_machine *m, size_t op, bool after)
+{
+	struct audit *a = arg;
+	uint64_t v;
+
+	a->op = op;
+	if (after)
+		ptsim_check_invariants(m, &v);
+}
+
+/* Run s; the diagnostic groups it raised are in a->keys. */
+static void run_one(struct audit *a, const struct scenario *s, enum ptsim_cpu cpu, const char *preset)
+{
+	struct scn_machine mc = s->machine;
+	struct scn_result res;
+
+	mc.cpu = cpu;
+	snprintf(mc.preset, sizeof(mc.preset), "%s", preset);
+	a->s = s;
+	a->nr_keys = 0;
+	scenario_run(s, &mc, NULL, on_diag, a, hook, a, 5000, &res);
+	scn_result_free(&res);
+}
+
+static bool fires(struct audit *a, const struct scenario *s, enum ptsim_cpu cpu, const char *preset,
+		  enum ptsim_diag_kind kind, const char *key)
+{
+	run_one(a, s, cpu, preset);
+	for (unsigned int i = 0; i < a->nr_keys; i++)
+		if (a->kinds[i] == kind && !strcmp(a->keys[i], key))
+			return true;
+	return false;
+}
+
+static int copy_scenario(struct scenario *dst, const struct scenario *src)
+{
+	*dst = *src;
+	dst->ops = malloc(src->cap * sizeof(*dst->ops));
+	if (!dst->ops)
+		return -1;
+	memcpy(dst->ops, src->ops, src->nr * sizeof(*dst->ops));
+	return 0;
+}
+
+/* Remove operations one by one, last first, while the group still fires. */
+static void shrink(struct audit *a, struct group *g)
+{
+	bool changed = true;
+
+	while (changed) {
+		changed = false;
+		for (size_t i = g->repro.nr; i-- > 0;) {
+			struct scn_op saved = g->repro.ops[i];
+
+			memmove(&g->repro.ops[i], &g->repro.ops[i + 1],
+				(g->repro.nr - i - 1) * sizeof(saved));
+			g->repro.nr--;
+			if (fires(a, &g->repro, g->cpu, a->presets[g->preset], g->kind, g->chain)) {
+				changed = true;
+				continue;
+			}
+			memmove(&g->repro.ops[i + 1], &g->repro.ops[i],
+				(g->repro.nr - i) * sizeof(saved));
+			g->repro.ops[i] = saved;
+			g->repro.nr++;
+		}
+	}
+}
+
+/* ---- random scenarios ---- */
+
+static struct scn_expr num(uint64_t v)
+{
+	return (struct scn_expr){ 1, { { v, F_ONE, F_ONE } } };
+}
+
+static void add(struct scenario *s, enum scn_kind kind, int mm, int mm2, unsigned int u,
+		unsigned int nr, const uint64_t *args)
+{
+	struct scn_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = kind;
+	op.line = (unsigned int)s->nr + 2;
+	op.mm = mm;
+	op.mm2 = mm2;
+	op.u = u;
+	op.nr_args = nr;
+	for (unsigned int i = 0; i < nr; i++)
+		op.a[i] = num(args[i]);
+	scenario_add(s, &op);
+}
+
+/* A page range of the 8 MiB area, often on 64K or 2M boundaries, as real callers use. */
+static void range(uint64_t *seed, uint64_t *start, uint64_t *len)
+{
+	static const uint64_t units[] = { 4096, 4096, 65536, 65536, 2 * MB };
+	uint64_t u = units[prng_next(seed) % 5], n = 8 * MB / u;
+	uint64_t a = prng_next(seed) % n, b = 1 + prng_next(seed) % (n - a);
+
+	*start = GB + a * u + (prng_next(seed) % 4 == 0 ? 4096 * (prng_next(seed) % 16) : 0);
+	*len = b * u;
+	if (*start + *len > GB + 8 * MB)
+		*len = GB + 8 * MB - *start;
+	if (!*len)
+		*len = 4096;
+}
+
+/* An anonymous process: 8 MiB of THP, mTHP or pages, then a random mix of mm calls. */
+static void user_scenario(struct scenario *s, uint64_t *seed)
+{
+	static const unsigned int orders[] = { 0, 4, 4, 9 };
+	static const unsigned int prots[] = { 1, 3, 3, 0 };	/* r, rw, rw, none */
+	static const int advice[] = { PTSIM_MADV_DONTNEED, PTSIM_MADV_FREE, PTSIM_MADV_COLD,
+				      PTSIM_MADV_DONTFORK, PTSIM_MADV_DOFORK };
+	int a = scenario_name(s, "A"), b = scenario_name(s, "B");
+	bool child = false;
+	uint64_t args[5];
+	unsigned int steps = 6 + (unsigned int)(prng_next(seed) % 8);
+
+	s->machine.phys_size = 256 * MB;	/* small machines start fast */
+	add(s, S_MM, a, -1, 0, 0, NULL);
+	args[0] = GB, args[1] = 8 * MB;
+	add(s, S_MMAP, a, -1, 3, 2, args);
+	args[2] = orders[prng_next(seed) % 4];
+	args[4] = args[2];
+	{
+		struct scn_op op;
+
+		memset(&op, 0, sizeof(op));
+		op.kind = S_POPULATE;
+		op.mm = a;
+		op.mm2 = -1;
+		op.nr_args = 2;
+		op.a[0] = num(GB);
+		op.a[1] = num(8 * MB);
+		op.a[4] = num(args[2]);
+		op.u = 1u << 8;	/* order= given */
+		op.line = (unsigned int)s->nr + 2;
+		scenario_add(s, &op);
+	}
+	if (args[2] == 9 && prng_next(seed) % 2) {
+		args[0] = GB, args[1] = 8 * MB;
+		add(s, S_SPLIT, a, -1, 0, 2, args);
+	}
+	for (unsigned int i = 0; i < steps; i++) {
+		uint64_t st, len;
+		int who = child && prng_next(seed) % 3 == 0 ? b : a;
+
+		range(seed, &st, &len);
+		args[0] = st, args[1] = len;
+		switch (prng_next(seed) % 10) {
+		case 0:
+		case 1:
+		case 2: {
+			unsigned int prot = prots[prng_next(seed) % 4];
+
+			add(s, S_MPROTECT, who, -1, prot, 2, args);
+			/* often undone at once, as W^X toggling and guard pages do */
+			if (prot != 3 && prng_next(seed) % 2)
+				add(s, S_MPROTECT, who, -1, 3, 2, args);
+			break;
+		}
+		case 3:
+			if (!child && prng_next(seed) % 2) {
+				/* a short-lived child: fork, it exits, the parent writes */
+				add(s, S_FORK, a, b, 0, 0, NULL);
+				add(s, S_EXIT, b, -1, 0, 0, NULL);
+				add(s, S_DESTROY, b, -1, 0, 0, NULL);
+				add(s, S_FAULT, a, -1, 1, 1, args);
+			} else if (!child) {
+				add(s, S_FORK, a, b, 0, 0, NULL);
+				child = true;
+			} else {
+				add(s, S_EXIT, b, -1, 0, 0, NULL);
+				add(s, S_DESTROY, b, -1, 0, 0, NULL);
+				child = false;
+			}
+			break;
+		case 4:
+			add(s, S_FAULT, who, -1, 1, 1, args);	/* a write */
+			break;
+		case 5:
+			add(s, S_MADVISE, who, -1, (unsigned int)advice[prng_next(seed) % 5], 2, args);
+			break;
+		case 6:
+			args[2] = len;
+			args[4] = 4 * GB + (st - GB);
+			add(s, S_MREMAP, who, -1, 3u << 8, 3, args);	/* fixed, maymove */
+			break;
+		case 7:
+			add(s, prng_next(seed) % 2 ? S_MLOCK : S_MUNLOCK, who, -1, 0, 2, args);
+			break;
+		case 8:
+			add(s, S_MUNMAP, who, -1, 0, 2, args);
+			break;
+		default:
+			add(s, S_TOUCH, who, -1, prng_next(seed) % 2, 2, args);
+			break;
+		}
+	}
+}
+
+/* A kernel: the linear map booted, then permission and validity changes. */
+static void kernel_scenario(struct scenario *s, uint64_t *seed)
+{
+	static const unsigned int rodata_kinds[] = { 0, 0, 1, 2 };
+	int k = scenario_name(s, "K");
+	struct scn_op op;
+	unsigned int steps = 3 + (unsigned int)(prng_next(seed) % 6);
+
+	s->machine.phys_base = GB;
+	s->machine.phys_size = 256 * MB;
+	memset(&op, 0, sizeof(op));
+	op.kind = S_KBOOT;
+	op.mm = k;
+	op.mm2 = -1;
+	op.a[0] = num(GB);
+	op.a[1] = num(128 * MB);
+	op.u = rodata_kinds[prng_next(seed) % 4];
+	op.line = 2;
+	scenario_add(s, &op);
+	add(s, S_KFINALIZE, k, -1, 0, 0, NULL);
+	for (unsigned int i = 0; i < steps; i++) {
+		static const unsigned int ops[] = { 4, 5, 4, 5, 0, 1, 2, 3 };	/* valid/invalid mostly */
+		uint64_t args[2];
+		unsigned int unit = prng_next(seed) % 2 ? 16 : 1;
+
+		/* a 4 MiB window, so that changes overlap as direct-map users' do */
+		args[0] = GB + 64 * MB + 4096 * unit * (prng_next(seed) % (1024 / unit));
+		args[1] = unit * (1 + prng_next(seed) % 64);
+		/* guarded: issued only where can_set_direct_map(), as the kernel's callers do */
+		add(s, S_SET_MEMORY, k, -1, ops[prng_next(seed) % 8] | 1u << 8, 2, args);
+	}
+}
+
+/* ---- the command ---- */
+
+static void record(struct audit *a, const struct scenario *s, enum ptsim_cpu cpu, unsigned int p,
+		   unsigned long n)
+{
+	for (unsigned int i = 0; i < a->nr_keys; i++) {
+		struct group *g = NULL;
+
+		for (unsigned int k = 0; k < a->nr; k++)
+			if (a->g[k].kind == a->kinds[i] && !strcmp(a->g[k].chain, a->keys[i]))
+				g = &a->g[k];
+		if (!g && a->nr < MAX_GROUPS) {
+			g = &a->g[a->nr];
+			memset(g, 0, sizeof(*g));
+			g->kind = a->kinds[i];
+			memcpy(g->chain, a->keys[i], sizeof(g->chain));
+			memcpy(g->message, a->msgs[i], sizeof(g->message));
+			g->cpu = cpu;
+			g->preset = p;
+			g->first_scenario = n;
+			if (copy_scenario(&g->repro, s))
+				continue;
+			a->nr++;
+		}
+		if (g)
+			g->fires[cpu] |= 1u << p;
+	}
+}
+
+static void print_group(const struct audit *a, const struct group *g, bool json, bool first)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct scenario repro = g->repro;
+
+	repro.machine.cpu = g->cpu;
+	snprintf(repro.machine.preset, sizeof(repro.machine.preset), "%s", a->presets[g->preset]);
+	if (f) {
+		scenario_print(&repro, f);
+		fclose(f);
+	}
+	if (json) {
+		printf("%s\n  {\"kind\": \"%s\", \"chain\": ", first ? "" : ",", ptsim_diag_kind_name(g->kind));
+		json_string(g->chain);
+		printf(", \"message\": ");
+		json_string(g->message);
+		printf(", \"fires\": {");
+		for (unsigned int c = 0, n = 0; c < PTSIM_CPU__COUNT; c++) {
+			if (!g->fires[c])
+				continue;
+			printf("%s\"%s\": [", n++ ? ", " : "", ptsim_cpu_name((enum ptsim_cpu)c));
+			for (unsigned int p = 0, m = 0; p < a->nr_presets; p++)
+				if (g->fires[c] & (1u << p))
+					printf("%s\"%s\"", m++ ? ", " : "", a->presets[p]);
+			printf("]");
+		}
+		printf("}, \"scenario\": ");
+		json_string(text ? text : "");
+		printf("}");
+	} else {
+		printf("[%s] %s\n  %s\n  fires on:", ptsim_diag_kind_name(g->kind), g->chain, g->message);
+		for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+			if (!g->fires[c])
+				continue;
+			printf(" %s (", ptsim_cpu_name((enum ptsim_cpu)c));
+			for (unsigned int p = 0, m = 0; p < a->nr_presets; p++)
+				if (g->fires[c] & (1u << p))
+					printf("%s%s", m++ ? ", " : "", a->presets[p]);
+			printf(")");
+		}
+		printf("\n  minimal scenario (%zu operations):\n", g->repro.nr);
+		for (char *line = text; line && *line;) {
+			char *nl = strchr(line, '\n');
+
+			printf("    %.*s\n", (int)(nl ? nl - line : (long)strlen(line)), line);
+			line = nl ? nl + 1 : NULL;
+		}
+		printf("\n");
+	}
+	free(text);
+}
+
+static int cmp_group(const void *x, const void *y)
+{
+	const struct group *a = x, *b = y;
+
+	return a->kind != b->kind ? (int)a->kind - (int)b->kind : strcmp(a->chain, b->chain);
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "scenarios", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "presets", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct audit a;
+	static char preset_buf[256] = "v6.16,v6.17,v6.18,v6.19,patched";
+	unsigned int cpus = (1u << PTSIM_CPU__COUNT) - 1;
+	unsigned long seconds = 60, max_scenarios = 0, n = 0;
+	uint64_t seed = 1;
+	bool json = false;
+	time_t t0 = time(NULL);
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		char *end = NULL;
+
+		switch (c) {
+		case 'c':
+			if (parse_cpus(optarg, &cpus)) {
+				fprintf(stderr, "audit: --cpu: unknown CPU in %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 's':
+		case 'n':
+		case 'r': {
+			unsigned long long v = strtoull(optarg, &end, 0);
+
+			if (!*optarg || *end) {
+				fprintf(stderr, "audit: %s needs a number\n", argv[optind - 1]);
+				return 2;
+			}
+			if (c == 's')
+				seconds = (unsigned long)v;
+			else if (c == 'n')
+				max_scenarios = (unsigned long)v;
+			else
+				seed = v;
+			break;
+		}
+		case 'p':
+			if (strlen(optarg) >= sizeof(preset_buf)) {
+				fprintf(stderr, "audit: --presets too long\n");
+				return 2;
+			}
+			strcpy(preset_buf, optarg);
+			break;
+		case 'j': json = true; break;
+		case 'h': return command_usage("audit", stdout);
+		default:
+			if (optopt)
+				fprintf(stderr, "audit: option %s needs an argument\n", argv[optind - 1]);
+			else
+				fprintf(stderr, "audit: unknown option %s\n", argv[optind - 1]);
+			return command_usage("audit", stderr);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "audit: unexpected argument %s\n", argv[optind]);
+		return command_usage("audit", stderr);
+	}
+	for (char *save = NULL, *t = strtok_r(preset_buf, ",", &save); t && a.nr_presets < MAX_PRESETS;
+	     t = strtok_r(NULL, ",", &save)) {
+		struct ptsim_machine_config cfg;
+		struct ptsim_machine *m;
+
+		ptsim_machine_config_init(&cfg);
+		cfg.preset = t;
+		if (ptsim_machine_create(&cfg, &m)) {
+			fprintf(stderr, "audit: unknown preset %s\n", t);
+			return 2;
+		}
+		ptsim_machine_destroy(m);
+		a.presets[a.nr_presets++] = t;
+	}
+	progress("auditing %s", max_scenarios ? "a fixed number of scenarios" : "until the time is up");
+	while (max_scenarios ? n < max_scenarios : (unsigned long)(time(NULL) - t0) < seconds) {
+		struct scenario s;
+		char err[8];
+
+		scenario_parse("", 0, "audit", &s, err, sizeof(err));	/* an empty one: the defaults */
+		if (n % 3 == 2)
+			kernel_scenario(&s, &seed);
+		else
+			user_scenario(&s, &seed);
+		for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
+			if (!(cpus & (1u << cpu)))
+				continue;
+			for (unsigned int p = 0; p < a.nr_presets; p++) {
+				run_one(&a, &s, (enum ptsim_cpu)cpu, a.presets[p]);
+				record(&a, &s, (enum ptsim_cpu)cpu, p, n);
+			}
+		}
+		scenario_free(&s);
+		n++;
+	}
+	progress("%lu scenarios on %u kernels; shrinking %u reproducers", n, a.nr_presets, a.nr);
+	for (unsigned int i = 0; i < a.nr; i++)
+		shrink(&a, &a.g[i]);
+	qsort(a.g, a.nr, sizeof(a.g[0]), cmp_group);
+	if (json)
+		printf("{\"scenarios\": %lu, \"seed\": %llu, \"groups\": [", n, (unsigned long long)seed);
+	else
+		printf("%lu random scenarios, every one on each CPU and kernel: %u groups\n\n", n, a.nr);
+	for (unsigned int i = 0; i < a.nr; i++)
+		print_group(&a, &a.g[i], json, i == 0);
+	if (json)
+		printf("\n]}\n");
+	for (unsigned int i = 0; i < a.nr; i++)
+		scenario_free(&a.g[i].repro);
+	return 0;
+}
