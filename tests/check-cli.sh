@@ -26,4 +26,23 @@ expect 2 "exec.grace.cold_speedup" reproduce --only nosuch.
 expect 2 "mprotect.m3.t1_speedup" reproduce --detail nosuch
 expect 2 "unknown option --bogus" cpus --bogus
 expect 2 "unexpected argument" fit extra
+expect 0 "usage: ptsim-bench run FILE" run --help
+expect 0 "usage: ptsim-bench audit" audit --help
+expect 2 "expected one scenario file" run
+expect 1 "cannot read" run /nonexistent.scn
+expect 2 "unknown CPU" run /dev/null --cpu nosuch
+expect 2 "unknown feature or preset" run /dev/null --features nosuch
+expect 2 "needs a number" audit --scenarios x
+expect 2 "unknown preset" audit --presets v9.9
+# a scenario error names the line and column and what was expected
+bad=$(mktemp)
+printf 'mm A\nmmap A 1G 2M rw\nmprotect A 1G 2M rww\n' > "$bad"
+expect 2 ":3:18: expected a protection" run "$bad"
+printf 'mm A\nmprotect A 1G 2M r\n' > "$bad"
+expect 1 "line 2: mprotect failed" run "$bad"
+printf 'repeat 3\nmm A\n' > "$bad"
+expect 2 ":3:1: expected end" run "$bad"
+printf 'mm A\nmmap A 1G+$q 2M rw\n' > "$bad"
+expect 2 ":2:11: expected a number" run "$bad"
+rm -f "$bad"
 exit $fail
