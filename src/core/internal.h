@@ -197,11 +197,17 @@ struct bbm_state {
 	uint64_t *pending;		/* keys whose TLBI waits for the completing DSB */
 	size_t nr_pending, cap_pending;
 	/*
-	 * The most recent break, kept out of the map: a clear followed by the
-	 * write of the same entry (the common pattern) then never hashes.
+	 * The most recent breaks of consecutive entries, kept out of the map as
+	 * a run: a batch cleared and then written back (get_and_clear_full_ptes,
+	 * then set_ptes) never hashes. Entry i is key run_key0 + i, present when
+	 * bit i of run_present is set (run_count of them). A TLBI or a break
+	 * elsewhere spills it. 512: a PTE table's worth on 4K.
 	 */
-	bool have_last;
-	uint64_t last_key, last_val;
+#define BBM_RUN 512
+	unsigned int run_n, run_count;
+	uint64_t run_key0;
+	uint64_t run_present[BBM_RUN / 64];
+	uint64_t run_val[BBM_RUN];	/* TLBI_SEEN once a TLBI covered it (a DSB drops it) */
 };
 
 struct ptsim_machine {

@@ -151,7 +151,7 @@ static void check_tlb(struct inv *c)
 {
 	uint64_t found = tlb_check_user_entries(c->m);
 
-	if (!c->m->bbm.broken.len && !c->m->bbm.have_last && found) {
+	if (!c->m->bbm.broken.len && !c->m->bbm.run_count && found) {
 		c->violations += found;
 		diag_report(c->m, PTSIM_DIAG_INVARIANT, 0, -1, found, 0,
 			    "%llu user TLB entries grant more than the tables", (unsigned long long)found);

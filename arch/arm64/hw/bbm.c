@@ -106,16 +106,65 @@ static void forget(struct bbm_state *b, uint64_t key)
 		b->per_level[key >> KEY_LEVEL_SHIFT]--;
 }
 
-/* Move the most recent break into the map (before a TLBI looks, or when another break comes). */
-static void spill_last(struct bbm_state *b)
+/* Remember key for the completing DSB; false when there is no room (a later TLBI retries). */
+static bool push_pending(struct bbm_state *b, uint64_t key)
 {
-	bool known;
+	if (b->nr_pending == b->cap_pending) {
+		size_t cap = b->cap_pending ? b->cap_pending * 2 : 64;
+		uint64_t *n = realloc(b->pending, cap * sizeof(*n));
 
-	if (!b->have_last)
-		return;
-	b->have_last = false;
-	if (!u64map_set(&b->broken, b->last_key, b->last_val, &known) && !known)
-		b->per_level[b->last_key >> KEY_LEVEL_SHIFT]++;
+		if (!n)
+			return false;
+		b->pending = n;
+		b->cap_pending = cap;
+	}
+	b->pending[b->nr_pending++] = key;
+	return true;
+}
+
+/* Move the run of recent breaks into the map (when a break elsewhere comes). */
+static void spill_run(struct bbm_state *b)
+{
+	for (unsigned int w = 0; b->run_count && w * 64 < b->run_n; w++) {
+		for (uint64_t bits = b->run_present[w]; bits; bits &= bits - 1) {
+			unsigned int i = w * 64 + (unsigned int)__builtin_ctzll(bits);
+			uint64_t key = b->run_key0 + i, val = b->run_val[i];
+			bool known;
+
+			if (u64map_set(&b->broken, key, (val & TLBI_SEEN) && !push_pending(b, key) ?
+				       val & ~TLBI_SEEN : val, &known))
+				continue;
+			if (!known)
+				b->per_level[key >> KEY_LEVEL_SHIFT]++;
+		}
+		b->run_present[w] = 0;
+	}
+	b->run_count = 0;
+	b->run_n = 0;
+}
+
+static bool run_has(const struct bbm_state *b, uint64_t i)
+{
+	return i < b->run_n && (b->run_present[i / 64] >> (i % 64)) & 1;
+}
+
+/* A break joins the run when it is the run's next entry (or one of its own, again). */
+static void run_add(struct bbm_state *b, uint64_t key, uint64_t val)
+{
+	if (!b->run_n || key - b->run_key0 >= BBM_RUN ||
+	    (key - b->run_key0 > b->run_n && key != b->run_key0 + b->run_n)) {
+		spill_run(b);
+		b->run_key0 = key;
+	}
+	uint64_t i = key - b->run_key0;
+
+	if (i >= b->run_n)
+		b->run_n = (unsigned int)i + 1;
+	b->run_val[i] = val;
+	if (!run_has(b, i)) {
+		b->run_present[i / 64] |= UINT64_C(1) << (i % 64);
+		b->run_count++;
+	}
 }
 
 void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
@@ -127,25 +176,22 @@ void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t v
 	if (pte_valid(o)) {
 		if (!pte_valid(n)) {
 			/* the break: remember what was live until a TLBI for it completes */
-			uint64_t key = key_of(m, tag_of(as, o, level), level, base);
-
-			if (b->have_last && b->last_key != key)
-				spill_last(b);
-			b->have_last = true;
-			b->last_key = key;
-			b->last_val = o & ~TLBI_SEEN;
+			run_add(b, key_of(m, tag_of(as, o, level), level, base), o & ~TLBI_SEEN);
 			return;
 		}
 		check_live_change(m, va, level, o, n);
 		return;
 	}
-	if (!pte_valid(n) || (!b->broken.len && !b->have_last))
+	if (!pte_valid(n) || (!b->broken.len && !b->run_count))
 		return;
 	uint64_t key = key_of(m, tag_of(as, n, level), level, base), prev, older;
+	uint64_t i = key - b->run_key0;
 
-	if (b->have_last && b->last_key == key) {
-		prev = b->last_val;
-		b->have_last = false;
+	if (run_has(b, i)) {
+		prev = b->run_val[i];
+		b->run_present[i / 64] &= ~(UINT64_C(1) << (i % 64));
+		if (!--b->run_count)
+			b->run_n = 0;
 		if (b->broken.len && u64map_take(&b->broken, key, &older))
 			b->per_level[lvl(level)]--;
 	} else if (u64map_take(&b->broken, key, &prev)) {
@@ -162,18 +208,9 @@ static void mark(struct bbm_state *b, uint64_t key, uint64_t val)
 {
 	if (val & TLBI_SEEN)
 		return;
-	if (b->nr_pending == b->cap_pending) {
-		size_t cap = b->cap_pending ? b->cap_pending * 2 : 64;
-		uint64_t *n = realloc(b->pending, cap * sizeof(*n));
-
-		if (!n)
-			return;	/* stays tracked: a later TLBI marks it again */
-		b->pending = n;
-		b->cap_pending = cap;
-	}
-	if (u64map_put(&b->broken, key, val | TLBI_SEEN))
-		return;
-	b->pending[b->nr_pending++] = key;
+	/* no room to remember it: it stays tracked, and a later TLBI marks it again */
+	if (!u64map_put(&b->broken, key, val | TLBI_SEEN) && !push_pending(b, key))
+		u64map_put(&b->broken, key, val);
 }
 
 struct tlbi_scope {
@@ -210,15 +247,23 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		.last_level = op->last_level,
 	};
 
-	spill_last(b);
-	if (!b->broken.len)
-		return;
 	sc.end = sc.start + (op->pages << m->geo.page_shift);
 	if (op->kind == TLBI_KIND_ALL || op->kind == TLBI_KIND_ASID) {
 		sc.start = 0;
 		sc.end = UINT64_MAX;
 		sc.last_level = false;
 	}
+	/* the run's entries are marked in place, the map's below */
+	for (unsigned int w = 0; b->run_count && w * 64 < b->run_n; w++) {
+		for (uint64_t bits = b->run_present[w]; bits; bits &= bits - 1) {
+			unsigned int i = w * 64 + (unsigned int)__builtin_ctzll(bits);
+
+			if (covers(m, &sc, b->run_key0 + i, b->run_val[i]))
+				b->run_val[i] |= TLBI_SEEN;
+		}
+	}
+	if (!b->broken.len)
+		return;
 	if (op->kind != TLBI_KIND_ALL && op->kind != TLBI_KIND_ASID && op->pages <= 64 &&
 	    b->broken.len > 64) {
 		/* few pages, many tracked entries: look the candidates up */
@@ -251,6 +296,19 @@ void bbm_dsb(struct ptsim_machine *m)
 {
 	struct bbm_state *b = &m->bbm;
 
+	/* the run's entries a TLBI covered are gone from every TLB now */
+	for (unsigned int w = 0; b->run_count && w * 64 < b->run_n; w++) {
+		for (uint64_t bits = b->run_present[w]; bits; bits &= bits - 1) {
+			unsigned int i = w * 64 + (unsigned int)__builtin_ctzll(bits);
+
+			if (b->run_val[i] & TLBI_SEEN) {
+				b->run_present[w] &= ~(UINT64_C(1) << (i % 64));
+				b->run_count--;
+			}
+		}
+	}
+	if (!b->run_count)
+		b->run_n = 0;
 	for (size_t i = 0; i < b->nr_pending; i++) {
 		uint64_t val;
 
