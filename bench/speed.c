@@ -24,8 +24,17 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 struct sim_speed {
 	double mprotect_s;	/* wall time of the 80 simulated mprotect calls */
+	double mprotect_cpu_s;	/* and their CPU time */
 	uint64_t pte_ops;	/* descriptor reads, writes and atomics they performed */
 	double touch_s;		/* wall time of the simulated write passes */
 	uint64_t accesses;	/* memory accesses through the TLB model */
@@ -50,7 +59,7 @@ static int simulate(enum mprotect_state state, bool batching, struct sim_speed *
 	if (err)
 		return err;
 	for (int i = 0; !err && i < ITERATIONS; i++) {
-		double t0 = now();
+		double t0 = now(), c0 = cpu_now();
 
 		err = ptsim_mprotect(mm, GIB, GIB, PTSIM_PROT_READ);
 		ptsim_last_stats(m, &s);
@@ -59,13 +68,14 @@ static int simulate(enum mprotect_state state, bool batching, struct sim_speed *
 			err = ptsim_mprotect(mm, GIB, GIB, rw);
 		ptsim_last_stats(m, &s);
 		out->pte_ops += pte_ops(&s);
-		double t1 = now();
+		double t1 = now(), c1 = cpu_now();
 
 		if (!err)
 			err = ptsim_touch(mm, 0, GIB, GIB, PTSIM_ACCESS_WRITE, NULL);
 		ptsim_last_stats(m, &s);
 		out->accesses += s.ev[PTSIM_EV_MEM_ACCESS];
 		out->mprotect_s += t1 - t0;
+		out->mprotect_cpu_s += c1 - c0;
 		out->touch_s += now() - t1;
 	}
 	ptsim_machine_destroy(m);
@@ -187,6 +197,73 @@ static double many_mmaps_s(void)
 	return t0;
 }
 
+/* The access paths of the TLB model, and the model's memory per mapped page. */
+struct access_speed {
+	double hit_ns, call_ns, miss_ns;	/* CPU ns per access */
+	double bytes_per_page;
+};
+
+static int access_speed(struct access_speed *out)
+{
+	const uint64_t va = GIB, len = 256 << 20, pages = len / 4096;
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm;
+	uint64_t host0, host1;
+	enum ptsim_fault_kind f;
+	double t;
+	int err;
+
+	ptsim_machine_config_init(&cfg);
+	err = ptsim_machine_create(&cfg, &m);
+	if (err)
+		return err;
+	ptsim_machine_host_bytes(m, &host0);
+	err = ptsim_mm_create(m, &mm);
+	if (!err)
+		err = ptsim_mmap(mm, va, len, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				 PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
+	if (!err)
+		err = ptsim_populate(mm, va, len, 0, true);
+	if (err) {
+		ptsim_machine_destroy(m);
+		return err;
+	}
+	ptsim_machine_host_bytes(m, &host1);
+	out->bytes_per_page = (double)(host1 - host0) / (double)pages;
+	/* hits: 16 pages the L1 dTLB holds, touched again and again */
+	ptsim_touch(mm, 0, va, 16 * 4096, PTSIM_ACCESS_READ, NULL);
+	t = cpu_now();
+	for (int i = 0; i < 100000; i++)
+		ptsim_touch(mm, 0, va, 16 * 4096, PTSIM_ACCESS_READ, NULL);
+	out->hit_ns = 1e9 * (cpu_now() - t) / (100000.0 * 16);
+	t = cpu_now();
+	for (int i = 0; i < 1000000; i++)
+		ptsim_access(mm, 0, va, PTSIM_ACCESS_READ, &f);
+	out->call_ns = 1e9 * (cpu_now() - t) / 1e6;
+	/* misses: one access per page over 256 MiB, far beyond every TLB */
+	t = cpu_now();
+	ptsim_touch(mm, 0, va, len, PTSIM_ACCESS_READ, NULL);
+	out->miss_ns = 1e9 * (cpu_now() - t) / (double)pages;
+	ptsim_machine_destroy(m);
+	return 0;
+}
+
+/* CPU seconds to simulate every reproduce row (what `ptsim-bench reproduce` does). */
+static double reproduce_cpu_s(void)
+{
+	double t = cpu_now();
+
+	for (unsigned int i = 0; i < nr_published_rows; i++) {
+		struct row_result r;
+		row_sim_fn sim = row_simulation(published_rows[i].id);
+
+		if (sim)
+			sim(&published_rows[i], &r);
+	}
+	return cpu_now() - t;
+}
+
 static long peak_rss_kib(void)
 {
 	struct rusage ru;
@@ -201,6 +278,8 @@ int cmd_speed(int argc, char **argv)
 	bool json;
 	int parsed = parse_json_option("speed", argc, argv, &json);
 	bool first = true;
+	double ns_cpu[NR_STATES][2], sim_nat[NR_STATES][2];
+	struct access_speed acc;
 
 	if (parsed)
 		return parsed < 0 ? 0 : parsed;
@@ -243,6 +322,9 @@ int cmd_speed(int argc, char **argv)
 				return 1;
 			}
 			double ns_op = 1e9 * s.mprotect_s / (double)s.pte_ops;
+
+			ns_cpu[st][b] = 1e9 * s.mprotect_cpu_s / (double)s.pte_ops;
+			sim_nat[st][b] = nat > 0 ? s.mprotect_cpu_s / nat : -1;
 			double ns_acc = 1e9 * s.touch_s / (double)s.accesses;
 
 			if (json) {
@@ -268,8 +350,27 @@ int cmd_speed(int argc, char **argv)
 			first = false;
 		}
 	}
+	progress("access paths and memory per page");
+	if (access_speed(&acc)) {
+		fprintf(stderr, "speed: access measurement failed\n");
+		return 1;
+	}
+	progress("every reproduce row");
+	double repro_cpu = reproduce_cpu_s();
+
 	if (json)
-		printf("\n], \"linear_map_256g\": {\"paint_seconds\": %.3f, \"repaint_seconds\": %.3f, "
+		printf("\n], \"targets\": {\"sim_over_native_cpu\": {\"t1_before\": %.3f, \"t1_after\": %.3f, "
+		       "\"target\": 0.5}, \"ns_per_pte_op_cpu_batched\": [%.2f, %.2f, %.2f], "
+		       "\"batched_target\": 3, \"ns_per_pte_op_cpu_unbatched\": [%.2f, %.2f], "
+		       "\"unbatched_target\": 10, \"ns_per_hit_access\": %.2f, \"hit_target\": 5, "
+		       "\"ns_per_access_call\": %.2f, \"call_target\": 15, \"ns_per_miss_access\": %.2f, "
+		       "\"miss_target\": 20, \"bytes_per_4k_page\": %.1f, \"bytes_target\": 24, "
+		       "\"reproduce_cpu_seconds\": %.2f, \"reproduce_target\": 5}",
+		       sim_nat[0][0], sim_nat[0][1], ns_cpu[0][1], ns_cpu[1][1], ns_cpu[2][1],
+		       ns_cpu[0][0], ns_cpu[1][0], acc.hit_ns, acc.call_ns, acc.miss_ns,
+		       acc.bytes_per_page, repro_cpu);
+	if (json)
+		printf(", \"linear_map_256g\": {\"paint_seconds\": %.3f, \"repaint_seconds\": %.3f, "
 		       "\"peak_rss_kib\": %ld}, \"machine_create_destroy_us\": {\"4k\": %.2f, "
 		       "\"16k\": %.2f, \"64k\": %.2f}, \"mmaps_80000_seconds\": %.3f, "
 		       "\"peak_rss_kib\": %ld}\n", paint, repaint, rss_repaint, create_us[0],
@@ -282,5 +383,23 @@ int cmd_speed(int argc, char **argv)
 		printf("machine + empty mm, create and destroy: %.2f us (4K), %.2f us (16K), "
 		       "%.2f us (64K)\n80,000 first-fit anonymous mmaps: %.3f s\n", create_us[0],
 		       create_us[1], create_us[2], mmaps_s);
+	if (json)
+		return 0;
+	printf("\n%-52s %16s %16s\n", "goal (CPU time)", "now", "target");
+	printf("%-52s %7.2f / %6.2f %16s\n", "simulated / native time, T1 before / after",
+	       sim_nat[0][0], sim_nat[0][1], "<= 0.5");
+	printf("%-52s %5.1f/%4.1f/%4.1f %16s\n", "ns per PTE op, batched (T1 / T2 / T3 after)",
+	       ns_cpu[0][1], ns_cpu[1][1], ns_cpu[2][1], "<= 3");
+	printf("%-52s %7.1f / %6.1f %16s\n", "ns per PTE op, unbatched (T1 / T2 before)",
+	       ns_cpu[0][0], ns_cpu[1][0], "<= 10");
+	printf("%-52s %16.1f %16s\n", "ns per access, TLB hits (ptsim_touch, L1)", acc.hit_ns, "<= 5");
+	printf("%-52s %16.1f %16s\n", "one ptsim_access call, ns", acc.call_ns, "<= 15");
+	printf("%-52s %16.1f %16s\n", "ns per access on the TLB miss path (walk + fill)", acc.miss_ns,
+	       "<= 20");
+	printf("%-52s %6.2f s %5ld MiB %16s\n", "256 GiB linear map repaint (wall), peak RSS", repaint,
+	       rss_repaint / 1024, "< 1 s, < 600 MiB");
+	printf("%-52s %16.1f %16s\n", "model bytes per mapped 4K page (order-0 folios)",
+	       acc.bytes_per_page, "<= 24");
+	printf("%-52s %16.2f %16s\n", "every reproduce row, CPU s", repro_cpu, "<= 5");
 	return 0;
 }
