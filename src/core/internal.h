@@ -435,6 +435,8 @@ bool is_zero_pte(const struct ptsim_mm *mm, pte_t pte);
 
 /* machine.c / mm.c */
 int machine_add_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
+/* A new empty user mm on m (its PGD, one user, listed in the machine); no ASID yet. */
+int mm_alloc(struct ptsim_machine *m, struct ptsim_mm **out);
 void machine_remove_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
 void mm_free_contents(struct ptsim_mm *mm);
 int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct ptsim_mm **out);

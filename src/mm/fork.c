@@ -382,27 +382,14 @@ static int prepare_child(struct fork_ctx *c)
 /* A child mm on the parent's machine: no ASID until it first runs (it is 0 during the copy). */
 static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
 {
-	struct ptsim_mm *mm = calloc(1, sizeof(*mm));
-	int err;
+	int err = mm_alloc(parent->m, out);
 
-	if (!mm)
-		return -ENOMEM;
-	mm->m = parent->m;
-	mm->users = 1;
-	mm->aslr_state = parent->aslr_state;
-	mm->mmap_base = parent->mmap_base;
-	mm->next_swap_offset = parent->next_swap_offset;
-	err = pt_table_alloc(mm, parent->m->geo.start_level, &mm->pgd);
-	if (!err)
-		err = machine_add_mm(parent->m, mm);
-	if (err) {
-		if (mm->pgd)
-			pt_table_free(mm, mm->pgd);
-		free(mm);
-		return err;
+	if (!err) {
+		(*out)->aslr_state = parent->aslr_state;
+		(*out)->mmap_base = parent->mmap_base;
+		(*out)->next_swap_offset = parent->next_swap_offset;
 	}
-	*out = mm;
-	return 0;
+	return err;
 }
 
 static void mm_free_child(struct ptsim_mm *mm)

@@ -6,25 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
+int mm_alloc(struct ptsim_machine *m, struct ptsim_mm **out)
 {
-	struct ptsim_mm *mm;
+	struct ptsim_mm *mm = calloc(1, sizeof(*mm));
 	int err;
 
-	VALIDATE(m && out);
-	REFUSE_IN_HANDLER(m);
-	mm = calloc(1, sizeof(*mm));
 	if (!mm)
 		return -ENOMEM;
 	mm->m = m;
 	mm->users = 1;
-	op_begin(m);
 	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
 	if (!err)
 		err = machine_add_mm(m, mm);
-	if (!err)
-		check_and_switch_context(mm);	/* its first ASID */
-	op_end(m, err);
 	if (err) {
 		if (mm->pgd)
 			pt_table_free(mm, mm->pgd);
@@ -33,6 +26,23 @@ int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
 	}
 	*out = mm;
 	return 0;
+}
+
+int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out)
+{
+	struct ptsim_mm *mm;
+	int err;
+
+	VALIDATE(m && out);
+	REFUSE_IN_HANDLER(m);
+	op_begin(m);
+	err = mm_alloc(m, &mm);
+	if (!err)
+		check_and_switch_context(mm);	/* its first ASID */
+	op_end(m, err);
+	if (!err)
+		*out = mm;
+	return err;
 }
 
 void mm_free_contents(struct ptsim_mm *mm)

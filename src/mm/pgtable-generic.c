@@ -257,7 +257,11 @@ struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned
 	}
 }
 
-uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
+/*
+ * The first address of [va, end) whose walk, stopping at stop_level, finds a
+ * non-empty entry; an empty entry above it is skipped whole.
+ */
+static uint64_t next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end, int stop_level)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 
@@ -269,7 +273,7 @@ uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
 		for (l = g->start_level;; l++) {
 			unsigned int i = pt_index(g, l, va);
 
-			if (l == 3 || !t->next[i]) {
+			if (l == stop_level || !t->next[i]) {
 				if (t->desc[i])
 					return va;
 				break;
@@ -286,32 +290,14 @@ uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
 	return end;
 }
 
+uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
+{
+	return next_used(mm, va, end, 3);
+}
+
 uint64_t pt_next_pmd_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end)
 {
-	const struct ptsim_geometry *g = &mm->m->geo;
-
-	while (va < end) {
-		const struct pt_table *t = mm->pgd;
-		uint64_t size, next;
-		int l;
-
-		for (l = g->start_level;; l++) {
-			unsigned int i = pt_index(g, l, va);
-
-			if (l == 2 || !t->next[i]) {
-				if (t->desc[i])
-					return va;
-				break;
-			}
-			t = t->next[i];
-		}
-		size = pt_level_size(g, l);
-		next = ALIGN_DOWN64(va, size) + size;
-		if (next <= va)
-			break;
-		va = next;
-	}
-	return end;
+	return next_used(mm, va, end, 2);
 }
 
 struct pt_table *pt_find_table(const struct ptsim_mm *mm, uint64_t va, int level)
