@@ -54,7 +54,7 @@ static int memtotal_gain_kib(double *out)
 		{ 2 * GIB, 2 * GIB - 16 * MIB },
 		{ HIGH, 254 * GIB },
 	};
-	uint64_t boot_b[2], late;
+	uint64_t boot_b[2], late;	/* the layout of linear_map_boot_stats, too */
 
 	for (int blocks = 0; blocks < 2; blocks++) {
 		struct ptsim_machine *m;
@@ -69,6 +69,23 @@ static int memtotal_gain_kib(double *out)
 		ptsim_machine_destroy(m);
 	}
 	*out = (double)(boot_b[0] - boot_b[1]) / 1024;
+	return 0;
+}
+
+int linear_map_boot_stats(bool blocks, struct ptsim_stats *out)
+{
+	static const struct ptsim_mem_range r[] = {
+		{ 2 * GIB, 2 * GIB - 16 * MIB },
+		{ HIGH, 254 * GIB },
+	};
+	struct ptsim_machine *m;
+	struct ptsim_mm *k;
+	int err = boot(blocks, r, 2, HIGH + 254 * GIB - 2 * MIB, &m, &k);
+
+	if (err)
+		return err;
+	ptsim_total_stats(m, out);
+	ptsim_machine_destroy(m);
 	return 0;
 }
 

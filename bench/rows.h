@@ -81,6 +81,8 @@ int uffd_rows(const struct published *row, struct row_result *out);
 void uffd_print_sweep(void);
 
 int linear_map_rows(const struct published *row, struct row_result *out);
+/* Every count of booting the AmpereOne of the MemTotal row (the PTE or the block linear map). */
+int linear_map_boot_stats(bool blocks, struct ptsim_stats *out);
 
 /* The exec-folio benchmark (bench/exec_program.c). */
 int exec_program(enum ptsim_granule granule, bool patched, struct ptsim_stats *cold,

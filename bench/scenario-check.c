@@ -152,6 +152,32 @@ static void check_exec(void)
 	scenario_free(&s);
 }
 
+/* The linear-map MemTotal row's boots: every count up to the finalized capabilities. */
+static void check_linear_map(void)
+{
+	struct scenario s;
+
+	if (load("linear-map-boot.scn", &s)) {
+		failures++;
+		return;
+	}
+	for (int blocks = 0; blocks < 2; blocks++) {
+		struct ptsim_stats want, got;
+		struct scn_result r;
+
+		if (linear_map_boot_stats(blocks, &want) ||
+		    scenario_run(&s, &s.machine, blocks ? "baseline,+linear_map_blocks" : "baseline",
+				 NULL, NULL, NULL, NULL, 0, &r)) {
+			failures++;
+			continue;
+		}
+		sum(&r, 0, r.nr_cp, &got);
+		same(blocks ? "linear-map-boot.scn, blocks" : "linear-map-boot.scn, pages", &got, &want);
+		scn_result_free(&r);
+	}
+	scenario_free(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -162,6 +188,7 @@ int main(int argc, char **argv)
 	check_mprotect();
 	check_uffd();
 	check_exec();
+	check_linear_map();
 	printf("%d failures\n", failures);
 	return failures ? 1 : 0;
 }

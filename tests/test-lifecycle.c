@@ -875,6 +875,56 @@ static void test_mremap_respect_write(void **state)
 	}
 }
 
+/*
+ * The general forms on 16K and 64K pages (G entries per block, g = G reads
+ * per gather before the early exit): munmap A 1 + g reads and G exchanges per
+ * block, v6.8 2G + g, 2G, G and one block flush; fork A 1 + g + G reads, G
+ * CAS and G stores, v6.8 with autofold 4G + g, 2G exchanges, 3G stores, 2
+ * block flushes.
+ */
+static void test_other_granules(void **state)
+{
+	static const struct {
+		enum ptsim_granule gr;
+		unsigned int va_bits, order;
+	} grs[] = { { PTSIM_GRANULE_16K, 47, 7 }, { PTSIM_GRANULE_64K, 48, 5 } };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		for (int v617 = 0; v617 < 2; v617++) {
+			struct ptsim_machine *m = new_machine(grs[k].gr, grs[k].va_bits, PTSIM_CPU_NEOVERSE_N1,
+							      v617 ? "v6.9" : "v6.8");
+			const uint64_t G = m->geo.cont_ptes, g = G, len = m->geo.pmd_size;
+			const uint64_t blocks = len / m->geo.cont_pte_size;
+			struct ptsim_mm *mm = new_mm_with_vma(m, VA, len), *child = NULL;
+			struct ptsim_stats st;
+
+			ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_AUTOFOLD, true);
+			assert_int_equal(ptsim_populate(mm, VA, len, grs[k].order, true), 0);
+			assert_int_equal(ptsim_munmap(mm, VA, len), 0);
+			st = last(m);
+			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g : 2 * G + g));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], blocks * (v617 ? G : 2 * G));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], blocks * (v617 ? 0 : G));
+			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], blocks * (v617 ? 0 : 1));
+			assert_int_equal(ptsim_mmap(mm, VA, len, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+						    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+			assert_int_equal(ptsim_populate(mm, VA, len, grs[k].order, true), 0);
+			assert_int_equal(ptsim_fork(mm, &child), 0);
+			st = last(m);
+			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g + G : 4 * G + g));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], blocks * G);
+			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], blocks * (v617 ? 0 : 2 * G));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], blocks * (v617 ? G : 3 * G));
+			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], blocks * (v617 ? 0 : 2));
+			ptsim_mm_destroy(child);
+			assert_invariants(m);
+			ptsim_mm_destroy(mm);
+			ptsim_machine_destroy(m);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -902,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_mlock_states),
 		cmocka_unit_test(test_mlock_populate),
 		cmocka_unit_test(test_anon_mthp_faults),
+		cmocka_unit_test(test_other_granules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
