@@ -202,6 +202,33 @@ static void test_conflict_abort_only_without_noabort(void **state)
 	assert_int_equal(split_and_conflict(PTSIM_CPU_NEOVERSE_V2), PTSIM_FAULT_TLB_CONFLICT);
 }
 
+/*
+ * A hardware dirty update leaves the clean entry it replaced in L2 beside the
+ * new one: the same translation, differing only in AP[2] and AF, which is no
+ * conflict (the audit's shrunk scenario: MADV_FREE'd contpte memory, one page
+ * read, then a long write sweep that pushes the new entry out of L1).
+ */
+static void test_dirty_update_is_no_conflict(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, "v6.16");
+	struct ptsim_mm *mm = mapped(m, 4 * SZ_2M, 4);
+	uint64_t faults;
+	unsigned int n;
+
+	(void)state;
+	ptsim_set_diag_handler(m, count_conflicts, NULL);
+	conflicts = 0;
+	assert_int_equal(ptsim_madvise(mm, 0x40522000, 0x220000, PTSIM_MADV_FREE), 0);
+	assert_int_equal(ptsim_touch(mm, 0, 0x4073e000, 0x2000, PTSIM_ACCESS_READ, &faults), 0);
+	assert_int_equal(ptsim_access(mm, 0, 0x40730000, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_tlb_probe(mm, 0, 0x40731000, PTSIM_TLB_L2, &n, NULL), 0);
+	assert_int_equal(n, 2);	/* the clean entry and the dirty one */
+	assert_int_equal(ptsim_touch(mm, 0, 0x40370000, 0x430000, PTSIM_ACCESS_WRITE, &faults), 0);
+	assert_int_equal(faults, 0);
+	assert_int_equal(conflicts, 0);
+	ptsim_machine_destroy(m);
+}
+
 static void test_hafdbs(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, NULL);
@@ -339,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_tlbi_kinds),
 		cmocka_unit_test(test_tlbi_reaches_every_cpu),
 		cmocka_unit_test(test_conflict_abort_only_without_noabort),
+		cmocka_unit_test(test_dirty_update_is_no_conflict),
 		cmocka_unit_test(test_hafdbs),
 		cmocka_unit_test(test_touch),
 		cmocka_unit_test(test_asid_rollover_flushes),

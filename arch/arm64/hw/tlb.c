@@ -151,7 +151,22 @@ static bool entry_matches(const struct tlb_entry *e, uint64_t va, unsigned int a
 	       (e->global || e->asid == asid);
 }
 
-/* Every entry of the array that translates va for asid: the first, and how many. */
+/*
+ * Two entries for one VA that differ only where a change may be made in place
+ * (permissions, AF, the dirty state, software bits: what bbm_needs_break lets
+ * through) translate it the same way, and a PE may hold both and use either
+ * (a hardware dirty update leaves exactly this behind). Only a difference in
+ * size, output address, attributes or nG makes a TLB conflict.
+ */
+static bool same_translation(const struct tlb_entry *a, const struct tlb_entry *b)
+{
+	const pte_t attr = PTE_ATTRINDX_MASK | PTE_SHARED | PTE_NG;
+
+	return a->shift == b->shift && a->va == b->va && a->pa == b->pa &&
+	       !((a->desc ^ b->desc) & attr);
+}
+
+/* The first entry translating va for asid, and how many translate it differently. */
 static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, unsigned int asid,
 				      unsigned int *matches)
 {
@@ -163,11 +178,12 @@ static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, un
 		struct tlb_entry *set = set_of(a, va, s);
 
 		for (unsigned int w = 0; w < a->ways; w++) {
-			if (set[w].shift == s && entry_matches(&set[w], va, asid)) {
-				if (!found)
-					found = &set[w];
+			if (set[w].shift != s || !entry_matches(&set[w], va, asid))
+				continue;
+			if (!found)
+				found = &set[w];
+			if (found == &set[w] || !same_translation(found, &set[w]))
 				(*matches)++;
-			}
 		}
 	}
 	return found;
