@@ -231,7 +231,7 @@ static void user_scenario(struct scenario *s, uint64_t *seed)
 	static const unsigned int orders[] = { 0, 4, 4, 9 };
 	static const unsigned int prots[] = { 1, 3, 3, 0 };	/* r, rw, rw, none */
 	static const int advice[] = { PTSIM_MADV_DONTNEED, PTSIM_MADV_FREE, PTSIM_MADV_COLD,
-				      PTSIM_MADV_DONTFORK, PTSIM_MADV_DOFORK };
+				      PTSIM_MADV_PAGEOUT, PTSIM_MADV_DONTFORK, PTSIM_MADV_DOFORK };
 	int a = scenario_name(s, "A"), b = scenario_name(s, "B");
 	bool child = false;
 	uint64_t args[5];
@@ -300,7 +300,9 @@ static void user_scenario(struct scenario *s, uint64_t *seed)
 			add(s, S_FAULT, who, -1, 1, 1, args);	/* a write */
 			break;
 		case 5:
-			add(s, S_MADVISE, who, -1, (unsigned int)advice[prng_next(seed) % 5], 2, args);
+			add(s, S_MADVISE, who, -1,
+			    (unsigned int)advice[prng_next(seed) % (sizeof(advice) / sizeof(advice[0]))],
+			    2, args);
 			break;
 		case 6:
 			args[2] = len;

@@ -85,6 +85,7 @@ static const struct {
 	{ "dofork", PTSIM_MADV_DOFORK }, { "wipeonfork", PTSIM_MADV_WIPEONFORK },
 	{ "keeponfork", PTSIM_MADV_KEEPONFORK }, { "dontneed", PTSIM_MADV_DONTNEED },
 	{ "free", PTSIM_MADV_FREE }, { "cold", PTSIM_MADV_COLD },
+	{ "pageout", PTSIM_MADV_PAGEOUT },
 };
 static const char *const setmem[] = { "ro", "rw", "nx", "x", "valid", "invalid" };
 static const char *const rodata[] = { "on", "noalias", "off" };
@@ -379,7 +380,7 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 				if (!strcmp(tok[i], advices[k].name))
 					v = advices[k].advice;
 			if (v < 0)
-				return fail(p, col[i], "expected advice: dontneed, free, cold, dontfork, ...");
+				return fail(p, col[i], "expected advice: dontneed, free, cold, pageout, dontfork, ...");
 			op.u = (unsigned int)v;
 			break;
 		case 'o':

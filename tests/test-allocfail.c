@@ -127,6 +127,11 @@ static int64_t op_dontneed(struct ptsim_machine *m)
 	return ptsim_madvise(the_mm(m, false), VA + SZ_64K, SZ_2M, PTSIM_MADV_DONTNEED);
 }
 
+static int64_t op_pageout(struct ptsim_machine *m)
+{
+	return ptsim_madvise(the_mm(m, false), VA + SZ_64K, SZ_2M, PTSIM_MADV_PAGEOUT);
+}
+
 /* fork of THPs, a pinned one among them (split in the parent, copied page by page). */
 static struct ptsim_machine *build_fork(void)
 {
@@ -274,6 +279,7 @@ static void test_sweeps(void **state)
 	assert_int_equal(sweep(build_thp, op_check, 0), 0);
 	assert_int_equal(sweep_unchanged(build_thp, op_munmap), 2);
 	assert_int_equal(sweep_unchanged(build_thp, op_dontneed), 2);
+	assert_int_equal(sweep_unchanged(build_thp, op_pageout), 2);
 	assert_true(sweep_unchanged(build_fork, op_fork) > 512);
 	assert_true(sweep_unchanged(build_thp, op_mremap) >= 2);
 	assert_true(sweep(build_uffd, op_uffd, 1) >= 1);
@@ -282,11 +288,33 @@ static void test_sweeps(void **state)
 	assert_true(sweep(build_bare, op_boot, 0) >= 3);
 }
 
+/*
+ * Reclaim splits a whole PMD THP with a table the model allocates (the kernel
+ * deposited one at fault time): when that fails the folio stays mapped, the
+ * call still succeeds and the next THP is swapped out.
+ */
+static void test_pageout_split_failure(void **state)
+{
+	struct ptsim_machine *m = build_thp();
+	struct ptsim_mm *mm = the_mm(m, false);
+	struct ptsim_translation t;
+
+	(void)state;
+	ptsim_fail_nth_alloc(m, 1);
+	assert_int_equal(ptsim_madvise(mm, VA, 2 * SZ_2M, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_int_equal(t.level, 2);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &t), -ENOENT);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sweeps),
 		cmocka_unit_test(test_failed_boot_counts_nothing),
+		cmocka_unit_test(test_pageout_split_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -723,6 +723,212 @@ static void test_madv_dontneed(void **state)
 }
 
 /*
+ * MADV_PAGEOUT of written order-0 pages: per page the walk reads the entry,
+ * reclaim reads it again, clears it (1 X) with a deferred TLBI, writes the
+ * swap entry, completes the flush before the write-out (the entry was
+ * writable) and frees the folio.
+ */
+static void test_madv_pageout_swap(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = populated(m, SZ_2M, 0);
+	struct ptsim_translation t;
+	struct ptsim_folio_info fi;
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 4 * 512);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 512);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 512);
+	assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], 512);
+	assert_int_equal(st.ev[PTSIM_EV_DSB_ISH], 512);
+	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 512);
+	assert_int_equal(st.ev[PTSIM_EV_IO_KIB], 2048);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 512);
+	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
+	assert_invariants(m);
+	/* the first walk that changes entries afterwards flushes the ASID once */
+	assert_int_equal(ptsim_mprotect(mm, VA, SZ_2M, PTSIM_PROT_READ), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FLUSH_TLB_MM], 1);
+	assert_int_equal(ptsim_mprotect(mm, VA, SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FLUSH_TLB_MM], 0);
+	/* the swap entry kept the exclusive mark: a write fault reads the page back writable */
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_MAJOR_FAULT], 1);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_true(t.write);
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+	assert_true(fi.anon_exclusive && fi.mapcount == 1);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * 64K mTHP and a PMD THP go to swap whole, but the entries are cleared one
+ * at a time: the first clear of each contpte block unfolds it (one
+ * contpte_convert with its own flush); the PMD is split first.
+ */
+static void test_madv_pageout_large(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, "v6.17");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 4, true), 0);
+	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, SZ_2M, 9, true), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], 32);
+	assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], 512);
+	/* one flush for each unfold, one before each folio's write-out */
+	assert_int_equal(st.ev[PTSIM_EV_DSB_ISH], 32 + 32);
+	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 32);
+	assert_int_equal(st.ev[PTSIM_EV_IO_KIB], 2048);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 32);
+	assert_invariants(m);
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_2M, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], 32);
+	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 1);
+	assert_int_equal(st.ev[PTSIM_EV_IO_KIB], 2048);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &(struct ptsim_translation){ 0 }), -ENOENT);
+	assert_invariants(m);
+	/* munmap frees the swap slots and pays the pending flush */
+	assert_int_equal(ptsim_munmap(mm, VA, 2 * SZ_2M), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_SWAP_LOOKUP], 1024);
+	assert_int_equal(last(m).ev[PTSIM_EV_FLUSH_TLB_MM], 1);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * Lazyfree (MADV_FREE'd) 64K folios are discarded, not swapped. Page 8 of
+ * every other block (16 of 32) is written again first: that folio is dirty (the unfold
+ * gathers the block's dirty bit into page 0), so its entries come back and
+ * it becomes swap-backed; a second PAGEOUT swaps it. v6.16 clears a lazyfree
+ * folio in one batch: no unfold, one range TLBI.
+ */
+static void test_madv_pageout_lazyfree(void **state)
+{
+	/* xchg, TLBI VA, TLBI range, unfolds in the first PAGEOUT */
+	static const uint64_t want[2][4] = { { 32 * 16 + 16 * 16 + 16, 16 * 16 + 16, 32, 32 },
+					     { 32 * 16, 0, 32, 0 } };
+
+	(void)state;
+	for (int batched = 0; batched < 2; batched++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2,
+						      batched ? "v6.16" : "v6.10");
+		struct ptsim_mm *mm = populated(m, SZ_2M, 4);
+		struct ptsim_translation t;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_FREE), 0);
+		for (uint64_t va = VA + 8 * SZ_4K; va < VA + SZ_2M; va += 2 * SZ_64K)
+			assert_int_equal(ptsim_access(mm, 0, va, PTSIM_ACCESS_WRITE, NULL), 0);
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], want[batched][0]);
+		assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], want[batched][1]);
+		assert_int_equal(st.ev[PTSIM_EV_TLBI_RANGE], want[batched][2]);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], want[batched][3]);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 16);
+		assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 0);
+		assert_int_equal(st.ev[PTSIM_EV_DSB_ISH], 1 + want[batched][3]);
+		assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+		assert_true(t.dirty && t.cont == batched);
+		assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), -ENOENT);
+		assert_invariants(m);
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
+		assert_int_equal(last(m).ev[PTSIM_EV_IO_REQUEST], 16);
+		assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 16);
+		assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* Before v6.16 the per-entry unmap of a lazyfree folio discards the pages before the dirty one. */
+static void test_madv_pageout_lazyfree_partial(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, "v6.10");
+	struct ptsim_mm *mm = populated(m, SZ_64K, 4);
+	struct ptsim_folio_info fi;
+	struct ptsim_translation t;
+
+	(void)state;
+	/*
+	 * unfolded first (not at the block's last entry, which would refold),
+	 * so the write dirties page 8 alone
+	 */
+	assert_int_equal(ptsim_mprotect(mm, VA + 3 * SZ_4K, SZ_4K, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA + 3 * SZ_4K, SZ_4K,
+					PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_false(t.cont);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_FREE), 0);
+	assert_int_equal(ptsim_access(mm, 0, VA + 8 * SZ_4K, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	for (uint64_t i = 0; i < 8; i++)
+		assert_int_equal(ptsim_translate(mm, VA + i * SZ_4K, &t), -ENOENT);
+	assert_int_equal(ptsim_translate(mm, VA + 8 * SZ_4K, &t), 0);
+	assert_int_equal(ptsim_folio_info(mm, VA + 8 * SZ_4K, &fi), 0);
+	assert_int_equal(fi.mapcount, 8);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * What PAGEOUT leaves alone: folios another mm maps (after fork), pinned
+ * folios, locked VMAs (-EINVAL). Clean file pages leave the page cache.
+ */
+static void test_madv_pageout_skips_and_files(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	struct ptsim_mm *mm = populated(m, SZ_2M, 4), *child = NULL;
+	unsigned int file, fd, order;
+	uint64_t addr;
+
+	(void)state;
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_TRYLOCK], 0);
+	ptsim_mm_exit(child);
+	ptsim_mm_destroy(child);
+	assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_TRYLOCK], 1);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(ptsim_mlock(mm, VA, SZ_64K), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), -EINVAL);
+
+	assert_int_equal(ptsim_file_create(m, SZ_64K, 0, &file), 0);
+	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, SZ_64K, PTSIM_PROT_READ, fd, 0, &addr), 0);
+	assert_int_equal(ptsim_fault(mm, addr, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_file_cached(m, file, 0, &order), 0);
+	assert_int_equal(ptsim_madvise(mm, addr, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_IO_REQUEST], 0);
+	assert_true(last(m).ev[PTSIM_EV_FOLIO_FREE] > 0);
+	assert_int_equal(ptsim_file_cached(m, file, 0, &order), -ENOENT);
+	assert_int_equal(ptsim_translate(mm, addr, &(struct ptsim_translation){ 0 }), -ENOENT);
+	assert_int_equal(ptsim_fault(mm, addr, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_MAJOR_FAULT], 1);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * munlock's walk per 64K block in Xavier Xia's three states (spec table 6.2):
  * 2 (1 + g) reads, g from the early-exit gather.
  */
@@ -949,6 +1155,11 @@ int main(void)
 		cmocka_unit_test(test_madv_free_splits),
 		cmocka_unit_test(test_madv_cold),
 		cmocka_unit_test(test_madv_dontneed),
+		cmocka_unit_test(test_madv_pageout_swap),
+		cmocka_unit_test(test_madv_pageout_large),
+		cmocka_unit_test(test_madv_pageout_lazyfree),
+		cmocka_unit_test(test_madv_pageout_lazyfree_partial),
+		cmocka_unit_test(test_madv_pageout_skips_and_files),
 		cmocka_unit_test(test_mlock_states),
 		cmocka_unit_test(test_mlock_populate),
 		cmocka_unit_test(test_anon_mthp_faults),

@@ -220,9 +220,10 @@ static void test_set_memory_differential(void **state)
 
 /*
  * The mm lifecycle across kernels: the same random scenario (fork, writes,
- * child exit, munmap, mremap, madvise, mlock) on v6.8, the v6.9 midpoint,
- * v6.9, v6.16, v6.18 and v6.19 leaves the same translations, folio state
- * and free memory, whatever the batching did on the way. v6.17 is left out:
+ * child exit, munmap, mremap, madvise with PAGEOUT's swap-out, mlock) on
+ * v6.8, the v6.9 midpoint, v6.9, v6.16, v6.18 and v6.19 leaves the same
+ * translations, folio state and free memory, whatever the batching did on
+ * the way. v6.17 is left out:
  * its mremap batches ignore the write bit (fixed in v6.18; test-lifecycle.c
  * shows the difference), which this suite found.
  */
@@ -262,7 +263,8 @@ static int64_t life_op(struct life *l, uint64_t r[4], unsigned int op)
 		return ptsim_mremap(mm, a, len, len, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
 				    8 * VA + (r[3] % 1024) * page, NULL);
 	case 5:
-		return ptsim_madvise(mm, a, len, r[3] & 1 ? PTSIM_MADV_DONTNEED : PTSIM_MADV_COLD);
+		return ptsim_madvise(mm, a, len, r[3] % 3 == 0 ? PTSIM_MADV_DONTNEED :
+						  r[3] % 3 == 1 ? PTSIM_MADV_COLD : PTSIM_MADV_PAGEOUT);
 	default:
 		return r[3] & 1 ? ptsim_mlock(mm, a, len) : ptsim_munlock(mm, a, len);
 	}

@@ -44,6 +44,7 @@ PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file
 #define PTSIM_MADV_WIPEONFORK	18
 #define PTSIM_MADV_KEEPONFORK	19
 #define PTSIM_MADV_COLD		20
+#define PTSIM_MADV_PAGEOUT	21
 
 /*
  * mmap of an open file at page offset `pgoff` (bytes / PAGE_SIZE). addr 0:
@@ -62,9 +63,13 @@ PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, 
  * FREE (private anonymous only) makes young or dirty entries old and clean
  * and COLD makes young ones old, per folio batch with
  * "madv_free_pte_batching" (a large folio the range cuts is split first).
+ * PAGEOUT reclaims the folios only this mm maps: anonymous ones go to swap
+ * (a swap entry per page; the model's swap device never fills), lazyfree
+ * ones (FREE'd, not written since) and clean file ones are dropped, with
+ * reclaim's deferred TLB flush (doc/mm-lifecycle.md).
  * -ENOMEM for a hole in the range, -EINVAL for unknown advice or advice the
  * VMA does not allow (WIPEONFORK/FREE on shared or file memory; DONTNEED,
- * FREE, COLD on locked VMAs).
+ * FREE, COLD, PAGEOUT on locked VMAs).
  */
 PTSIM_API int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice);
 

@@ -133,6 +133,8 @@ enum ptsim_feature {
 	PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH,	/* "arm64/mm: Elide TLB flush in certain pte ..." (v6.19) */
 	/* "arm64: mm: Handle invalid large leaf mappings correctly" (2026) */
 	PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX,
+	/* "mm: support batched unmap for lazyfree large folios during reclamation" (v6.16 form) */
+	PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING,
 	PTSIM_FEAT__COUNT
 };
 

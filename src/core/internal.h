@@ -63,6 +63,7 @@ enum folio_flags {
 	FOLIO_READAHEAD = 1u << 3,
 	FOLIO_WORKINGSET = 1u << 4,
 	FOLIO_MLOCKED = 1u << 5,
+	FOLIO_LAZYFREE = 1u << 6,	/* MADV_FREE'd anonymous memory: PG_swapbacked clear */
 };
 
 struct folio {
@@ -155,6 +156,8 @@ struct ptsim_mm {
 	bool tlb_flush_pending;	/* inc_tlb_flush_pending by tlb_gather_mmu */
 	bool uffd_mmap_changing;	/* userfaultfd ctx->mmap_changing */
 	uint64_t next_swap_offset;
+	/* mm->tlb_flush_batched: reclaim unmapped entries here with a deferred flush */
+	bool tlb_flush_batched;
 	struct kernel_map *kmap;	/* the kernel mm's linear-map state (arch/arm64/mm/mmu.c) */
 	uint64_t aslr_state;		/* the mm's ASLR random stream (xorshift), 0 = off */
 	uint64_t mmap_base;		/* top-down search start, 0 until first needed */
@@ -485,6 +488,8 @@ bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint6
 /* split_huge_pmd_address: split the PMD THP cut at addr with a spare table. */
 void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
 int split_folio(struct ptsim_mm *mm, struct folio *f);
+/* flush_tlb_batched_pending (mm/rmap.c): flush_tlb_mm when reclaim deferred a flush on mm. */
+void flush_tlb_batched_pending(struct ptsim_mm *mm);
 /* PTE mappings of f's pages in mm (anonymous folios, found through their index). */
 uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f);
 /* folio_put after a split: the first page goes too if nobody maps it. */

@@ -3,10 +3,12 @@
  * madvise (models mm/madvise.c): flag-only advice updates the VMAs
  * (madvise_update_vma); MADV_DONTNEED zaps the range through the teardown
  * path munmap uses, without freeing tables; MADV_FREE and MADV_COLD age the
- * entries (clear_young_dirty_ptes), per folio batch since v6.10
+ * entries (clear_young_dirty_ptes), per folio batch since v6.10; MADV_PAGEOUT
+ * isolates the folios the walk finds and reclaims them (vmscan.c)
  * (doc/mm-lifecycle.md).
  */
 #include "zap.h"
+#include "vmscan.h"
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "pte_batch.h"
@@ -63,11 +65,14 @@ static void madvise_dontneed(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 	tlb_finish_mmu(&tlb);
 }
 
+enum lazy_advice { LAZY_FREE, LAZY_COLD, LAZY_PAGEOUT };
+
 struct lazy_walk {
 	struct ptsim_mm *mm;
 	struct mmu_gather *tlb;
 	struct spare_tables *spare;
-	bool cold;	/* MADV_COLD; else MADV_FREE */
+	enum lazy_advice advice;
+	struct folio_list isolated;	/* MADV_PAGEOUT's folio_list */
 };
 
 /*
@@ -79,26 +84,39 @@ static bool folio_maybe_mapped_shared(struct ptsim_mm *mm, const struct folio *f
 	return folio_mappings_in(mm, f) != (uint64_t)f->mapcount;
 }
 
+/* folio_mark_lazyfree: anonymous memory reclaim may drop instead of swapping. */
+static void folio_mark_lazyfree(struct folio *f)
+{
+	if ((f->flags & FOLIO_ANON) && !(f->flags & FOLIO_MLOCKED))
+		f->flags |= FOLIO_LAZYFREE;
+}
+
 /*
  * One entry (or folio batch) of madvise_free_pte_range or
  * madvise_cold_or_pageout_pte_range: FREE makes young or dirty entries old
- * and clean (lazily freeable), COLD makes young ones old.
+ * and clean (lazily freeable), COLD makes young ones old, PAGEOUT leaves
+ * them and isolates the folio for reclaim.
  */
-static void lazy_age_ptes(struct lazy_walk *w, pte_t *ptep, pte_t ptent, uint64_t addr,
-			  unsigned int nr, bool batching)
+static void lazy_age_ptes(struct lazy_walk *w, struct folio *f, pte_t *ptep, pte_t ptent,
+			  uint64_t addr, unsigned int nr, bool batching)
 {
 	struct ptsim_mm *mm = w->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
 
-	if (w->cold) {
+	if (w->advice == LAZY_PAGEOUT) {
+		folio_isolate_lru(mm, &w->isolated, f, addr, false);
+		return;
+	}
+	if (w->advice == LAZY_COLD) {
 		if (pte_young(ptent)) {
 			clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG);
 			tlb_flush_pte_range(w->tlb, addr, (uint64_t)nr << g->page_shift);
 		}
 		return;	/* folio_deactivate */
 	}
+	folio_mark_lazyfree(f);
 	if (!pte_young(ptent) && !pte_dirty(ptent))
-		return;	/* folio_mark_lazyfree only */
+		return;
 	if (batching) {
 		clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
 	} else {
@@ -110,20 +128,23 @@ static void lazy_age_ptes(struct lazy_walk *w, pte_t *ptep, pte_t ptent, uint64_
 }
 
 /*
- * The PTE-table walk of MADV_FREE and MADV_COLD. A large folio the range (or
- * a bit difference) cuts is split and the address revisited; before v6.10
- * MADV_FREE split every large folio and gave up on the table at a shared one.
+ * The PTE-table walk of MADV_FREE, MADV_COLD and MADV_PAGEOUT. A large folio
+ * the range (or a bit difference) cuts is split and the address revisited;
+ * before v6.10 MADV_FREE split every large folio and gave up on the table at
+ * a shared one. COLD and PAGEOUT leave a folio others map too alone.
  */
 static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t addr, uint64_t end)
 {
 	struct ptsim_mm *mm = w->mm;
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	bool batching = w->cold || feature(m, PTSIM_FEAT_MADV_FREE_PTE_BATCHING);
+	bool free = w->advice == LAZY_FREE;
+	bool batching = !free || feature(m, PTSIM_FEAT_MADV_FREE_PTE_BATCHING);
 	unsigned int nr;
 
 	count(m, PTSIM_EV_PTE_MAP, 1);
 	count(m, PTSIM_EV_PTL_LOCK, 1);
+	flush_tlb_batched_pending(mm);
 	count(m, PTSIM_EV_LAZY_MMU, 1);
 	for (; addr < end; addr += (uint64_t)nr << g->page_shift) {
 		pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
@@ -136,7 +157,7 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 		if (pte_none(ptent))
 			continue;
 		if (!pte_present(ptent)) {
-			if (!w->cold && is_swap_pte(ptent)) {
+			if (free && is_swap_pte(ptent)) {
 				count(m, PTSIM_EV_SWAP_LOOKUP, 1);	/* free_swap_and_cache_nr */
 				set_desc(mm, addr, 3, ptep, 0);		/* clear_not_present_full_ptes */
 			}
@@ -179,16 +200,17 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 			continue;
 		}
 whole:
-		if (w->cold && folio_maybe_mapped_shared(mm, ref.folio))
+		/* a large folio here is mapped whole: its mapcount says whether only here */
+		if (!free && (uint64_t)ref.folio->mapcount != folio_nr_pages(ref.folio))
 			continue;
-		lazy_age_ptes(w, ptep, ptent, addr, nr, batching);
+		lazy_age_ptes(w, ref.folio, ptep, ptent, addr, nr, batching);
 	}
 }
 
 /*
- * madvise_free_huge_pmd / the COLD PMD case: a THP the range covers whole is
- * invalidated (flushed) and rewritten old (and clean for FREE); a cut one is
- * split first.
+ * madvise_free_huge_pmd / the COLD and PAGEOUT PMD case: a THP the range
+ * covers whole is invalidated (flushed) and rewritten old (and clean for
+ * FREE); PAGEOUT then reclaims it at once. A cut one is split first.
  */
 static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int idx, uint64_t addr,
 			  uint64_t next)
@@ -204,9 +226,11 @@ static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int 
 	}
 	if (!ref.folio || ref.folio->mapcount != 1)
 		return true;
-	if (pte_young(pmd) || (!w->cold && pte_dirty(pmd))) {
+	if (w->advice == LAZY_FREE)
+		folio_mark_lazyfree(ref.folio);
+	if (pte_young(pmd) || (w->advice == LAZY_FREE && pte_dirty(pmd))) {
 		pmd = pte_mkold(pmd);
-		if (!w->cold)
+		if (w->advice == LAZY_FREE)
 			pmd = pte_mkclean(pmd);
 		/* pmdp_invalidate, then set_pmd_at */
 		xchg_desc(mm, addr, 2, &t->desc[idx], (pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
@@ -214,16 +238,21 @@ static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int 
 		set_desc(mm, addr, 2, &t->desc[idx], pmd);
 		tlb_flush_pmd_range(w->tlb, addr, g->pmd_size);
 	}
+	if (w->advice == LAZY_PAGEOUT && folio_isolate_lru(mm, &w->isolated, ref.folio, addr, true))
+		reclaim_pages(mm, &w->isolated);
 	return true;
 }
 
-/* MADV_FREE / MADV_COLD over [start, end): one gather per VMA, flushed at its end. */
-static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool cold,
-			 struct spare_tables *spare)
+/*
+ * MADV_FREE / MADV_COLD / MADV_PAGEOUT over [start, end): one gather per VMA,
+ * flushed at its end; PAGEOUT reclaims what it isolated after each PTE table.
+ */
+static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
+			 enum lazy_advice advice, struct spare_tables *spare)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	struct mmu_gather tlb;
-	struct lazy_walk w = { .mm = mm, .tlb = &tlb, .spare = spare, .cold = cold };
+	struct lazy_walk w = { .mm = mm, .tlb = &tlb, .spare = spare, .advice = advice };
 
 	for (uint64_t a = start; a < end;) {
 		const struct vma *v = find_vma(mm, a);
@@ -245,12 +274,14 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool
 			}
 			if (t && t->next[idx])
 				lazy_pte_range(&w, t->next[idx], addr, next);
+			reclaim_pages(mm, &w.isolated);
 			addr = next;
 		}
 		tlb_end_vma(&tlb);
 		tlb_finish_mmu(&tlb);
 		a = vend;
 	}
+	folio_list_free(&w.isolated);
 }
 
 int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
@@ -265,7 +296,7 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	flags_only = flag_advice(advice, &f);
 	if (!flags_only && advice != PTSIM_MADV_DONTNEED && advice != PTSIM_MADV_FREE &&
-	    advice != PTSIM_MADV_COLD)
+	    advice != PTSIM_MADV_COLD && advice != PTSIM_MADV_PAGEOUT)
 		return -EINVAL;
 	for (uint64_t a = start; a < start + len;) {
 		const struct vma *v = find_vma(mm, a);
@@ -274,7 +305,7 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 			return -ENOMEM;	/* a hole in the range */
 		/*
 		 * WIPEONFORK and FREE only on private anonymous memory; DONTNEED,
-		 * FREE and COLD not on locked VMAs
+		 * FREE, COLD and PAGEOUT not on locked VMAs
 		 */
 		if (((advice == PTSIM_MADV_WIPEONFORK || advice == PTSIM_MADV_FREE) &&
 		     (v->fd >= 0 || (v->flags & VM_SHARED))) ||
@@ -292,7 +323,9 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 			if (advice == PTSIM_MADV_DONTNEED)
 				madvise_dontneed(mm, start, start + len, &spare);
 			else
-				madvise_lazy(mm, start, start + len, advice == PTSIM_MADV_COLD,
+				madvise_lazy(mm, start, start + len,
+					     advice == PTSIM_MADV_FREE ? LAZY_FREE :
+					     advice == PTSIM_MADV_COLD ? LAZY_COLD : LAZY_PAGEOUT,
 					     &spare);
 			spare_tables_free(mm, &spare);
 		}

@@ -179,6 +179,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 
 	fn_enter(m, PTSIM_FN_CHANGE_PTE_RANGE);
 	count(m, PTSIM_EV_PTL_LOCK, 1);
+	flush_tlb_batched_pending(mm);
 	count(m, PTSIM_EV_LAZY_MMU, 1);
 	while (addr < end) {
 		unsigned int nr = 1;

@@ -61,6 +61,7 @@ static void move_ptes(struct move_ctx *c, struct pt_table *old_t, struct pt_tabl
 
 	count(mm->m, PTSIM_EV_PTE_MAP, 2);
 	count(mm->m, PTSIM_EV_PTL_LOCK, old_t == new_t ? 1 : 2);
+	flush_tlb_batched_pending(mm);
 	count(mm->m, PTSIM_EV_LAZY_MMU, 1);
 	for (uint64_t done = 0, nr; done < extent; done += nr << g->page_shift) {
 		uint64_t i = done >> g->page_shift;

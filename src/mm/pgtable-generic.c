@@ -316,7 +316,7 @@ pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 
 	fn_enter(mm->m, PTSIM_FN_PTEP_CLEAR_FLUSH);
 	old = ptep_get_and_clear(mm, addr, ptep);
-	if (pte_valid(old) || (mm->tlb_flush_pending && pte_present(old)))	/* pte_accessible */
+	if (pte_accessible(mm, old))
 		flush_tlb_page(mm, addr);
 	fn_exit(mm->m);
 	return old;

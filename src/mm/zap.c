@@ -164,6 +164,7 @@ static uint64_t zap_pte_range(struct zap_ctx *z, struct pt_table *t, uint64_t ad
 	z->force_flush = z->force_break = false;
 	count(m, PTSIM_EV_PTE_MAP, 1);
 	count(m, PTSIM_EV_PTL_LOCK, 1);
+	flush_tlb_batched_pending(mm);
 	count(m, PTSIM_EV_LAZY_MMU, 1);
 	while (addr < end) {
 		unsigned int nr = 1;

@@ -139,29 +139,49 @@ void flush_tlb_mm(struct ptsim_mm *mm)
 	count(m, PTSIM_EV_NOTIFIER_SECONDARY_TLBS, 1);
 }
 
-void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
-		       bool last_level, int tlb_level)
+/*
+ * __flush_tlb_range_nosync: the TLBIs of a range without the closing DSB ISH
+ * (flush_tlb_mm, with its own DSB, when the range is too large).
+ */
+static void __flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64_t end,
+				     uint64_t stride, bool last_level)
 {
 	struct ptsim_machine *m = mm->m;
 	uint64_t pages;
 
-	(void)tlb_level;	/* the TTL hint changes no count */
 	start = ALIGN_DOWN64(start, stride);
 	end = ALIGN_UP64(end, stride);
 	if (end <= start)
 		return;
 	pages = (end - start) >> m->geo.page_shift;
 	if (flush_limit_excess(m, start, end, pages, stride)) {
-		/* __flush_tlb_range_nosync falls back to flush_tlb_mm, its own DSB ISH
-		 * included; __flush_tlb_range still issues its DSB ISH after it */
 		flush_tlb_mm(mm);
-		dsb_ish(m);
 		return;
 	}
 	count(m, PTSIM_EV_FLUSH_TLB_RANGE, 1);
 	dsb_ishst(m);
 	__flush_tlb_range_op(m, false, mm->asid, start, pages, stride, last_level);
 	count(m, PTSIM_EV_NOTIFIER_SECONDARY_TLBS, 1);
+}
+
+void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
+		       bool last_level, int tlb_level)
+{
+	(void)tlb_level;	/* the TTL hint changes no count */
+	if (ALIGN_UP64(end, stride) <= ALIGN_DOWN64(start, stride))
+		return;
+	/* after a flush_tlb_mm fallback the DSB ISH still follows */
+	__flush_tlb_range_nosync(mm, start, end, stride, last_level);
+	dsb_ish(mm->m);
+}
+
+void arch_tlbbatch_add_pending(struct ptsim_mm *mm, uint64_t start, uint64_t end)
+{
+	__flush_tlb_range_nosync(mm, start, end, mm->m->geo.page_size, true);
+}
+
+void arch_tlbbatch_flush(struct ptsim_machine *m)
+{
 	dsb_ish(m);
 }
 

@@ -39,6 +39,11 @@ static inline bool pte_hw_dirty(pte_t pte) { return pte_write(pte) && !pte_rdonl
 static inline bool pte_sw_dirty(pte_t pte) { return pte & PTE_DIRTY; }
 static inline bool pte_dirty(pte_t pte) { return pte_sw_dirty(pte) || pte_hw_dirty(pte); }
 static inline bool pte_valid_cont(pte_t pte) { return pte_valid(pte) && pte_cont(pte); }
+/* pte_accessible: the TLB may hold it (a gather in flight keeps PROT_NONE entries suspect). */
+static inline bool pte_accessible(const struct ptsim_mm *mm, pte_t pte)
+{
+	return mm->tlb_flush_pending ? pte_present(pte) : pte_valid(pte);
+}
 static inline bool pte_protnone(pte_t pte)
 {
 	return !pte_valid(pte) && (pte & PTE_PRESENT_INVALID) && !pte_user(pte) &&

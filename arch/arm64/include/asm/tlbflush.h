@@ -43,5 +43,13 @@ void flush_tlb_mm(struct ptsim_mm *mm);
 void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr);
 void flush_tlb_kernel_range(struct ptsim_machine *m, uint64_t start, uint64_t end);
 void flush_tlb_all(struct ptsim_machine *m);
+/*
+ * Reclaim's deferred flush (ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH, arm64 since
+ * v6.5): arch_tlbbatch_add_pending issues a last-level range TLBI for an
+ * unmapped range without waiting for it; arch_tlbbatch_flush is the one
+ * DSB ISH that completes every TLBI issued before it.
+ */
+void arch_tlbbatch_add_pending(struct ptsim_mm *mm, uint64_t start, uint64_t end);
+void arch_tlbbatch_flush(struct ptsim_machine *m);
 
 #endif

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reclaim of the folios MADV_PAGEOUT isolates (models folio_isolate_lru,
+ * reclaim_pages and shrink_folio_list in mm/vmscan.c). The model's swap
+ * device always has room and completes a write before it returns (as zram,
+ * a SWP_SYNCHRONOUS_IO device, does), so a swapped-out folio is freed in the
+ * same pass. Large anonymous folios go to swap whole (THP_SWAP; PTE-mapped
+ * mTHP since v6.10), a PMD-mapped one after its PMD is split. Clean file
+ * folios leave the page cache; dirty ones are only unmapped, because direct
+ * reclaim leaves file writeback to the flusher (doc/mm-lifecycle.md).
+ */
+#include "vmscan.h"
+#include "filemap.h"
+#include "asm/pgtable.h"
+
+#include <stdlib.h>
+
+bool folio_isolate_lru(struct ptsim_mm *mm, struct folio_list *l, struct folio *f, uint64_t va,
+		       bool pmd)
+{
+	(void)mm;
+	if (f->flags & FOLIO_MLOCKED)
+		return false;	/* unevictable: folio_putback_lru */
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct isolated_folio *e = realloc(l->e, cap * sizeof(*e));
+
+		if (!e)
+			return false;
+		l->e = e;
+		l->cap = cap;
+	}
+	l->e[l->nr++] = (struct isolated_folio){ .folio = f, .va = va, .pmd = pmd };
+	return true;
+}
+
+void folio_list_free(struct folio_list *l)
+{
+	free(l->e);
+	*l = (struct folio_list){ 0 };
+}
+
+/*
+ * try_to_unmap's TTU_SPLIT_HUGE_PMD: the PMD leaf at haddr becomes a PTE
+ * table first. The kernel uses the table deposited at fault time; the model
+ * allocates one, and keeps the folio mapped when it cannot.
+ */
+static bool split_huge_pmd_for_unmap(struct ptsim_mm *mm, uint64_t haddr)
+{
+	unsigned int idx;
+	struct pt_table *pmd_table = pt_lookup_leaf(mm, haddr, &idx);
+	struct pt_table *pte_table;
+
+	if (pt_table_alloc(mm, 3, &pte_table))
+		return false;
+	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
+	return true;
+}
+
+/* __remove_mapping for a clean page-cache folio: its pages leave the file's cache. */
+static void remove_from_page_cache(struct ptsim_machine *m, const struct folio *f)
+{
+	struct file_obj *file = &m->files[f->mapping & ~FILE_MAPPING(0)];
+
+	count(m, PTSIM_EV_PAGE_CACHE_LOOKUP, 1);
+	for (uint64_t i = 0; i < folio_nr_pages(f); i++)
+		u64map_del(&file->cache, f->index + i);
+}
+
+/* shrink_folio_list for one folio; true when it is to be freed. */
+static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
+			 struct tlbflush_unmap_batch *ubc)
+{
+	struct ptsim_machine *m = mm->m;
+	struct folio *f = e->folio;
+	bool anon = f->flags & FOLIO_ANON, lazyfree = f->flags & FOLIO_LAZYFREE;
+	bool dirty = false, freed = false;
+	uint64_t swap_base = 0;
+
+	count(m, PTSIM_EV_FOLIO_TRYLOCK, 1);
+	if (anon && !lazyfree) {
+		if (f->pincount)
+			goto keep;	/* folio_maybe_dma_pinned */
+		/* add_to_swap: folio_alloc_swap takes a slot per page */
+		count(m, PTSIM_EV_SWAP_LOOKUP, 1);
+		swap_base = mm->next_swap_offset + 1;
+		mm->next_swap_offset += folio_nr_pages(f);
+	}
+	if (e->pmd && !split_huge_pmd_for_unmap(mm, e->va))
+		goto keep;
+	if (!try_to_unmap(mm, f, e->va, swap_base, ubc, &dirty))
+		goto keep;
+	if (anon && !lazyfree) {
+		/* in the swap cache the folio is dirty: pageout writes it whole */
+		try_to_unmap_flush_dirty(m, ubc);
+		count(m, PTSIM_EV_IO_REQUEST, 1);
+		count(m, PTSIM_EV_IO_KIB, folio_nr_pages(f) << (m->geo.page_shift - 10));
+		count(m, PTSIM_EV_SWAP_LOOKUP, 1);	/* __remove_mapping: out of the swap cache */
+		freed = true;
+	} else if (!anon) {
+		if (!dirty)
+			remove_from_page_cache(m, f);
+		freed = !dirty;
+	} else {
+		freed = true;	/* lazyfree, still clean: discarded */
+	}
+keep:
+	count(m, PTSIM_EV_FOLIO_UNLOCK, 1);
+	return freed;
+}
+
+/*
+ * reclaim_pages: shrink each folio; the deferred flush completes before any
+ * folio is freed (try_to_unmap_flush, then free_unref_folios).
+ */
+void reclaim_pages(struct ptsim_mm *mm, struct folio_list *l)
+{
+	struct tlbflush_unmap_batch ubc = { 0 };
+	size_t nr_free = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		if (shrink_folio(mm, &l->e[i], &ubc))
+			l->e[nr_free++] = l->e[i];
+	try_to_unmap_flush(mm->m, &ubc);
+	for (size_t i = 0; i < nr_free; i++)
+		folio_free(mm->m, l->e[i].folio);
+	l->nr = 0;
+}
