@@ -2,11 +2,13 @@
 /*
  * The reproduce workloads written as scenario files (bench/scenarios/) count
  * exactly what the C programs behind the reproduce rows count: every event,
- * run by run. Usage: scenario-check SCENARIO_DIR.
+ * run by run; and every example in the directory runs to its end.
+ * Usage: scenario-check SCENARIO_DIR.
  */
 #include "rows.h"
 #include "scenario.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +180,46 @@ static void check_linear_map(void)
 	scenario_free(&s);
 }
 
+/* Every scenario file in the directory parses and runs without a failing operation. */
+static void check_all_run(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned int n = 0;
+
+	if (!d) {
+		fprintf(stderr, "cannot open %s\n", dir);
+		failures++;
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		struct scenario s;
+		struct scn_result r;
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".scn"))
+			continue;
+		n++;
+		if (load(de->d_name, &s)) {
+			failures++;
+			continue;
+		}
+		if (scenario_run(&s, &s.machine, NULL, NULL, NULL, NULL, NULL, 0, &r)) {
+			fprintf(stderr, "%s: line %u: %s\n", de->d_name, r.err_line, r.msg);
+			failures++;
+		} else {
+			printf("ok: %s runs (%zu checkpoints)\n", de->d_name, r.nr_cp);
+		}
+		scn_result_free(&r);
+		scenario_free(&s);
+	}
+	closedir(d);
+	if (!n) {
+		fprintf(stderr, "no scenario files in %s\n", dir);
+		failures++;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -189,6 +231,7 @@ int main(int argc, char **argv)
 	check_uffd();
 	check_exec();
 	check_linear_map();
+	check_all_run();
 	printf("%d failures\n", failures);
 	return failures ? 1 : 0;
 }
