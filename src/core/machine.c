@@ -175,9 +175,12 @@ static void for_each_touched(struct ptsim_machine *m,
 			fn(m, w * 64 + (unsigned int)__builtin_ctzll(t));
 }
 
+/* Each count of e (in the op, and in each function it counted for) set e's touched bit. */
 static void zero_event(struct ptsim_machine *m, unsigned int e)
 {
 	m->op.ev[e] = 0;
+	for (uint32_t t = m->fn_touched; t; t &= t - 1)
+		m->fn_op[__builtin_ctz(t)].ev[e] = 0;
 }
 
 static void total_event(struct ptsim_machine *m, unsigned int e)
@@ -197,8 +200,6 @@ void op_begin(struct ptsim_machine *m)
 		return;
 	for_each_touched(m, zero_event);
 	m->op_touched[0] = m->op_touched[1] = 0;
-	for (uint32_t t = m->fn_touched; t; t &= t - 1)
-		memset(&m->fn_op[__builtin_ctz(t)], 0, sizeof(m->fn_op[0]));
 	m->fn_touched = 0;
 }
 

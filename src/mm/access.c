@@ -44,7 +44,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 		enum ptsim_access_kind kind, uint64_t *faults)
 {
 	const struct ptsim_geometry *g;
-	uint64_t nfault = 0;
+	uint64_t nfault = 0, hits = 0;
 	struct hw_as as;
 
 	VALIDATE(mm && len && start + len > start && (unsigned int)kind <= PTSIM_ACCESS_WRITE);
@@ -54,10 +54,16 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	as = run_mm(mm);
 	fn_enter(mm->m, PTSIM_FN_USER_MEMSET);
 	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
-		enum ptsim_fault_kind f = tlb_access(mm->m, &as, cpu, va, kind);
+		enum ptsim_fault_kind f;
 		unsigned int reads = 0;
 		uint64_t n;
 
+		/* plain L1 hits are counted together after the loop */
+		if (tlb_access_l1_hit(mm->m, &as, cpu, va, kind)) {
+			hits++;
+			continue;
+		}
+		f = tlb_access(mm->m, &as, cpu, va, kind);
 		if (f == PTSIM_FAULT_NONE) {
 			count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
 								: PTSIM_EV_USER_PAGE_READ, 1);
@@ -74,6 +80,12 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 		count(mm->m, PTSIM_EV_ACCESS_FAULT, n);
 		nfault += n;
 		va += n << g->page_shift;
+	}
+	if (hits) {
+		count(mm->m, PTSIM_EV_MEM_ACCESS, hits);
+		count(mm->m, PTSIM_EV_TLB_L1_HIT, hits);
+		count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
+							: PTSIM_EV_USER_PAGE_READ, hits);
 	}
 	fn_exit(mm->m);
 	op_end(mm->m, 0);

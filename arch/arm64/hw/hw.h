@@ -35,6 +35,14 @@ bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global
 /* One load, store or fetch by cpu: TLB lookup, walk and fill on a miss, permission check. */
 enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 				 uint64_t va, enum ptsim_access_kind kind);
+/*
+ * tlb_access when it is a plain L1 hit, uncounted: true when the L1 array
+ * holds the one entry for va, the access is permitted and needs no hardware
+ * update; the caller then counts a mem_access and an L1 hit, exactly what
+ * tlb_access would have counted. False: nothing happened; call tlb_access.
+ */
+bool tlb_access_l1_hit(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+		       uint64_t va, enum ptsim_access_kind kind);
 /* A walk and fill with no access (a speculative or prefetching walk). */
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 			       uint64_t va, enum ptsim_access_kind kind);

@@ -16,7 +16,6 @@ struct tlb_entry {
 	uint64_t va;		/* base, aligned to the entry size */
 	uint64_t pa;		/* output address of va */
 	pte_t desc;		/* the leaf descriptor as the walk read it */
-	uint64_t lru;
 	unsigned int asid;
 	uint8_t shift;		/* log2 of the entry size */
 	uint8_t level;
@@ -24,10 +23,26 @@ struct tlb_entry {
 	bool global;
 };
 
+#define HINT_SLOTS 256u
+
 struct tlb_array {
 	unsigned int sets, ways;
 	struct tlb_entry *e;
+	/*
+	 * Per entry, the tick of its last use, 0 while invalid: a victim search
+	 * reads one packed array, and its first minimum is the first invalid way,
+	 * else the least recently used one.
+	 */
+	uint64_t *age;
 	uint64_t shifts;	/* bit s set: entries of size 2^s may be present */
+	/*
+	 * Inserts that found a valid entry overlapping the new one (same ASID,
+	 * or either global). While it is 0 no VA has two entries, so the entry
+	 * a hint points at is the only match. Reset when the array empties.
+	 */
+	uint64_t overlaps;
+	unsigned int page_shift;
+	uint32_t hint[HINT_SLOTS];	/* by page number: 1 + the index of the entry last found */
 };
 
 struct cpu_tlb {
@@ -51,13 +66,15 @@ struct tlb_model {
 	unsigned int nr_pending;
 };
 
-static int array_init(struct tlb_array *a, const struct tlb_geometry *g)
+static int array_init(struct tlb_array *a, const struct tlb_geometry *g, unsigned int page_shift)
 {
+	memset(a, 0, sizeof(*a));
 	a->ways = g->ways;
 	a->sets = g->entries / g->ways;
-	a->shifts = 0;
+	a->page_shift = page_shift;
 	a->e = calloc(g->entries, sizeof(*a->e));
-	return a->e ? 0 : -ENOMEM;
+	a->age = calloc(g->entries, sizeof(*a->age));
+	return a->e && a->age ? 0 : -ENOMEM;
 }
 
 int hw_init(struct ptsim_machine *m)
@@ -75,7 +92,7 @@ int hw_init(struct ptsim_machine *m)
 		const struct tlb_geometry *g[3] = { &m->cpu->l1d, &m->cpu->l1i, &m->cpu->l2 };
 
 		for (int i = 0; i < 3; i++)
-			if (array_init(&t->cpu[c].arr[i], g[i]))
+			if (array_init(&t->cpu[c].arr[i], g[i], m->geo.page_shift))
 				return -ENOMEM;
 	}
 	u64map_init(&m->bbm.broken);
@@ -88,8 +105,10 @@ void hw_free(struct ptsim_machine *m)
 
 	if (t) {
 		for (unsigned int c = 0; t->cpu && c < t->nr_cpus; c++)
-			for (int i = 0; i < 3; i++)
+			for (int i = 0; i < 3; i++) {
 				free(t->cpu[c].arr[i].e);
+				free(t->cpu[c].arr[i].age);
+			}
 		free(t->cpu);
 		free(t);
 		m->tlb = NULL;
@@ -117,9 +136,11 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 
 			t->cpu[c].arr[i] = *a;
 			t->cpu[c].arr[i].e = malloc(n * sizeof(*a->e));
-			if (!t->cpu[c].arr[i].e)
+			t->cpu[c].arr[i].age = malloc(n * sizeof(*a->age));
+			if (!t->cpu[c].arr[i].e || !t->cpu[c].arr[i].age)
 				return -ENOMEM;
 			memcpy(t->cpu[c].arr[i].e, a->e, n * sizeof(*a->e));
+			memcpy(t->cpu[c].arr[i].age, a->age, n * sizeof(*a->age));
 		}
 	}
 	return bbm_copy(&dst->bbm, &src->bbm);
@@ -189,20 +210,93 @@ static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, un
 	return found;
 }
 
-static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct tlb_entry *n)
+/*
+ * array_lookup through the hint: while no VA has two entries, the entry the
+ * hint names, if it still translates va, is the one match.
+ */
+static struct tlb_entry *array_find(struct tlb_array *a, uint64_t va, unsigned int asid,
+				    unsigned int *matches)
 {
-	struct tlb_entry *set = set_of(a, n->va, n->shift), *victim = &set[0];
+	uint32_t *hint = &a->hint[(va >> a->page_shift) & (HINT_SLOTS - 1)];
+	struct tlb_entry *e;
 
-	for (unsigned int w = 0; w < a->ways; w++) {
-		if (!set[w].valid) {
-			victim = &set[w];
-			break;
-		}
-		if (set[w].lru < victim->lru)
-			victim = &set[w];
+	if (!a->overlaps && *hint && entry_matches(&a->e[*hint - 1], va, asid)) {
+		*matches = 1;
+		return &a->e[*hint - 1];
 	}
+	e = array_lookup(a, va, asid, matches);
+	if (e)
+		*hint = (uint32_t)(e - a->e) + 1;
+	return e;
+}
+
+/* Do two entries cover a common VA that one lookup could match in both? */
+static bool entries_overlap(const struct tlb_entry *e, const struct tlb_entry *n)
+{
+	uint64_t e_end = e->va + (UINT64_C(1) << e->shift), n_end = n->va + (UINT64_C(1) << n->shift);
+
+	return e->valid && e->va < n_end && n->va < e_end &&
+	       (e->global || n->global || e->asid == n->asid);
+}
+
+/*
+ * Does a valid entry other than skip overlap n? An entry as large as n or
+ * larger would hold n's whole range; with key_absent the caller's lookup has
+ * just found none, so only smaller ones are looked for.
+ */
+static bool array_overlap(const struct tlb_array *a, const struct tlb_entry *n,
+			  const struct tlb_entry *skip, bool key_absent)
+{
+	for (uint64_t shifts = a->shifts; shifts; shifts &= shifts - 1) {
+		unsigned int s = (unsigned int)__builtin_ctzll(shifts);
+		uint64_t pieces = s >= n->shift ? 1 : UINT64_C(1) << (n->shift - s);
+
+		if (s >= n->shift && key_absent && !n->global)
+			continue;
+		if (pieces >= a->sets) {
+			for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+				if (&a->e[k] != skip && a->e[k].shift == s && entries_overlap(&a->e[k], n))
+					return true;
+			continue;
+		}
+		for (uint64_t i = 0; i < pieces; i++) {
+			const struct tlb_entry *set = set_of(a, n->va + (i << s), s);
+
+			for (unsigned int w = 0; w < a->ways; w++)
+				if (&set[w] != skip && set[w].shift == s && entries_overlap(&set[w], n))
+					return true;
+		}
+	}
+	return false;
+}
+
+/* Mark e used now. */
+static void entry_touch(struct tlb_model *t, struct tlb_array *a, const struct tlb_entry *e)
+{
+	a->age[e - a->e] = ++t->tick;
+}
+
+static void entry_drop(struct tlb_array *a, struct tlb_entry *e)
+{
+	e->valid = false;
+	a->age[e - a->e] = 0;
+}
+
+static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct tlb_entry *n,
+			 bool key_absent)
+{
+	struct tlb_entry *set = set_of(a, n->va, n->shift), *victim;
+	const uint64_t *age = &a->age[set - a->e];
+	unsigned int v = 0;
+
+	for (unsigned int w = 1; w < a->ways && age[v]; w++)
+		if (age[w] < age[v])
+			v = w;
+	victim = &set[v];
+	if (!a->overlaps && array_overlap(a, n, victim, key_absent))
+		a->overlaps++;
 	*victim = *n;
-	victim->lru = ++t->tick;
+	entry_touch(t, a, victim);
 	a->shifts |= UINT64_C(1) << n->shift;
 }
 
@@ -224,7 +318,7 @@ static bool entry_in(const struct tlb_entry *e, uint64_t start, uint64_t end, bo
 /* Small ranges probe the sets their pages index; large ones scan everything. */
 #define PROBE_PAGES_MAX 32
 
-typedef void (*entry_fn)(struct ptsim_machine *m, struct tlb_entry *e);
+typedef void (*entry_fn)(struct ptsim_machine *m, struct tlb_array *a, struct tlb_entry *e);
 
 static void for_each_in_range(struct ptsim_machine *m, struct tlb_array *a, uint64_t start,
 			      uint64_t end, bool any, unsigned int asid, entry_fn fn)
@@ -239,20 +333,29 @@ static void for_each_in_range(struct ptsim_machine *m, struct tlb_array *a, uint
 
 				for (unsigned int w = 0; w < a->ways; w++)
 					if (set[w].shift == s && entry_in(&set[w], va, va + page, any, asid))
-						fn(m, &set[w]);
+						fn(m, a, &set[w]);
 			}
 		}
 		return;
 	}
 	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
 		if (entry_in(&a->e[k], start, end, any, asid))
-			fn(m, &a->e[k]);
+			fn(m, a, &a->e[k]);
 }
 
-static void drop_entry(struct ptsim_machine *m, struct tlb_entry *e)
+/* After a whole-array invalidation: an empty array has no overlapping entries. */
+static void array_note_empty(struct tlb_array *a)
+{
+	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
+		if (a->e[k].valid)
+			return;
+	a->overlaps = 0;
+}
+
+static void drop_entry(struct ptsim_machine *m, struct tlb_array *a, struct tlb_entry *e)
 {
 	(void)m;
-	e->valid = false;
+	entry_drop(a, e);
 }
 
 void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
@@ -275,7 +378,8 @@ void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
 			if (op->kind == TLBI_KIND_ASID) {
 				for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
 					if (!a->e[k].global && a->e[k].asid == op->asid)
-						a->e[k].valid = false;
+						entry_drop(a, &a->e[k]);
+				array_note_empty(a);
 			} else {
 				for_each_in_range(m, a, start, end, any, op->asid, drop_entry);
 			}
@@ -372,7 +476,8 @@ static bool permitted(const struct hw_as *as, pte_t d, enum ptsim_access_kind ki
  */
 static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct hw_as *as,
 					   struct cpu_tlb *ct, uint64_t key,
-					   enum ptsim_access_kind kind, struct tlb_entry *out)
+					   enum ptsim_access_kind kind, bool key_absent,
+					   struct tlb_entry *out)
 {
 	struct walk_result w = hw_walk(m, as, key);
 	struct tlb_entry e;
@@ -395,8 +500,8 @@ static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct
 		count(m, PTSIM_EV_HW_DIRTY_UPDATE, 1);
 	}
 	e = make_entry(m, as, key, &w);
-	array_insert(m->tlb, l1_of(ct, kind), &e);
-	array_insert(m->tlb, &ct->arr[PTSIM_TLB_L2], &e);
+	array_insert(m->tlb, l1_of(ct, kind), &e, key_absent);
+	array_insert(m->tlb, &ct->arr[PTSIM_TLB_L2], &e, key_absent);
 	*out = e;
 	return PTSIM_FAULT_NONE;
 }
@@ -417,34 +522,39 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
 	struct tlb_array *l1 = l1_of(ct, kind);
 	struct tlb_entry *e, filled;
+	struct tlb_array *ea = l1;	/* the array e is in */
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
 	uint64_t key = tlb_key(m, va);
 	unsigned int matches;
+	bool dropped = false;
 
 	count(m, PTSIM_EV_MEM_ACCESS, 1);
-	e = array_lookup(l1, key, as->asid, &matches);
+	e = array_find(l1, key, as->asid, &matches);
 	if (e) {
 		count(m, PTSIM_EV_TLB_L1_HIT, 1);
 	} else {
-		e = array_lookup(&ct->arr[PTSIM_TLB_L2], key, as->asid, &matches);
+		ea = &ct->arr[PTSIM_TLB_L2];
+		e = array_find(ea, key, as->asid, &matches);
 		if (e) {
 			count(m, PTSIM_EV_TLB_L2_HIT, 1);
-			array_insert(m->tlb, l1, e);
+			array_insert(m->tlb, l1, e, true);
 		}
 	}
 	if (e && matches > 1)
 		f = conflict(m, va, matches);
 	if (!f && e) {
-		e->lru = ++m->tlb->tick;
+		entry_touch(m->tlb, ea, e);
 		/* a write to a clean DBM page updates the descriptor: the hardware walks again */
 		if (kind == PTSIM_ACCESS_WRITE && (e->desc & PTE_RDONLY) && (e->desc & PTE_DBM) &&
 		    m->cpu->hafdbs) {
-			e->valid = false;
+			entry_drop(ea, e);
 			e = NULL;
+			dropped = true;
 		}
 	}
 	if (!f && !e) {
-		f = walk_and_fill(m, as, ct, key, kind, &filled);
+		/* both lookups missed, unless a dirty update dropped the entry found */
+		f = walk_and_fill(m, as, ct, key, kind, !dropped, &filled);
 		e = f ? NULL : &filled;
 	}
 	if (!f && !permitted(as, e->desc, kind))
@@ -454,12 +564,31 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 	return f;
 }
 
+bool tlb_access_l1_hit(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+		       uint64_t va, enum ptsim_access_kind kind)
+{
+	struct tlb_array *l1 = l1_of(&m->tlb->cpu[cpu], kind);
+	uint64_t key = tlb_key(m, va);
+	uint32_t hint = l1->hint[(key >> l1->page_shift) & (HINT_SLOTS - 1)];
+	struct tlb_entry *e;
+
+	if (l1->overlaps || !hint)
+		return false;
+	e = &l1->e[hint - 1];
+	if (!entry_matches(e, key, as->asid) || !permitted(as, e->desc, kind) ||
+	    (kind == PTSIM_ACCESS_WRITE && (e->desc & PTE_RDONLY) && (e->desc & PTE_DBM) &&
+	     m->cpu->hafdbs))
+		return false;
+	entry_touch(m->tlb, l1, e);
+	return true;
+}
+
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 			       uint64_t va, enum ptsim_access_kind kind)
 {
 	struct tlb_entry e;
 
-	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, &e);
+	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, false, &e);
 }
 
 /* Does any valid entry of a for asid (or global) overlap the tagged range [start, end)? */
@@ -537,7 +666,8 @@ static void drop_where(struct ptsim_machine *m, bool global, bool non_global)
 
 			for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
 				if (a->e[k].global ? global : non_global)
-					a->e[k].valid = false;
+					entry_drop(a, &a->e[k]);
+			array_note_empty(a);
 		}
 }
 
@@ -586,8 +716,9 @@ static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e
 	       ((e->desc & PTE_USER) && !(now & PTE_USER));
 }
 
-static void check_entry(struct ptsim_machine *m, struct tlb_entry *e)
+static void check_entry(struct ptsim_machine *m, struct tlb_array *a, struct tlb_entry *e)
 {
+	(void)a;
 	if (grants_more(m, e))
 		diag_report(m, PTSIM_DIAG_INVARIANT, e->va, e->level, e->desc, 0,
 			    "TLB entry survived a completed TLBI");
