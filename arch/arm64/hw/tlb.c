@@ -34,7 +34,8 @@ struct tlb_array {
 	 * else the least recently used one.
 	 */
 	uint64_t *age;
-	uint64_t shifts;	/* bit s set: entries of size 2^s may be present */
+	uint64_t shifts;	/* bit s set: valid entries of size 2^s are present */
+	uint32_t nr_shift[64];	/* ... how many */
 	/*
 	 * Inserts that found a valid entry overlapping the new one (same ASID,
 	 * or either global). While it is 0 no VA has two entries, so the entry
@@ -56,12 +57,14 @@ struct tlbi_range {
 	uint64_t start, end;
 	unsigned int asid;
 	bool any_asid;
+	uint64_t inserts;	/* the model's inserts when the TLBI ran */
 };
 
 struct tlb_model {
 	unsigned int nr_cpus;
 	struct cpu_tlb *cpu;
 	uint64_t tick;
+	uint64_t inserts;	/* entries filled, ever */
 	struct tlbi_range pending[MAX_PENDING_RANGES];
 	unsigned int nr_pending;
 };
@@ -276,8 +279,23 @@ static void entry_touch(struct tlb_model *t, struct tlb_array *a, const struct t
 	a->age[e - a->e] = ++t->tick;
 }
 
+/* Count e in (or out of) the sizes present. */
+static void shift_add(struct tlb_array *a, const struct tlb_entry *e)
+{
+	if (!a->nr_shift[e->shift]++)
+		a->shifts |= UINT64_C(1) << e->shift;
+}
+
+static void shift_remove(struct tlb_array *a, const struct tlb_entry *e)
+{
+	if (!--a->nr_shift[e->shift])
+		a->shifts &= ~(UINT64_C(1) << e->shift);
+}
+
 static void entry_drop(struct tlb_array *a, struct tlb_entry *e)
 {
+	if (e->valid)
+		shift_remove(a, e);
 	e->valid = false;
 	a->age[e - a->e] = 0;
 }
@@ -295,9 +313,12 @@ static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct 
 	victim = &set[v];
 	if (!a->overlaps && array_overlap(a, n, victim, key_absent))
 		a->overlaps++;
+	if (victim->valid)
+		shift_remove(a, victim);
 	*victim = *n;
+	shift_add(a, victim);
 	entry_touch(t, a, victim);
-	a->shifts |= UINT64_C(1) << n->shift;
+	t->inserts++;
 }
 
 /* The L1 array an access of this kind looks in: the iTLB for fetches, the dTLB otherwise. */
@@ -386,7 +407,8 @@ void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
 		}
 	}
 	if (t->nr_pending < MAX_PENDING_RANGES && op->kind != TLBI_KIND_ASID)
-		t->pending[t->nr_pending++] = (struct tlbi_range){ start, end, op->asid, any };
+		t->pending[t->nr_pending++] = (struct tlbi_range){ start, end, op->asid, any,
+								   t->inserts };
 }
 
 struct walk_result {
@@ -735,6 +757,9 @@ void tlb_dsb(struct ptsim_machine *m)
 	for (unsigned int r = 0; r < t->nr_pending; r++) {
 		const struct tlbi_range *p = &t->pending[r];
 
+		/* nothing filled since the TLBI dropped every entry of its range: none to check */
+		if (p->inserts == t->inserts)
+			continue;
 		for (unsigned int c = 0; c < t->nr_cpus; c++)
 			for (int i = 0; i < 3; i++)
 				for_each_in_range(m, &t->cpu[c].arr[i], p->start, p->end, p->any_asid,
