@@ -143,6 +143,14 @@ static void spill_run(struct bbm_state *b)
 	b->run_n = 0;
 }
 
+bool bbm_level_untracked(const struct ptsim_machine *m, int level)
+{
+	const struct bbm_state *b = &m->bbm;
+
+	return !b->per_level[lvl(level)] &&
+	       (!b->run_count || (b->run_key0 >> KEY_LEVEL_SHIFT) != (uint64_t)lvl(level));
+}
+
 static bool run_has(const struct bbm_state *b, uint64_t i)
 {
 	return i < b->run_n && (b->run_present[i / 64] >> (i % 64)) & 1;

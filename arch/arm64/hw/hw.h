@@ -75,6 +75,12 @@ void bbm_dsb(struct ptsim_machine *m);
 int bbm_copy(struct bbm_state *dst, const struct bbm_state *src);
 void bbm_free(struct bbm_state *b);
 
+/*
+ * No break of a level-`level` entry is tracked: a write making such an entry
+ * valid where it was not has nothing to be checked against.
+ */
+bool bbm_level_untracked(const struct ptsim_machine *m, int level);
+
 /* Does a valid -> valid change of one live descriptor need break-before-make on this CPU? */
 const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t old_desc,
 			    pte_t new_desc);

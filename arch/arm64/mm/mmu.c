@@ -411,9 +411,14 @@ static int split_block(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 		prot = pmd_leaf_to_pte(prot);
 	if (to_cont)
 		prot = pte_mkcont(prot);
-	for (unsigned int i = 0; i < child->entries; i++)
-		kernel_set_desc(kmm, base + i * child_size, level + 1, &child->desc[i],
-				pfn_pte(g, (pa + i * child_size) >> g->page_shift, prot));
+	/* the child is not linked yet: no walker sees these writes */
+	for (unsigned int i = 0; i < child->entries; i++) {
+		pte_t d = pfn_pte(g, (pa + i * child_size) >> g->page_shift, prot);
+
+		set_desc_unlinked(kmm, base + i * child_size, level + 1, &child->desc[i], d);
+		if (pte_valid(d))
+			queue_pte_barriers(kmm);
+	}
 	dsb_ishst(kmm->m);	/* entries visible before the pointer; never deferred */
 	t->next[idx] = child;
 	kernel_set_desc(kmm, base, level, &t->desc[idx], table_desc(g, child->pfn, blk & PTE_PXN));

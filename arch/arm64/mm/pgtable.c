@@ -36,6 +36,16 @@ void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val
 	*p = val;
 }
 
+void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
+{
+	if (pte_valid(*p) || !bbm_level_untracked(mm->m, level)) {
+		set_desc(mm, addr, level, p, val);
+		return;
+	}
+	count(mm->m, desc_event(level, 1), 1);
+	*p = val;
+}
+
 pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
 {
 	struct ptsim_machine *m = mm->m;

@@ -134,6 +134,12 @@ void __clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned
 void __wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
 /* Write one descriptor at any level: the single place descriptor stores happen. */
 void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
+/*
+ * set_desc for an entry of a table no walker can reach yet: counted the same;
+ * the break-before-make check is skipped when it has nothing to compare (the
+ * entry was invalid and no break at this level is tracked).
+ */
+void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p);
 
