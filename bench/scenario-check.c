@@ -180,7 +180,19 @@ static void check_linear_map(void)
 	scenario_free(&s);
 }
 
-/* Every scenario file in the directory parses and runs without a failing operation. */
+/* The files the checks above compare with the C programs (and so run already). */
+static bool compared(const char *name)
+{
+	static const char *const names[] = { "mprotect-t1.scn", "mprotect-t2.scn", "mprotect-t3.scn",
+					     "uffd-gc.scn", "exec-grace.scn", "linear-map-boot.scn" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* Every other scenario file in the directory parses and runs without a failing operation. */
 static void check_all_run(void)
 {
 	DIR *d = opendir(dir);
@@ -200,6 +212,8 @@ static void check_all_run(void)
 		if (len < 5 || strcmp(de->d_name + len - 4, ".scn"))
 			continue;
 		n++;
+		if (compared(de->d_name))
+			continue;
 		if (load(de->d_name, &s)) {
 			failures++;
 			continue;
