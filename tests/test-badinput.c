@@ -210,6 +210,7 @@ static void test_user_algorithms(void **state)
 	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_DONTNEED));
 	BAD(ptsim_madvise(w.mm, 2 * VA, 0, PTSIM_MADV_FREE));
 	BAD(ptsim_madvise(w.mm, 2 * VA, SZ_4K, 22));	/* MADV_POPULATE_READ is not modelled */
+	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_PAGEOUT));
 	BAD(ptsim_mlock(NULL, 2 * VA, SZ_4K));
 	BAD(ptsim_mlock(w.mm, 2 * VA, 0));
 	BAD(ptsim_munlock(w.mm, top - SZ_4K, 2 * SZ_4K));
