@@ -176,6 +176,25 @@ static int measure_none_to_rw(struct ptsim_mm *mm, int arg)
 	return err;
 }
 
+/* 1 GiB of 64K mTHP, written, then MADV_FREE'd: lazyfree and clean. */
+static int setup_lazyfree_64k(struct ptsim_mm *mm, int arg)
+{
+	int err = ptsim_mmap(mm, GIB, GIB, RW, ANON, NULL);
+
+	(void)arg;
+	if (!err)
+		err = ptsim_populate(mm, GIB, GIB, 4, true);
+	if (!err)
+		err = ptsim_madvise(mm, GIB, GIB, PTSIM_MADV_FREE);
+	return err;
+}
+
+static int measure_pageout(struct ptsim_mm *mm, int arg)
+{
+	(void)arg;
+	return ptsim_madvise(mm, GIB, GIB, PTSIM_MADV_PAGEOUT);
+}
+
 static const struct workload workloads[] = {
 	{ "lifecycle.altra.fork_1g_pte_mapped_thp", PTSIM_CPU_NEOVERSE_N1,
 	  "fork of 1 GiB of PTE-mapped 2M THPs (contpte series, fork test)",
@@ -204,6 +223,12 @@ static const struct workload workloads[] = {
 	{ "lifecycle.m3.mprotect_none_to_rw_page", PTSIM_CPU_APPLE_M3,
 	  "mprotect PROT_NONE -> RW, one 4K page per call, over 4 MiB",
 	  setup_prot_none, measure_none_to_rw, 0, { "v6.18", "v6.19" } },
+	{ "lifecycle.altra.pageout_lazyfree_1g_64k", PTSIM_CPU_NEOVERSE_N1,
+	  "MADV_PAGEOUT of 1 GiB of MADV_FREE'd 64K mTHP (lazyfree, discarded)",
+	  setup_lazyfree_64k, measure_pageout, 0, { "v6.10", "v6.16" } },
+	{ "lifecycle.v2.pageout_lazyfree_1g_64k", PTSIM_CPU_NEOVERSE_V2,
+	  "the same on a CPU with range TLBIs",
+	  setup_lazyfree_64k, measure_pageout, 0, { "v6.10", "v6.16" } },
 };
 
 /* Run one workload on one kernel: the measured part's counts and predicted time. */
