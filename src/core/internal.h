@@ -488,6 +488,11 @@ bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint6
 /* split_huge_pmd_address: split the PMD THP cut at addr with a spare table. */
 void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
 int split_folio(struct ptsim_mm *mm, struct folio *f);
+/*
+ * folio_remove_rmap_ptes (mm/rmap.c): nr fewer mappings of f, counted; a
+ * mapcount below zero is an invariant diagnostic. Freeing is the caller's.
+ */
+void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr);
 /* flush_tlb_batched_pending (mm/rmap.c): flush_tlb_mm when reclaim deferred a flush on mm. */
 void flush_tlb_batched_pending(struct ptsim_mm *mm);
 /* PTE mappings of f's pages in mm (anonymous folios, found through their index). */

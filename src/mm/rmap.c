@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unmapping a folio for reclaim (models try_to_unmap_one and the deferred
- * TLB flush of mm/rmap.c). Reclaim does not wait for its TLBIs entry by
+ * Reverse-mapping updates (models folio_remove_rmap_ptes, try_to_unmap_one
+ * and the deferred TLB flush of mm/rmap.c). Reclaim does not wait for its TLBIs entry by
  * entry: each unmap issues them (arch_tlbbatch_add_pending) and one DSB
  * completes them all before a folio is written out or freed. The mm keeps a
  * note that such a flush happened, and the next page-table walk that changes
@@ -11,6 +11,15 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "pte_batch.h"
+
+void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+{
+	count(mm->m, PTSIM_EV_RMAP_REMOVE, 1);
+	f->mapcount -= (int)nr;
+	if (f->mapcount < 0)
+		diag_report(mm->m, PTSIM_DIAG_INVARIANT, f->pfn, 3, 0, 0,
+			    "folio mapcount below zero after an unmap");
+}
 
 /* set_tlb_ubc_flush_pending: the TLBIs go out now, the DSB is owed. */
 static void set_tlb_ubc_flush_pending(struct ptsim_mm *mm, struct tlbflush_unmap_batch *ubc,
@@ -127,8 +136,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 			set_ptes(mm, a, ptep, swap_pte(f, i, swap_base, pteval), 1);
 			folio_set_page_anon_exclusive(f, i, false);	/* folio_try_share_anon_rmap_pte */
 		}
-		count(m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_ptes */
-		f->mapcount -= (int)step;
+		folio_remove_rmap_ptes(mm, f, step);
 	}
 	return true;
 }

@@ -11,14 +11,10 @@
 #include "asm/tlbflush.h"
 #include "pte_batch.h"
 
-/* Drop nr PTE mappings of f (folio_remove_rmap_ptes); anonymous memory nobody maps is freed. */
-static void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+/* Drop nr mappings of f; anonymous memory nobody maps is freed. */
+static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
 {
-	count(mm->m, PTSIM_EV_RMAP_REMOVE, 1);
-	f->mapcount -= (int)nr;
-	if (f->mapcount < 0)
-		diag_report(mm->m, PTSIM_DIAG_INVARIANT, f->pfn, 3, 0, 0,
-			    "folio mapcount below zero after a zap");
+	folio_remove_rmap_ptes(mm, f, nr);
 	if (f->mapcount <= 0 && (f->flags & FOLIO_ANON))
 		folio_free(mm->m, f);	/* the last reference goes with the gather's batch */
 }
@@ -56,7 +52,7 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, pte_t *pt
 	tlb_flush_pte_range(z->tlb, addr, (uint64_t)nr << g->page_shift);	/* tlb_remove_tlb_entries */
 	if (delay_rmap)
 		z->tlb->delayed_rmap = true;
-	folio_remove_rmap_ptes(mm, f, nr);	/* at tlb_flush_rmaps when delayed: same count */
+	zap_folio_rmap(mm, f, nr);	/* at tlb_flush_rmaps when delayed: same count */
 	if (__tlb_remove_folio_pages(z->tlb, nr)) {
 		z->force_flush = true;
 		z->force_break = true;
@@ -141,7 +137,7 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 		z->tlb->delayed_rmap = true;
 		z->force_flush = true;
 	}
-	folio_remove_rmap_ptes(mm, ref.folio, 1);	/* page_remove_rmap */
+	zap_folio_rmap(mm, ref.folio, 1);	/* page_remove_rmap */
 	if (__tlb_remove_folio_pages(z->tlb, 1)) {	/* __tlb_remove_page */
 		z->force_flush = true;
 		z->force_break = true;
@@ -203,9 +199,7 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 	tlb_flush_pmd_range(z->tlb, addr, g->pmd_size);	/* tlb_remove_pmd_tlb_entry */
 	if (!ref.folio)
 		return;
-	count(mm->m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_pmd */
-	if (--ref.folio->mapcount <= 0 && (ref.folio->flags & FOLIO_ANON))
-		folio_free(mm->m, ref.folio);
+	zap_folio_rmap(mm, ref.folio, 1);	/* folio_remove_rmap_pmd: one mapping */
 	if (__tlb_remove_folio_pages(z->tlb, 1))	/* tlb_remove_page_size */
 		tlb_flush_mmu(z->tlb);
 }
