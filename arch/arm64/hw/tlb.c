@@ -213,19 +213,31 @@ static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, un
 	return found;
 }
 
-/*
- * array_lookup through the hint: while no VA has two entries, the entry the
- * hint names, if it still translates va, is the one match.
- */
+static uint32_t *hint_of(struct tlb_array *a, uint64_t va)
+{
+	return &a->hint[(va >> a->page_shift) & (HINT_SLOTS - 1)];
+}
+
+/* While no VA has two entries, the entry the hint names, if it still translates va, is the one. */
+static struct tlb_entry *hinted_entry(struct tlb_array *a, uint64_t va, unsigned int asid)
+{
+	uint32_t hint = *hint_of(a, va);
+
+	if (a->overlaps || !hint || !entry_matches(&a->e[hint - 1], va, asid))
+		return NULL;
+	return &a->e[hint - 1];
+}
+
+/* array_lookup through the hint. */
 static struct tlb_entry *array_find(struct tlb_array *a, uint64_t va, unsigned int asid,
 				    unsigned int *matches)
 {
-	uint32_t *hint = &a->hint[(va >> a->page_shift) & (HINT_SLOTS - 1)];
-	struct tlb_entry *e;
+	uint32_t *hint = hint_of(a, va);
+	struct tlb_entry *e = hinted_entry(a, va, asid);
 
-	if (!a->overlaps && *hint && entry_matches(&a->e[*hint - 1], va, asid)) {
+	if (e) {
 		*matches = 1;
-		return &a->e[*hint - 1];
+		return e;
 	}
 	e = array_lookup(a, va, asid, matches);
 	if (e)
@@ -491,6 +503,14 @@ static bool permitted(const struct hw_as *as, pte_t d, enum ptsim_access_kind ki
 	}
 }
 
+/* A write to a clean DBM page: the hardware walks again to set the dirty state. */
+static bool needs_dirty_update(const struct ptsim_machine *m, pte_t desc,
+			       enum ptsim_access_kind kind)
+{
+	return kind == PTSIM_ACCESS_WRITE && (desc & PTE_RDONLY) && (desc & PTE_DBM) &&
+	       m->cpu->hafdbs;
+}
+
 /*
  * Walk, apply FEAT_HAFDBS updates to the descriptor in memory (hardware
  * writes: not seen by the BBM checker, which checks software), and fill L1
@@ -515,8 +535,7 @@ static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct
 		*w.leaf = w.desc;
 		count(m, PTSIM_EV_HW_AF_UPDATE, 1);
 	}
-	if (kind == PTSIM_ACCESS_WRITE && (w.desc & PTE_RDONLY) && (w.desc & PTE_DBM) &&
-	    m->cpu->hafdbs && permitted(as, w.desc & ~PTE_RDONLY, kind)) {
+	if (needs_dirty_update(m, w.desc, kind) && permitted(as, w.desc & ~PTE_RDONLY, kind)) {
 		w.desc &= ~PTE_RDONLY;	/* hardware dirty: DBM=1 makes the page writable */
 		*w.leaf = w.desc;
 		count(m, PTSIM_EV_HW_DIRTY_UPDATE, 1);
@@ -566,9 +585,7 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 		f = conflict(m, va, matches);
 	if (!f && e) {
 		entry_touch(m->tlb, ea, e);
-		/* a write to a clean DBM page updates the descriptor: the hardware walks again */
-		if (kind == PTSIM_ACCESS_WRITE && (e->desc & PTE_RDONLY) && (e->desc & PTE_DBM) &&
-		    m->cpu->hafdbs) {
+		if (needs_dirty_update(m, e->desc, kind)) {
 			entry_drop(ea, e);
 			e = NULL;
 			dropped = true;
@@ -590,16 +607,9 @@ bool tlb_access_l1_hit(struct ptsim_machine *m, const struct hw_as *as, unsigned
 		       uint64_t va, enum ptsim_access_kind kind)
 {
 	struct tlb_array *l1 = l1_of(&m->tlb->cpu[cpu], kind);
-	uint64_t key = tlb_key(m, va);
-	uint32_t hint = l1->hint[(key >> l1->page_shift) & (HINT_SLOTS - 1)];
-	struct tlb_entry *e;
+	struct tlb_entry *e = hinted_entry(l1, tlb_key(m, va), as->asid);
 
-	if (l1->overlaps || !hint)
-		return false;
-	e = &l1->e[hint - 1];
-	if (!entry_matches(e, key, as->asid) || !permitted(as, e->desc, kind) ||
-	    (kind == PTSIM_ACCESS_WRITE && (e->desc & PTE_RDONLY) && (e->desc & PTE_DBM) &&
-	     m->cpu->hafdbs))
+	if (!e || !permitted(as, e->desc, kind) || needs_dirty_update(m, e->desc, kind))
 		return false;
 	entry_touch(m->tlb, l1, e);
 	return true;
