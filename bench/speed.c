@@ -201,6 +201,7 @@ static double many_mmaps_s(void)
 struct access_speed {
 	double hit_ns, call_ns, miss_ns;	/* CPU ns per access */
 	double bytes_per_page;
+	double table_bytes_per_page;	/* of which the page-table pages at their real size */
 };
 
 static int access_speed(struct access_speed *out)
@@ -231,6 +232,8 @@ static int access_speed(struct access_speed *out)
 	}
 	ptsim_machine_host_bytes(m, &host1);
 	out->bytes_per_page = (double)(host1 - host0) / (double)pages;
+	ptsim_mm_pgtable_bytes(mm, &host1);
+	out->table_bytes_per_page = (double)host1 / (double)pages;
 	/* hits: 16 pages the L1 dTLB holds, touched again and again */
 	ptsim_touch(mm, 0, va, 16 * 4096, PTSIM_ACCESS_READ, NULL);
 	t = cpu_now();
@@ -365,10 +368,11 @@ int cmd_speed(int argc, char **argv)
 		       "\"unbatched_target\": 10, \"ns_per_hit_access\": %.2f, \"hit_target\": 5, "
 		       "\"ns_per_access_call\": %.2f, \"call_target\": 15, \"ns_per_miss_access\": %.2f, "
 		       "\"miss_target\": 20, \"bytes_per_4k_page\": %.1f, \"bytes_target\": 24, "
+		       "\"page_table_bytes_per_4k_page\": %.2f, "
 		       "\"reproduce_cpu_seconds\": %.2f, \"reproduce_target\": 5}",
 		       sim_nat[0][0], sim_nat[0][1], ns_cpu[0][1], ns_cpu[1][1], ns_cpu[2][1],
 		       ns_cpu[0][0], ns_cpu[1][0], acc.hit_ns, acc.call_ns, acc.miss_ns,
-		       acc.bytes_per_page, repro_cpu);
+		       acc.bytes_per_page, acc.table_bytes_per_page, repro_cpu);
 	if (json)
 		printf(", \"linear_map_256g\": {\"paint_seconds\": %.3f, \"repaint_seconds\": %.3f, "
 		       "\"peak_rss_kib\": %ld}, \"machine_create_destroy_us\": {\"4k\": %.2f, "
@@ -400,6 +404,8 @@ int cmd_speed(int argc, char **argv)
 	       rss_repaint / 1024, "< 1 s, < 600 MiB");
 	printf("%-52s %16.1f %16s\n", "model bytes per mapped 4K page (order-0 folios)",
 	       acc.bytes_per_page, "<= 24");
+	printf("%-52s %16.2f %16s\n", "  of which page-table pages (their real size)",
+	       acc.table_bytes_per_page, "");
 	printf("%-52s %16.2f %16s\n", "every reproduce row, CPU s", repro_cpu, "<= 5");
 	return 0;
 }

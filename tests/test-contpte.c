@@ -48,23 +48,23 @@ static void test_set_ptes_paints_aligned_blocks(void **state)
 
 	(void)state;
 	reset_counts(f.m);
-	set_ptes(f.mm, VA, f.ptep, user_pte(&f, fo->pfn), 32);
+	set_ptes(f.mm, VA, f.ptep, user_pte(&f, folio_pfn(f.m, fo)), 32);
 	assert_int_equal(ev(f.m, PTSIM_EV_PTE_WRITE), 32);
 	assert_int_equal(ev(f.m, PTSIM_EV_PTE_READ), 0);
 	assert_int_equal(ev(f.m, PTSIM_EV_PTE_XCHG), 0);
 	assert_int_equal(ev(f.m, PTSIM_EV_SET_PTES_CHUNK), 2);
 	for (int i = 0; i < 32; i++) {
 		assert_true(pte_valid_cont(f.ptep[i]));
-		assert_int_equal(pte_pfn(f.g, f.ptep[i]), fo->pfn + (uint64_t)i);
+		assert_int_equal(pte_pfn(f.g, f.ptep[i]), folio_pfn(f.m, fo) + (uint64_t)i);
 	}
 	/* misaligned VA: chunks end at block boundaries and none is cont */
 	reset_counts(f.m);
-	set_ptes(f.mm, VA + 33 * SZ_4K, f.ptep + 33, user_pte(&f, fo->pfn), 16);
+	set_ptes(f.mm, VA + 33 * SZ_4K, f.ptep + 33, user_pte(&f, folio_pfn(f.m, fo)), 16);
 	assert_int_equal(ev(f.m, PTSIM_EV_SET_PTES_CHUNK), 2);
 	for (int i = 33; i < 49; i++)
 		assert_false(pte_cont(f.ptep[i]));
 	/* aligned VA but misaligned PA: no cont */
-	set_ptes(f.mm, VA + 64 * SZ_4K, f.ptep + 64, user_pte(&f, fo->pfn + 1), 16);
+	set_ptes(f.mm, VA + 64 * SZ_4K, f.ptep + 64, user_pte(&f, folio_pfn(f.m, fo) + 1), 16);
 	assert_false(pte_cont(f.ptep[64]));
 	teardown(&f);
 }
@@ -77,7 +77,7 @@ static void test_fold_on_last_single_write(void **state)
 	(void)state;
 	reset_counts(f.m);
 	for (unsigned int i = 0; i < 16; i++) {
-		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, user_pte(&f, fo->pfn + i), 1);
+		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, user_pte(&f, folio_pfn(f.m, fo) + i), 1);
 		if (i < 15)
 			assert_false(pte_cont(f.ptep[i]));
 	}
@@ -104,7 +104,7 @@ static void test_fold_ignores_access_and_dirty(void **state)
 
 	(void)state;
 	for (unsigned int i = 0; i < 16; i++) {
-		pte_t p = pfn_pte(f.g, fo->pfn + i, PAGE_READONLY) | PTE_WRITE;
+		pte_t p = pfn_pte(f.g, folio_pfn(f.m, fo) + i, PAGE_READONLY) | PTE_WRITE;
 
 		p = (i % 2) ? pte_mkold(p) : pte_mkdirty(p);
 		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, p, 1);
@@ -125,11 +125,11 @@ static void test_no_fold_small_folios(void **state)
 	/* order-0 folios until the next one is block aligned, then 16 in a row */
 	do {
 		fo[0] = folio(&f, 0);
-	} while (fo[0]->pfn % 16);
-	first = fo[0]->pfn;
+	} while (folio_pfn(f.m, fo[0]) % 16);
+	first = folio_pfn(f.m, fo[0]);
 	for (unsigned int i = 1; i < 16; i++) {
 		fo[i] = folio(&f, 0);
-		assert_int_equal(fo[i]->pfn, first + i);
+		assert_int_equal(folio_pfn(f.m, fo[i]), first + i);
 	}
 	reset_counts(f.m);
 	for (unsigned int i = 0; i < 16; i++)
@@ -150,7 +150,7 @@ static void test_no_fold_mismatch(void **state)
 	(void)state;
 	reset_counts(f.m);
 	for (unsigned int i = 0; i < 16; i++) {
-		pte_t p = user_pte(&f, fo->pfn + i);
+		pte_t p = user_pte(&f, folio_pfn(f.m, fo) + i);
 
 		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, i == 7 ? pte_wrprotect(p) : p, 1);
 	}
@@ -169,13 +169,13 @@ static void test_no_fold_other_conditions(void **state)
 	/* special entries never fold */
 	reset_counts(f.m);
 	for (unsigned int i = 0; i < 16; i++)
-		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, pte_mkspecial(user_pte(&f, fo->pfn + i)), 1);
+		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, pte_mkspecial(user_pte(&f, folio_pfn(f.m, fo) + i)), 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_FOLD_ATTEMPT), 0);
 	/* written high to low: only the first write is at the last slot, and it fails at once */
 	reset_counts(f.m);
 	for (int i = 15; i >= 0; i--)
 		set_ptes(f.mm, VA + 16 * SZ_4K + (uint64_t)i * SZ_4K, f.ptep + 16 + i,
-			 user_pte(&f, fo->pfn + 16 + (uint64_t)i), 1);
+			 user_pte(&f, folio_pfn(f.m, fo) + 16 + (uint64_t)i), 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_FOLD_ATTEMPT), 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_CONTPTE_FOLD), 0);
 	assert_false(pte_cont(f.ptep[16]));
@@ -183,7 +183,7 @@ static void test_no_fold_other_conditions(void **state)
 	reset_counts(f.m);
 	pte_t *p2 = pte_table(f.mm, VA + 64 * SZ_4K);
 	for (unsigned int i = 0; i < 16; i++)
-		set_ptes(f.mm, VA + (64 + i) * SZ_4K, p2 + i, user_pte(&f, fo->pfn + 1 + i), 1);
+		set_ptes(f.mm, VA + (64 + i) * SZ_4K, p2 + i, user_pte(&f, folio_pfn(f.m, fo) + 1 + i), 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_FOLD_ATTEMPT), 0);
 	teardown(&f);
 }
@@ -197,7 +197,7 @@ static void test_no_fold_kernel_mm(void **state)
 	f.mm->kernel = true;
 	reset_counts(f.m);
 	for (unsigned int i = 0; i < 16; i++)
-		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, user_pte(&f, fo->pfn + i), 1);
+		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, user_pte(&f, folio_pfn(f.m, fo) + i), 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_CONTPTE_FOLD), 0);
 	assert_false(pte_cont(f.ptep[15]));
 	f.mm->kernel = false;
@@ -211,10 +211,10 @@ static void unfold_case(enum ptsim_cpu cpu, const char *preset, uint64_t range, 
 	struct fx f = setup(cpu, preset);
 	struct folio *fo = folio(&f, 4);
 
-	set_ptes(f.mm, VA, f.ptep, user_pte(&f, fo->pfn), 16);
+	set_ptes(f.mm, VA, f.ptep, user_pte(&f, folio_pfn(f.m, fo)), 16);
 	reset_counts(f.m);
 	pte_t old = ptep_get_and_clear(f.mm, VA + 3 * SZ_4K, f.ptep + 3);
-	assert_int_equal(pte_pfn(f.g, old), fo->pfn + 3);
+	assert_int_equal(pte_pfn(f.g, old), folio_pfn(f.m, fo) + 3);
 	assert_int_equal(ev(f.m, PTSIM_EV_PTE_READ), 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_PTE_XCHG), 17);
 	assert_int_equal(ev(f.m, PTSIM_EV_PTE_WRITE), 16);
@@ -246,7 +246,7 @@ static void gather_case(const char *preset, pte_t prot, uint64_t reads, bool dir
 	struct folio *fo = folio(&f, 4);
 	pte_t got;
 
-	set_ptes(f.mm, VA, f.ptep, pfn_pte(f.g, fo->pfn, prot), 16);
+	set_ptes(f.mm, VA, f.ptep, pfn_pte(f.g, folio_pfn(f.m, fo), prot), 16);
 	reset_counts(f.m);
 	got = ptep_get(f.mm, f.ptep + 5);
 	assert_int_equal(ev(f.m, PTSIM_EV_PTE_READ), reads);
@@ -278,7 +278,7 @@ static void test_get_and_clear_full(void **state)
 	pte_t got;
 
 	(void)state;
-	set_ptes(f.mm, VA, f.ptep, pte_mkold(user_pte(&f, fo->pfn)), 32);
+	set_ptes(f.mm, VA, f.ptep, pte_mkold(user_pte(&f, folio_pfn(f.m, fo))), 32);
 	f.ptep[9] |= PTE_AF;
 	/* a whole aligned block: nr X, no unfold, access/dirty OR-ed into the first */
 	reset_counts(f.m);
@@ -308,7 +308,7 @@ static void test_batch_hint_and_wrprotect(void **state)
 	struct folio *fo = folio(&f, 4);
 
 	(void)state;
-	set_ptes(f.mm, VA, f.ptep, user_pte(&f, fo->pfn), 16);
+	set_ptes(f.mm, VA, f.ptep, user_pte(&f, folio_pfn(f.m, fo)), 16);
 	assert_int_equal(pte_batch_hint(f.mm, f.ptep, f.ptep[0]), 16);
 	assert_int_equal(pte_batch_hint(f.mm, f.ptep + 5, f.ptep[5]), 11);
 	assert_int_equal(pte_batch_hint(f.mm, f.ptep + 5, pte_mknoncont(f.ptep[5])), 1);

@@ -4,6 +4,7 @@
  * independence, argument validation, and allocation-failure injection.
  */
 #include "helpers.h"
+#include <unistd.h>
 
 #define VA UINT64_C(0x40000000)
 #define LEN (UINT64_C(4) << 20)
@@ -380,10 +381,109 @@ static void test_host_memory_limit(void **state)
 	assert_int_equal(ptsim_translate(mm, SZ_1G + SZ_2M, &tr), -ENOENT);
 	assert_int_equal(ptsim_check_invariants(m, &bad), 0);
 	assert_int_equal(bad, 0);
-	/* freeing gives it back: swapping out the 16 pages uncharges their folios */
+	/*
+	 * freeing gives it back: swapping out the 16 pages frees the only live
+	 * folio records in their host page, which is uncharged
+	 */
 	assert_int_equal(ptsim_swapout(mm, SZ_1G, SZ_64K), 0);
 	assert_int_equal(ptsim_machine_host_bytes(m, &after), 0);
-	assert_int_equal(after, before - 16 * sizeof(struct folio));
+	assert_int_equal(after, before - (uint64_t)sysconf(_SC_PAGESIZE));
+	ptsim_machine_destroy(m);
+}
+
+/* What a diagnostic handler sees of a folio while the invariant checker reports it. */
+static struct ptsim_mm *seen_mm;
+static int seen_mapcount, seen_reports;
+
+static void read_folio_in_handler(const struct ptsim_diag *d, void *arg)
+{
+	struct ptsim_folio_info fi;
+
+	(void)arg;
+	if (d->kind != PTSIM_DIAG_INVARIANT || ptsim_folio_info(seen_mm, SZ_1G, &fi))
+		return;
+	seen_mapcount = fi.mapcount;
+	seen_reports++;
+}
+
+/*
+ * Folio records, one per page frame: a tail page finds its head, each page
+ * keeps its own exclusivity, a split turns tails into folios in place, a
+ * clone copies the records, and the invariant checker finds a wrong
+ * mapcount without changing it (or showing a handler a changed one).
+ */
+static void test_folio_records(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, NULL), *c;
+	struct ptsim_mm *mm = new_mm_with_vma(m, SZ_1G, SZ_2M);
+	struct ptsim_folio_info head, fi;
+	struct folio *f;
+	uint64_t bad = 0;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_64K, 4, true), 0);
+	assert_int_equal(ptsim_folio_info(mm, SZ_1G, &head), 0);
+	assert_int_equal(head.order, 4);
+	f = pfn_folio(m, head.pfn + 9);	/* a tail page's record leads to the head */
+	assert_non_null(f);
+	assert_int_equal(folio_pfn(m, f), head.pfn);
+	assert_int_equal(f->order, 4);
+	assert_int_equal(ptsim_folio_set_exclusive(mm, SZ_1G + 5 * SZ_4K, false), 0);
+	for (uint64_t i = 4; i < 7; i++) {
+		assert_int_equal(ptsim_folio_info(mm, SZ_1G + i * SZ_4K, &fi), 0);
+		assert_int_equal(fi.anon_exclusive, i != 5);
+	}
+	/* the clone has its own records */
+	assert_int_equal(ptsim_machine_clone(m, &c), 0);
+	assert_int_equal(pfn_folio(c, head.pfn + 9)->order, 4);
+	assert_int_equal(pfn_folio(c, head.pfn)->mapcount, 16);
+	pfn_folio(c, head.pfn)[5].anon_exclusive = 1;
+	assert_int_equal(ptsim_folio_info(mm, SZ_1G + 5 * SZ_4K, &fi), 0);
+	assert_false(fi.anon_exclusive);
+	ptsim_machine_destroy(c);
+	/* a mapcount one too high is found, and stays as it was */
+	f->mapcount++;
+	seen_mm = mm;
+	ptsim_set_diag_handler(m, read_folio_in_handler, NULL);
+	assert_int_equal(ptsim_check_invariants(m, &bad), 0);
+	assert_int_equal(bad, 1);
+	assert_int_equal(seen_reports, 1);
+	assert_int_equal(seen_mapcount, 17);
+	assert_int_equal(f->mapcount, 17);
+	f->mapcount--;
+	ptsim_set_diag_handler(m, NULL, NULL);
+	assert_invariants(m);
+	/* split in place: every page its own order-0 folio, index and exclusivity kept */
+	assert_int_equal(split_folio(mm, f), 0);
+	for (uint64_t i = 0; i < 16; i++) {
+		struct folio *p = pfn_folio(m, head.pfn + i);
+
+		assert_ptr_equal(p, &f[i]);
+		assert_int_equal(p->order, 0);
+		assert_int_equal(p->index, head.index + i);
+		assert_int_equal(p->mapcount, 1);
+		assert_int_equal(p->anon_exclusive, i != 5);
+	}
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/* anon_vma ids are 31 bits wide (they share folio->mapping with the file tag): none left is -ENOMEM. */
+static void test_anon_vma_ids_run_out(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, SZ_1G, SZ_2M);
+	struct ptsim_translation tr;
+
+	(void)state;
+	m->next_anon_vma = ANON_VMA_MAX + 1;
+	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_4K, 0, true), -ENOMEM);
+	assert_int_equal(ptsim_fault(mm, SZ_1G, PTSIM_ACCESS_WRITE), -ENOMEM);
+	assert_int_equal(ptsim_translate(mm, SZ_1G, &tr), -ENOENT);
+	m->next_anon_vma = ANON_VMA_MAX;	/* the last id still works */
+	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_populate(mm, SZ_1G + SZ_4K, SZ_4K, 0, true), 0);
+	assert_invariants(m);
 	ptsim_machine_destroy(m);
 }
 
@@ -409,6 +509,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_in_and_zero_page_cow),
 		cmocka_unit_test(test_host_memory_limit),
+		cmocka_unit_test(test_folio_records),
+		cmocka_unit_test(test_anon_vma_ids_run_out),
 		cmocka_unit_test(test_aslr_seed_mixing),
 		cmocka_unit_test(test_ptdump_golden),
 		cmocka_unit_test(test_population_counts),

@@ -157,7 +157,8 @@ struct ptsim_machine_config {
 	const char *preset;		/* a preset of ptsim_feature_preset; NULL: "baseline" */
 	/*
 	 * Host memory the model may spend on what grows with the simulated
-	 * memory in use (table pages and folio metadata), in bytes; 0: no limit.
+	 * memory in use (table pages, and folio records: 16 bytes per page frame,
+	 * charged per host page of records in use), in bytes; 0: no limit.
 	 * A call that would pass it fails with -ENOMEM and changes nothing.
 	 */
 	uint64_t host_memory_limit;
@@ -183,7 +184,7 @@ PTSIM_API int ptsim_machine_create(const struct ptsim_machine_config *cfg,
  * handler the call does nothing.
  */
 PTSIM_API void ptsim_machine_destroy(struct ptsim_machine *m);
-/* Host bytes the model spends on table pages and folio metadata (see host_memory_limit). */
+/* Host bytes the model spends on table pages and folio records (see host_memory_limit). */
 PTSIM_API int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out);
 /* Deep copy: memory, folios, every mm and its tables, features, totals. */
 PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_machine **out);

@@ -51,6 +51,7 @@ PTSIM_API int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool e
  * Another thread holds the folio lock for the next `attempts` trylocks, at
  * most PTSIM_MAX_LOCK_CONTENTION (-EINVAL above): UFFDIO_MOVE retries a
  * contended large folio from the top, so each attempt costs a retry.
+ * -ENOMEM when the model cannot record the contention (nothing changes).
  */
 #define PTSIM_MAX_LOCK_CONTENTION 1024u
 PTSIM_API int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int attempts);

@@ -66,27 +66,44 @@ enum folio_flags {
 	FOLIO_LAZYFREE = 1u << 6,	/* MADV_FREE'd anonymous memory: PG_swapbacked clear */
 };
 
+/*
+ * One 16-byte record per page frame, as struct page in the kernel's vmemmap:
+ * an order-0 folio is its page's record; a large folio is its head page's
+ * record, and each tail page's record says how far back its head is. What
+ * only a few folios need (lock contention) lives in a side map.
+ */
 struct folio {
-	uint64_t pfn;
-	unsigned int order;
-	unsigned int flags;
-	int mapcount;		/* PTE mappings + PMD mappings */
-	int pincount;
-	uint64_t mapping;	/* anon_vma or file id; 0 = none */
-	uint64_t index;
-	unsigned int lock_contention;	/* trylocks that will still fail (another holder) */
-	unsigned int inv_mappings;	/* the invariant checker's count of its mappings */
-	uint64_t excl_inline;	/* PageAnonExclusive bits for order <= 6 */
-	uint64_t *excl;		/* ... and for larger folios */
+	uint64_t index : 40;	/* page offset in mapping; a tail's: pages back to its head */
+	uint64_t order : 6;
+	uint64_t flags : 8;	/* enum folio_flags */
+	uint64_t live : 1;	/* allocated (a head or a tail) */
+	uint64_t tail : 1;
+	uint64_t anon_exclusive : 1;	/* this page's PageAnonExclusive */
+	uint64_t pinned : 1;	/* folio_maybe_dma_pinned */
+	uint64_t contended : 1;	/* has an entry in the lock-contention map */
+	uint64_t inv_mismatch : 1;	/* the invariant checker's mark */
+	uint64_t : 4;
+	uint32_t mapping;	/* anon_vma id or FILE_MAPPING(file); 0 = none */
+	int32_t mapcount;	/* PTE mappings + PMD mappings */
 };
 
-#define FOLIO_SECTION_SHIFT 12
+/* anon_vma ids (and file numbers) must fit folio->mapping beside the file tag */
+#define ANON_VMA_MAX ((UINT64_C(1) << 31) - 1)
 
+/*
+ * The records of every page frame: one host mapping reserved up front and
+ * filled on first touch. Host memory is charged (and given back) per host
+ * page of records, as the live records in it come and go.
+ */
 struct folio_store {
 	uint64_t base_pfn;
-	size_t nr_sections;
-	struct folio ***sections;	/* [section][pfn in section] -> folio */
+	uint64_t nr_pages;
+	struct folio *map;		/* record of page frame base_pfn + i */
+	size_t map_bytes;
+	size_t chunk_records;		/* records per host page */
+	uint32_t *chunk_live;		/* live records per host page of records */
 	uint64_t nr_folios;
+	struct u64map lock_contention;	/* head PFN -> trylocks that will still fail */
 };
 
 /* ---- page tables (src/mm/pgtable-generic.c) ---- */
@@ -349,7 +366,8 @@ int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn);
 void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order);
 
 /* folio.c */
-int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages);
+int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages,
+		     uint64_t *host_bytes);
 void folio_store_free(struct folio_store *fs);
 int folio_store_copy(struct folio_store *dst, const struct folio_store *src);
 struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
@@ -357,17 +375,38 @@ struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		struct folio **out);
 void folio_free(struct ptsim_machine *m, struct folio *folio);
-/* Point every page of f at f (after a split created it). */
-void folio_store_set(struct ptsim_machine *m, struct folio *f);
 static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;
 }
-/* Host bytes of a folio's metadata (struct folio, and its exclusive bitmap past order 6). */
+/* folio_pfn: the record's place in the store is its page frame (the vmemmap's arithmetic). */
+static inline uint64_t folio_pfn(const struct ptsim_machine *m, const struct folio *f)
+{
+	return m->folios.base_pfn + (uint64_t)(f - m->folios.map);
+}
+/*
+ * anon_vma_prepare: a VMA's first anonymous folio gives it an anon_vma id.
+ * Callers check anon_vma_available before they change anything: the ids
+ * fit 31 bits, and none left is -ENOMEM.
+ */
+static inline int anon_vma_available(const struct ptsim_machine *m, const struct vma *v)
+{
+	return v->anon_vma || m->next_anon_vma <= ANON_VMA_MAX ? 0 : -ENOMEM;
+}
+static inline void anon_vma_prepare(struct ptsim_machine *m, struct vma *v)
+{
+	if (!v->anon_vma)
+		v->anon_vma = m->next_anon_vma++;
+}
+/* Host bytes a folio's records can take at most (whole host pages of them). */
 static inline uint64_t folio_host_bytes(unsigned int order)
 {
-	return sizeof(struct folio) + (order > 6 ? ((UINT64_C(1) << order) / 64) * sizeof(uint64_t) : 0);
+	return (UINT64_C(1) << order) * sizeof(struct folio);
 }
+int folio_set_lock_contention(struct ptsim_machine *m, struct folio *f, unsigned int attempts);
+bool folio_lock_contended(struct ptsim_machine *m, struct folio *f);
+/* Split f into order-0 folios in place (its tail records become folios). */
+void folio_split_records(struct ptsim_machine *m, struct folio *f);
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
 

@@ -60,7 +60,7 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 			   MAX(g.pmd_order, 10));
 	if (!err)
 		err = folio_store_init(&m->folios, cfg->phys_base >> g.page_shift,
-				       cfg->phys_size >> g.page_shift);
+				       cfg->phys_size >> g.page_shift, &m->host_bytes);
 	if (!err)
 		err = hw_init(m);
 	if (err) {

@@ -22,6 +22,8 @@ int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_o
 	REFUSE_IN_HANDLER(m);
 	/* MAX_PAGECACHE_ORDER = min(MAX_XAS_ORDER 11, HPAGE_PMD_ORDER) */
 	VALIDATE(max_order <= MIN(11u, m->geo.pmd_order));
+	if (m->nr_files >= ANON_VMA_MAX)
+		return -ENOMEM;	/* file numbers fit folio->mapping */
 	n = realloc(m->files, (m->nr_files + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
@@ -337,7 +339,7 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 			}
 			if ((!none || pg == fend) && run) {
 				uint64_t ra = addr + ((first - start_pgoff) << g->page_shift);
-				pte_t pte = pfn_pte(g, fo->pfn + (first - fo->index), v->page_prot);
+				pte_t pte = pfn_pte(g, folio_pfn(mm->m, fo) + (first - fo->index), v->page_prot);
 
 				set_ptes(mm, ra, ptep + (int64_t)(first - start_pgoff), pte_mkyoung(pte),
 					 (unsigned int)run);

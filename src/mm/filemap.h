@@ -6,7 +6,7 @@
 #include "internal.h"
 
 /* folio->mapping of a page-cache folio: a tag plus the file number. */
-#define FILE_MAPPING(file)	((UINT64_C(1) << 63) | (uint64_t)(file))
+#define FILE_MAPPING(file)	((UINT32_C(1) << 31) | (uint32_t)(file))
 
 enum fault_result {
 	FAULT_DONE,

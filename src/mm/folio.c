@@ -1,182 +1,163 @@
 // SPDX-License-Identifier: MIT
 /*
- * Folios: metadata for naturally aligned groups of pages, found from any PFN
- * through lazily allocated sections (as SPARSEMEM does for struct page).
+ * Folios: naturally aligned groups of pages, described by one record per page
+ * frame (as struct page in the vmemmap), found from any PFN in O(1).
  */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#define SECTION_PAGES (UINT64_C(1) << FOLIO_SECTION_SHIFT)
-
-int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages)
+/*
+ * The store reserves one record per page frame of the machine; the host
+ * backs a page of records when one of them is first used. Each host page of
+ * records is charged while it holds a live record, and handed back (and
+ * uncharged) when its last one goes.
+ */
+int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages,
+		     uint64_t *host_bytes)
 {
+	long host_page = sysconf(_SC_PAGESIZE);
+	size_t chunks;
+	void *map;
+
 	memset(fs, 0, sizeof(*fs));
+	u64map_init(&fs->lock_contention);
+	if (host_page < (long)sizeof(struct folio) || nr_pages > SIZE_MAX / sizeof(struct folio))
+		return -ENOMEM;
 	fs->base_pfn = base_pfn;
-	fs->nr_sections = (size_t)((nr_pages + SECTION_PAGES - 1) >> FOLIO_SECTION_SHIFT);
-	fs->sections = calloc(fs->nr_sections ? fs->nr_sections : 1, sizeof(*fs->sections));
-	return fs->sections ? 0 : -ENOMEM;
-}
-
-static void folio_meta_free(struct folio *f)
-{
-	free(f->excl);
-	free(f);
-}
-
-static int set_range(struct folio_store *fs, uint64_t pfn, uint64_t nr, struct folio *f);
-
-void folio_store_free(struct folio_store *fs)
-{
-	for (size_t s = 0; fs->sections && s < fs->nr_sections; s++) {
-		struct folio **sec = fs->sections[s];
-
-		if (!sec)
-			continue;
-		for (uint64_t i = 0; i < SECTION_PAGES; i++) {
-			struct folio *f = sec[i];
-
-			/* the head comes first: clear every slot of the folio, then free it once */
-			if (f) {
-				set_range(fs, f->pfn, folio_nr_pages(f), NULL);
-				folio_meta_free(f);
-			}
-		}
-		free(sec);
-		fs->sections[s] = NULL;
+	fs->nr_pages = nr_pages;
+	fs->chunk_records = (size_t)host_page / sizeof(struct folio);
+	fs->map_bytes = (size_t)nr_pages * sizeof(struct folio);
+	chunks = (size_t)((nr_pages + fs->chunk_records - 1) / fs->chunk_records);
+	map = mmap(NULL, fs->map_bytes, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	fs->chunk_live = calloc(chunks ? chunks : 1, sizeof(*fs->chunk_live));
+	if (map == MAP_FAILED || !fs->chunk_live) {
+		if (map != MAP_FAILED)
+			munmap(map, fs->map_bytes);
+		free(fs->chunk_live);
+		fs->chunk_live = NULL;
+		return -ENOMEM;
 	}
-	free(fs->sections);
-	memset(fs, 0, sizeof(*fs));
-}
-
-static struct folio **slot(const struct folio_store *fs, uint64_t pfn, bool *in_range)
-{
-	uint64_t rel = pfn - fs->base_pfn;
-	size_t s = (size_t)(rel >> FOLIO_SECTION_SHIFT);
-
-	*in_range = pfn >= fs->base_pfn && s < fs->nr_sections;
-	if (!*in_range || !fs->sections[s])
-		return NULL;
-	return &fs->sections[s][rel & (SECTION_PAGES - 1)];
-}
-
-struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn)
-{
-	bool in_range;
-	struct folio **p = slot(&m->folios, pfn, &in_range);
-
-	return p ? *p : NULL;
-}
-
-static int set_range(struct folio_store *fs, uint64_t pfn, uint64_t nr, struct folio *f)
-{
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t rel = pfn + i - fs->base_pfn;
-		size_t s = (size_t)(rel >> FOLIO_SECTION_SHIFT);
-
-		if (s >= fs->nr_sections)
-			return -EINVAL;
-		if (!fs->sections[s]) {
-			fs->sections[s] = calloc(SECTION_PAGES, sizeof(struct folio *));
-			if (!fs->sections[s])
-				return -ENOMEM;
-		}
-		fs->sections[s][rel & (SECTION_PAGES - 1)] = f;
-	}
+	fs->map = map;
+	*host_bytes += chunks * sizeof(*fs->chunk_live);
 	return 0;
 }
 
-static struct folio *folio_meta_dup(const struct folio *src)
+void folio_store_free(struct folio_store *fs)
 {
-	struct folio *f = malloc(sizeof(*f));
-	size_t words = (size_t)((folio_nr_pages(src) + 63) / 64);
-
-	if (!f)
-		return NULL;
-	*f = *src;
-	if (src->excl) {
-		f->excl = malloc(words * sizeof(uint64_t));
-		if (!f->excl) {
-			free(f);
-			return NULL;
-		}
-		memcpy(f->excl, src->excl, words * sizeof(uint64_t));
-	}
-	return f;
+	if (fs->map)
+		munmap(fs->map, fs->map_bytes);
+	free(fs->chunk_live);
+	u64map_free(&fs->lock_contention);
+	memset(fs, 0, sizeof(*fs));
 }
 
 int folio_store_copy(struct folio_store *dst, const struct folio_store *src)
 {
-	int err = folio_store_init(dst, src->base_pfn, (uint64_t)src->nr_sections << FOLIO_SECTION_SHIFT);
+	uint64_t ignored = 0;
+	size_t chunk_bytes = src->chunk_records * sizeof(struct folio);
+	int err = folio_store_init(dst, src->base_pfn, src->nr_pages, &ignored);
 
 	if (err)
 		return err;
+	if (u64map_copy(&dst->lock_contention, &src->lock_contention)) {
+		folio_store_free(dst);
+		return -ENOMEM;
+	}
 	dst->nr_folios = src->nr_folios;
-	for (size_t s = 0; s < src->nr_sections; s++) {
-		struct folio **sec = src->sections[s];
+	for (uint64_t r = 0; r < src->nr_pages; r += src->chunk_records) {
+		size_t c = (size_t)(r / src->chunk_records);
 
-		if (!sec)
-			continue;
-		for (uint64_t i = 0; i < SECTION_PAGES; i++) {
-			struct folio *f = sec[i], *copy;
-			uint64_t pfn = src->base_pfn + (s << FOLIO_SECTION_SHIFT) + i;
-
-			if (!f || f->pfn != pfn)
-				continue;
-			copy = folio_meta_dup(f);
-			if (!copy || set_range(dst, pfn, folio_nr_pages(f), copy)) {
-				free(copy ? copy->excl : NULL);
-				free(copy);
-				folio_store_free(dst);
-				return -ENOMEM;
-			}
-		}
+		dst->chunk_live[c] = src->chunk_live[c];
+		if (src->chunk_live[c])
+			memcpy(&dst->map[r], &src->map[r],
+			       MIN(chunk_bytes, src->map_bytes - (size_t)r * sizeof(struct folio)));
 	}
 	return 0;
+}
+
+/* Host pages of records that nr records from rel on would newly bring live. */
+static uint64_t chunks_to_charge(const struct folio_store *fs, uint64_t rel, uint64_t nr)
+{
+	uint64_t n = 0;
+
+	for (uint64_t c = rel / fs->chunk_records; c <= (rel + nr - 1) / fs->chunk_records; c++)
+		n += !fs->chunk_live[c];
+	return n;
+}
+
+/* Records rel .. rel+nr-1 come live (+1) or go (-1); their host pages are charged accordingly. */
+static void chunks_account(struct ptsim_machine *m, uint64_t rel, uint64_t nr, int dir)
+{
+	struct folio_store *fs = &m->folios;
+	uint64_t chunk_bytes = fs->chunk_records * sizeof(struct folio);
+
+	for (uint64_t r = rel; r < rel + nr;) {
+		size_t c = (size_t)(r / fs->chunk_records);
+		uint64_t end = MIN(rel + nr, (uint64_t)(c + 1) * fs->chunk_records);
+		uint32_t n = (uint32_t)(end - r);
+
+		if (dir > 0) {
+			if (!fs->chunk_live[c])
+				m->host_bytes += chunk_bytes;
+			fs->chunk_live[c] += n;
+		} else {
+			fs->chunk_live[c] -= n;
+			if (!fs->chunk_live[c]) {
+				/* the last live record went: the host page goes back, and reads as zeroes */
+				madvise(&fs->map[(uint64_t)c * fs->chunk_records], (size_t)chunk_bytes,
+					MADV_DONTNEED);
+				host_uncharge(m, chunk_bytes);
+			}
+		}
+		r = end;
+	}
+}
+
+struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn)
+{
+	const struct folio_store *fs = &m->folios;
+	struct folio *f;
+
+	if (pfn < fs->base_pfn || pfn - fs->base_pfn >= fs->nr_pages)
+		return NULL;
+	f = &fs->map[pfn - fs->base_pfn];
+	if (!f->live)
+		return NULL;
+	return f->tail ? f - f->index : f;	/* compound_head */
 }
 
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		struct folio **out)
 {
+	struct folio_store *fs = &m->folios;
+	uint64_t pfn, rel, nr = UINT64_C(1) << order;
+	struct undo_entry e = { .kind = UNDO_FOLIO };
 	struct folio *f;
-	uint64_t pfn;
 	int err;
 
-	if (alloc_should_fail(m) || host_charge(m, folio_host_bytes(order)))
+	if (alloc_should_fail(m))
 		return -ENOMEM;
-	f = calloc(1, sizeof(*f));
-	if (f && order > 6) {
-		f->excl = calloc((size_t)((UINT64_C(1) << order) / 64), sizeof(uint64_t));
-		if (!f->excl) {
-			free(f);
-			f = NULL;
-		}
-	}
-	err = f ? physmem_alloc(&m->phys, order, &pfn) : -ENOMEM;
-	if (err) {
-		if (f)
-			folio_meta_free(f);
-		host_uncharge(m, folio_host_bytes(order));
+	err = physmem_alloc(&m->phys, order, &pfn);
+	if (err)
 		return err;
-	}
-	f->pfn = pfn;
-	f->order = order;
-	f->flags = flags;
-	err = set_range(&m->folios, pfn, UINT64_C(1) << order, f);
-	if (!err) {
-		struct undo_entry e = { .kind = UNDO_FOLIO, .ptr = f };
-
-		err = undo_record(m, &e);
-	}
-	if (err) {
-		set_range(&m->folios, pfn, UINT64_C(1) << order, NULL);
+	rel = pfn - fs->base_pfn;
+	f = &fs->map[rel];
+	e.ptr = f;
+	if (chunks_to_charge(fs, rel, nr) * fs->chunk_records * sizeof(struct folio) > host_room(m) ||
+	    undo_record(m, &e)) {
 		physmem_free(&m->phys, pfn, order);
-		folio_meta_free(f);
-		host_uncharge(m, folio_host_bytes(order));
-		return err;
+		return -ENOMEM;
 	}
-	m->folios.nr_folios++;
+	chunks_account(m, rel, nr, +1);
+	*f = (struct folio){ .order = order, .flags = flags, .live = 1 };
+	for (uint64_t i = 1; i < nr; i++)
+		f[i] = (struct folio){ .index = i, .live = 1, .tail = 1 };
+	fs->nr_folios++;
 	count(m, PTSIM_EV_FOLIO_ALLOC, 1);
 	*out = f;
 	return 0;
@@ -184,33 +165,81 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 
 void folio_free(struct ptsim_machine *m, struct folio *f)
 {
-	set_range(&m->folios, f->pfn, folio_nr_pages(f), NULL);
-	physmem_free(&m->phys, f->pfn, f->order);
-	m->folios.nr_folios--;
+	struct folio_store *fs = &m->folios;
+	uint64_t pfn = folio_pfn(m, f), nr = folio_nr_pages(f);
+	unsigned int order = f->order;
+
+	if (f->contended)
+		u64map_del(&fs->lock_contention, pfn);
+	memset(f, 0, nr * sizeof(*f));
+	physmem_free(&m->phys, pfn, order);
+	fs->nr_folios--;
 	count(m, PTSIM_EV_FOLIO_FREE, 1);
-	host_uncharge(m, folio_host_bytes(f->order));
-	folio_meta_free(f);
+	chunks_account(m, pfn - fs->base_pfn, nr, -1);
 }
 
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t idx)
 {
-	const uint64_t *w = f->excl ? &f->excl[idx / 64] : &f->excl_inline;
-
-	return (*w >> (idx % 64)) & 1;
+	return f[idx].anon_exclusive;
 }
 
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t idx, bool excl)
 {
-	uint64_t *w = f->excl ? &f->excl[idx / 64] : &f->excl_inline;
-	uint64_t bit = UINT64_C(1) << (idx % 64);
-
-	*w = excl ? (*w | bit) : (*w & ~bit);
+	f[idx].anon_exclusive = excl;
 }
 
-void folio_store_set(struct ptsim_machine *m, struct folio *f)
+/*
+ * The split itself, on the records: every tail becomes an order-0 folio with
+ * the head's state, its own index and its own exclusivity; mapcounts are the
+ * caller's.
+ */
+void folio_split_records(struct ptsim_machine *m, struct folio *f)
 {
-	if (!set_range(&m->folios, f->pfn, folio_nr_pages(f), f))
-		m->folios.nr_folios++;
+	uint64_t nr = folio_nr_pages(f);
+
+	for (uint64_t i = 1; i < nr; i++) {
+		struct folio *p = &f[i];
+
+		*p = (struct folio){
+			.index = f->index + i, .flags = f->flags & ~FOLIO_LOCKED, .live = 1,
+			.anon_exclusive = p->anon_exclusive, .mapping = f->mapping,
+		};
+	}
+	f->order = 0;
+	m->folios.nr_folios += nr - 1;
+}
+
+/* The next `attempts` trylocks of f fail (another holder); 0 clears it. */
+int folio_set_lock_contention(struct ptsim_machine *m, struct folio *f, unsigned int attempts)
+{
+	uint64_t pfn = folio_pfn(m, f);
+	bool existed;
+
+	if (!attempts) {
+		if (f->contended)
+			u64map_del(&m->folios.lock_contention, pfn);
+		f->contended = 0;
+		return 0;
+	}
+	if (u64map_set(&m->folios.lock_contention, pfn, attempts, &existed))
+		return -ENOMEM;
+	f->contended = 1;
+	return 0;
+}
+
+/* A trylock meets the contention: true when it fails, using up one of the failing attempts. */
+bool folio_lock_contended(struct ptsim_machine *m, struct folio *f)
+{
+	uint64_t pfn = folio_pfn(m, f), left = 0;
+	bool existed;
+
+	if (!f->contended || !u64map_get(&m->folios.lock_contention, pfn, &left))
+		return false;
+	if (left > 1)
+		u64map_set(&m->folios.lock_contention, pfn, left - 1, &existed);	/* in place */
+	else
+		folio_set_lock_contention(m, f, 0);
+	return true;
 }
 
 /* The folio mapped at va, and the page's index inside it. */
@@ -225,7 +254,7 @@ static struct folio *folio_at(const struct ptsim_mm *mm, uint64_t va, uint64_t *
 	pfn = tr.pa >> mm->m->geo.page_shift;
 	f = pfn_folio(mm->m, pfn);
 	if (f && idx)
-		*idx = pfn - f->pfn;
+		*idx = pfn - folio_pfn(mm->m, f);
 	return f;
 }
 
@@ -238,7 +267,7 @@ int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;
-	f->pincount = pinned ? 1 : 0;
+	f->pinned = pinned;
 	return 0;
 }
 
@@ -265,6 +294,5 @@ int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigned int atte
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;
-	f->lock_contention = attempts;
-	return 0;
+	return folio_set_lock_contention(mm->m, f, attempts);
 }

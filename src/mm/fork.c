@@ -34,7 +34,7 @@ static bool is_cow_mapping(unsigned int flags)
 /* folio_needs_cow_for_dma: a COW mapping of a folio that may be DMA-pinned. */
 static bool folio_needs_cow_for_dma(const struct vma *v, const struct folio *f)
 {
-	return is_cow_mapping(v->flags) && f->pincount > 0;
+	return is_cow_mapping(v->flags) && f->pinned;
 }
 
 /* vma_needs_copy: anonymous memory (or uffd-wp, PFN maps) must be copied; files fault back in. */
@@ -101,7 +101,7 @@ static void copy_present_page(struct fork_ctx *c, pte_t *dst, uint64_t addr)
 	nf->index = ((addr - c->vma->start) >> g->page_shift) + c->vma->pgoff;
 	folio_set_page_anon_exclusive(nf, 0, true);	/* folio_add_new_anon_rmap(EXCLUSIVE) */
 	nf->mapcount = 1;
-	pte = pfn_pte(g, nf->pfn, c->vma->page_prot);
+	pte = pfn_pte(g, folio_pfn(c->dst->m, nf), c->vma->page_prot);
 	if (c->vma->flags & VM_WRITE)
 		pte = pte_mkwrite(pte_mkdirty(pte));	/* maybe_mkwrite(pte_mkdirty()) */
 	set_ptes(mm, addr, dst, pte, 1);	/* set_pte_at */
@@ -323,7 +323,7 @@ static int prepare_vma(struct fork_ctx *c, const struct vma *v, size_t *copies,
 				continue;
 			f = pfn_folio(src->m, pte_pfn(g, pte));
 			if (f && (f->flags & FOLIO_ANON) && folio_needs_cow_for_dma(v, f) &&
-			    folio_page_anon_exclusive(f, pte_pfn(g, pte) - f->pfn))
+			    folio_page_anon_exclusive(f, pte_pfn(g, pte) - folio_pfn(c->src->m, f)))
 				(*copies)++;
 		}
 		va = next;

@@ -191,7 +191,7 @@ static pte_t *folio_page_pte(struct ptsim_mm *mm, const struct folio *f, uint64_
 	if (!anon_page_address(mm, f->mapping, f->index + i, va, vma))
 		return NULL;
 	t = pt_lookup_leaf(mm, *va, &idx);
-	if (!t || t->level != 3 || !pte_present(t->desc[idx]) || pte_pfn(g, t->desc[idx]) != f->pfn + i)
+	if (!t || t->level != 3 || !pte_present(t->desc[idx]) || pte_pfn(g, t->desc[idx]) != folio_pfn(mm->m, f) + i)
 		return NULL;
 	return &t->desc[idx];
 }
@@ -220,31 +220,19 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 	const struct ptsim_geometry *g = &m->geo;
 	uint64_t nr = folio_nr_pages(f), lo = UINT64_MAX, hi = 0;
 	size_t cur_vma = SIZE_MAX;
-	struct folio **parts;
 	pte_t *old;
 	uint64_t *va;
 
-	if (f->pincount || folio_mappings_in(mm, f) != (uint64_t)f->mapcount)
+	if (f->pinned || folio_mappings_in(mm, f) != (uint64_t)f->mapcount)
 		return -EBUSY;
-	parts = calloc(nr, sizeof(*parts));
 	old = calloc(nr, sizeof(*old));
 	va = calloc(nr, sizeof(*va));
-	for (uint64_t i = 1; parts && old && va && i < nr; i++)
-		parts[i] = calloc(1, sizeof(**parts));
-	for (uint64_t i = 1; i < nr; i++) {
-		if (!parts || !old || !va || !parts[i]) {
-			for (uint64_t j = 1; parts && j < nr; j++)
-				free(parts[j]);
-			free(parts);
-			free(old);
-			free(va);
-			return -ENOMEM;
-		}
+	if (!old || !va) {
+		free(old);
+		free(va);
+		return -ENOMEM;
 	}
 	count(m, PTSIM_EV_FOLIO_SPLIT, 1);
-	/* nr order-0 folios replace one of f's order: charged past any limit, it cannot fail now */
-	host_uncharge(m, folio_host_bytes(f->order));
-	m->host_bytes += nr * folio_host_bytes(0);
 	/* unmap_folio: clear every mapping, one flush per VMA's stretch */
 	for (uint64_t i = 0; i < nr; i++) {
 		size_t vma;
@@ -263,41 +251,22 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 	}
 	if (lo < hi)
 		flush_tlb_range(mm, lo, hi);
-	for (uint64_t i = 1; i < nr; i++) {
-		struct folio *p = parts[i];
-
-		p->pfn = f->pfn + i;
-		p->order = 0;
-		p->flags = f->flags & ~FOLIO_LOCKED;
-		p->mapping = f->mapping;
-		p->index = f->index + i;
-		p->mapcount = old[i] ? 1 : 0;
-		folio_set_page_anon_exclusive(p, 0, folio_page_anon_exclusive(f, i));
-	}
-	bool excl0 = folio_page_anon_exclusive(f, 0);
-
-	free(f->excl);
-	f->excl = NULL;
-	f->excl_inline = 0;
-	folio_set_page_anon_exclusive(f, 0, excl0);
-	f->order = 0;
-	f->mapcount = old[0] ? 1 : 0;
-	for (uint64_t i = 1; i < nr; i++)
-		folio_store_set(m, parts[i]);
+	folio_split_records(m, f);
+	for (uint64_t i = 0; i < nr; i++)
+		f[i].mapcount = old[i] ? 1 : 0;
 	/* remap_page: the pages come back one by one, no longer contiguous-foldable */
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t a = va[i];
 		struct pt_table *t;
 
 		if (!old[i]) {
-			if (i && (parts[i]->flags & FOLIO_ANON))
-				folio_free(m, parts[i]);	/* unmapped: its last reference goes */
+			if (i && (f[i].flags & FOLIO_ANON))
+				folio_free(m, &f[i]);	/* unmapped: its last reference goes */
 			continue;
 		}
 		t = pt_walk_table(mm, a, 3, false, &(int){ 0 });
 		set_ptes(mm, a, &t->desc[pt_index(g, 3, a)], pte_mknoncont(old[i]), 1);
 	}
-	free(parts);
 	free(old);
 	free(va);
 	return 0;

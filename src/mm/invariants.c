@@ -41,15 +41,29 @@ static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned i
 		broken(c, va, t->level, ref, "contiguous group with a misaligned output address");
 }
 
-static void count_mapping(struct inv *c, const struct ptsim_mm *mm, pte_t d)
+/*
+ * Mappings are counted against the folios' own mapcounts: down (delta -1),
+ * then back up (+1), with no report in between, so a diagnostic handler
+ * never sees a lowered mapcount. Between the two passes every mapcount must
+ * be zero.
+ */
+static void count_mappings(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
+			   int delta)
 {
-	struct folio *f;
+	for (unsigned int i = 0; i < t->entries; i++) {
+		pte_t d = t->desc[i];
+		struct folio *f;
 
-	if (mm->kernel || !pte_present(d) || pte_special(d))
-		return;
-	f = pfn_folio(c->m, pte_pfn(&c->m->geo, d));
-	if (f)
-		f->inv_mappings++;
+		if (t->level < 3 && t->next[i]) {
+			count_mappings(c, mm, t->next[i], delta);
+			continue;
+		}
+		if (!pte_present(d) || pte_special(d))
+			continue;
+		f = pfn_folio(c->m, pte_pfn(&c->m->geo, d));
+		if (f)
+			f->mapcount += delta;
+	}
 }
 
 static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
@@ -81,7 +95,6 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 			broken(c, va, t->level, d, "reserved level-3 encoding");
 		if (pte_valid(d) && pte_cont(d) && t->level >= 2)
 			check_cont_group(c, t, i, va);
-		count_mapping(c, mm, d);
 	}
 	return bytes;
 }
@@ -89,34 +102,80 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 /* With no maintenance outstanding, no user TLB entry may grant more than the tables. */
 static void check_tlb(struct inv *c);
 
-/* Every folio (each once, from its head page) to fn. */
-static void for_each_folio(struct ptsim_machine *m, void (*fn)(struct inv *c, struct folio *f),
-			   struct inv *c)
+/*
+ * The store's books, with every mapping counted down: each folio's mapcount
+ * must be zero (a folio that is not is marked, to be reported once the
+ * counts are back); live records per host page, and the host memory they
+ * are charged. Returns the folios marked; *bad_chunk is the first PFN of the
+ * first host page whose live count is wrong (UINT64_MAX: none).
+ */
+static uint64_t check_folio_store(struct inv *c, uint64_t *bad_chunk)
 {
-	for (size_t s = 0; s < m->folios.nr_sections; s++) {
-		struct folio **sec = m->folios.sections[s];
+	const struct folio_store *fs = &c->m->folios;
+	uint64_t chunks = (fs->nr_pages + fs->chunk_records - 1) / fs->chunk_records, marked = 0;
 
-		for (uint64_t k = 0; sec && k < (UINT64_C(1) << FOLIO_SECTION_SHIFT); k++)
-			if (sec[k] && sec[k]->pfn == m->folios.base_pfn + (s << FOLIO_SECTION_SHIFT) + k)
-				fn(c, sec[k]);
+	*bad_chunk = UINT64_MAX;
+	c->host_bytes += chunks * sizeof(*fs->chunk_live);
+	for (uint64_t k = 0; k < chunks; k++) {
+		uint64_t first = k * fs->chunk_records, live = 0;
+
+		if (!fs->chunk_live[k])
+			continue;
+		c->host_bytes += fs->chunk_records * sizeof(struct folio);
+		for (uint64_t r = first; r < MIN(first + fs->chunk_records, fs->nr_pages); r++) {
+			struct folio *f = &fs->map[r];
+
+			live += f->live;
+			if (f->live && !f->tail && f->mapcount) {
+				f->inv_mismatch = 1;
+				marked++;
+			}
+		}
+		if (live != fs->chunk_live[k] && *bad_chunk == UINT64_MAX)
+			*bad_chunk = fs->base_pfn + first;
+	}
+	return marked;
+}
+
+/* The folios check_folio_store marked, reported (and unmarked). */
+static void report_mapcounts(struct inv *c)
+{
+	const struct folio_store *fs = &c->m->folios;
+
+	for (uint64_t r = 0; r < fs->nr_pages; r++) {
+		struct folio *f = &fs->map[r];
+
+		if (!fs->chunk_live[r / fs->chunk_records]) {
+			r += fs->chunk_records - 1 - r % fs->chunk_records;
+			continue;
+		}
+		if (f->inv_mismatch)
+			broken(c, f->index, -1, folio_pfn(c->m, f), "folio mapcount differs from its mappings");
+		f->inv_mismatch = 0;
 	}
 }
 
-static void clear_mappings(struct inv *c, struct folio *f)
+/* Every folio's mapcount equals the mappings the user page tables hold; the store's books. */
+static void check_folios(struct inv *c)
 {
-	(void)c;
-	f->inv_mappings = 0;
-}
+	struct ptsim_machine *m = c->m;
+	uint64_t marked, bad_chunk;
 
-static void check_mapcount(struct inv *c, struct folio *f)
-{
-	c->host_bytes += folio_host_bytes(f->order);
-	if ((unsigned int)f->mapcount != f->inv_mappings)
-		broken(c, f->index, -1, f->pfn, "folio mapcount differs from its mappings");
+	for (size_t i = 0; i < m->nr_mms; i++)
+		if (!m->mms[i]->kernel)
+			count_mappings(c, m->mms[i], m->mms[i]->pgd, -1);
+	marked = check_folio_store(c, &bad_chunk);
+	for (size_t i = 0; i < m->nr_mms; i++)
+		if (!m->mms[i]->kernel)
+			count_mappings(c, m->mms[i], m->mms[i]->pgd, +1);
+	if (marked)
+		report_mapcounts(c);
+	if (bad_chunk != UINT64_MAX)
+		broken(c, 0, -1, bad_chunk, "live folio records differ from their host page's count");
 }
 
 /*
- * The checker allocates nothing (mappings are counted in the folios), so it
+ * The checker allocates nothing (mappings are counted against the folios), so it
  * cannot fail half-way and report what it did not see.
  */
 int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
@@ -125,7 +184,6 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 
 	VALIDATE(m);
 	REFUSE_IN_HANDLER(m);
-	for_each_folio(m, clear_mappings, &c);
 	for (size_t i = 0; i < m->nr_mms; i++) {
 		const struct ptsim_mm *mm = m->mms[i];
 		uint64_t base = mm->kernel ? ~((UINT64_C(1) << m->geo.va_bits) - 1) : 0;
@@ -134,8 +192,7 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 		if (bytes != mm->pgtable_bytes)
 			broken(&c, 0, -1, bytes, "page-table bytes differ from the tables");
 	}
-	/* every folio's mapcount equals the mappings found */
-	for_each_folio(m, check_mapcount, &c);
+	check_folios(&c);
 	/* the totals count every table that exists: no operation's work went missing */
 	if (m->total.ev[PTSIM_EV_TABLE_ALLOC] - m->total.ev[PTSIM_EV_TABLE_FREE] != c.tables)
 		broken(&c, 0, -1, c.tables, "the totals' table allocations and frees disagree with the tables");

@@ -21,7 +21,7 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 		return ref;
 	ref.folio = pfn_folio(mm->m, pfn);
 	if (ref.folio)
-		ref.idx = pfn - ref.folio->pfn;
+		ref.idx = pfn - folio_pfn(mm->m, ref.folio);
 	return ref;
 }
 
@@ -127,7 +127,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	}
 	count(m, PTSIM_EV_PAGE_ZERO, nr);
 	folio_init_anon(pf->folio, v, pf->addr, g);
-	pte_t entry = anon_fault_pte(g, v, pf->folio->pfn, true);
+	pte_t entry = anon_fault_pte(g, v, folio_pfn(mm->m, pf->folio), true);
 
 	if (order == g->pmd_order) {
 		pf->folio->mapcount = 1;
@@ -164,6 +164,9 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 	VALIDATE(v->flags & VM_ANON);
 	if (!(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		return -EFAULT;	/* PROT_NONE: the fault would be a SIGSEGV */
+	err = anon_vma_available(m, v);
+	if (err)
+		return err;
 	nr = len / size;
 	/* a populate that cannot fit the host-memory limit fails before it allocates anything */
 	if (nr * (sizeof(*pf) + (write ? folio_host_bytes(order) : 0)) > host_room(m))
@@ -180,8 +183,7 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 		undo_rollback(m);
 	} else {
 		undo_commit(m);
-		if (!v->anon_vma)
-			v->anon_vma = m->next_anon_vma++;	/* anon_vma_prepare */
+		anon_vma_prepare(m, v);
 		for (uint64_t i = 0; i < nr; i++)
 			install_fault(mm, v, &pf[i], order, write, zpfn);
 	}
@@ -205,7 +207,7 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	count(m, PTSIM_EV_PAGE_ZERO, 1);
 	folio_init_anon(f, v, va, &m->geo);
 	ptep_clear_flush(mm, va, ptep);
-	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, f->pfn, true), 1);
+	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, folio_pfn(mm->m, f), true), 1);
 	f->mapcount = 1;
 	return 0;
 }
@@ -232,7 +234,7 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	count(m, PTSIM_EV_IO_KIB, g->page_size >> 10);
 	folio_init_anon(f, v, va, g);
 	folio_set_page_anon_exclusive(f, 0, exclusive);
-	set_ptes(mm, va, ptep, anon_fault_pte(g, v, f->pfn, write && exclusive), 1);
+	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, f), write && exclusive), 1);
 	f->mapcount = 1;
 	return 0;
 }
@@ -310,7 +312,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	count(m, PTSIM_EV_ANON_EXCL_TEST, 1);
 	reuse = folio_page_anon_exclusive(f, ref.idx) ||
 		(f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
-			    f->mapcount == 1 && !f->pincount);
+			    f->mapcount == 1 && !f->pinned);
 	if (reuse) {
 		folio_set_page_anon_exclusive(f, ref.idx, true);
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))));
@@ -324,7 +326,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	nf->mapcount = 1;
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	ptep_clear_flush(mm, va, ptep);
-	set_ptes(mm, va, ptep, anon_fault_pte(g, v, nf->pfn, true), 1);
+	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), true), 1);
 	count(m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_pte */
 	if (--f->mapcount == 0)
 		folio_free(m, f);
@@ -347,7 +349,7 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	int err;
 
 	count(m, PTSIM_EV_PTL_LOCK, 1);
-	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pincount) {
+	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pinned) {
 		for (uint64_t i = 0; i < folio_nr_pages(ref.folio); i++)
 			folio_set_page_anon_exclusive(ref.folio, i, true);
 		count(m, PTSIM_EV_PTE_CAS, 1);	/* pmdp_set_access_flags */
@@ -393,7 +395,7 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 	f->mapcount = 1;
 	count(m, PTSIM_EV_PTL_LOCK, 1);
 	set_desc(mm, haddr, 2, &t->desc[pt_index(g, 2, haddr)],
-		 pte_to_pmd_leaf(anon_fault_pte(g, v, f->pfn, true)));
+		 pte_to_pmd_leaf(anon_fault_pte(g, v, folio_pfn(mm->m, f), true)));
 	return 0;
 }
 
@@ -467,7 +469,9 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		set_ptes(mm, va, ptep, pte_mkspecial(pfn_pte(g, zpfn, v->page_prot)), 1);
 		return 0;
 	}
-	err = alloc_anon_folio(mm, v, va, t->desc, &f);
+	err = anon_vma_available(m, v);	/* vmf_anon_prepare */
+	if (!err)
+		err = alloc_anon_folio(mm, v, va, t->desc, &f);
 	if (err)
 		return err;
 	nr = folio_nr_pages(f);
@@ -478,11 +482,10 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	else
 		pte_range_none(mm, &t->desc[pt_index(g, 3, a)], nr);
-	if (!v->anon_vma)
-		v->anon_vma = m->next_anon_vma++;	/* anon_vma_prepare */
+	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, a, g);
 	f->mapcount = (int)nr;
-	set_ptes(mm, a, &t->desc[pt_index(g, 3, a)], anon_fault_pte(g, v, f->pfn, true),
+	set_ptes(mm, a, &t->desc[pt_index(g, 3, a)], anon_fault_pte(g, v, folio_pfn(mm->m, f), true),
 		 (unsigned int)nr);
 	return 0;
 }
@@ -541,12 +544,12 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 	if (fo->order && !v->uffd && feature(mm->m, PTSIM_FEAT_FINISH_FAULT_WHOLE_FOLIO) &&
 	    folio_maps_whole(mm, v, fo) && pte_range_none(mm, ptep - idx, nr)) {
 		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
-			 pte_mkyoung(pfn_pte(g, fo->pfn, v->page_prot)), (unsigned int)nr);
+			 pte_mkyoung(pfn_pte(g, folio_pfn(mm->m, fo), v->page_prot)), (unsigned int)nr);
 		fo->mapcount += (int)nr;
 		return;
 	}
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
-	set_ptes(mm, addr, ptep, pte_mkyoung(pfn_pte(g, fo->pfn + idx, v->page_prot)), 1);
+	set_ptes(mm, addr, ptep, pte_mkyoung(pfn_pte(g, folio_pfn(mm->m, fo) + idx, v->page_prot)), 1);
 	fo->mapcount++;
 }
 

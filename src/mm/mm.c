@@ -383,10 +383,10 @@ int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va, struct ptsim_folio_
 	f = pfn_folio(mm->m, pfn);
 	if (!f)
 		return -ENOENT;
-	out->pfn = f->pfn;
+	out->pfn = folio_pfn(mm->m, f);
 	out->order = f->order;
 	out->anon = f->flags & FOLIO_ANON;
-	out->anon_exclusive = folio_page_anon_exclusive(f, pfn - f->pfn);
+	out->anon_exclusive = folio_page_anon_exclusive(f, pfn - folio_pfn(mm->m, f));
 	out->mapcount = f->mapcount;
 	out->index = f->index;
 	return 0;

@@ -18,7 +18,7 @@ unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, p
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	pte_t pte = *ptentp;
-	uint64_t left = f->pfn + folio_nr_pages(f) - pte_pfn(g, pte);
+	uint64_t left = folio_pfn(mm->m, f) + folio_nr_pages(f) - pte_pfn(g, pte);
 	bool any_writable = false, any_young = false, any_dirty = false;
 	unsigned int nr;
 	pte_t expected;

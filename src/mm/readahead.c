@@ -19,7 +19,7 @@ static int ra_alloc_folio(struct ptsim_machine *m, struct file_obj *f, unsigned 
 	if (index == ALIGN_DOWN64(mark, UINT64_C(1) << order))
 		fo->flags |= FOLIO_READAHEAD;
 	for (uint64_t i = 0; i < folio_nr_pages(fo); i++) {
-		err = u64map_put(&f->cache, index + i, fo->pfn);
+		err = u64map_put(&f->cache, index + i, folio_pfn(m, fo));
 		if (err) {
 			while (i--)
 				u64map_del(&f->cache, index + i);

@@ -17,7 +17,7 @@ void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int n
 	count(mm->m, PTSIM_EV_RMAP_REMOVE, 1);
 	f->mapcount -= (int)nr;
 	if (f->mapcount < 0)
-		diag_report(mm->m, PTSIM_DIAG_INVARIANT, f->pfn, 3, 0, 0,
+		diag_report(mm->m, PTSIM_DIAG_INVARIANT, folio_pfn(mm->m, f), 3, 0, 0,
 			    "folio mapcount below zero after an unmap");
 }
 
@@ -125,7 +125,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 		set_tlb_ubc_flush_pending(mm, ubc, pteval, a, a + ((uint64_t)step << g->page_shift));
 		if (pte_dirty(pteval))
 			*dirty = true;	/* folio_mark_dirty */
-		if ((f->flags & FOLIO_LAZYFREE) && (*dirty || f->pincount)) {
+		if ((f->flags & FOLIO_LAZYFREE) && (*dirty || f->pinned)) {
 			set_ptes(mm, a, ptep, pteval, step);
 			if (*dirty)
 				f->flags &= ~FOLIO_LAZYFREE;	/* folio_set_swapbacked */

@@ -24,10 +24,8 @@ static struct page_ref vm_normal_folio(struct ptsim_mm *mm, pte_t pte)
 static bool folio_trylock(struct ptsim_mm *mm, struct folio *f)
 {
 	count(mm->m, PTSIM_EV_FOLIO_TRYLOCK, 1);
-	if (f->lock_contention) {
-		f->lock_contention--;
+	if (folio_lock_contended(mm->m, f))
 		return false;
-	}
 	f->flags |= FOLIO_LOCKED;
 	return true;
 }
@@ -42,7 +40,7 @@ static void folio_unlock(struct ptsim_mm *mm, struct folio *f)
 static void folio_lock(struct ptsim_mm *mm, struct folio *f)
 {
 	count(mm->m, PTSIM_EV_FOLIO_LOCK_WAIT, 1);
-	f->lock_contention = 0;
+	folio_set_lock_contention(mm->m, f, 0);	/* clearing cannot fail */
 	f->flags |= FOLIO_LOCKED;
 }
 
@@ -98,11 +96,11 @@ static int move_present_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_
 	double_pt_lock(mm, dst_pte, src_pte);
 	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
 		return -EAGAIN;
-	if (f->order || f->pincount || !folio_page_anon_exclusive(f, 0))
+	if (f->order || f->pinned || !folio_page_anon_exclusive(f, 0))
 		return -EBUSY;
 	orig_src = ptep_clear_flush(mm, src, src_pte);
 	move_rmap(c, f, dst);
-	set_ptes(mm, dst, dst_pte, move_dst_pte(c, f->pfn, orig_src), 1);
+	set_ptes(mm, dst, dst_pte, move_dst_pte(c, folio_pfn(c->mm->m, f), orig_src), 1);
 	return 0;
 }
 
@@ -152,7 +150,7 @@ static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src,
 	double_pt_lock(mm, dst_pte, src_pte);
 	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
 		return -EAGAIN;
-	if (f->order || f->pincount || !folio_page_anon_exclusive(f, 0))
+	if (f->order || f->pinned || !folio_page_anon_exclusive(f, 0))
 		return -EBUSY;
 	/* the page table holds a reference while the PTLs are held */
 	count(mm->m, PTSIM_EV_FOLIO_PUT, 1);
@@ -161,13 +159,13 @@ static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src,
 	for (;;) {
 		pte_t old = ptep_get_and_clear(mm, src, src_pte);
 
-		if (f->pincount) {
+		if (f->pinned) {
 			set_ptes(mm, src, src_pte, old, 1);
 			err = -EBUSY;
 			break;
 		}
 		move_rmap(c, f, dst);
-		set_ptes(mm, dst, dst_pte, move_dst_pte(c, f->pfn, old), 1);
+		set_ptes(mm, dst, dst_pte, move_dst_pte(c, folio_pfn(c->mm->m, f), old), 1);
 		moved += g->page_size;
 		src += g->page_size;
 		if (src == src_end)
@@ -368,7 +366,7 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 	pte_t old = read_desc(mm, 2, src_pmd), new;
 	struct folio *f = pfn_folio(mm->m, pte_pfn(g, old));
 
-	if (!f || f->pincount || !folio_page_anon_exclusive(f, 0))
+	if (!f || f->pinned || !folio_page_anon_exclusive(f, 0))
 		return -EBUSY;
 	if (!folio_trylock(mm, f))
 		return -EAGAIN;
@@ -378,7 +376,7 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 	xchg_desc(mm, src, 2, src_pmd, 0);
 	flush_pmd_tlb_range(mm, src, src + g->pmd_size);
 	move_rmap(c, f, dst);
-	new = pte_to_pmd_leaf(pte_mkwrite(pfn_pte(g, f->pfn, c->dst_vma->page_prot)));
+	new = pte_to_pmd_leaf(pte_mkwrite(pfn_pte(g, folio_pfn(c->mm->m, f), c->dst_vma->page_prot)));
 	if (pte_dirty(old))
 		new = pte_mkdirty(new);
 	set_desc(mm, dst, 2, dst_pmd, new);
@@ -430,8 +428,10 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 	err = validate_move_areas(c.dst_vma, c.src_vma);
 	if (err)
 		return err;
-	if (!c.dst_vma->anon_vma)
-		c.dst_vma->anon_vma = m->next_anon_vma++;	/* anon_vma_prepare */
+	err = anon_vma_available(m, c.dst_vma);
+	if (err)
+		return err;
+	anon_vma_prepare(m, c.dst_vma);
 	while (src < c.src_end) {
 		uint64_t step = g->page_size;
 		struct pt_table *src_pmdt, *dst_pmdt;

@@ -79,7 +79,7 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 
 	count(m, PTSIM_EV_FOLIO_TRYLOCK, 1);
 	if (anon && !lazyfree) {
-		if (f->pincount)
+		if (f->pinned)
 			goto keep;	/* folio_maybe_dma_pinned */
 		/* add_to_swap: folio_alloc_swap takes a slot per page */
 		count(m, PTSIM_EV_SWAP_LOOKUP, 1);

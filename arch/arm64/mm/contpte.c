@@ -95,7 +95,7 @@ void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t p
 	folio = pfn_folio(m, pfn);
 	if (!folio)
 		return;
-	folio_start = addr - ((pfn - folio->pfn) << g->page_shift);
+	folio_start = addr - ((pfn - folio_pfn(mm->m, folio)) << g->page_shift);
 	folio_end = folio_start + (folio_nr_pages(folio) << g->page_shift);
 	if (folio_start > start || folio_end < start + g->cont_pte_size)
 		return;
