@@ -809,6 +809,34 @@ static void test_madv_pageout_large(void **state)
 }
 
 /*
+ * A PMD THP as a VMA's first anonymous fault gives the VMA its anon_vma
+ * (vmf_anon_prepare). Without it the folio would carry none, and after a
+ * later fault gave the VMA one, the rmap could not find the folio's own
+ * mappings: MADV_COLD on part of it would take it for shared and not split it.
+ */
+static void test_thp_fault_prepares_anon_vma(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, "v6.17");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M + SZ_64K);
+	struct ptsim_folio_info fi;
+
+	(void)state;
+	assert_int_equal(ptsim_set_thp_orders(m, UINT64_C(1) << 9), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+	assert_int_equal(fi.order, 9);
+	assert_int_equal(ptsim_fault(mm, VA + SZ_2M, PTSIM_ACCESS_WRITE), 0);	/* an order-0 page */
+	assert_int_equal(ptsim_split_huge_pmd(mm, VA, SZ_2M), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_COLD), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_SPLIT], 1);
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+	assert_int_equal(fi.order, 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * Lazyfree (MADV_FREE'd) 64K folios are discarded, not swapped. Page 8 of
  * every other block (16 of 32) is written again first: that folio is dirty (the unfold
  * gathers the block's dirty bit into page 0), so its entries come back and
@@ -1157,6 +1185,7 @@ int main(void)
 		cmocka_unit_test(test_madv_dontneed),
 		cmocka_unit_test(test_madv_pageout_swap),
 		cmocka_unit_test(test_madv_pageout_large),
+		cmocka_unit_test(test_thp_fault_prepares_anon_vma),
 		cmocka_unit_test(test_madv_pageout_lazyfree),
 		cmocka_unit_test(test_madv_pageout_lazyfree_partial),
 		cmocka_unit_test(test_madv_pageout_skips_and_files),

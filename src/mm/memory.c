@@ -388,9 +388,13 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 		return err ? err : -ENOMEM;
 	if (t->next[pt_index(g, 2, haddr)] || !pte_none(read_desc(mm, 2, &t->desc[pt_index(g, 2, haddr)])))
 		return 1;	/* a PTE table is there: the PTE path */
+	err = anon_vma_available(m, v);	/* vmf_anon_prepare */
+	if (err)
+		return err;
 	if (folio_alloc(m, g->pmd_order, 0, &f))
 		return 1;	/* VM_FAULT_FALLBACK */
 	count(m, PTSIM_EV_PAGE_ZERO, folio_nr_pages(f));
+	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, haddr, g);
 	f->mapcount = 1;
 	count(m, PTSIM_EV_PTL_LOCK, 1);
