@@ -12,6 +12,7 @@
 #include "hw.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define KEY_VA_BITS	40
 #define KEY_ASID_SHIFT	40
@@ -122,23 +123,41 @@ static bool push_pending(struct bbm_state *b, uint64_t key)
 	return true;
 }
 
+/* The run's first entry at or after i, or run_n when none is left. */
+static unsigned int run_next(const struct bbm_state *b, unsigned int i)
+{
+	while (i < b->run_n) {
+		uint64_t bits = b->run_present[i / 64] >> (i % 64);
+
+		if (bits)
+			return i + (unsigned int)__builtin_ctzll(bits);
+		i = (i / 64 + 1) * 64;
+	}
+	return b->run_n;
+}
+
+/* Entry i leaves the run; an empty run starts afresh. */
+static void run_remove(struct bbm_state *b, unsigned int i)
+{
+	b->run_present[i / 64] &= ~(UINT64_C(1) << (i % 64));
+	if (!--b->run_count)
+		b->run_n = 0;
+}
+
 /* Move the run of recent breaks into the map (when a break elsewhere comes). */
 static void spill_run(struct bbm_state *b)
 {
-	for (unsigned int w = 0; b->run_count && w * 64 < b->run_n; w++) {
-		for (uint64_t bits = b->run_present[w]; bits; bits &= bits - 1) {
-			unsigned int i = w * 64 + (unsigned int)__builtin_ctzll(bits);
-			uint64_t key = b->run_key0 + i, val = b->run_val[i];
-			bool known;
+	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1)) {
+		uint64_t key = b->run_key0 + i, val = b->run_val[i];
+		bool known;
 
-			if (u64map_set(&b->broken, key, (val & TLBI_SEEN) && !push_pending(b, key) ?
-				       val & ~TLBI_SEEN : val, &known))
-				continue;
-			if (!known)
-				b->per_level[key >> KEY_LEVEL_SHIFT]++;
-		}
-		b->run_present[w] = 0;
+		if (u64map_set(&b->broken, key, (val & TLBI_SEEN) && !push_pending(b, key) ?
+			       val & ~TLBI_SEEN : val, &known))
+			continue;
+		if (!known)
+			b->per_level[key >> KEY_LEVEL_SHIFT]++;
 	}
+	memset(b->run_present, 0, sizeof(b->run_present));
 	b->run_count = 0;
 	b->run_n = 0;
 }
@@ -197,9 +216,7 @@ void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t v
 
 	if (run_has(b, i)) {
 		prev = b->run_val[i];
-		b->run_present[i / 64] &= ~(UINT64_C(1) << (i % 64));
-		if (!--b->run_count)
-			b->run_n = 0;
+		run_remove(b, (unsigned int)i);
 		if (b->broken.len && u64map_take(&b->broken, key, &older))
 			b->per_level[lvl(level)]--;
 	} else if (u64map_take(&b->broken, key, &prev)) {
@@ -262,14 +279,9 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		sc.last_level = false;
 	}
 	/* the run's entries are marked in place, the map's below */
-	for (unsigned int w = 0; b->run_count && w * 64 < b->run_n; w++) {
-		for (uint64_t bits = b->run_present[w]; bits; bits &= bits - 1) {
-			unsigned int i = w * 64 + (unsigned int)__builtin_ctzll(bits);
-
-			if (covers(m, &sc, b->run_key0 + i, b->run_val[i]))
-				b->run_val[i] |= TLBI_SEEN;
-		}
-	}
+	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1))
+		if (covers(m, &sc, b->run_key0 + i, b->run_val[i]))
+			b->run_val[i] |= TLBI_SEEN;
 	if (!b->broken.len)
 		return;
 	if (op->kind != TLBI_KIND_ALL && op->kind != TLBI_KIND_ASID && op->pages <= 64 &&
@@ -305,18 +317,9 @@ void bbm_dsb(struct ptsim_machine *m)
 	struct bbm_state *b = &m->bbm;
 
 	/* the run's entries a TLBI covered are gone from every TLB now */
-	for (unsigned int w = 0; b->run_count && w * 64 < b->run_n; w++) {
-		for (uint64_t bits = b->run_present[w]; bits; bits &= bits - 1) {
-			unsigned int i = w * 64 + (unsigned int)__builtin_ctzll(bits);
-
-			if (b->run_val[i] & TLBI_SEEN) {
-				b->run_present[w] &= ~(UINT64_C(1) << (i % 64));
-				b->run_count--;
-			}
-		}
-	}
-	if (!b->run_count)
-		b->run_n = 0;
+	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1))
+		if (b->run_val[i] & TLBI_SEEN)
+			run_remove(b, i);
 	for (size_t i = 0; i < b->nr_pending; i++) {
 		uint64_t val;
 
