@@ -28,13 +28,19 @@ struct workload {
 };
 
 /* 1 GiB at 1 GiB of PTE-mapped 2M THPs (the contpte series' fork and munmap tests). */
+/* An anonymous mapping of len at 1 GiB, written through folios of the order. */
+static int mmap_populated(struct ptsim_mm *mm, uint64_t len, unsigned int order)
+{
+	int err = ptsim_mmap(mm, GIB, len, RW, ANON, NULL);
+
+	return err ? err : ptsim_populate(mm, GIB, len, order, true);
+}
+
 static int setup_pte_mapped_thp(struct ptsim_mm *mm, int arg)
 {
-	int err = ptsim_mmap(mm, GIB, GIB, RW, ANON, NULL);
+	int err = mmap_populated(mm, GIB, 9);
 
 	(void)arg;
-	if (!err)
-		err = ptsim_populate(mm, GIB, GIB, 9, true);
 	if (!err)
 		err = ptsim_split_huge_pmd(mm, GIB, GIB);
 	return err;
@@ -60,12 +66,8 @@ static int measure_munmap(struct ptsim_mm *mm, int arg)
 /* 64 MiB of 64K mTHP, written once. */
 static int setup_64k_folios(struct ptsim_mm *mm, int arg)
 {
-	int err = ptsim_mmap(mm, GIB, 64 * MIB, RW, ANON, NULL);
-
 	(void)arg;
-	if (!err)
-		err = ptsim_populate(mm, GIB, 64 * MIB, 4, true);
-	return err;
+	return mmap_populated(mm, 64 * MIB, 4);
 }
 
 /* MADV_DONTNEED one page at a time over contpte memory. */
@@ -155,11 +157,9 @@ static int measure_mlock_loop(struct ptsim_mm *mm, int arg)
 /* 4 MiB of order-0 pages, written, then PROT_NONE. */
 static int setup_prot_none(struct ptsim_mm *mm, int arg)
 {
-	int err = ptsim_mmap(mm, GIB, 4 * MIB, RW, ANON, NULL);
+	int err = mmap_populated(mm, 4 * MIB, 0);
 
 	(void)arg;
-	if (!err)
-		err = ptsim_populate(mm, GIB, 4 * MIB, 0, true);
 	if (!err)
 		err = ptsim_mprotect(mm, GIB, 4 * MIB, PTSIM_PROT_NONE);
 	return err;
@@ -179,11 +179,9 @@ static int measure_none_to_rw(struct ptsim_mm *mm, int arg)
 /* 1 GiB of 64K mTHP, written, then MADV_FREE'd: lazyfree and clean. */
 static int setup_lazyfree_64k(struct ptsim_mm *mm, int arg)
 {
-	int err = ptsim_mmap(mm, GIB, GIB, RW, ANON, NULL);
+	int err = mmap_populated(mm, GIB, 4);
 
 	(void)arg;
-	if (!err)
-		err = ptsim_populate(mm, GIB, GIB, 4, true);
 	if (!err)
 		err = ptsim_madvise(mm, GIB, GIB, PTSIM_MADV_FREE);
 	return err;

@@ -243,6 +243,16 @@ void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned in
 	contpte_wrprotect_ptes(mm, addr, ptep, nr);
 }
 
+/* The entry with what flags (CYDP_CLEAR_YOUNG, CYDP_CLEAR_DIRTY) ask cleared. */
+static pte_t pte_clear_young_dirty(pte_t pte, unsigned int flags)
+{
+	if (flags & CYDP_CLEAR_YOUNG)
+		pte = pte_mkold(pte);
+	if (flags & CYDP_CLEAR_DIRTY)
+		pte = pte_mkclean(pte);
+	return pte;
+}
+
 /*
  * __clear_young_dirty_ptes: clearing both is one plain store per entry;
  * clearing one is a compare-and-swap loop (hardware may set the other).
@@ -251,12 +261,8 @@ void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 			      unsigned int flags)
 {
 	for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size) {
-		pte_t pte = __ptep_get(mm, ptep + i), val = pte;
+		pte_t val = pte_clear_young_dirty(__ptep_get(mm, ptep + i), flags);
 
-		if (flags & CYDP_CLEAR_YOUNG)
-			val = pte_mkold(val);
-		if (flags & CYDP_CLEAR_DIRTY)
-			val = pte_mkclean(val);
 		if (flags == (CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY)) {
 			set_desc(mm, addr, 3, ptep + i, val);
 		} else {
@@ -277,11 +283,7 @@ static void generic_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, p
 	for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size) {
 		pte_t pte = ptep_get_and_clear(mm, addr, ptep + i);
 
-		if (flags & CYDP_CLEAR_YOUNG)
-			pte = pte_mkold(pte);
-		if (flags & CYDP_CLEAR_DIRTY)
-			pte = pte_mkclean(pte);
-		set_ptes(mm, addr, ptep + i, pte, 1);	/* set_pte_at */
+		set_ptes(mm, addr, ptep + i, pte_clear_young_dirty(pte, flags), 1);	/* set_pte_at */
 	}
 }
 
