@@ -59,11 +59,12 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 		uint64_t n;
 
 		/* plain L1 hits are counted together after the loop */
-		if (tlb_access_l1_hit(mm->m, &as, cpu, va, kind)) {
-			hits++;
+		n = tlb_access_run(mm->m, &as, cpu, va, start + len, kind, &f);
+		if (n) {
+			hits += n;
+			va += (n - 1) << g->page_shift;
 			continue;
 		}
-		f = tlb_access(mm->m, &as, cpu, va, kind);
 		if (f == PTSIM_FAULT_NONE) {
 			count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
 								: PTSIM_EV_USER_PAGE_READ, 1);

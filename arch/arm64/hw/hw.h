@@ -36,13 +36,18 @@ bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global
 enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 				 uint64_t va, enum ptsim_access_kind kind);
 /*
- * tlb_access when it is a plain L1 hit, uncounted: true when the L1 array
- * holds the one entry for va, the access is permitted and needs no hardware
- * update; the caller then counts a mem_access and an L1 hit, exactly what
- * tlb_access would have counted. False: nothing happened; call tlb_access.
+ * tlb_access for the pages from va (page-aligned) up to end. While they are
+ * plain L1 hits (the entry found is the only one, permits the access and
+ * needs no hardware update) they are taken uncounted, and how many is
+ * returned: the caller counts a mem_access and an L1 hit for each, exactly
+ * what tlb_access would have counted. The pages one entry covers all hit
+ * it, so a large entry is looked up once for all of them (while no VA has
+ * two entries). When the page at va is not a plain hit, it goes through
+ * tlb_access (counted there) and 0 is returned, with *fault its result.
  */
-bool tlb_access_l1_hit(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
-		       uint64_t va, enum ptsim_access_kind kind);
+uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+			uint64_t va, uint64_t end, enum ptsim_access_kind kind,
+			enum ptsim_fault_kind *fault);
 /* A walk and fill with no access (a speculative or prefetching walk). */
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 			       uint64_t va, enum ptsim_access_kind kind);

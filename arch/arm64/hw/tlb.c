@@ -557,20 +557,19 @@ static enum ptsim_fault_kind conflict(struct ptsim_machine *m, uint64_t va, unsi
 	return m->cpu->bbml2_noabort ? PTSIM_FAULT_NONE : PTSIM_FAULT_TLB_CONFLICT;
 }
 
-enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
-				 uint64_t va, enum ptsim_access_kind kind)
+/* tlb_access once the L1 lookup has found e (or nothing), with matches entries for va. */
+static enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m, const struct hw_as *as,
+					     struct cpu_tlb *ct, uint64_t va,
+					     enum ptsim_access_kind kind, struct tlb_entry *e,
+					     unsigned int matches)
 {
-	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
-	struct tlb_array *l1 = l1_of(ct, kind);
-	struct tlb_entry *e, filled;
-	struct tlb_array *ea = l1;	/* the array e is in */
+	struct tlb_array *l1 = l1_of(ct, kind), *ea = l1;	/* the array e is in */
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
 	uint64_t key = tlb_key(m, va);
-	unsigned int matches;
+	struct tlb_entry filled;
 	bool dropped = false;
 
 	count(m, PTSIM_EV_MEM_ACCESS, 1);
-	e = array_find(l1, key, as->asid, &matches);
 	if (e) {
 		count(m, PTSIM_EV_TLB_L1_HIT, 1);
 	} else {
@@ -603,16 +602,49 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 	return f;
 }
 
-bool tlb_access_l1_hit(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
-		       uint64_t va, enum ptsim_access_kind kind)
+enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+				 uint64_t va, enum ptsim_access_kind kind)
 {
-	struct tlb_array *l1 = l1_of(&m->tlb->cpu[cpu], kind);
-	struct tlb_entry *e = hinted_entry(l1, tlb_key(m, va), as->asid);
+	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
+	unsigned int matches;
+	struct tlb_entry *e = array_find(l1_of(ct, kind), tlb_key(m, va), as->asid, &matches);
 
-	if (!e || !permitted(as, e->desc, kind) || needs_dirty_update(m, e->desc, kind))
-		return false;
-	entry_touch(m->tlb, l1, e);
-	return true;
+	return access_after_l1(m, as, ct, va, kind, e, matches);
+}
+
+uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
+			uint64_t va, uint64_t end, enum ptsim_access_kind kind,
+			enum ptsim_fault_kind *fault)
+{
+	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
+	struct tlb_array *l1 = l1_of(ct, kind);
+	const uint64_t page = m->geo.page_size;
+	uint64_t done = 0;
+
+	while (va < end) {
+		uint64_t key = tlb_key(m, va), n;
+		unsigned int matches;
+		struct tlb_entry *e = array_find(l1, key, as->asid, &matches);
+
+		if (!e || matches > 1 || !permitted(as, e->desc, kind) ||
+		    needs_dirty_update(m, e->desc, kind)) {
+			/* not a plain hit: the first page goes the whole way, later ones come back */
+			if (!done)
+				*fault = access_after_l1(m, as, ct, va, kind, e, matches);
+			return done;
+		}
+		/*
+		 * While no VA has two entries, the pages after va up to e's end find
+		 * e again: n touches of it. Otherwise each page is looked up.
+		 */
+		n = l1->overlaps ? 1 :
+			(MIN(end - va, e->va + (UINT64_C(1) << e->shift) - key) + page - 1) / page;
+		m->tlb->tick += n;
+		l1->age[e - l1->e] = m->tlb->tick;
+		done += n;
+		va += n * page;
+	}
+	return done;
 }
 
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
