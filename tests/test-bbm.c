@@ -5,6 +5,7 @@
  * dance must not), and silence on the kernel's own sequences.
  */
 #include "helpers.h"
+#include "hw.h"
 
 #define VA SZ_1G
 
@@ -246,6 +247,47 @@ static void test_batched_unfold_flagged_without_bbml(void **state)
 	}
 }
 
+/*
+ * The write check's fast path skips bbm_needs_break when only
+ * BBM_IN_PLACE_BITS change: each of those bits, flipped alone on a valid
+ * page or block, in every granule and with 52-bit (LPA2) addresses, must be
+ * one bbm_needs_break lets through and neither a size nor a contiguity
+ * change. The bits outside it that change the output address must not be.
+ */
+static void test_in_place_bits_need_no_break(void **state)
+{
+	static const enum ptsim_granule granules[] = { PTSIM_GRANULE_4K, PTSIM_GRANULE_16K,
+						       PTSIM_GRANULE_64K };
+
+	(void)state;
+	for (unsigned int gi = 0; gi < 3; gi++) {
+		for (unsigned int va_bits = 48; va_bits <= 52; va_bits += 4) {
+			struct ptsim_machine *m = new_machine(granules[gi], va_bits, PTSIM_CPU_NEOVERSE_N1,
+							      NULL);
+			const struct ptsim_geometry *g = &m->geo;
+
+			for (int level = 2; level <= 3; level++) {
+				pte_t d = pfn_pte(g, UINT64_C(0x12345), PTE_AF | PTE_ATTRINDX(MT_NORMAL) |
+						  (level == 3 ? PTE_TYPE_PAGE : PMD_TYPE_SECT));
+
+				for (unsigned int bit = 0; bit < 64; bit++) {
+					pte_t n = d ^ (UINT64_C(1) << bit);
+
+					if (!(BBM_IN_PLACE_BITS & (UINT64_C(1) << bit)))
+						continue;
+					assert_null(bbm_needs_break(m, level, d, n));
+					assert_true(pte_valid(n) && !pte_cont(n) &&
+						    (n & PTE_TYPE_MASK) == (d & PTE_TYPE_MASK));
+				}
+				/* an output-address bit is not in the set, and needs the break */
+				assert_non_null(bbm_needs_break(m, level, d,
+								pfn_pte(g, 0x12346, pte_pgprot(g, d))));
+			}
+			ptsim_machine_destroy(m);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_mprotect_benchmark_silent),
 		cmocka_unit_test(test_batched_refold_flagged_without_bbml),
 		cmocka_unit_test(test_batched_unfold_flagged_without_bbml),
+		cmocka_unit_test(test_in_place_bits_need_no_break),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

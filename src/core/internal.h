@@ -429,7 +429,11 @@ static inline uint64_t pt_level_size(const struct ptsim_geometry *g, int level)
 {
 	return UINT64_C(1) << g->level_shift[lvl(level)];
 }
-unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va);
+/* The index of va's entry in its table at level (pgd_index .. pte_index). */
+static inline unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va)
+{
+	return (unsigned int)((va >> g->level_shift[lvl(level)]) & (g->level_entries[lvl(level)] - 1));
+}
 /* Host bytes of one table: the page, its bookkeeping and, above the last level, child pointers. */
 static inline uint64_t table_host_bytes(const struct ptsim_geometry *g, int level)
 {

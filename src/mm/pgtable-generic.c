@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va)
-{
-	return (unsigned int)((va >> g->level_shift[lvl(level)]) &
-			      (g->level_entries[lvl(level)] - 1));
-}
-
 static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t pfn)
 {
 	const struct ptsim_geometry *g = &m->geo;

@@ -101,6 +101,14 @@ static void check_live_change(struct ptsim_machine *m, uint64_t va, int level, p
 			    (o ^ n) & PTE_CONT ? "contiguous-bit" : "block-size", m->cpu->bbm_level);
 }
 
+static inline void check_live_write(struct ptsim_machine *m, uint64_t va, int level, pte_t o,
+				    pte_t n)
+{
+	/* permissions, AF, dirty and software bits: in place at every level (the common case) */
+	if ((o ^ n) & ~BBM_IN_PLACE_BITS)
+		check_live_change(m, va, level, o, n);
+}
+
 static void forget(struct bbm_state *b, uint64_t key)
 {
 	if (u64map_del(&b->broken, key))
@@ -144,8 +152,11 @@ static void run_remove(struct bbm_state *b, unsigned int i)
 		b->run_n = 0;
 }
 
-/* Move the run of recent breaks into the map (when a break elsewhere comes). */
-static void spill_run(struct bbm_state *b)
+/*
+ * Move the run of recent breaks into the map (when a break elsewhere comes).
+ * Rare, and kept out of line so the write check stays a small function.
+ */
+__attribute__((noinline)) static void spill_run(struct bbm_state *b)
 {
 	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1)) {
 		uint64_t key = b->run_key0 + i, val = b->run_val[i];
@@ -194,23 +205,25 @@ static void run_add(struct bbm_state *b, uint64_t key, uint64_t val)
 	}
 }
 
-void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
-		     pte_t o, pte_t n)
+/* A valid entry o made invalid: the break. Remember what was live until a TLBI for it completes. */
+static void check_break(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
+			pte_t o)
+{
+	uint64_t base = ALIGN_DOWN64(va, pt_level_size(&m->geo, level));
+
+	run_add(&m->bbm, key_of(m, tag_of(as, o, level), level, base), o & ~TLBI_SEEN);
+}
+
+/*
+ * An invalid entry made valid (n): if it was broken and no TLBI has
+ * completed for it, the TLBs may still hold the old value, and n must be
+ * compatible with it.
+ */
+static void check_refill(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
+			 pte_t n)
 {
 	struct bbm_state *b = &m->bbm;
 	uint64_t base = ALIGN_DOWN64(va, pt_level_size(&m->geo, level));
-
-	if (pte_valid(o)) {
-		if (!pte_valid(n)) {
-			/* the break: remember what was live until a TLBI for it completes */
-			run_add(b, key_of(m, tag_of(as, o, level), level, base), o & ~TLBI_SEEN);
-			return;
-		}
-		check_live_change(m, va, level, o, n);
-		return;
-	}
-	if (!pte_valid(n) || (!b->broken.len && !b->run_count))
-		return;
 	uint64_t key = key_of(m, tag_of(as, n, level), level, base), prev, older;
 	uint64_t i = key - b->run_key0;
 
@@ -224,8 +237,18 @@ void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t v
 	} else {
 		return;
 	}
-	/* the TLBs may still hold prev: the new entry must be compatible with it */
-	check_live_change(m, va, level, prev | PTE_VALID, n);
+	check_live_write(m, va, level, prev | PTE_VALID, n);
+}
+
+void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
+		     pte_t o, pte_t n)
+{
+	if (pte_valid(o) && pte_valid(n))
+		check_live_write(m, va, level, o, n);
+	else if (pte_valid(o))
+		check_break(m, as, va, level, o);
+	else if (pte_valid(n) && (m->bbm.broken.len || m->bbm.run_count))
+		check_refill(m, as, va, level, n);
 }
 
 /* Entries a TLBI covers get TLBI_SEEN; the completing DSB forgets them. */

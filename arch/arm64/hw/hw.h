@@ -86,6 +86,15 @@ void bbm_free(struct bbm_state *b);
  */
 bool bbm_level_untracked(const struct ptsim_machine *m, int level);
 
+/*
+ * Descriptor bits a change of which alone bbm_needs_break lets through and
+ * that are neither size nor contiguity: none is an output-address bit in any
+ * descriptor format (LPA2 puts OA[51:50] in bits 9:8, 52-bit 64K pages
+ * OA[51:48] in bits 15:12).
+ */
+#define BBM_IN_PLACE_BITS (PTE_USER | PTE_RDONLY | PTE_AF | PTE_GP | PTE_DBM | PTE_PXN | \
+			   PTE_UXN | PTE_DIRTY | PTE_SPECIAL | PTE_UFFD_WP)
+
 /* Does a valid -> valid change of one live descriptor need break-before-make on this CPU? */
 const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t old_desc,
 			    pte_t new_desc);

@@ -63,14 +63,22 @@ pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep)
 	return read_desc(mm, 3, ptep);
 }
 
-/* __set_ptes: nr plain stores, PFN advancing; one __sync_cache_and_tags per call. */
+/*
+ * __set_ptes: nr plain stores, PFN advancing; one __sync_cache_and_tags per
+ * call. The batch functions count their nr stores or exchanges at once; the
+ * checker still sees each.
+ */
 void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr)
 {
-	const struct ptsim_geometry *g = &mm->m->geo;
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	struct hw_as as = mm_as(mm);
 
-	count(mm->m, PTSIM_EV_SET_PTES_CHUNK, 1);
+	count(m, PTSIM_EV_SET_PTES_CHUNK, 1);
+	count(m, PTSIM_EV_PTE_WRITE, nr);
 	for (unsigned int i = 0; i < nr; i++) {
-		set_desc(mm, addr, 3, ptep + i, pte);
+		bbm_check_write(m, &as, addr, 3, ptep[i], pte);
+		ptep[i] = pte;
 		addr += g->page_size;
 		pte = pte_advance_pfn(g, pte, 1);
 	}
@@ -81,28 +89,40 @@ pte_t __ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 	return xchg_desc(mm, addr, 3, ptep, 0);
 }
 
+/* nr exchanges with 0; returned: the access/dirty state of the entries after the first. */
+static pte_t clear_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
+{
+	struct ptsim_machine *m = mm->m;
+	struct hw_as as = mm_as(mm);
+	pte_t ad = 0;
+
+	count(m, PTSIM_EV_PTE_XCHG, nr);
+	for (unsigned int i = 0; i < nr; i++, addr += m->geo.page_size) {
+		bbm_check_write(m, &as, addr, 3, ptep[i], 0);
+		if (i && pte_dirty(ptep[i]))
+			ad = pte_mkdirty(ad);
+		if (i && pte_young(ptep[i]))
+			ad = pte_mkyoung(ad);
+		ptep[i] = 0;
+	}
+	return ad;
+}
+
 /* __get_and_clear_full_ptes: nr exchanges; access/dirty OR-ed into the first. */
 pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
-	pte_t pte = __ptep_get_and_clear(mm, addr, ptep);
+	pte_t pte = *ptep, ad = clear_ptes(mm, addr, ptep, nr);
 
-	for (unsigned int i = 1; i < nr; i++) {
-		pte_t tmp;
-
-		addr += mm->m->geo.page_size;
-		tmp = __ptep_get_and_clear(mm, addr, ptep + i);
-		if (pte_dirty(tmp))
-			pte = pte_mkdirty(pte);
-		if (pte_young(tmp))
-			pte = pte_mkyoung(pte);
-	}
+	if (pte_dirty(ad))
+		pte = pte_mkdirty(pte);
+	if (pte_young(ad))
+		pte = pte_mkyoung(pte);
 	return pte;
 }
 
 void __clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
-	for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size)
-		__ptep_get_and_clear(mm, addr, ptep + i);
+	clear_ptes(mm, addr, ptep, nr);
 }
 
 /*
