@@ -557,15 +557,15 @@ static enum ptsim_fault_kind conflict(struct ptsim_machine *m, uint64_t va, unsi
 	return m->cpu->bbml2_noabort ? PTSIM_FAULT_NONE : PTSIM_FAULT_TLB_CONFLICT;
 }
 
-/* tlb_access once the L1 lookup has found e (or nothing), with matches entries for va. */
-static enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m, const struct hw_as *as,
-					     struct cpu_tlb *ct, uint64_t va,
-					     enum ptsim_access_kind kind, struct tlb_entry *e,
-					     unsigned int matches)
+/* tlb_access once the L1 lookup for va (key) has found e (or nothing), with matches entries. */
+static inline enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m,
+						    const struct hw_as *as, struct cpu_tlb *ct,
+						    uint64_t va, uint64_t key,
+						    enum ptsim_access_kind kind,
+						    struct tlb_entry *e, unsigned int matches)
 {
 	struct tlb_array *l1 = l1_of(ct, kind), *ea = l1;	/* the array e is in */
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
-	uint64_t key = tlb_key(m, va);
 	struct tlb_entry filled;
 	bool dropped = false;
 
@@ -606,10 +606,11 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 				 uint64_t va, enum ptsim_access_kind kind)
 {
 	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
+	uint64_t key = tlb_key(m, va);
 	unsigned int matches;
-	struct tlb_entry *e = array_find(l1_of(ct, kind), tlb_key(m, va), as->asid, &matches);
+	struct tlb_entry *e = array_find(l1_of(ct, kind), key, as->asid, &matches);
 
-	return access_after_l1(m, as, ct, va, kind, e, matches);
+	return access_after_l1(m, as, ct, va, key, kind, e, matches);
 }
 
 uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
@@ -623,26 +624,29 @@ uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigne
 
 	while (va < end) {
 		uint64_t key = tlb_key(m, va), n;
-		unsigned int matches;
-		struct tlb_entry *e = array_find(l1, key, as->asid, &matches);
+		unsigned int matches = 1;
+		struct tlb_entry *e = hinted_entry(l1, key, as->asid);
 
+		if (!e)
+			e = array_find(l1, key, as->asid, &matches);
 		if (!e || matches > 1 || !permitted(as, e->desc, kind) ||
 		    needs_dirty_update(m, e->desc, kind)) {
 			/* not a plain hit: the first page goes the whole way, later ones come back */
 			if (!done)
-				*fault = access_after_l1(m, as, ct, va, kind, e, matches);
+				*fault = access_after_l1(m, as, ct, va, key, kind, e, matches);
 			return done;
 		}
 		/*
 		 * While no VA has two entries, the pages after va up to e's end find
 		 * e again: n touches of it. Otherwise each page is looked up.
 		 */
-		n = l1->overlaps ? 1 :
-			(MIN(end - va, e->va + (UINT64_C(1) << e->shift) - key) + page - 1) / page;
+		n = l1->overlaps || e->shift == m->geo.page_shift ? 1 :
+			(MIN(end - va, e->va + (UINT64_C(1) << e->shift) - key) + page - 1) >>
+				m->geo.page_shift;
 		m->tlb->tick += n;
 		l1->age[e - l1->e] = m->tlb->tick;
 		done += n;
-		va += n * page;
+		va += n << m->geo.page_shift;
 	}
 	return done;
 }
