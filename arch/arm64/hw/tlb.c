@@ -34,6 +34,11 @@ struct tlb_array {
 	 * else the least recently used one.
 	 */
 	uint64_t *age;
+	/*
+	 * Per entry, its VA with its size in the low bits (va | shift), 0 while
+	 * invalid: a lookup compares one packed word per way.
+	 */
+	uint64_t *tag;
 	uint64_t shifts;	/* bit s set: valid entries of size 2^s are present */
 	uint32_t nr_shift[64];	/* ... how many */
 	/*
@@ -77,7 +82,8 @@ static int array_init(struct tlb_array *a, const struct tlb_geometry *g, unsigne
 	a->page_shift = page_shift;
 	a->e = calloc(g->entries, sizeof(*a->e));
 	a->age = calloc(g->entries, sizeof(*a->age));
-	return a->e && a->age ? 0 : -ENOMEM;
+	a->tag = calloc(g->entries, sizeof(*a->tag));
+	return a->e && a->age && a->tag ? 0 : -ENOMEM;
 }
 
 int hw_init(struct ptsim_machine *m)
@@ -111,6 +117,7 @@ void hw_free(struct ptsim_machine *m)
 			for (int i = 0; i < 3; i++) {
 				free(t->cpu[c].arr[i].e);
 				free(t->cpu[c].arr[i].age);
+				free(t->cpu[c].arr[i].tag);
 			}
 		free(t->cpu);
 		free(t);
@@ -140,10 +147,12 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 			t->cpu[c].arr[i] = *a;
 			t->cpu[c].arr[i].e = malloc(n * sizeof(*a->e));
 			t->cpu[c].arr[i].age = malloc(n * sizeof(*a->age));
-			if (!t->cpu[c].arr[i].e || !t->cpu[c].arr[i].age)
+			t->cpu[c].arr[i].tag = malloc(n * sizeof(*a->tag));
+			if (!t->cpu[c].arr[i].e || !t->cpu[c].arr[i].age || !t->cpu[c].arr[i].tag)
 				return -ENOMEM;
 			memcpy(t->cpu[c].arr[i].e, a->e, n * sizeof(*a->e));
 			memcpy(t->cpu[c].arr[i].age, a->age, n * sizeof(*a->age));
+			memcpy(t->cpu[c].arr[i].tag, a->tag, n * sizeof(*a->tag));
 		}
 	}
 	return bbm_copy(&dst->bbm, &src->bbm);
@@ -200,9 +209,11 @@ static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, un
 	for (uint64_t shifts = a->shifts; shifts; shifts &= shifts - 1) {
 		unsigned int s = (unsigned int)__builtin_ctzll(shifts);
 		struct tlb_entry *set = set_of(a, va, s);
+		const uint64_t *tag = &a->tag[set - a->e];
+		const uint64_t want = (va & ~((UINT64_C(1) << s) - 1)) | s;	/* valid, size s, VA */
 
 		for (unsigned int w = 0; w < a->ways; w++) {
-			if (set[w].shift != s || !entry_matches(&set[w], va, asid))
+			if (tag[w] != want || !(set[w].global || set[w].asid == asid))
 				continue;
 			if (!found)
 				found = &set[w];
@@ -310,6 +321,7 @@ static void entry_drop(struct tlb_array *a, struct tlb_entry *e)
 		shift_remove(a, e);
 	e->valid = false;
 	a->age[e - a->e] = 0;
+	a->tag[e - a->e] = 0;
 }
 
 static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct tlb_entry *n,
@@ -319,15 +331,16 @@ static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct 
 	const uint64_t *age = &a->age[set - a->e];
 	unsigned int v = 0;
 
-	for (unsigned int w = 1; w < a->ways && age[v]; w++)
-		if (age[w] < age[v])
-			v = w;
+	/* the first least age: the first invalid way (age 0), else the least recently used */
+	for (unsigned int w = 1; w < a->ways; w++)
+		v = age[w] < age[v] ? w : v;
 	victim = &set[v];
 	if (!a->overlaps && array_overlap(a, n, victim, key_absent))
 		a->overlaps++;
 	if (victim->valid)
 		shift_remove(a, victim);
 	*victim = *n;
+	a->tag[victim - a->e] = n->va | n->shift;
 	shift_add(a, victim);
 	entry_touch(t, a, victim);
 	t->inserts++;
