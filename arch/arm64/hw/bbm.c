@@ -268,8 +268,8 @@ struct tlbi_scope {
 	bool last_level;
 };
 
-static bool covers(const struct ptsim_machine *m, const struct tlbi_scope *sc, uint64_t key,
-		   uint64_t val)
+static inline bool covers(const struct ptsim_machine *m, const struct tlbi_scope *sc, uint64_t key,
+			  uint64_t val)
 {
 	int level = (int)(key >> KEY_LEVEL_SHIFT) - 1;
 	unsigned int asid = (unsigned int)((key >> KEY_ASID_SHIFT) & 0xffff);

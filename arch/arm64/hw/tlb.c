@@ -371,14 +371,20 @@ static void for_each_in_range(struct ptsim_machine *m, struct tlb_array *a, uint
 {
 	uint64_t page = m->geo.page_size;
 
+	if (!a->shifts)
+		return;	/* no valid entry of any size */
 	if ((end - start) / page <= PROBE_PAGES_MAX) {
 		for (uint64_t va = start; va < end; va += page) {
 			for (uint64_t shifts = a->shifts; shifts; shifts &= shifts - 1) {
 				unsigned int s = (unsigned int)__builtin_ctzll(shifts);
 				struct tlb_entry *set = set_of(a, va, s);
+				const uint64_t *tag = &a->tag[set - a->e];
+				/* the valid entry of size s holding the page, if any (entry_in) */
+				const uint64_t want = (va & ~((UINT64_C(1) << s) - 1)) | s;
 
 				for (unsigned int w = 0; w < a->ways; w++)
-					if (set[w].shift == s && entry_in(&set[w], va, va + page, any, asid))
+					if (tag[w] == want &&
+					    (any || set[w].global || set[w].asid == asid))
 						fn(m, a, &set[w]);
 			}
 		}
