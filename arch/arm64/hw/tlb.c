@@ -199,6 +199,12 @@ static bool same_translation(const struct tlb_entry *a, const struct tlb_entry *
 	       !((a->desc ^ b->desc) & attr);
 }
 
+/* The tag of a valid entry of size 2^shift holding va: its base, with the size in the low bits. */
+static uint64_t tag_for(uint64_t va, unsigned int shift)
+{
+	return (va & ~((UINT64_C(1) << shift) - 1)) | shift;
+}
+
 /* The first entry translating va for asid, and how many translate it differently. */
 static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, unsigned int asid,
 				      unsigned int *matches)
@@ -210,7 +216,7 @@ static struct tlb_entry *array_lookup(const struct tlb_array *a, uint64_t va, un
 		unsigned int s = (unsigned int)__builtin_ctzll(shifts);
 		struct tlb_entry *set = set_of(a, va, s);
 		const uint64_t *tag = &a->tag[set - a->e];
-		const uint64_t want = (va & ~((UINT64_C(1) << s) - 1)) | s;	/* valid, size s, VA */
+		const uint64_t want = tag_for(va, s);
 
 		for (unsigned int w = 0; w < a->ways; w++) {
 			if (tag[w] != want || !(set[w].global || set[w].asid == asid))
@@ -240,7 +246,7 @@ static struct tlb_entry *hinted_entry(struct tlb_array *a, uint64_t va, unsigned
 }
 
 /* array_lookup through the hint. */
-static struct tlb_entry *array_find(struct tlb_array *a, uint64_t va, unsigned int asid,
+static inline struct tlb_entry *array_find(struct tlb_array *a, uint64_t va, unsigned int asid,
 				    unsigned int *matches)
 {
 	uint32_t *hint = hint_of(a, va);
@@ -315,10 +321,13 @@ static void shift_remove(struct tlb_array *a, const struct tlb_entry *e)
 		a->shifts &= ~(UINT64_C(1) << e->shift);
 }
 
+/* Invalidate e; an array left empty has no overlapping entries any more. */
 static void entry_drop(struct tlb_array *a, struct tlb_entry *e)
 {
 	if (e->valid)
 		shift_remove(a, e);
+	if (!a->shifts)
+		a->overlaps = 0;
 	e->valid = false;
 	a->age[e - a->e] = 0;
 	a->tag[e - a->e] = 0;
@@ -340,7 +349,7 @@ static void array_insert(struct tlb_model *t, struct tlb_array *a, const struct 
 	if (victim->valid)
 		shift_remove(a, victim);
 	*victim = *n;
-	a->tag[victim - a->e] = n->va | n->shift;
+	a->tag[victim - a->e] = tag_for(n->va, n->shift);
 	shift_add(a, victim);
 	entry_touch(t, a, victim);
 	t->inserts++;
@@ -380,7 +389,7 @@ static void for_each_in_range(struct ptsim_machine *m, struct tlb_array *a, uint
 				struct tlb_entry *set = set_of(a, va, s);
 				const uint64_t *tag = &a->tag[set - a->e];
 				/* the valid entry of size s holding the page, if any (entry_in) */
-				const uint64_t want = (va & ~((UINT64_C(1) << s) - 1)) | s;
+				const uint64_t want = tag_for(va, s);
 
 				for (unsigned int w = 0; w < a->ways; w++)
 					if (tag[w] == want &&
@@ -393,15 +402,6 @@ static void for_each_in_range(struct ptsim_machine *m, struct tlb_array *a, uint
 	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
 		if (entry_in(&a->e[k], start, end, any, asid))
 			fn(m, a, &a->e[k]);
-}
-
-/* After a whole-array invalidation: an empty array has no overlapping entries. */
-static void array_note_empty(struct tlb_array *a)
-{
-	for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
-		if (a->e[k].valid)
-			return;
-	a->overlaps = 0;
 }
 
 static void drop_entry(struct ptsim_machine *m, struct tlb_array *a, struct tlb_entry *e)
@@ -431,7 +431,6 @@ void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
 				for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
 					if (!a->e[k].global && a->e[k].asid == op->asid)
 						entry_drop(a, &a->e[k]);
-				array_note_empty(a);
 			} else {
 				for_each_in_range(m, a, start, end, any, op->asid, drop_entry);
 			}
@@ -643,11 +642,9 @@ uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigne
 
 	while (va < end) {
 		uint64_t key = tlb_key(m, va), n;
-		unsigned int matches = 1;
-		struct tlb_entry *e = hinted_entry(l1, key, as->asid);
+		unsigned int matches;
+		struct tlb_entry *e = array_find(l1, key, as->asid, &matches);
 
-		if (!e)
-			e = array_find(l1, key, as->asid, &matches);
 		if (!e || matches > 1 || !permitted(as, e->desc, kind) ||
 		    needs_dirty_update(m, e->desc, kind)) {
 			/* not a plain hit: the first page goes the whole way, later ones come back */
@@ -662,8 +659,8 @@ uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigne
 		n = l1->overlaps || e->shift == m->geo.page_shift ? 1 :
 			(MIN(end - va, e->va + (UINT64_C(1) << e->shift) - key) + page - 1) >>
 				m->geo.page_shift;
-		m->tlb->tick += n;
-		l1->age[e - l1->e] = m->tlb->tick;
+		m->tlb->tick += n - 1;
+		entry_touch(m->tlb, l1, e);	/* the n-th touch */
 		done += n;
 		va += n << m->geo.page_shift;
 	}
@@ -754,7 +751,6 @@ static void drop_where(struct ptsim_machine *m, bool global, bool non_global)
 			for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
 				if (a->e[k].global ? global : non_global)
 					entry_drop(a, &a->e[k]);
-			array_note_empty(a);
 		}
 }
 
