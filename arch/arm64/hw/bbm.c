@@ -205,13 +205,19 @@ static void run_add(struct bbm_state *b, uint64_t key, uint64_t val)
 	}
 }
 
+/* The key the entry desc at va and level is tracked under. */
+static uint64_t desc_key(const struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
+			 int level, pte_t desc)
+{
+	return key_of(m, tag_of(as, desc, level), level,
+		      ALIGN_DOWN64(va, pt_level_size(&m->geo, level)));
+}
+
 /* A valid entry o made invalid: the break. Remember what was live until a TLBI for it completes. */
 static void check_break(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
 			pte_t o)
 {
-	uint64_t base = ALIGN_DOWN64(va, pt_level_size(&m->geo, level));
-
-	run_add(&m->bbm, key_of(m, tag_of(as, o, level), level, base), o & ~TLBI_SEEN);
+	run_add(&m->bbm, desc_key(m, as, va, level, o), o & ~TLBI_SEEN);
 }
 
 /*
@@ -223,8 +229,7 @@ static void check_refill(struct ptsim_machine *m, const struct hw_as *as, uint64
 			 pte_t n)
 {
 	struct bbm_state *b = &m->bbm;
-	uint64_t base = ALIGN_DOWN64(va, pt_level_size(&m->geo, level));
-	uint64_t key = key_of(m, tag_of(as, n, level), level, base), prev, older;
+	uint64_t key = desc_key(m, as, va, level, n), prev, older;
 	uint64_t i = key - b->run_key0;
 
 	if (run_has(b, i)) {
