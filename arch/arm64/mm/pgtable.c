@@ -89,40 +89,28 @@ pte_t __ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 	return xchg_desc(mm, addr, 3, ptep, 0);
 }
 
-/* nr exchanges with 0; returned: the access/dirty state of the entries after the first. */
-static pte_t clear_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
+/* __get_and_clear_full_ptes: nr exchanges; access/dirty OR-ed into the first. */
+pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
 	struct ptsim_machine *m = mm->m;
 	struct hw_as as = mm_as(mm);
-	pte_t ad = 0;
+	pte_t pte = *ptep;
 
 	count(m, PTSIM_EV_PTE_XCHG, nr);
 	for (unsigned int i = 0; i < nr; i++, addr += m->geo.page_size) {
 		bbm_check_write(m, &as, addr, 3, ptep[i], 0);
 		if (i && pte_dirty(ptep[i]))
-			ad = pte_mkdirty(ad);
+			pte = pte_mkdirty(pte);
 		if (i && pte_young(ptep[i]))
-			ad = pte_mkyoung(ad);
+			pte = pte_mkyoung(pte);
 		ptep[i] = 0;
 	}
-	return ad;
-}
-
-/* __get_and_clear_full_ptes: nr exchanges; access/dirty OR-ed into the first. */
-pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
-{
-	pte_t pte = *ptep, ad = clear_ptes(mm, addr, ptep, nr);
-
-	if (pte_dirty(ad))
-		pte = pte_mkdirty(pte);
-	if (pte_young(ad))
-		pte = pte_mkyoung(pte);
 	return pte;
 }
 
 void __clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
-	clear_ptes(mm, addr, ptep, nr);
+	__get_and_clear_full_ptes(mm, addr, ptep, nr);
 }
 
 /*

@@ -141,9 +141,10 @@ void flush_tlb_mm(struct ptsim_mm *mm)
 
 /*
  * __flush_tlb_range_nosync: the TLBIs of a range without the closing DSB ISH
- * (flush_tlb_mm, with its own DSB, when the range is too large).
+ * (flush_tlb_mm, with its own DSB, when the range is too large). False when
+ * the range is empty and nothing was issued.
  */
-static void __flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64_t end,
+static bool __flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 				     uint64_t stride, bool last_level)
 {
 	struct ptsim_machine *m = mm->m;
@@ -152,27 +153,26 @@ static void __flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64
 	start = ALIGN_DOWN64(start, stride);
 	end = ALIGN_UP64(end, stride);
 	if (end <= start)
-		return;
+		return false;
 	pages = (end - start) >> m->geo.page_shift;
 	if (flush_limit_excess(m, start, end, pages, stride)) {
 		flush_tlb_mm(mm);
-		return;
+		return true;
 	}
 	count(m, PTSIM_EV_FLUSH_TLB_RANGE, 1);
 	dsb_ishst(m);
 	__flush_tlb_range_op(m, false, mm->asid, start, pages, stride, last_level);
 	count(m, PTSIM_EV_NOTIFIER_SECONDARY_TLBS, 1);
+	return true;
 }
 
 void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
 		       bool last_level, int tlb_level)
 {
 	(void)tlb_level;	/* the TTL hint changes no count */
-	if (ALIGN_UP64(end, stride) <= ALIGN_DOWN64(start, stride))
-		return;
 	/* after a flush_tlb_mm fallback the DSB ISH still follows */
-	__flush_tlb_range_nosync(mm, start, end, stride, last_level);
-	dsb_ish(mm->m);
+	if (__flush_tlb_range_nosync(mm, start, end, stride, last_level))
+		dsb_ish(mm->m);
 }
 
 void arch_tlbbatch_add_pending(struct ptsim_mm *mm, uint64_t start, uint64_t end)
