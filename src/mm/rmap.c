@@ -85,10 +85,8 @@ static unsigned int folio_unmap_pte_batch(struct ptsim_mm *mm, const struct foli
 /* The swap entry of page i of a folio whose slots start at swap_base. */
 static pte_t swap_pte(const struct folio *f, uint64_t i, uint64_t swap_base, pte_t pteval)
 {
-	pte_t swp = ((swap_base + i) << 12) | SWP_MARKER;
+	pte_t swp = swp_entry_pte(swap_base + i, folio_page_anon_exclusive(f, i));
 
-	if (folio_page_anon_exclusive(f, i))
-		swp |= PTE_SWP_EXCLUSIVE;
 	if (pte_uffd_wp(pteval))
 		swp |= PTE_SWP_UFFD_WP;
 	return swp;

@@ -41,9 +41,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 			continue;
 		old = ptep_get_and_clear(mm, va, &t->desc[idx]);
 		f = pfn_folio(mm->m, pte_pfn(g, old));
-		swp = (++mm->next_swap_offset << 12) | SWP_MARKER;
-		if (folio_page_anon_exclusive(f, 0))
-			swp |= PTE_SWP_EXCLUSIVE;
+		swp = swp_entry_pte(++mm->next_swap_offset, folio_page_anon_exclusive(f, 0));
 		set_ptes(mm, va, &t->desc[idx], swp, 1);
 		if (--f->mapcount == 0)
 			folio_free(mm->m, f);

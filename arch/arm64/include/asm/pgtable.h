@@ -28,6 +28,11 @@ static inline bool is_swap_pte(pte_t pte)
 {
 	return pte && !pte_present(pte) && (pte & SWP_MARKER);
 }
+/* swp_entry_to_pte for swap slot `offset`, with pte_swp_mkexclusive when exclusive. */
+static inline pte_t swp_entry_pte(uint64_t offset, bool exclusive)
+{
+	return (offset << 12) | SWP_MARKER | (exclusive ? PTE_SWP_EXCLUSIVE : 0);
+}
 static inline bool pte_young(pte_t pte) { return pte & PTE_AF; }
 static inline bool pte_rdonly(pte_t pte) { return pte & PTE_RDONLY; }
 static inline bool pte_cont(pte_t pte) { return pte & PTE_CONT; }
