@@ -47,15 +47,14 @@ static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned i
  * never sees a lowered mapcount. Between the two passes every mapcount must
  * be zero.
  */
-static void count_mappings(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
-			   int delta)
+static void count_mappings(struct inv *c, const struct pt_table *t, int delta)
 {
 	for (unsigned int i = 0; i < t->entries; i++) {
 		pte_t d = t->desc[i];
 		struct folio *f;
 
 		if (t->level < 3 && t->next[i]) {
-			count_mappings(c, mm, t->next[i], delta);
+			count_mappings(c, t->next[i], delta);
 			continue;
 		}
 		if (!pte_present(d) || pte_special(d))
@@ -64,6 +63,14 @@ static void count_mappings(struct inv *c, const struct ptsim_mm *mm, const struc
 		if (f)
 			f->mapcount += delta;
 	}
+}
+
+/* count_mappings over every user mm (a kernel mapping is not in any mapcount). */
+static void count_user_mappings(struct inv *c, int delta)
+{
+	for (size_t i = 0; i < c->m->nr_mms; i++)
+		if (!c->m->mms[i]->kernel)
+			count_mappings(c, c->m->mms[i]->pgd, delta);
 }
 
 static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
@@ -116,10 +123,11 @@ static uint64_t check_folio_store(struct inv *c, uint64_t *bad_chunk)
 
 	*bad_chunk = UINT64_MAX;
 	c->host_bytes += chunks * sizeof(*fs->chunk_live);
-	for (uint64_t k = 0; k < chunks; k++) {
-		uint64_t first = k * fs->chunk_records, live = 0;
+	for (uint64_t first = 0; first < fs->nr_pages; first += fs->chunk_records) {
+		uint32_t live_count = fs->chunk_live[first / fs->chunk_records];
+		uint64_t live = 0;
 
-		if (!fs->chunk_live[k])
+		if (!live_count)
 			continue;
 		c->host_bytes += fs->chunk_records * sizeof(struct folio);
 		for (uint64_t r = first; r < MIN(first + fs->chunk_records, fs->nr_pages); r++) {
@@ -131,7 +139,7 @@ static uint64_t check_folio_store(struct inv *c, uint64_t *bad_chunk)
 				marked++;
 			}
 		}
-		if (live != fs->chunk_live[k] && *bad_chunk == UINT64_MAX)
+		if (live != live_count && *bad_chunk == UINT64_MAX)
 			*bad_chunk = fs->base_pfn + first;
 	}
 	return marked;
@@ -142,32 +150,28 @@ static void report_mapcounts(struct inv *c)
 {
 	const struct folio_store *fs = &c->m->folios;
 
-	for (uint64_t r = 0; r < fs->nr_pages; r++) {
-		struct folio *f = &fs->map[r];
-
-		if (!fs->chunk_live[r / fs->chunk_records]) {
-			r += fs->chunk_records - 1 - r % fs->chunk_records;
+	for (uint64_t first = 0; first < fs->nr_pages; first += fs->chunk_records) {
+		if (!fs->chunk_live[first / fs->chunk_records])
 			continue;
+		for (uint64_t r = first; r < MIN(first + fs->chunk_records, fs->nr_pages); r++) {
+			struct folio *f = &fs->map[r];
+
+			if (f->inv_mismatch)
+				broken(c, f->index, -1, folio_pfn(c->m, f),
+				       "folio mapcount differs from its mappings");
+			f->inv_mismatch = 0;
 		}
-		if (f->inv_mismatch)
-			broken(c, f->index, -1, folio_pfn(c->m, f), "folio mapcount differs from its mappings");
-		f->inv_mismatch = 0;
 	}
 }
 
 /* Every folio's mapcount equals the mappings the user page tables hold; the store's books. */
 static void check_folios(struct inv *c)
 {
-	struct ptsim_machine *m = c->m;
 	uint64_t marked, bad_chunk;
 
-	for (size_t i = 0; i < m->nr_mms; i++)
-		if (!m->mms[i]->kernel)
-			count_mappings(c, m->mms[i], m->mms[i]->pgd, -1);
+	count_user_mappings(c, -1);
 	marked = check_folio_store(c, &bad_chunk);
-	for (size_t i = 0; i < m->nr_mms; i++)
-		if (!m->mms[i]->kernel)
-			count_mappings(c, m->mms[i], m->mms[i]->pgd, +1);
+	count_user_mappings(c, +1);
 	if (marked)
 		report_mapcounts(c);
 	if (bad_chunk != UINT64_MAX)
