@@ -379,6 +379,11 @@ static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;
 }
+/* Host pages of records the store spans (each with a live count in chunk_live). */
+static inline uint64_t folio_store_chunks(const struct folio_store *fs)
+{
+	return (fs->nr_pages + fs->chunk_records - 1) / fs->chunk_records;
+}
 /* folio_pfn: the record's place in the store is its page frame (the vmemmap's arithmetic). */
 static inline uint64_t folio_pfn(const struct ptsim_machine *m, const struct folio *f)
 {

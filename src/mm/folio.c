@@ -31,7 +31,7 @@ int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_page
 	fs->nr_pages = nr_pages;
 	fs->chunk_records = (size_t)host_page / sizeof(struct folio);
 	fs->map_bytes = (size_t)nr_pages * sizeof(struct folio);
-	chunks = (size_t)((nr_pages + fs->chunk_records - 1) / fs->chunk_records);
+	chunks = (size_t)folio_store_chunks(fs);
 	map = mmap(NULL, fs->map_bytes, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	fs->chunk_live = calloc(chunks ? chunks : 1, sizeof(*fs->chunk_live));

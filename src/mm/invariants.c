@@ -119,10 +119,10 @@ static void check_tlb(struct inv *c);
 static uint64_t check_folio_store(struct inv *c, uint64_t *bad_chunk)
 {
 	const struct folio_store *fs = &c->m->folios;
-	uint64_t chunks = (fs->nr_pages + fs->chunk_records - 1) / fs->chunk_records, marked = 0;
+	uint64_t marked = 0;
 
 	*bad_chunk = UINT64_MAX;
-	c->host_bytes += chunks * sizeof(*fs->chunk_live);
+	c->host_bytes += folio_store_chunks(fs) * sizeof(*fs->chunk_live);
 	for (uint64_t first = 0; first < fs->nr_pages; first += fs->chunk_records) {
 		uint32_t live_count = fs->chunk_live[first / fs->chunk_records];
 		uint64_t live = 0;
