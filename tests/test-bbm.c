@@ -6,6 +6,9 @@
  */
 #include "helpers.h"
 #include "hw.h"
+#include "prng.h"
+
+#include <string.h>
 
 #define VA SZ_1G
 
@@ -288,6 +291,198 @@ static void test_in_place_bits_need_no_break(void **state)
 	}
 }
 
+/* ---- the batch checks against one bbm_check_write per entry ---- */
+
+struct seen_diag {
+	enum ptsim_diag_kind kind;
+	uint64_t va;
+	pte_t old_desc, new_desc;
+};
+
+struct diag_trace {
+	struct seen_diag d[8192];
+	unsigned int n;
+};
+
+static void log_diag(const struct ptsim_diag *d, void *arg)
+{
+	struct diag_trace *log = arg;
+
+	if (log->n < 8192)
+		log->d[log->n++] = (struct seen_diag){ d->kind, d->va, d->old_desc, d->new_desc };
+}
+
+/* The two checkers track the same breaks, whatever way each stores them. */
+static void assert_same_tracking(const struct bbm_state *a, const struct bbm_state *b)
+{
+	uint64_t va, vb;
+
+	assert_int_equal(a->run_count, b->run_count);
+	assert_int_equal(a->run_n, b->run_n);
+	assert_int_equal(a->broken.len, b->broken.len);
+	if (a->run_count)
+		assert_true(a->run_key0 == b->run_key0);
+	for (unsigned int i = 0; i < a->run_n; i++) {
+		bool pa = (a->run_present[i / 64] >> (i % 64)) & 1;
+
+		assert_int_equal(pa, (b->run_present[i / 64] >> (i % 64)) & 1);
+		if (pa)
+			assert_true(a->run_val[i] == b->run_val[i]);
+	}
+	for (size_t i = 0; i < a->broken.cap; i++) {
+		if (!a->broken.keys[i])
+			continue;
+		assert_true(u64map_get(&b->broken, a->broken.keys[i] - 1, &vb));
+		assert_true(u64map_get(&a->broken, a->broken.keys[i] - 1, &va) && va == vb);
+	}
+	for (unsigned int l = 0; l < PTSIM_MAX_LEVELS; l++)
+		assert_true(a->per_level[l] == b->per_level[l]);
+	assert_int_equal(a->nr_pending, b->nr_pending);
+	for (size_t i = 0; i < a->nr_pending; i++)
+		assert_true(a->pending[i] == b->pending[i]);
+}
+
+#define TABLE_ENTRIES 1200	/* more than a run holds (BBM_RUN) */
+
+/* One table, checked batch-wise on machine mb and entry by entry on ms. */
+struct twin {
+	struct ptsim_machine *mb, *ms;
+	struct hw_as as;
+	pte_t tab[TABLE_ENTRIES];
+};
+
+static uint64_t twin_va(const struct twin *t, unsigned int at)
+{
+	return VA + ((uint64_t)at << t->mb->geo.page_shift);
+}
+
+static void twin_clear(struct twin *t, unsigned int at, unsigned int nr)
+{
+	bbm_check_clear_ptes(t->mb, &t->as, twin_va(t, at), &t->tab[at], nr);
+	for (unsigned int i = 0; i < nr; i++)
+		bbm_check_write(t->ms, &t->as, twin_va(t, at + i), 3, t->tab[at + i], 0);
+	memset(&t->tab[at], 0, nr * sizeof(pte_t));
+}
+
+static void twin_set(struct twin *t, unsigned int at, unsigned int nr, pte_t pte)
+{
+	bbm_check_set_ptes(t->mb, &t->as, twin_va(t, at), &t->tab[at], pte, nr);
+	for (unsigned int i = 0; i < nr; i++, pte = pte_advance_pfn(&t->mb->geo, pte, 1)) {
+		bbm_check_write(t->ms, &t->as, twin_va(t, at + i), 3, t->tab[at + i], pte);
+		t->tab[at + i] = pte;
+	}
+}
+
+static void twin_tlbi(struct twin *t, unsigned int at, unsigned int nr, bool dsb)
+{
+	const struct tlbi_op op = { TLBI_KIND_RANGE, t->as.asid, twin_va(t, at), nr, true };
+
+	bbm_tlbi(t->mb, &op);
+	bbm_tlbi(t->ms, &op);
+	if (dsb) {
+		bbm_dsb(t->mb);
+		bbm_dsb(t->ms);
+	}
+}
+
+/*
+ * The whole table in batches: each batch cleared and written back (as
+ * mprotect does), or every batch cleared before any is written back (as a
+ * remap does), which fills runs up and spills them; one flush at the end.
+ */
+static void twin_sweep(struct twin *t, uint64_t *rng, bool interleaved, pte_t prot)
+{
+	unsigned int nr[TABLE_ENTRIES], at = 0, n = 0;
+
+	while (at < TABLE_ENTRIES) {
+		nr[n] = MIN(1 + (unsigned int)prng_next(rng) % 40, TABLE_ENTRIES - at);
+		twin_clear(t, at, nr[n]);
+		if (interleaved)
+			twin_set(t, at, nr[n], pfn_pte(&t->mb->geo, 0x1000 + at, prot));
+		at += nr[n++];
+	}
+	for (unsigned int b = 0, at = 0; !interleaved && b < n; at += nr[b++])
+		twin_set(t, at, nr[b], pfn_pte(&t->mb->geo, 0x1000 + at, prot));
+	twin_tlbi(t, 0, TABLE_ENTRIES, true);
+}
+
+/*
+ * Random batches of clears and stores over a table of entries (some
+ * invalid, some global, some of another page or attributes), with TLBIs and
+ * DSBs between them, and now and then a sweep of the whole table in batches
+ * (as mprotect makes): the same diagnostics in the same order from both
+ * machines, and the same breaks tracked after every batch.
+ */
+static void test_batch_checks_match_single_writes(void **state)
+{
+	static struct diag_trace log_batch, log_single;
+	static struct twin t;
+	const enum ptsim_cpu cpus[] = { PTSIM_CPU_NEOVERSE_N1, PTSIM_CPU_APPLE_M3 };
+
+	(void)state;
+	for (unsigned int c = 0; c < 2; c++) {
+		uint64_t rng = 0x5eed + c, writes = 0;
+
+		t.mb = new_machine(PTSIM_GRANULE_4K, 48, cpus[c], NULL);
+		t.ms = new_machine(PTSIM_GRANULE_4K, 48, cpus[c], NULL);
+		t.as = (struct hw_as){ .root = NULL, .asid = 7, .ttbr1 = false };
+		memset(t.tab, 0, sizeof(t.tab));
+		log_batch.n = log_single.n = 0;
+		ptsim_set_diag_handler(t.mb, log_diag, &log_batch);
+		ptsim_set_diag_handler(t.ms, log_diag, &log_single);
+		for (unsigned int step = 0; step < 10000; step++) {
+			unsigned int r = (unsigned int)prng_next(&rng), nr = 1 + r % 40;
+			unsigned int at = (unsigned int)(prng_next(&rng) % (TABLE_ENTRIES - nr));
+			/* the page each entry maps, unless a step below changes it */
+			pte_t pte = pfn_pte(&t.mb->geo, 0x1000 + at,
+					    PTE_TYPE_PAGE | PTE_AF | PTE_NG | PTE_ATTRINDX(MT_NORMAL));
+
+			if (step % 500 == 499) {
+				/* the first sweep leaves every entry valid, so the second's batches fill runs */
+				twin_sweep(&t, &rng, true, pte_pgprot(&t.mb->geo, pte));
+				twin_sweep(&t, &rng, false, pte_pgprot(&t.mb->geo, pte));
+				writes += 4 * TABLE_ENTRIES;
+				continue;
+			}
+			switch ((r >> 8) % 8) {
+			case 0:
+				twin_tlbi(&t, at, nr, r & (1u << 20));
+				continue;
+			case 1:		/* now and then, another page or attributes, global, or invalid */
+				if ((r >> 21) % 16 == 0)
+					pte = r & (1u << 16) ? pte ^ PTE_NG :
+					      r & (1u << 17) ? pte ^ PTE_ATTRINDX(MT_DEVICE_nGnRnE) :
+					      r & (1u << 18) ? 0 : pte_advance_pfn(&t.mb->geo, pte, 1 + r % 3);
+				else
+					pte = 0;
+				/* fall through */
+			case 2:
+			case 3:
+			case 4:
+				twin_set(&t, at, nr, pte);
+				break;
+			default:
+				twin_clear(&t, at, nr);
+				break;
+			}
+			writes += nr;
+			assert_same_tracking(&t.mb->bbm, &t.ms->bbm);
+		}
+		assert_int_equal(log_batch.n, log_single.n);
+		assert_true(log_batch.n < 8192);	/* every report compared */
+		for (unsigned int i = 0; i < log_batch.n; i++) {
+			assert_int_equal(log_batch.d[i].kind, log_single.d[i].kind);
+			assert_true(log_batch.d[i].va == log_single.d[i].va);
+			assert_true(log_batch.d[i].old_desc == log_single.d[i].old_desc);
+			assert_true(log_batch.d[i].new_desc == log_single.d[i].new_desc);
+		}
+		/* the sequence is not trivial: reports, and enough writes to fill runs */
+		assert_true(log_batch.n > 100 && writes > 100000);
+		ptsim_machine_destroy(t.mb);
+		ptsim_machine_destroy(t.ms);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_batched_refold_flagged_without_bbml),
 		cmocka_unit_test(test_batched_unfold_flagged_without_bbml),
 		cmocka_unit_test(test_in_place_bits_need_no_break),
+		cmocka_unit_test(test_batch_checks_match_single_writes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

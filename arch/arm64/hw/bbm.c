@@ -245,8 +245,8 @@ static void check_refill(struct ptsim_machine *m, const struct hw_as *as, uint64
 	check_live_write(m, va, level, prev | PTE_VALID, n);
 }
 
-void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
-		     pte_t o, pte_t n)
+static inline void check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
+			       int level, pte_t o, pte_t n)
 {
 	if (pte_valid(o) && pte_valid(n))
 		check_live_write(m, va, level, o, n);
@@ -254,6 +254,113 @@ void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t v
 		check_break(m, as, va, level, o);
 	else if (pte_valid(n) && (m->bbm.broken.len || m->bbm.run_count))
 		check_refill(m, as, va, level, n);
+}
+
+void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
+		     pte_t o, pte_t n)
+{
+	check_write(m, as, va, level, o, n);
+}
+
+/*
+ * Where the run would put a break of key: its index, after spilling the run
+ * when key does not continue it (what run_add does for the first break of a
+ * batch). -1, with nothing changed, when nr breaks from key would not all fit.
+ */
+static int run_place(struct bbm_state *b, uint64_t key, unsigned int nr)
+{
+	bool continues = b->run_n && key - b->run_key0 < BBM_RUN && key - b->run_key0 <= b->run_n;
+	uint64_t i = continues ? key - b->run_key0 : 0;
+
+	if (i + nr > BBM_RUN)
+		return -1;
+	if (!continues) {
+		spill_run(b);
+		b->run_key0 = key;
+	}
+	return (int)i;
+}
+
+/* nr valid level-3 entries from ptep, all tracked under one tag (so their keys are consecutive). */
+static bool ptes_valid_one_tag(const pte_t *ptep, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		if (!pte_valid(ptep[i]) || ((ptep[i] ^ ptep[0]) & PTE_NG))
+			return false;
+	return true;
+}
+
+/* Entries lo to hi - 1 join the run (their values already stored). */
+static void run_add_range(struct bbm_state *b, unsigned int lo, unsigned int hi)
+{
+	for (unsigned int w = lo / 64; w <= (hi - 1) / 64; w++) {
+		uint64_t bits = UINT64_MAX;
+
+		if (w == lo / 64)
+			bits &= UINT64_MAX << (lo % 64);
+		if (w == (hi - 1) / 64)
+			bits &= UINT64_MAX >> (63 - (hi - 1) % 64);
+		b->run_count += (unsigned int)__builtin_popcountll(bits & ~b->run_present[w]);
+		b->run_present[w] |= bits;
+	}
+	b->run_n = MAX(b->run_n, hi);
+}
+
+void bbm_check_clear_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
+			  const pte_t *ptep, unsigned int nr)
+{
+	struct bbm_state *b = &m->bbm;
+	int at;
+
+	/* the common case: nr breaks joining the run together, as nr run_add calls would */
+	if (nr && ptes_valid_one_tag(ptep, nr) &&
+	    (at = run_place(b, desc_key(m, as, va, 3, ptep[0]), nr)) >= 0) {
+		for (unsigned int i = 0; i < nr; i++)
+			b->run_val[(unsigned int)at + i] = ptep[i] & ~TLBI_SEEN;
+		run_add_range(b, (unsigned int)at, (unsigned int)at + nr);
+		return;
+	}
+	for (unsigned int i = 0; i < nr; i++, va += m->geo.page_size)
+		check_write(m, as, va, 3, ptep[i], 0);
+}
+
+void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
+			const pte_t *ptep, pte_t pte, unsigned int nr)
+{
+	const pte_t addr_mask = PTE_ADDR_MASK(m->geo.page_shift);
+	const uint64_t page_size = m->geo.page_size;
+	struct bbm_state *b = &m->bbm;
+	unsigned int i;
+
+	for (i = 0; i < nr && !pte_valid(ptep[i]); i++)
+		;
+	/*
+	 * Every entry invalid, no break tracked outside the run: refills, each
+	 * checked against the run's old value and leaving it, as check_refill.
+	 */
+	if (i == nr && !b->broken.len) {
+		uint64_t first, run_n = b->run_n;
+		unsigned int removed = 0;
+
+		if (!pte_valid(pte) || !b->run_count)
+			return;
+		first = desc_key(m, as, va, 3, pte) - b->run_key0;
+		for (i = 0; i < nr; i++, pte = pte_add_to_address(pte, addr_mask, page_size)) {
+			uint64_t k = first + i, bit = UINT64_C(1) << (k % 64);
+
+			if (k >= run_n || !(b->run_present[k / 64] & bit))
+				continue;
+			b->run_present[k / 64] &= ~bit;
+			removed++;
+			check_live_write(m, va + i * page_size, 3, b->run_val[k] | PTE_VALID, pte);
+		}
+		b->run_count -= removed;
+		if (!b->run_count)
+			b->run_n = 0;
+		return;
+	}
+	for (i = 0; i < nr; i++, va += page_size, pte = pte_add_to_address(pte, addr_mask, page_size))
+		check_write(m, as, va, 3, ptep[i], pte);
 }
 
 /* Entries a TLBI covers get TLBI_SEEN; the completing DSB forgets them. */

@@ -75,6 +75,16 @@ uint64_t tlb_check_user_entries(struct ptsim_machine *m);
 /* bbm.c */
 void bbm_check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
 		     pte_t old_desc, pte_t new_desc);
+/*
+ * bbm_check_write for nr consecutive level-3 entries from va, before the
+ * stores: ptep[i] cleared to 0, or replaced by pte advanced i pages. The
+ * checker ends exactly as nr bbm_check_write calls leave it, and reports
+ * the same diagnostics in the same order.
+ */
+void bbm_check_clear_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
+			  const pte_t *ptep, unsigned int nr);
+void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
+			const pte_t *ptep, pte_t pte, unsigned int nr);
 void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op);
 void bbm_dsb(struct ptsim_machine *m);
 int bbm_copy(struct bbm_state *dst, const struct bbm_state *src);

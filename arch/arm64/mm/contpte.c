@@ -57,19 +57,17 @@ static void contpte_convert(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte
 	const struct ptsim_geometry *g = &m->geo;
 	uint64_t start = block_start(g, addr);
 	pte_t *start_ptep = block_ptep(g, addr, ptep);
-	uint64_t a = start;
+	pte_t gathered;
 
 	fn_enter(m, PTSIM_FN_CONTPTE_CONVERT);
 	count(m, PTSIM_EV_CONTPTE_CONVERT, 1);
 	pte = pfn_pte(g, ALIGN_DOWN64(pte_pfn(g, pte), g->cont_ptes), pte_pgprot(g, pte));
-	for (unsigned int i = 0; i < g->cont_ptes; i++, a += g->page_size) {
-		pte_t ptent = __ptep_get_and_clear(mm, a, start_ptep + i);
-
-		if (pte_dirty(ptent))
-			pte = pte_mkdirty(pte);
-		if (pte_young(ptent))
-			pte = pte_mkyoung(pte);
-	}
+	/* the kernel's loop of __ptep_get_and_clear: the same exchanges, made as one batch */
+	gathered = __get_and_clear_full_ptes(mm, start, start_ptep, g->cont_ptes);
+	if (pte_dirty(gathered))
+		pte = pte_mkdirty(pte);
+	if (pte_young(gathered))
+		pte = pte_mkyoung(pte);
 	if (!(m->cpu->bbml2_noabort && feature(m, PTSIM_FEAT_CONTPTE_BBML2_ELISION)))
 		__flush_tlb_range(mm, start, start + g->cont_pte_size, g->page_size, true, 3);
 	__set_ptes(mm, start, start_ptep, pte, g->cont_ptes);
@@ -121,6 +119,13 @@ void __contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t
 	contpte_convert(mm, addr, ptep, pte_mknoncont(pte));
 }
 
+/* One __ptep_get of the block's entry, counted by the caller (all at once). */
+static inline pte_t block_read(const pte_t *p, unsigned int *reads)
+{
+	(*reads)++;
+	return *p;
+}
+
 /*
  * contpte_ptep_get: OR access/dirty over the block. Pre-v6.17 reads every
  * entry; the v6.17 early exit stops once both have been seen (§3.7).
@@ -128,28 +133,29 @@ void __contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t
 pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
-	pte_t *p = ptep - (((uintptr_t)ptep / sizeof(pte_t)) & (g->cont_ptes - 1));
-	unsigned int i, n = g->cont_ptes;
+	const pte_t *p = ptep - (((uintptr_t)ptep / sizeof(pte_t)) & (g->cont_ptes - 1));
+	unsigned int i, n = g->cont_ptes, reads = 0;
 
 	count(mm->m, PTSIM_EV_CONTPTE_GATHER, 1);
 	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT)) {
 		for (i = 0; i < n; i++) {
-			pte_t pte = __ptep_get(mm, p + i);
+			pte_t pte = block_read(p + i, &reads);
 
 			if (pte_dirty(pte))
 				orig_pte = pte_mkdirty(orig_pte);
 			if (pte_young(pte))
 				orig_pte = pte_mkyoung(orig_pte);
 		}
+		count(mm->m, PTSIM_EV_PTE_READ, reads);
 		return orig_pte;
 	}
 	for (i = 0; i < n; i++) {
-		pte_t pte = __ptep_get(mm, p + i);
+		pte_t pte = block_read(p + i, &reads);
 
 		if (pte_dirty(pte)) {
 			orig_pte = pte_mkdirty(orig_pte);
 			for (; i < n; i++) {
-				if (pte_young(__ptep_get(mm, p + i))) {
+				if (pte_young(block_read(p + i, &reads))) {
 					orig_pte = pte_mkyoung(orig_pte);
 					break;
 				}
@@ -159,7 +165,7 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 		if (pte_young(pte)) {
 			orig_pte = pte_mkyoung(orig_pte);
 			for (i++; i < n; i++) {
-				if (pte_dirty(__ptep_get(mm, p + i))) {
+				if (pte_dirty(block_read(p + i, &reads))) {
 					orig_pte = pte_mkdirty(orig_pte);
 					break;
 				}
@@ -167,6 +173,7 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 			break;
 		}
 	}
+	count(mm->m, PTSIM_EV_PTE_READ, reads);
 	return orig_pte;
 }
 

@@ -65,23 +65,21 @@ pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep)
 
 /*
  * __set_ptes: nr plain stores, PFN advancing; one __sync_cache_and_tags per
- * call. The batch functions count their nr stores or exchanges at once; the
- * checker still sees each.
+ * call. The batch functions count their nr stores or exchanges at once, and
+ * show them to the checker at once, before making them (it checks each).
  */
 void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr)
 {
 	struct ptsim_machine *m = mm->m;
-	const struct ptsim_geometry *g = &m->geo;
+	const pte_t addr_mask = PTE_ADDR_MASK(m->geo.page_shift);
+	const uint64_t page_size = m->geo.page_size;
 	struct hw_as as = mm_as(mm);
 
 	count(m, PTSIM_EV_SET_PTES_CHUNK, 1);
 	count(m, PTSIM_EV_PTE_WRITE, nr);
-	for (unsigned int i = 0; i < nr; i++) {
-		bbm_check_write(m, &as, addr, 3, ptep[i], pte);
+	bbm_check_set_ptes(m, &as, addr, ptep, pte, nr);
+	for (unsigned int i = 0; i < nr; i++, pte = pte_add_to_address(pte, addr_mask, page_size))
 		ptep[i] = pte;
-		addr += g->page_size;
-		pte = pte_advance_pfn(g, pte, 1);
-	}
 }
 
 pte_t __ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
@@ -97,8 +95,8 @@ pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
 	pte_t pte = *ptep;
 
 	count(m, PTSIM_EV_PTE_XCHG, nr);
-	for (unsigned int i = 0; i < nr; i++, addr += m->geo.page_size) {
-		bbm_check_write(m, &as, addr, 3, ptep[i], 0);
+	bbm_check_clear_ptes(m, &as, addr, ptep, nr);
+	for (unsigned int i = 0; i < nr; i++) {
 		if (i && pte_dirty(ptep[i]))
 			pte = pte_mkdirty(pte);
 		if (i && pte_young(ptep[i]))

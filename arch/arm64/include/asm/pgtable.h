@@ -107,9 +107,17 @@ static inline pte_t pfn_pte(const struct ptsim_geometry *g, uint64_t pfn, pte_t 
 	return (prot & ~PTE_ADDR_MASK(g->page_shift)) |
 	       ((pfn << g->page_shift) & PTE_ADDR_MASK(g->page_shift));
 }
+/*
+ * pfn_pte(pte_pfn(pte) + nr, pte_pgprot(pte)), added in place: the address
+ * field is contiguous and nothing below it carries into it.
+ */
+static inline pte_t pte_add_to_address(pte_t pte, pte_t addr_mask, uint64_t bytes)
+{
+	return (pte & ~addr_mask) | ((pte + bytes) & addr_mask);
+}
 static inline pte_t pte_advance_pfn(const struct ptsim_geometry *g, pte_t pte, uint64_t nr)
 {
-	return pfn_pte(g, pte_pfn(g, pte) + nr, pte_pgprot(g, pte));
+	return pte_add_to_address(pte, PTE_ADDR_MASK(g->page_shift), nr << g->page_shift);
 }
 /* A PMD leaf from a page protection: the block type replaces the page type. */
 static inline pte_t pte_to_pmd_leaf(pte_t pte) { return (pte & ~PTE_TABLE_BIT); }
