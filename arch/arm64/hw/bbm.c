@@ -158,6 +158,10 @@ static void run_remove(struct bbm_state *b, unsigned int i)
  */
 __attribute__((noinline)) static void spill_run(struct bbm_state *b)
 {
+	if (!b->run_count) {	/* nothing to move, and no bit set */
+		b->run_n = 0;
+		return;
+	}
 	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1)) {
 		uint64_t key = b->run_key0 + i, val = b->run_val[i];
 		bool known;
@@ -171,6 +175,11 @@ __attribute__((noinline)) static void spill_run(struct bbm_state *b)
 	memset(b->run_present, 0, sizeof(b->run_present));
 	b->run_count = 0;
 	b->run_n = 0;
+}
+
+void bbm_spill_run(struct ptsim_machine *m)
+{
+	spill_run(&m->bbm);
 }
 
 bool bbm_level_untracked(const struct ptsim_machine *m, int level)
@@ -300,7 +309,11 @@ static void run_add_range(struct bbm_state *b, unsigned int lo, unsigned int hi)
 			bits &= UINT64_MAX << (lo % 64);
 		if (w == (hi - 1) / 64)
 			bits &= UINT64_MAX >> (63 - (hi - 1) % 64);
-		b->run_count += (unsigned int)__builtin_popcountll(bits & ~b->run_present[w]);
+		/* usually none of them is in the run yet: no bits to count one by one */
+		if (b->run_present[w] & bits)
+			b->run_count += (unsigned int)__builtin_popcountll(bits & ~b->run_present[w]);
+		else
+			b->run_count += (unsigned int)(MIN(hi, w * 64 + 64) - MAX(lo, w * 64));
 		b->run_present[w] |= bits;
 	}
 	b->run_n = MAX(b->run_n, hi);
@@ -395,6 +408,36 @@ static inline bool covers(const struct ptsim_machine *m, const struct tlbi_scope
 	return va < sc->end && sc->start < va + pt_level_size(&m->geo, level);
 }
 
+/*
+ * The run's entries sc covers get TLBI_SEEN. A run of level-3 entries (one
+ * ASID, one page each) is covered as one range of indices.
+ */
+static void run_tlbi(const struct ptsim_machine *m, struct bbm_state *b,
+		     const struct tlbi_scope *sc)
+{
+	unsigned int shift = m->geo.page_shift, asid, i;
+	uint64_t va0, lo, hi;
+
+	if (!b->run_count)
+		return;
+	if ((b->run_key0 >> KEY_LEVEL_SHIFT) != lvl(3)) {
+		for (i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1))
+			if (covers(m, sc, b->run_key0 + i, b->run_val[i]))
+				b->run_val[i] |= TLBI_SEEN;
+		return;
+	}
+	asid = (unsigned int)((b->run_key0 >> KEY_ASID_SHIFT) & 0xffff);
+	if (!sc->any_asid && asid && asid != sc->asid)
+		return;
+	va0 = (b->run_key0 & ((UINT64_C(1) << KEY_VA_BITS) - 1)) << shift;
+	/* entry i is the page at va0 + (i << shift): covered from the one holding start to end */
+	lo = sc->start <= va0 ? 0 : (sc->start - va0) >> shift;
+	hi = sc->end <= va0 ? 0 : ((sc->end - va0) >> shift) + !!((sc->end - va0) & (m->geo.page_size - 1));
+	hi = MIN(hi, (uint64_t)b->run_n);
+	for (i = lo < hi ? run_next(b, (unsigned int)lo) : b->run_n; i < hi; i = run_next(b, i + 1))
+		b->run_val[i] |= TLBI_SEEN;
+}
+
 void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 {
 	struct bbm_state *b = &m->bbm;
@@ -413,10 +456,7 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		sc.end = UINT64_MAX;
 		sc.last_level = false;
 	}
-	/* the run's entries are marked in place, the map's below */
-	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1))
-		if (covers(m, &sc, b->run_key0 + i, b->run_val[i]))
-			b->run_val[i] |= TLBI_SEEN;
+	run_tlbi(m, b, &sc);	/* the run's entries are marked in place, the map's below */
 	if (!b->broken.len)
 		return;
 	if (op->kind != TLBI_KIND_ALL && op->kind != TLBI_KIND_ASID && op->pages <= 64 &&

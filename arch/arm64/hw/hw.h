@@ -86,6 +86,11 @@ void bbm_check_clear_ptes(struct ptsim_machine *m, const struct hw_as *as, uint6
 void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
 			const pte_t *ptep, pte_t pte, unsigned int nr);
 void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op);
+/*
+ * Move the run of recent breaks into the map: the checker tracks the same
+ * breaks, each found by hashing (tests check the run against the map).
+ */
+void bbm_spill_run(struct ptsim_machine *m);
 void bbm_dsb(struct ptsim_machine *m);
 int bbm_copy(struct bbm_state *dst, const struct bbm_state *src);
 void bbm_free(struct bbm_state *b);
