@@ -492,9 +492,23 @@ void bbm_dsb(struct ptsim_machine *m)
 	struct bbm_state *b = &m->bbm;
 
 	/* the run's entries a TLBI covered are gone from every TLB now */
-	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1))
-		if (b->run_val[i] & TLBI_SEEN)
-			run_remove(b, i);
+	unsigned int words = b->run_count ? (b->run_n + 63) / 64 : 0, dropped = 0;
+
+	for (unsigned int w = 0; w < words; w++) {
+		uint64_t seen = 0;
+
+		for (uint64_t bits = b->run_present[w]; bits; bits &= bits - 1) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
+			bool covered = b->run_val[w * 64 + bit] & TLBI_SEEN;
+
+			seen |= (uint64_t)covered << bit;
+			dropped += covered;
+		}
+		b->run_present[w] &= ~seen;
+	}
+	b->run_count -= dropped;
+	if (!b->run_count)
+		b->run_n = 0;
 	for (size_t i = 0; i < b->nr_pending; i++) {
 		uint64_t val;
 
