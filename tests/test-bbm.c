@@ -425,7 +425,9 @@ static void twin_sweep(struct twin *t, uint64_t *rng, bool interleaved, pte_t pr
 	unsigned int nr[TABLE_ENTRIES], at = 0, n = 0;
 
 	while (at < TABLE_ENTRIES) {
-		nr[n] = MIN(1 + (unsigned int)prng_next(rng) % 40, TABLE_ENTRIES - at);
+		unsigned int len = 1 + (unsigned int)(prng_next(rng) % 40);
+
+		nr[n] = MIN(len, TABLE_ENTRIES - at);	/* MIN evaluates its arguments twice */
 		twin_clear(t, at, nr[n]);
 		if (interleaved)
 			twin_set(t, at, nr[n], pfn_pte(&t->mb->geo, 0x1000 + at, prot));
