@@ -156,12 +156,8 @@ static void run_remove(struct bbm_state *b, unsigned int i)
  * Move the run of recent breaks into the map (when a break elsewhere comes).
  * Rare, and kept out of line so the write check stays a small function.
  */
-__attribute__((noinline)) static void spill_run(struct bbm_state *b)
+__attribute__((noinline)) static void spill_run_entries(struct bbm_state *b)
 {
-	if (!b->run_count) {	/* nothing to move, and no bit set */
-		b->run_n = 0;
-		return;
-	}
 	for (unsigned int i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1)) {
 		uint64_t key = b->run_key0 + i, val = b->run_val[i];
 		bool known;
@@ -175,6 +171,14 @@ __attribute__((noinline)) static void spill_run(struct bbm_state *b)
 	memset(b->run_present, 0, sizeof(b->run_present));
 	b->run_count = 0;
 	b->run_n = 0;
+}
+
+static inline void spill_run(struct bbm_state *b)
+{
+	if (b->run_count)
+		spill_run_entries(b);
+	else
+		b->run_n = 0;	/* nothing to move, and no bit set */
 }
 
 void bbm_spill_run(struct ptsim_machine *m)
@@ -325,6 +329,10 @@ void bbm_check_clear_ptes(struct ptsim_machine *m, const struct hw_as *as, uint6
 	struct bbm_state *b = &m->bbm;
 	int at;
 
+	if (nr == 1) {	/* one entry: the single check costs less */
+		check_write(m, as, va, 3, ptep[0], 0);
+		return;
+	}
 	/* the common case: nr breaks joining the run together, as nr run_add calls would */
 	if (nr && ptes_valid_one_tag(ptep, nr) &&
 	    (at = run_place(b, desc_key(m, as, va, 3, ptep[0]), nr)) >= 0) {
@@ -345,6 +353,10 @@ void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_
 	struct bbm_state *b = &m->bbm;
 	unsigned int i;
 
+	if (nr == 1) {	/* one entry: the single check costs less */
+		check_write(m, as, va, 3, ptep[0], pte);
+		return;
+	}
 	for (i = 0; i < nr && !pte_valid(ptep[i]); i++)
 		;
 	/*
