@@ -312,26 +312,31 @@ static void log_diag(const struct ptsim_diag *d, void *arg)
 		log->d[log->n++] = (struct seen_diag){ d->kind, d->va, d->old_desc, d->new_desc };
 }
 
-/* The break b tracks under key, from its run (the newer) or its map. */
-static bool tracked(const struct bbm_state *b, uint64_t key, uint64_t *val)
+static bool in_run(const struct bbm_state *b, uint64_t key)
 {
 	uint64_t i = key - b->run_key0;
 
-	if (b->run_count && i < b->run_n && ((b->run_present[i / 64] >> (i % 64)) & 1)) {
-		*val = b->run_val[i];
+	return b->run_count && i < b->run_n && ((b->run_present[i / 64] >> (i % 64)) & 1);
+}
+
+/* The break b tracks under key, from its run (the newer) or its map. */
+static bool tracked(const struct bbm_state *b, uint64_t key, uint64_t *val)
+{
+	if (in_run(b, key)) {
+		*val = b->run_val[key - b->run_key0];
 		return true;
 	}
 	return u64map_get(&b->broken, key, val);
 }
 
-/* Every break a tracks, b tracks with the same value; how many each tracks. */
+/* Every break a tracks, b tracks with the same value; how many a tracks. */
 static size_t tracked_in_both(const struct bbm_state *a, const struct bbm_state *b)
 {
 	size_t n = 0;
-	uint64_t va, vb;
+	uint64_t vb;
 
 	for (unsigned int i = 0; a->run_count && i < a->run_n; i++) {
-		if (!((a->run_present[i / 64] >> (i % 64)) & 1))
+		if (!in_run(a, a->run_key0 + i))
 			continue;
 		assert_true(tracked(b, a->run_key0 + i, &vb) && vb == a->run_val[i]);
 		n++;
@@ -339,12 +344,9 @@ static size_t tracked_in_both(const struct bbm_state *a, const struct bbm_state 
 	for (size_t i = 0; i < a->broken.cap; i++) {
 		uint64_t key = a->broken.keys[i] - 1;
 
-		if (!a->broken.keys[i])
-			continue;
-		assert_true(tracked(a, key, &va));
-		if (va != a->broken.vals[i])
-			continue;	/* the run's newer value, counted above */
-		assert_true(tracked(b, key, &vb) && vb == va);
+		if (!a->broken.keys[i] || in_run(a, key))
+			continue;	/* counted with the run, whose value is the newer */
+		assert_true(tracked(b, key, &vb) && vb == a->broken.vals[i]);
 		n++;
 	}
 	return n;
@@ -396,7 +398,7 @@ static void twin_set(struct twin *t, unsigned int at, unsigned int nr, pte_t pte
 	t->writes += nr;
 }
 
-/* A TLBI of the pages at to at + nr - 1 (in the table's ASID, another, or all), then maybe a DSB. */
+/* A TLBI of pages at to at + nr - 1 (the table's ASID, another, or all), then maybe a DSB. */
 static void twin_tlbi(struct twin *t, unsigned int at, unsigned int nr, bool dsb, unsigned int how)
 {
 	static const enum tlbi_kind kinds[] = { TLBI_KIND_RANGE, TLBI_KIND_RANGE, TLBI_KIND_VA,
@@ -471,7 +473,7 @@ static void test_batch_checks_match_single_writes(void **state)
 					    PTE_TYPE_PAGE | PTE_AF | PTE_NG | PTE_ATTRINDX(MT_NORMAL));
 
 			if (step % 500 == 499) {
-				/* the first sweep leaves every entry valid, so the second's batches fill runs */
+				/* the first leaves every entry valid: the second's batches fill runs */
 				twin_sweep(&t, &rng, true, pte_pgprot(&t.mb->geo, pte));
 				twin_sweep(&t, &rng, false, pte_pgprot(&t.mb->geo, pte));
 				continue;
@@ -480,13 +482,17 @@ static void test_batch_checks_match_single_writes(void **state)
 			case 0:
 				twin_tlbi(&t, at, nr, r & (1u << 20), r >> 24);
 				break;
-			case 1:		/* now and then, another page or attributes, global, or invalid */
-				if ((r >> 21) % 16 == 0)
-					pte = r & (1u << 16) ? pte ^ PTE_NG :
-					      r & (1u << 17) ? pte ^ PTE_ATTRINDX(MT_DEVICE_nGnRnE) :
-					      r & (1u << 18) ? 0 : pte_advance_pfn(&t.mb->geo, pte, 1 + r % 3);
-				else
+			case 1:	/* now and then another page or attributes, global, or invalid */
+				if ((r >> 21) % 16)
 					pte = 0;
+				else if (r & (1u << 16))
+					pte ^= PTE_NG;
+				else if (r & (1u << 17))
+					pte ^= PTE_ATTRINDX(MT_DEVICE_nGnRnE);
+				else if (r & (1u << 18))
+					pte = 0;
+				else
+					pte = pte_advance_pfn(&t.mb->geo, pte, 1 + r % 3);
 				/* fall through */
 			case 2:
 			case 3:
