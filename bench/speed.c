@@ -82,10 +82,31 @@ static int simulate(enum mprotect_state state, bool batching, struct sim_speed *
 	return err;
 }
 
-/* Host time of the 80 real mprotect calls: wall, and CPU (the calls' system time). */
+/*
+ * Host time of the 80 real mprotect calls: wall, and CPU (the calls' system
+ * time); and how much of the buffer the host backed with huge pages, which
+ * T1 asks for (MADV_HUGEPAGE) and the host may not grant.
+ */
 struct native_time {
 	double wall_s, cpu_s;
+	long huge_kib;	/* -1: unknown */
 };
+
+/* The process's anonymous memory in huge pages (AnonHugePages of /proc/self/smaps_rollup). */
+static long anon_huge_kib(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kib = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
 
 /* The same 80 mprotect calls on real memory; false when the host cannot do them. */
 static bool native(enum mprotect_state state, struct native_time *out)
@@ -97,6 +118,7 @@ static bool native(enum mprotect_state state, struct native_time *out)
 		return false;
 	madvise(p, GIB, state == STATE_T1 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	memset(p, 1, GIB);
+	out->huge_kib = anon_huge_kib();
 	if (state == STATE_T1) {
 		/* the published program's trick: split each PMD by splitting the VMA and back */
 		for (uint64_t off = 0; off < GIB; off += 2 << 20) {
@@ -288,6 +310,7 @@ int cmd_speed(int argc, char **argv)
 	int parsed = parse_json_option("speed", argc, argv, &json);
 	bool first = true;
 	double ns_cpu[NR_STATES][2], sim_nat[NR_STATES][2];
+	long native_t1_huge_kib = -1;
 	struct access_speed acc;
 
 	if (parsed)
@@ -317,9 +340,12 @@ int cmd_speed(int argc, char **argv)
 		printf("%-4s %-6s %10s %12s %10s %12s %10s %10s %8s\n", "", "", "sim s", "PTE ops",
 		       "ns/op", "ops/s", "ns/access", "native s", "sim/nat");
 	for (int st = 0; st < NR_STATES; st++) {
-		struct native_time nt = { 0, 0 };
+		struct native_time nt = { 0, 0, -1 };
 		bool have_native = st != STATE_T2 && (progress("native mprotect, %s", names[st]),
 						      native((enum mprotect_state)st, &nt));
+
+		if (st == STATE_T1)
+			native_t1_huge_kib = have_native ? nt.huge_kib : -1;
 		/* the table's rows compare wall times; the goal compares CPU times */
 		double nat = have_native && nt.wall_s > 0 ? nt.wall_s : -1;
 
@@ -388,12 +414,16 @@ int cmd_speed(int argc, char **argv)
 		printf(", \"linear_map_256g\": {\"paint_seconds\": %.3f, \"repaint_seconds\": %.3f, "
 		       "\"peak_rss_kib\": %ld}, \"machine_create_destroy_us\": {\"4k\": %.2f, "
 		       "\"16k\": %.2f, \"64k\": %.2f}, \"mmaps_80000_seconds\": %.3f, "
-		       "\"peak_rss_kib\": %ld}\n", paint, repaint, rss_repaint, create_us[0],
-		       create_us[1], create_us[2], mmaps_s, peak_rss_kib());
+		       "\"native_t1_huge_kib\": %ld, \"peak_rss_kib\": %ld}\n", paint, repaint,
+		       rss_repaint, create_us[0], create_us[1], create_us[2], mmaps_s,
+		       native_t1_huge_kib, peak_rss_kib());
 	else
 		printf("\n256 GiB linear map (4K, AmpereOne): paint %.3f s, repaint to PTEs %.3f s, peak RSS "
 		       "%ld KiB\npeak RSS of the whole run (includes the native 1 GiB buffer): %ld KiB\n",
 		       paint, repaint, rss_repaint, peak_rss_kib());
+	if (!json)
+		printf("native T1 buffer in host huge pages (MADV_HUGEPAGE asks for all 1048576 KiB): "
+		       "%ld KiB\n", native_t1_huge_kib);
 	if (!json)
 		printf("machine + empty mm, create and destroy: %.2f us (4K), %.2f us (16K), "
 		       "%.2f us (64K)\n80,000 first-fit anonymous mmaps: %.3f s\n", create_us[0],
