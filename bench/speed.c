@@ -120,7 +120,9 @@ static bool native(enum mprotect_state state, struct native_time *out)
 	madvise(p, GIB, state == STATE_T1 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	memset(p, 1, GIB);
 	/* the growth is the buffer's: the rest of the process does not fault meanwhile */
-	out->huge_kib = huge_before < 0 ? -1 : anon_huge_kib() - huge_before;
+	long huge_after = anon_huge_kib();
+
+	out->huge_kib = huge_before < 0 || huge_after < 0 ? -1 : huge_after - huge_before;
 	if (state == STATE_T1) {
 		/* the published program's trick: split each PMD by splitting the VMA and back */
 		for (uint64_t off = 0; off < GIB; off += 2 << 20) {
