@@ -27,6 +27,22 @@ static uint64_t key_of(const struct ptsim_machine *m, unsigned int asid, int lev
 	       ((uint64_t)(asid & 0xffff) << KEY_ASID_SHIFT) | ((uint64_t)lvl(level) << KEY_LEVEL_SHIFT);
 }
 
+/* What key_of packed: the level, the ASID (0: global) and the entry's VA. */
+static inline int key_level(uint64_t key)
+{
+	return (int)(key >> KEY_LEVEL_SHIFT) - 1;
+}
+
+static inline unsigned int key_asid(uint64_t key)
+{
+	return (unsigned int)((key >> KEY_ASID_SHIFT) & 0xffff);
+}
+
+static inline uint64_t key_va(const struct ptsim_machine *m, uint64_t key)
+{
+	return (key & ((UINT64_C(1) << KEY_VA_BITS) - 1)) << m->geo.page_shift;
+}
+
 /* Global (kernel) entries are tracked under ASID 0, which user mms never get. */
 static unsigned int tag_of(const struct hw_as *as, pte_t desc, int level)
 {
@@ -191,7 +207,7 @@ bool bbm_level_untracked(const struct ptsim_machine *m, int level)
 	const struct bbm_state *b = &m->bbm;
 
 	return !b->per_level[lvl(level)] &&
-	       (!b->run_count || (b->run_key0 >> KEY_LEVEL_SHIFT) != (uint64_t)lvl(level));
+	       (!b->run_count || key_level(b->run_key0) != level);
 }
 
 static bool run_has(const struct bbm_state *b, uint64_t i)
@@ -405,19 +421,23 @@ struct tlbi_scope {
 	bool last_level;
 };
 
+/* Does the TLBI reach entries tracked under asid (0: global ones)? */
+static inline bool scope_reaches_asid(const struct tlbi_scope *sc, unsigned int asid)
+{
+	return sc->any_asid || !asid || asid == sc->asid;
+}
+
 static inline bool covers(const struct ptsim_machine *m, const struct tlbi_scope *sc, uint64_t key,
 			  uint64_t val)
 {
-	int level = (int)(key >> KEY_LEVEL_SHIFT) - 1;
-	unsigned int asid = (unsigned int)((key >> KEY_ASID_SHIFT) & 0xffff);
-	uint64_t va = (key & ((UINT64_C(1) << KEY_VA_BITS) - 1)) << m->geo.page_shift;
+	int level = key_level(key);
+	uint64_t va = key_va(m, key);
 
 	/* last-level TLBIs leave walk caches alone: not enough for a table entry */
 	if (sc->last_level && is_table(level, val | PTE_VALID))
 		return false;
-	if (!sc->any_asid && asid && asid != sc->asid)
-		return false;
-	return va < sc->end && sc->start < va + pt_level_size(&m->geo, level);
+	return scope_reaches_asid(sc, key_asid(key)) &&
+	       va < sc->end && sc->start < va + pt_level_size(&m->geo, level);
 }
 
 /*
@@ -427,21 +447,20 @@ static inline bool covers(const struct ptsim_machine *m, const struct tlbi_scope
 static void run_tlbi(const struct ptsim_machine *m, struct bbm_state *b,
 		     const struct tlbi_scope *sc)
 {
-	unsigned int shift = m->geo.page_shift, asid, i;
+	unsigned int shift = m->geo.page_shift, i;
 	uint64_t va0, lo, hi;
 
 	if (!b->run_count)
 		return;
-	if ((b->run_key0 >> KEY_LEVEL_SHIFT) != lvl(3)) {
+	if (key_level(b->run_key0) != 3) {
 		for (i = run_next(b, 0); i < b->run_n; i = run_next(b, i + 1))
 			if (covers(m, sc, b->run_key0 + i, b->run_val[i]))
 				b->run_val[i] |= TLBI_SEEN;
 		return;
 	}
-	asid = (unsigned int)((b->run_key0 >> KEY_ASID_SHIFT) & 0xffff);
-	if (!sc->any_asid && asid && asid != sc->asid)
+	if (!scope_reaches_asid(sc, key_asid(b->run_key0)))
 		return;
-	va0 = (b->run_key0 & ((UINT64_C(1) << KEY_VA_BITS) - 1)) << shift;
+	va0 = key_va(m, b->run_key0);
 	/* entry i is the page at va0 + (i << shift): covered from the one holding start to end */
 	lo = sc->start <= va0 ? 0 : (sc->start - va0) >> shift;
 	hi = sc->end <= va0 ? 0 : ((sc->end - va0) >> shift) + !!((sc->end - va0) & (m->geo.page_size - 1));
