@@ -380,24 +380,21 @@ void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_
 	 * checked against the run's old value and leaving it, as check_refill.
 	 */
 	if (i == nr && !b->broken.len) {
-		uint64_t first, run_n = b->run_n;
-		unsigned int removed = 0;
+		uint64_t first;
 
 		if (!pte_valid(pte) || !b->run_count)
 			return;
 		first = desc_key(m, as, va, 3, pte) - b->run_key0;
 		for (i = 0; i < nr; i++, pte = pte_add_to_address(pte, addr_mask, page_size)) {
-			uint64_t k = first + i, bit = UINT64_C(1) << (k % 64);
+			uint64_t k = first + i;
+			pte_t prev;
 
-			if (k >= run_n || !(b->run_present[k / 64] & bit))
+			if (!run_has(b, k))
 				continue;
-			b->run_present[k / 64] &= ~bit;
-			removed++;
-			check_live_write(m, va + i * page_size, 3, b->run_val[k] | PTE_VALID, pte);
+			prev = b->run_val[k];
+			run_remove(b, (unsigned int)k);
+			check_live_write(m, va + i * page_size, 3, prev | PTE_VALID, pte);
 		}
-		b->run_count -= removed;
-		if (!b->run_count)
-			b->run_n = 0;
 		return;
 	}
 	for (i = 0; i < nr; i++, va += page_size, pte = pte_add_to_address(pte, addr_mask, page_size))
