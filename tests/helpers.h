@@ -23,11 +23,33 @@
 #define SZ_2M	UINT64_C(0x200000)
 #define SZ_1G	UINT64_C(0x40000000)
 
+/*
+ * The tests' default diagnostic handler: a diagnostic the test did not ask for
+ * fails it, with the report's kind, place and message. A test that expects
+ * diagnostics installs its own handler (record_diag below).
+ */
+static inline void fail_on_diag(const struct ptsim_diag *d, void *arg)
+{
+	(void)arg;
+	fail_msg("unexpected %s diagnostic at va 0x%llx level %d (0x%llx -> 0x%llx): %s",
+		 ptsim_diag_kind_name(d->kind), (unsigned long long)d->va, d->level,
+		 (unsigned long long)d->old_desc, (unsigned long long)d->new_desc, d->message);
+}
+
+/* ptsim_machine_create for a test: it must succeed, and diagnostics fail the test. */
+static inline struct ptsim_machine *create_machine(const struct ptsim_machine_config *cfg)
+{
+	struct ptsim_machine *m = NULL;
+
+	assert_int_equal(ptsim_machine_create(cfg, &m), 0);
+	assert_int_equal(ptsim_set_diag_handler(m, fail_on_diag, NULL), 0);
+	return m;
+}
+
 static inline struct ptsim_machine *new_machine(enum ptsim_granule granule, unsigned int va_bits,
 						enum ptsim_cpu cpu, const char *preset)
 {
 	struct ptsim_machine_config cfg;
-	struct ptsim_machine *m = NULL;
 
 	ptsim_machine_config_init(&cfg);
 	cfg.granule = granule;
@@ -35,8 +57,7 @@ static inline struct ptsim_machine *new_machine(enum ptsim_granule granule, unsi
 	cfg.cpu = cpu;
 	cfg.preset = preset;
 	cfg.phys_size = UINT64_C(8) << 30;
-	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
-	return m;
+	return create_machine(&cfg);
 }
 
 static inline struct ptsim_mm *new_mm_with_vma(struct ptsim_machine *m, uint64_t addr, uint64_t len)

@@ -21,7 +21,7 @@ static struct efx setup(enum ptsim_granule gr, bool patched, uint64_t size)
 	cfg.granule = gr;
 	cfg.cpu = PTSIM_CPU_NEOVERSE_V2;
 	cfg.phys_size = UINT64_C(2) << 30;
-	assert_int_equal(ptsim_machine_create(&cfg, &f.m), 0);
+	f.m = create_machine(&cfg);
 	ptsim_feature_preset(f.m, patched ? "patched" : "baseline");
 	assert_int_equal(ptsim_mm_create(f.m, &f.mm), 0);
 	assert_int_equal(ptsim_file_create(f.m, size, gr == PTSIM_GRANULE_4K ? 9 : 11, &f.file), 0);

@@ -30,11 +30,16 @@ static struct ptsim_stats last(struct ptsim_machine *m)
 /* One 64K folio per contpte block, written (young and dirty), unmapped whole: spec table 2.4. */
 static void test_munmap_per_block(void **state)
 {
-	/* R, X, W, block flushes, rmap calls, slots; g = 16 (no early exit) */
-	static const uint64_t want[3][6] = {
-		[B0] = { 32 + 16, 32, 16, 1, 16, 16 },
-		[B1] = { 32 + 16 * 16, 32, 16, 1, 1, 2 },
-		[A] = { 1 + 16, 16, 0, 0, 1, 2 },
+	/* per block; g = 16 (no early exit) */
+	static const struct {
+		uint64_t reads, xchgs, writes, block_flushes, rmap_calls, slots;
+	} want[3] = {
+		[B0] = { .reads = 32 + 16, .xchgs = 32, .writes = 16, .block_flushes = 1,
+			 .rmap_calls = 16, .slots = 16 },
+		[B1] = { .reads = 32 + 16 * 16, .xchgs = 32, .writes = 16, .block_flushes = 1,
+			 .rmap_calls = 1, .slots = 2 },
+		[A] = { .reads = 1 + 16, .xchgs = 16, .writes = 0, .block_flushes = 0,
+			.rmap_calls = 1, .slots = 2 },
 	};
 
 	(void)state;
@@ -46,12 +51,12 @@ static void test_munmap_per_block(void **state)
 
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_2M), 0);
 		st = last(m);
-		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * want[v][0]);
-		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * want[v][1]);
-		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 32 * want[v][2]);
-		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 32 * want[v][3]);
-		assert_int_equal(st.ev[PTSIM_EV_RMAP_REMOVE], 32 * want[v][4]);
-		assert_int_equal(st.ev[PTSIM_EV_TLB_BATCH_SLOT], 32 * want[v][5]);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * want[v].reads);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * want[v].xchgs);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 32 * want[v].writes);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 32 * want[v].block_flushes);
+		assert_int_equal(st.ev[PTSIM_EV_RMAP_REMOVE], 32 * want[v].rmap_calls);
+		assert_int_equal(st.ev[PTSIM_EV_TLB_BATCH_SLOT], 32 * want[v].slots);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 32);
 		/* the only VMA: its PTE, PMD and PUD tables all go */
 		assert_int_equal(st.ev[PTSIM_EV_TABLE_FREE], 3);
@@ -845,9 +850,14 @@ static void test_thp_fault_prepares_anon_vma(void **state)
  */
 static void test_madv_pageout_lazyfree(void **state)
 {
-	/* xchg, TLBI VA, TLBI range, unfolds in the first PAGEOUT */
-	static const uint64_t want[2][4] = { { 32 * 16 + 16 * 16 + 16, 16 * 16 + 16, 32, 32 },
-					     { 32 * 16, 0, 32, 0 } };
+	/* the first PAGEOUT, unbatched (v6.10) and batched (v6.16) */
+	static const struct {
+		uint64_t xchgs, tlbi_va, tlbi_range, unfolds;
+	} want[2] = {
+		{ .xchgs = 32 * 16 + 16 * 16 + 16, .tlbi_va = 16 * 16 + 16, .tlbi_range = 32,
+		  .unfolds = 32 },
+		{ .xchgs = 32 * 16, .tlbi_va = 0, .tlbi_range = 32, .unfolds = 0 },
+	};
 
 	(void)state;
 	for (int batched = 0; batched < 2; batched++) {
@@ -862,13 +872,13 @@ static void test_madv_pageout_lazyfree(void **state)
 			assert_int_equal(ptsim_access(mm, 0, va, PTSIM_ACCESS_WRITE, NULL), 0);
 		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
 		st = last(m);
-		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], want[batched][0]);
-		assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], want[batched][1]);
-		assert_int_equal(st.ev[PTSIM_EV_TLBI_RANGE], want[batched][2]);
-		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], want[batched][3]);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], want[batched].xchgs);
+		assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], want[batched].tlbi_va);
+		assert_int_equal(st.ev[PTSIM_EV_TLBI_RANGE], want[batched].tlbi_range);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], want[batched].unfolds);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 16);
 		assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 0);
-		assert_int_equal(st.ev[PTSIM_EV_DSB_ISH], 1 + want[batched][3]);
+		assert_int_equal(st.ev[PTSIM_EV_DSB_ISH], 1 + want[batched].unfolds);
 		assert_int_equal(ptsim_translate(mm, VA, &t), 0);
 		assert_true(t.dirty && t.cont == batched);
 		assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), -ENOENT);
@@ -962,7 +972,10 @@ static void test_madv_pageout_skips_and_files(void **state)
  */
 static void test_mlock_states(void **state)
 {
-	static const uint64_t want[2][3] = { { 34, 34, 34 }, { 6, 34, 34 } };
+	/* PTE reads per block in each state: mapped, lazyfree and re-read, lazyfree and cold */
+	static const struct {
+		uint64_t reads[3];
+	} want[2] = { [0] = { .reads = { 34, 34, 34 } }, [1] = { .reads = { 6, 34, 34 } } };
 
 	(void)state;
 	for (int v617 = 0; v617 < 2; v617++) {
@@ -983,7 +996,7 @@ static void test_mlock_states(void **state)
 			assert_int_equal(ptsim_mlock(mm, VA, SZ_2M), 0);
 			assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 			assert_int_equal(ptsim_munlock(mm, VA, SZ_2M), 0);
-			assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 32 * want[v617][st]);
+			assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 32 * want[v617].reads[st]);
 			assert_int_equal(last(m).ev[PTSIM_EV_MLOCK_FOLIO], 32);
 			assert_int_equal(last(m).ev[PTSIM_EV_PTE_WRITE], 0);
 			assert_invariants(m);

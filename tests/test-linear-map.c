@@ -32,7 +32,7 @@ static struct kfx boot_cfg(enum ptsim_granule gr, enum ptsim_cpu cpu,
 	cfg.nr_cpus = 4;
 	cfg.phys_base = GIB;
 	cfg.phys_size = phys_end - GIB;
-	assert_int_equal(ptsim_machine_create(&cfg, &f.m), 0);
+	f.m = create_machine(&cfg);
 	ptsim_set_diag_handler(f.m, count_diags, NULL);
 	bbm = warns = 0;
 	ptsim_feature_set(f.m, PTSIM_FEAT_LINEAR_MAP_BLOCKS, blocks);

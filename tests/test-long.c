@@ -200,7 +200,7 @@ static void test_set_memory_differential(void **state)
 			cfg.cpu = PTSIM_CPU_AMPEREONE;
 			cfg.phys_base = G;
 			cfg.phys_size = G;
-			assert_int_equal(ptsim_machine_create(&cfg, &m[v]), 0);
+			m[v] = create_machine(&cfg);
 			ptsim_set_diag_handler(m[v], on_diag, NULL);
 			ptsim_feature_set(m[v], PTSIM_FEAT_LINEAR_MAP_BLOCKS, v);
 			assert_int_equal(ptsim_kernel_boot(m[v], &kc, &k[v]), 0);

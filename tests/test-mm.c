@@ -369,7 +369,7 @@ static void test_host_memory_limit(void **state)
 	(void)state;
 	ptsim_machine_config_init(&cfg);
 	cfg.host_memory_limit = UINT64_C(1) << 20;
-	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	m = create_machine(&cfg);
 	mm = new_mm_with_vma(m, SZ_1G, SZ_1G);
 	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_64K, 0, true), 0);
 	assert_int_equal(ptsim_machine_host_bytes(m, &before), 0);

@@ -144,7 +144,7 @@ static void test_tlbi_reaches_every_cpu(void **state)
 	(void)state;
 	ptsim_machine_config_init(&cfg);
 	cfg.nr_cpus = 4;
-	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	m = create_machine(&cfg);
 	mm = mapped(m, SZ_2M, 0);
 	for (unsigned int c = 0; c < 4; c++)
 		assert_int_equal(ptsim_access(mm, c, VA, PTSIM_ACCESS_READ, NULL), 0);

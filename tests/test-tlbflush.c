@@ -91,7 +91,7 @@ static void test_kpti_and_repeat(void **state)
 	ptsim_machine_config_init(&cfg);
 	cfg.cpu = PTSIM_CPU_NEOVERSE_N1;
 	cfg.kpti = true;
-	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	m = create_machine(&cfg);
 	assert_int_equal(ptsim_mm_create(m, &mm), 0);
 	reset_counts(m);
 	__flush_tlb_range(mm, VA, VA + 16 * 4096, 4096, true, 3);
@@ -103,7 +103,7 @@ static void test_kpti_and_repeat(void **state)
 
 	cfg.kpti = false;
 	cfg.repeat_tlbi = true;
-	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	m = create_machine(&cfg);
 	assert_int_equal(ptsim_mm_create(m, &mm), 0);
 	reset_counts(m);
 	__flush_tlb_range(mm, VA, VA + 2 * 4096, 4096, true, 3);
