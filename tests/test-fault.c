@@ -135,10 +135,136 @@ static void test_thp_cow_enomem(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* A write to va completes without a fault, on both CPUs' view (a TLB miss walks the tables). */
+static void assert_writes_without_fault(struct ptsim_mm *mm, uint64_t va)
+{
+	struct ptsim_translation t;
+	enum ptsim_fault_kind f = PTSIM_FAULT_TRANSLATION;
+
+	assert_int_equal(ptsim_translate(mm, va, &t), 0);
+	assert_true(t.write && !t.read_only && t.dirty);
+	assert_int_equal(ptsim_access(mm, 0, va, PTSIM_ACCESS_WRITE, &f), 0);
+	assert_int_equal(f, PTSIM_FAULT_NONE);
+}
+
+/*
+ * A write fault on a swap entry fork shared: do_swap_page maps the page
+ * read-only (the entry is not exclusive) and, the fault being a write,
+ * calls do_wp_page under the same PTE lock. The model has no swap cache:
+ * the page read back is a folio only this mapping holds, so do_wp_page
+ * reuses it (wp_page_reuse: ptep_set_access_flags, one compare-and-swap and
+ * flush_tlb_page). One fault; a second write takes none.
+ */
+static void check_shared_swap_write(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t va)
+{
+	struct ptsim_folio_info fi;
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_fault(mm, va, PTSIM_ACCESS_WRITE), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
+	assert_int_equal(st.ev[PTSIM_EV_MAJOR_FAULT], 1);
+	assert_int_equal(st.ev[PTSIM_EV_SWAP_LOOKUP], 1);
+	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 1);
+	assert_int_equal(st.ev[PTSIM_EV_IO_KIB], 4);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 1);
+	assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], 1);		/* do_swap_page's, kept by do_wp_page */
+	/*
+	 * handle_pte_fault's read, pte_same under the lock, arm64 set_ptes's
+	 * (contpte_try_unfold), do_wp_page's ptep_get, and the two of
+	 * ptep_set_access_flags
+	 */
+	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 6);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 1);		/* set_ptes, read-only */
+	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 1);		/* wp_page_reuse's ptep_set_access_flags */
+	assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], 1);		/* its flush_tlb_page */
+	assert_int_equal(st.ev[PTSIM_EV_ANON_EXCL_TEST], 1);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 0);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(ptsim_folio_info(mm, va, &fi), 0);
+	assert_true(fi.anon_exclusive);
+	assert_int_equal(fi.mapcount, 1);
+	assert_writes_without_fault(mm, va);
+	assert_int_equal(ptsim_fault(mm, va, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FAULT], 0);	/* spurious: nothing to do */
+}
+
+/* Swap-out, then fork: both mms hold the entry, neither exclusively. */
+static void test_swap_write_after_fork(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child;
+	struct ptsim_translation t;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 4 * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_swapout(mm, VA, 2 * SZ_4K), 0);
+	assert_int_equal(ptsim_madvise(mm, VA + 2 * SZ_4K, 2 * SZ_4K, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	for (uint64_t a = VA; a < VA + 4 * SZ_4K; a += SZ_4K) {
+		assert_int_equal(ptsim_translate(child, a, &t), -ENOENT);
+		check_shared_swap_write(m, child, a);
+		check_shared_swap_write(m, mm, a);
+	}
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/* Fork, then swap-out of the parent's mapping: its entry is not exclusive either. */
+static void test_swap_write_fork_then_swapout(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_swapout(mm, VA, SZ_4K), 0);
+	check_shared_swap_write(m, mm, VA);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * mlock's populate (__mm_populate, a write for a private writable VMA)
+ * over shared swap entries: one fault per page leaves every page writable,
+ * and GUP's second look finds it so.
+ */
+static void test_swap_write_mlock_populate(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child;
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 16 * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, 16 * SZ_4K, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_mlock(child, VA, 16 * SZ_4K), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_FAULT], 16);
+	assert_int_equal(st.ev[PTSIM_EV_MAJOR_FAULT], 16);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 16);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 0);
+	for (uint64_t a = VA; a < VA + 16 * SZ_4K; a += SZ_4K)
+		assert_writes_without_fault(child, a);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thp_cow_enomem),
+		cmocka_unit_test(test_swap_write_after_fork),
+		cmocka_unit_test(test_swap_write_fork_then_swapout),
+		cmocka_unit_test(test_swap_write_mlock_populate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
