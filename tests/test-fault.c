@@ -258,6 +258,110 @@ static void test_swap_write_mlock_populate(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * A 64K mTHP at VA whose first half mremap(MREMAP_DONTUNMAP|MREMAP_FIXED)
+ * moved to VA + 1 GiB: the old VMA stays whole, with its anon_vma and page
+ * offsets, and maps only the second half; the new one maps the first. The
+ * folio is still mapped only by mm (mapcount 16). The rmap walk visits both
+ * VMAs for the first half's indices; the emptied range maps nothing.
+ */
+#define NEW	(VA + SZ_1G)
+
+static struct ptsim_mm *dontunmap_half(struct ptsim_machine *m, bool shared_once)
+{
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child;
+	struct ptsim_folio_info fi;
+	struct ptsim_translation t;
+	uint64_t out = 0;
+
+	assert_int_equal(ptsim_set_thp_orders(m, UINT64_C(1) << 4), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	if (shared_once) {
+		/* fork and the child's exit: the pages lose PageAnonExclusive, stay read-only */
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		assert_int_equal(ptsim_mm_exit(child), 0);
+		ptsim_mm_destroy(child);
+	}
+	assert_int_equal(ptsim_mremap(mm, VA, 8 * SZ_4K, 8 * SZ_4K,
+				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED | PTSIM_MREMAP_DONTUNMAP,
+				      NEW, &out), 0);
+	assert_int_equal(out, NEW);
+	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
+	assert_int_equal(ptsim_folio_info(mm, NEW, &fi), 0);
+	assert_int_equal(fi.order, 4);
+	assert_int_equal(fi.mapcount, 16);
+	assert_int_equal(fi.anon_exclusive, !shared_once);
+	return mm;
+}
+
+/*
+ * A write to a page of it that is not PageAnonExclusive: this mm maps the
+ * whole folio and nothing else does, so do_wp_page reuses the page
+ * (wp_can_reuse_anon_folio for a large folio, v6.15's
+ * __wp_can_reuse_large_anon_folio) in either VMA, and copies nothing.
+ */
+static void test_dontunmap_write_reuses(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *mm = dontunmap_half(m, true);
+	static const uint64_t at[] = { NEW + 3 * SZ_4K, VA + 9 * SZ_4K };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct ptsim_translation t;
+		struct ptsim_folio_info fi;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_translate(mm, at[i], &t), 0);
+		assert_true(t.read_only);
+		assert_int_equal(ptsim_fault(mm, at[i], PTSIM_ACCESS_WRITE), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 0);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 0);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 1);
+		assert_writes_without_fault(mm, at[i]);
+		assert_int_equal(ptsim_folio_info(mm, at[i], &fi), 0);
+		assert_int_equal(fi.order, 4);
+		assert_int_equal(fi.mapcount, 16);
+		assert_true(fi.anon_exclusive);
+	}
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * MADV_COLD over the moved half: the range cuts the folio and no other mm
+ * maps it, so madvise_cold_or_pageout_pte_range splits it (split_folio,
+ * whose unmap finds the pages in both VMAs) and ages the pages.
+ */
+static void test_dontunmap_cold_splits(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *mm = dontunmap_half(m, false);
+	struct ptsim_folio_info fi;
+	struct ptsim_translation t;
+
+	(void)state;
+	assert_int_equal(ptsim_madvise(mm, NEW, 8 * SZ_4K, PTSIM_MADV_COLD), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_SPLIT], 1);
+	for (uint64_t i = 0; i < 16; i++) {
+		uint64_t a = i < 8 ? NEW + i * SZ_4K : VA + i * SZ_4K;
+
+		assert_int_equal(ptsim_folio_info(mm, a, &fi), 0);
+		assert_int_equal(fi.order, 0);
+		assert_int_equal(fi.mapcount, 1);
+		assert_true(fi.anon_exclusive);
+		assert_int_equal(ptsim_translate(mm, a, &t), 0);
+		assert_true(t.write && !t.cont);
+		assert_int_equal(t.af, i >= 8);	/* only the range is made old */
+	}
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +369,8 @@ int main(void)
 		cmocka_unit_test(test_swap_write_after_fork),
 		cmocka_unit_test(test_swap_write_fork_then_swapout),
 		cmocka_unit_test(test_swap_write_mlock_populate),
+		cmocka_unit_test(test_dontunmap_write_reuses),
+		cmocka_unit_test(test_dontunmap_cold_splits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
