@@ -181,6 +181,11 @@ static void check_shared_swap_write(struct ptsim_machine *m, struct ptsim_mm *mm
 	assert_int_equal(st.ev[PTSIM_EV_ANON_EXCL_TEST], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 0);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 0);
+	/* the reuse is do_wp_page's: its lookup, test and compare-and-swap */
+	assert_int_equal(ptsim_last_func_stats(m, PTSIM_FN_DO_WP_PAGE, &st), 0);
+	assert_int_equal(st.ev[PTSIM_EV_ANON_EXCL_TEST], 1);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 1);
+	assert_int_equal(st.ev[PTSIM_EV_MAJOR_FAULT], 0);
 	assert_int_equal(ptsim_folio_info(mm, va, &fi), 0);
 	assert_true(fi.anon_exclusive);
 	assert_int_equal(fi.mapcount, 1);

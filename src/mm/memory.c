@@ -212,7 +212,6 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	return 0;
 }
 
-
 /*
  * __ptep_set_access_flags: OR the new access, dirty and write state into the
  * entry with a compare-and-swap; a newly dirty entry flushes the stale
@@ -339,9 +338,13 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	folio_set_page_anon_exclusive(f, 0, exclusive);
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, f), write && exclusive), 1);
 	f->mapcount = 1;
-	if (write && !exclusive)
-		return do_wp_page(mm, v, va, ptep);	/* FAULT_FLAG_WRITE still set */
-	return 0;
+	if (write && !exclusive) {
+		/* FAULT_FLAG_WRITE is still set */
+		fn_enter(m, PTSIM_FN_DO_WP_PAGE);
+		err = do_wp_page(mm, v, va, ptep);
+		fn_exit(m);
+	}
+	return err;
 }
 
 /*
