@@ -80,12 +80,15 @@ PTSIM_API int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed);
  * handle_mm_fault for a fault at va: file mappings through fault-around,
  * filemap_fault (readahead, I/O, the VM_FAULT_RETRY round) and finish_fault;
  * anonymous ones through do_anonymous_page, do_swap_page for a swapped-out
- * page (read back; writable on a write fault when it was exclusive), and a
+ * page (read back; a write fault maps it writable, at once when the entry
+ * was exclusive, else through do_wp_page in the same fault), and a
  * write to the shared zero page gets its own zeroed page (wp_page_copy).
  * Returns 0; -EFAULT for SIGSEGV/SIGBUS; -ENOMEM when memory runs out (an
- * anonymous fault then leaves the model as it was, a file fault keeps what it
- * read into the page cache); -EINVAL for bad arguments or the kernel mm;
- * -EBUSY from a diagnostic handler.
+ * anonymous fault then leaves the model as it was, except that a write to a
+ * PMD THP another mm maps keeps the split of its PMD when the page's copy
+ * fails, as do_huge_pmd_wp_page does; a file fault keeps what it read into
+ * the page cache; what is kept is counted in the totals); -EINVAL for bad
+ * arguments or the kernel mm; -EBUSY from a diagnostic handler.
  */
 PTSIM_API int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
 

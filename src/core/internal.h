@@ -249,6 +249,7 @@ struct ptsim_machine {
 	unsigned int fn_overflow;	/* entries beyond the stack's depth */
 	uint32_t fn_touched;		/* functions with counts in fn_op */
 	unsigned int op_depth;
+	bool op_partial;		/* the operation keeps what it did even if it fails */
 	struct diag_state diag;
 	uint64_t host_bytes;		/* host memory charged (table pages, folio metadata) */
 	/* tables set aside by pt_reserve, per level: pt_table_alloc takes these first */
@@ -330,10 +331,18 @@ static inline void fn_exit(struct ptsim_machine *m)
 /*
  * Bracket every public operation: op_begin zeroes the per-op counts; op_end
  * adds them to the totals unless the operation failed (err != 0), in which
- * case they stay visible only through ptsim_last_stats.
+ * case they stay visible only through ptsim_last_stats. A path that keeps a
+ * partial result on failure, as the kernel does (do_huge_pmd_wp_page's split
+ * before a copy that runs out of memory), calls op_keep_partial: then a
+ * failure's counts reach the totals too.
  */
 void op_begin(struct ptsim_machine *m);
 void op_end(struct ptsim_machine *m, int err);
+
+static inline void op_keep_partial(struct ptsim_machine *m)
+{
+	m->op_partial = true;
+}
 
 static inline bool feature(const struct ptsim_machine *m, enum ptsim_feature f)
 {

@@ -201,12 +201,13 @@ void op_begin(struct ptsim_machine *m)
 	for_each_touched(m, zero_event);
 	m->op_touched[0] = m->op_touched[1] = 0;
 	m->fn_touched = 0;
+	m->op_partial = false;
 }
 
 void op_end(struct ptsim_machine *m, int err)
 {
-	/* a failed operation leaves the model, totals included, as it was */
-	if (--m->op_depth || err)
+	/* a failed operation leaves the model, totals included, as it was (or kept its part) */
+	if (--m->op_depth || (err && !m->op_partial))
 		return;
 	for_each_touched(m, total_event);
 }

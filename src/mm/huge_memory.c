@@ -158,16 +158,18 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 }
 
 /*
- * Where page `index` of an anonymous folio with `mapping` is mapped in mm:
- * the VMA of that anon_vma whose page offsets hold the index. A folio's
- * pages can sit in several VMAs (mremap moved part of it).
+ * vma_address for page `index` of an anonymous folio with `mapping`, over
+ * mm's VMAs from *vma on: the first VMA of that anon_vma whose page offsets
+ * hold the index, and the page's address in it. A folio's pages can sit in
+ * several VMAs (mremap moved part of it), and several VMAs can hold the same
+ * index (mremap's MREMAP_DONTUNMAP keeps the old one, emptied).
  */
 static bool anon_page_address(const struct ptsim_mm *mm, uint64_t mapping, uint64_t index,
 			      uint64_t *va, size_t *vma)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 
-	for (size_t i = 0; i < mm->nr_vmas; i++) {
+	for (size_t i = *vma; i < mm->nr_vmas; i++) {
 		const struct vma *v = &mm->vmas[i];
 		uint64_t pages = (v->end - v->start) >> g->page_shift;
 
@@ -180,7 +182,11 @@ static bool anon_page_address(const struct ptsim_mm *mm, uint64_t mapping, uint6
 	return false;
 }
 
-/* The entry mapping page i of f in mm, or NULL; its address in *va. */
+/*
+ * The entry mapping page i of f in mm, or NULL; its address in *va. As
+ * rmap_walk_anon with page_vma_mapped_walk: every VMA that could hold the
+ * page is looked at, and the one whose entry maps it is the answer.
+ */
 static pte_t *folio_page_pte(struct ptsim_mm *mm, const struct folio *f, uint64_t i, uint64_t *va,
 			     size_t *vma)
 {
@@ -188,12 +194,13 @@ static pte_t *folio_page_pte(struct ptsim_mm *mm, const struct folio *f, uint64_
 	unsigned int idx;
 	struct pt_table *t;
 
-	if (!anon_page_address(mm, f->mapping, f->index + i, va, vma))
-		return NULL;
-	t = pt_lookup_leaf(mm, *va, &idx);
-	if (!t || t->level != 3 || !pte_present(t->desc[idx]) || pte_pfn(g, t->desc[idx]) != folio_pfn(mm->m, f) + i)
-		return NULL;
-	return &t->desc[idx];
+	for (*vma = 0; anon_page_address(mm, f->mapping, f->index + i, va, vma); (*vma)++) {
+		t = pt_lookup_leaf(mm, *va, &idx);
+		if (t && t->level == 3 && pte_present(t->desc[idx]) &&
+		    pte_pfn(g, t->desc[idx]) == folio_pfn(mm->m, f) + i)
+			return &t->desc[idx];
+	}
+	return NULL;
 }
 
 uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)

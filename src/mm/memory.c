@@ -213,33 +213,6 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 }
 
 /*
- * do_swap_page for an order-0 anonymous page: the swap-cache lookup misses,
- * one page is read back (a major fault), and the page is mapped: writable only
- * for a write fault on an entry that was exclusive (else do_wp_page's business).
- */
-static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep, bool write)
-{
-	struct ptsim_machine *m = mm->m;
-	const struct ptsim_geometry *g = &m->geo;
-	pte_t entry = __ptep_get(mm, ptep);
-	bool exclusive = entry & PTE_SWP_EXCLUSIVE;
-	struct folio *f;
-	int err = folio_alloc(m, 0, 0, &f);
-
-	if (err)
-		return err;
-	count(m, PTSIM_EV_SWAP_LOOKUP, 1);
-	count(m, PTSIM_EV_MAJOR_FAULT, 1);
-	count(m, PTSIM_EV_IO_REQUEST, 1);
-	count(m, PTSIM_EV_IO_KIB, g->page_size >> 10);
-	folio_init_anon(f, v, va, g);
-	folio_set_page_anon_exclusive(f, 0, exclusive);
-	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, f), write && exclusive), 1);
-	f->mapcount = 1;
-	return 0;
-}
-
-/*
  * __ptep_set_access_flags: OR the new access, dirty and write state into the
  * entry with a compare-and-swap; a newly dirty entry flushes the stale
  * read-only translation (flush_tlb_page).
@@ -292,7 +265,8 @@ static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
 }
 
 /*
- * do_wp_page for an anonymous page: reuse it (wp_page_reuse) when it is
+ * do_wp_page for an anonymous page, entered with the PTE lock held (by
+ * handle_pte_fault or do_swap_page): reuse it (wp_page_reuse) when it is
  * exclusive or nobody else maps its folio, else copy it (wp_page_copy:
  * ptep_clear_flush, then the new page writable with set_ptes(1)).
  */
@@ -306,7 +280,6 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	bool reuse;
 	int err;
 
-	count(m, PTSIM_EV_PTL_LOCK, 1);
 	if (!f || !(f->flags & FOLIO_ANON))
 		return -EFAULT;	/* file COW is not modelled */
 	count(m, PTSIM_EV_ANON_EXCL_TEST, 1);
@@ -334,8 +307,54 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 }
 
 /*
+ * do_swap_page for an order-0 anonymous page: the swap-cache lookup misses,
+ * one page is read back (a major fault), and the page is mapped under the
+ * PTE lock (pte_offset_map_lock, pte_same re-reading the entry): writable
+ * for a write fault on an entry that was exclusive. A write fault on an
+ * entry that was not (fork shared it) maps the page read-only and goes on
+ * to do_wp_page in the same fault, the lock still held. The model has no
+ * swap cache: the page read back is a folio only this mapping holds, so
+ * do_wp_page reuses it (the kernel's first sharer would copy the swap-cache
+ * folio instead, and the second find it in the swap cache).
+ */
+static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep, bool write)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	pte_t entry = __ptep_get(mm, ptep);
+	bool exclusive = entry & PTE_SWP_EXCLUSIVE;
+	struct folio *f;
+	int err = folio_alloc(m, 0, 0, &f);
+
+	if (err)
+		return err;
+	count(m, PTSIM_EV_SWAP_LOOKUP, 1);
+	count(m, PTSIM_EV_MAJOR_FAULT, 1);
+	count(m, PTSIM_EV_IO_REQUEST, 1);
+	count(m, PTSIM_EV_IO_KIB, g->page_size >> 10);
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
+	folio_init_anon(f, v, va, g);
+	folio_set_page_anon_exclusive(f, 0, exclusive);
+	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, f), write && exclusive), 1);
+	f->mapcount = 1;
+	if (write && !exclusive) {
+		/* FAULT_FLAG_WRITE is still set */
+		fn_enter(m, PTSIM_FN_DO_WP_PAGE);
+		err = do_wp_page(mm, v, va, ptep);
+		fn_exit(m);
+	}
+	return err;
+}
+
+/*
  * do_huge_pmd_wp_page: a PMD THP nobody else maps is made writable in place;
- * a shared one is split (the fault then copies one page).
+ * a shared one is split (__split_huge_pmd, then VM_FAULT_FALLBACK) and the
+ * fault goes on at the PTE level, where do_wp_page copies one page. When
+ * that copy runs out of memory (VM_FAULT_OOM) the split stays, as in the
+ * kernel, and is counted. The kernel splits into the table deposited at THP
+ * fault time; the model allocates it here, and a failure of that allocation
+ * changes nothing.
  */
 static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 			       struct pt_table *pmd_table, unsigned int idx)
@@ -362,6 +381,8 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	if (err)
 		return err;
 	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
+	op_keep_partial(m);
+	count(m, PTSIM_EV_PTL_LOCK, 1);	/* handle_pte_fault, after the fallback */
 	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, 3, va)]);
 }
 
@@ -513,6 +534,8 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	if (leaf && pte_present(pte) && write && !pte_write(pte) && !pte_protnone(pte)) {
 		fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
 		count(mm->m, PTSIM_EV_FAULT, 1);
+		if (leaf->level == 3)
+			count(mm->m, PTSIM_EV_PTL_LOCK, 1);	/* handle_pte_fault */
 		err = leaf->level == 3 ? do_wp_page(mm, v, va, &leaf->desc[idx])
 				       : do_huge_pmd_wp_page(mm, v, va, leaf, idx);
 		fn_exit(mm->m);
@@ -644,7 +667,10 @@ int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
 	file = v && v->fd >= 0;
 	op_begin(mm->m);
 	err = handle_mm_fault(mm, va, kind);
-	/* a failed file fault may still have filled the page cache: its counts stay */
+	/*
+	 * a failed file fault may still have filled the page cache, a failed COW
+	 * of a shared PMD THP keeps its split: their counts stay
+	 */
 	op_end(mm->m, file ? 0 : err);
 	return err;
 }
