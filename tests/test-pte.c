@@ -74,16 +74,16 @@ static void test_pte_modify(void **state)
 
 	(void)state;
 	/* RO: hw-dirty becomes sw PTE_DIRTY; CONT, AF and PFN survive */
-	ro = pte_modify(p, PAGE_READONLY);
+	ro = __pte_modify(p, PAGE_READONLY);
 	assert_false(pte_write(ro));
 	assert_true(pte_rdonly(ro) && pte_sw_dirty(ro) && pte_cont(ro) && pte_young(ro));
 	assert_int_equal(pte_pfn(g, ro), 0x1234);
 	/* PROT_NONE: invalid to hardware, present to software */
-	pte_t none = pte_modify(p, PAGE_NONE);
+	pte_t none = __pte_modify(p, PAGE_NONE);
 	assert_false(pte_valid(none));
 	assert_true(pte_present(none) && pte_protnone(none));
 	/* a sw-dirty entry made writable again is hardware dirty */
-	pte_t back = pte_modify(ro, PAGE_SHARED);
+	pte_t back = __pte_modify(ro, PAGE_SHARED);
 	assert_true(pte_hw_dirty(back));
 }
 

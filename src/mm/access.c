@@ -66,8 +66,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 			continue;
 		}
 		if (f == PTSIM_FAULT_NONE) {
-			count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
-								: PTSIM_EV_USER_PAGE_READ, 1);
+			user_page_access(mm->m, kind, 1);
 			continue;
 		}
 		nfault++;
@@ -75,18 +74,12 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 			continue;
 		/* in a hole the next pages miss, walk as far and fault the same way: count them at once */
 		n = tlb_fault_run(mm->m, &as, cpu, va + g->page_size, start + len, kind, &reads);
-		count(mm->m, PTSIM_EV_MEM_ACCESS, n);
-		count(mm->m, PTSIM_EV_TLB_WALK, n);
-		count(mm->m, PTSIM_EV_WALK_READ, n * reads);
-		count(mm->m, PTSIM_EV_ACCESS_FAULT, n);
+		tlb_count_fault_run(mm->m, n, reads);
 		nfault += n;
 		va += n << g->page_shift;
 	}
 	if (hits) {
-		count(mm->m, PTSIM_EV_MEM_ACCESS, hits);
-		count(mm->m, PTSIM_EV_TLB_L1_HIT, hits);
-		count(mm->m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE
-							: PTSIM_EV_USER_PAGE_READ, hits);
+		tlb_count_hits(mm->m, hits, kind);
 	}
 	fn_exit(mm->m);
 	op_end(mm->m, 0);

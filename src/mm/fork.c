@@ -129,10 +129,7 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 
 		if (!(c->vma->flags & VM_SHARED))
 			flags |= FPB_RESPECT_DIRTY;
-		fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
-		count(mm->m, PTSIM_EV_PTE_BATCH, 1);
 		nr = folio_pte_batch_flags(mm, f, src, &pte, max_nr, flags);
-		fn_exit(mm->m);
 		count(mm->m, PTSIM_EV_FOLIO_GET, 1);	/* folio_ref_add */
 		if (f->flags & FOLIO_ANON) {
 			if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, nr))

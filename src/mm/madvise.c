@@ -171,12 +171,9 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 			int err;
 
 			if (batching) {
-				fn_enter(m, PTSIM_FN_FOLIO_PTE_BATCH);
-				count(m, PTSIM_EV_PTE_BATCH, 1);
 				nr = folio_pte_batch_flags(mm, ref.folio, ptep, &ptent,
 							   (unsigned int)((end - addr) >> g->page_shift),
 							   FPB_MERGE_YOUNG_DIRTY);
-				fn_exit(m);
 				if (nr == folio_nr_pages(ref.folio))
 					goto whole;
 			}

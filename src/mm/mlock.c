@@ -37,11 +37,8 @@ static unsigned int folio_mlock_step(struct ptsim_mm *mm, const struct folio *f,
 	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
 	if (!f->order)
 		return 1;
-	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
-	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
 	nr = folio_pte_batch_flags(mm, f, ptep, &ptent,
 				   (unsigned int)((end - addr) >> mm->m->geo.page_shift), 0);
-	fn_exit(mm->m);
 	return nr;
 }
 

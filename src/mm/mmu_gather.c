@@ -6,6 +6,7 @@
  */
 #include "mmu_gather.h"
 #include "asm/tlbflush.h"
+#include "primitives.h"
 
 /* MMU_GATHER_BUNDLE: the on-stack batch's slots. */
 #define GATHER_BUNDLE 8u
@@ -60,7 +61,7 @@ void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct ptsim_mm *mm)
 
 static void widen(struct mmu_gather *tlb, uint64_t addr, uint64_t size)
 {
-	count(tlb->mm->m, PTSIM_EV_TLB_GATHER_ADD, 1);
+	__tlb_adjust_range(tlb->mm->m);
 	tlb->start = MIN(tlb->start, addr);
 	tlb->end = MAX(tlb->end, addr + size);
 }
@@ -145,7 +146,7 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
 	}
 	if (tlb->batch_count == max_gather_batch_count(g))
 		return false;
-	count(tlb->mm->m, PTSIM_EV_TLB_BATCH_ALLOC, 1);
+	tlb_batch_page_alloc(tlb->mm->m);
 	tlb->batch_count++;
 	tlb->active = tlb->batch_count;
 	tlb->active_nr = 0;
@@ -158,7 +159,7 @@ bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr)
 	unsigned int slots = nr > 1 ? 2 : 1;
 	unsigned int max = tlb->active ? max_gather_batch(g) : GATHER_BUNDLE;
 
-	count(tlb->mm->m, PTSIM_EV_TLB_BATCH_SLOT, slots);
+	tlb_batch_add(tlb->mm->m, slots);
 	tlb->active_nr += slots;
 	if (tlb->active_nr >= max - 1)
 		return !tlb_next_batch(tlb);
@@ -184,7 +185,7 @@ void tlb_flush_mmu(struct mmu_gather *tlb)
 {
 	tlb_flush_mmu_tlbonly(tlb);
 	if (tlb->active || tlb->active_nr || tlb->nr_tables)
-		count(tlb->mm->m, PTSIM_EV_TLB_FLUSH_MMU, 1);	/* tlb_flush_mmu_free */
+		tlb_flush_mmu_free(tlb->mm->m);
 	tlb_table_flush(tlb);
 	tlb_batch_pages_flush(tlb);
 	tlb->delayed_rmap = false;
@@ -206,7 +207,7 @@ void free_table_tlb(struct mmu_gather *tlb, struct pt_table *t, uint64_t addr)
 	 */
 	pt_table_free(tlb->mm, t);
 	if (!tlb->nr_tables)
-		count(tlb->mm->m, PTSIM_EV_TLB_BATCH_ALLOC, 1);	/* the table batch page */
+		tlb_batch_page_alloc(tlb->mm->m);	/* the table batch page */
 	if (++tlb->nr_tables == max_table_batch(g))
 		tlb_table_flush(tlb);
 }

@@ -9,6 +9,7 @@
 #include "asm/tlbflush.h"
 #include "mmu_gather.h"
 #include "pte_batch.h"
+#include "primitives.h"
 
 #include <string.h>
 
@@ -16,16 +17,10 @@
 #define MM_CP_PROT_NUMA			0x2u
 
 
+/* PageAnonExclusive of page off of a batch that starts at ref. */
 static bool page_anon_exclusive(struct ptsim_mm *mm, const struct page_ref *ref, uint64_t off)
 {
-	count(mm->m, PTSIM_EV_ANON_EXCL_TEST, 1);
-	return folio_page_anon_exclusive(ref->folio, ref->idx + off);
-}
-
-static bool folio_test_anon(struct ptsim_mm *mm, const struct folio *f)
-{
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);
-	return f && (f->flags & FOLIO_ANON);
+	return PageAnonExclusive(mm->m, ref->folio, ref->idx + off);
 }
 
 /* maybe_change_pte_writable: VM_WRITE, not protnone; no soft-dirty or uffd-wp tracking here. */
@@ -39,13 +34,13 @@ static bool can_change_pte_writable(struct ptsim_mm *mm, const struct vma *v, pt
 {
 	struct page_ref ref;
 
-	count(mm->m, PTSIM_EV_CAN_CHANGE_WRITABLE, 1);
+	kernel_call(mm->m, CAN_CHANGE_PTE_WRITABLE);
 	if (!maybe_change_pte_writable(v, pte))
 		return false;
 	if (v->flags & VM_SHARED)
 		return pte_dirty(pte);
 	ref = vm_normal_page(mm, pte);
-	return folio_test_anon(mm, ref.folio) && page_anon_exclusive(mm, &ref, 0);
+	return folio_test_anon(mm->m, ref.folio) && page_anon_exclusive(mm, &ref, 0);
 }
 
 static bool is_cow_mapping(unsigned int flags)
@@ -88,13 +83,9 @@ static unsigned int mprotect_folio_pte_batch(struct ptsim_mm *mm, const struct f
 {
 	unsigned int nr;
 
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
-	if (!f || !f->order)
+	if (!folio_test_large(mm->m, f))
 		return 1;
-	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
-	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
 	nr = folio_pte_batch_flags(mm, f, ptep, &pte, max_nr, flags);
-	fn_exit(mm->m);
 	return nr;
 }
 
@@ -114,7 +105,7 @@ static void prot_commit_flush_ptes(struct cp_ctx *c, uint64_t addr, pte_t *ptep,
 {
 	const struct ptsim_geometry *g = &c->mm->m->geo;
 
-	count(c->mm->m, PTSIM_EV_PROT_COMMIT, 1);
+	kernel_call(c->mm->m, PROT_COMMIT_FLUSH_PTES);
 	addr += (uint64_t)idx << g->page_shift;
 	ptep += idx;
 	oldpte = pte_advance_pfn(g, oldpte, idx);
@@ -152,14 +143,14 @@ static void set_write_prot_commit_flush_ptes(struct cp_ctx *c, const struct page
 {
 	bool set_write;
 
-	count(c->mm->m, PTSIM_EV_CAN_CHANGE_WRITABLE, 1);
+	kernel_call(c->mm->m, CAN_CHANGE_PTE_WRITABLE);
 	if (c->vma.flags & VM_SHARED) {
 		/* can_change_shared_pte_writable: dirtiness of the OR-gathered batch */
 		set_write = maybe_change_pte_writable(&c->vma, ptent) && pte_dirty(ptent);
 		prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, nr, 0, set_write);
 		return;
 	}
-	set_write = maybe_change_pte_writable(&c->vma, ptent) && folio_test_anon(c->mm, ref->folio);
+	set_write = maybe_change_pte_writable(&c->vma, ptent) && folio_test_anon(c->mm->m, ref->folio);
 	if (!set_write) {
 		prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, nr, 0, false);
 		return;
@@ -178,15 +169,15 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 	bool try_writable = c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE;
 
 	fn_enter(m, PTSIM_FN_CHANGE_PTE_RANGE);
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	ptl_spin_lock(m);
 	flush_tlb_batched_pending(mm);
-	count(m, PTSIM_EV_LAZY_MMU, 1);
+	arch_enter_lazy_mmu_mode(m);
 	while (addr < end) {
 		unsigned int nr = 1;
 		pte_t oldpte, ptent;
 		struct page_ref ref = { 0 };
 
-		count(m, PTSIM_EV_PTE_LOOP, 1);
+		pte_loop_step(m);
 		oldpte = ptep_get(mm, ptep);
 		if (!pte_present(oldpte))
 			goto next;	/* none: nothing to do; swap entries are not modelled */
@@ -202,8 +193,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 						      FPB_RESPECT_SOFT_DIRTY | FPB_RESPECT_WRITE);
 			/* modify_prot_start_ptes (arm64): get_and_clear_ptes */
 			oldpte = get_and_clear_full_ptes(mm, addr, ptep, nr, 0);
-			count(m, PTSIM_EV_PTE_MODIFY, 1);
-			ptent = pte_modify(oldpte, c->newprot);
+			ptent = pte_modify(m, oldpte, c->newprot);
 			if (try_writable && !pte_write(ptent))
 				set_write_prot_commit_flush_ptes(c, &ref, addr, ptep, oldpte, ptent, nr);
 			else
@@ -216,13 +206,12 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			}
 			/* ptep_modify_prot_start (pre-v6.17 arm64): ptep_get_and_clear */
 			oldpte = ptep_get_and_clear(mm, addr, ptep);
-			count(m, PTSIM_EV_PTE_MODIFY, 1);
-			ptent = pte_modify(oldpte, c->newprot);
+			ptent = pte_modify(m, oldpte, c->newprot);
 			if (try_writable && !pte_write(ptent) &&
 			    can_change_pte_writable(mm, &c->vma, ptent))
 				ptent = pte_mkwrite(ptent);
 			/* ptep_modify_prot_commit: set_pte_at */
-			count(m, PTSIM_EV_PROT_COMMIT, 1);
+			kernel_call(m, PTEP_MODIFY_PROT_COMMIT);
 			set_ptes(mm, addr, ptep, ptent, 1);
 			if (pte_needs_flush(m, oldpte, ptent))
 				tlb_flush_pte_range(c->tlb, addr, g->page_size);
@@ -254,7 +243,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 	}
 	xchg_desc(mm, addr, 2, &t->desc[idx], (oldpmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
 	flush_pmd_tlb_range(mm, addr, addr + g->pmd_size);
-	entry = pte_modify(oldpmd, c->newprot);
+	entry = pmd_modify(oldpmd, c->newprot);
 	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
 	    can_change_pte_writable(mm, &c->vma, entry))	/* can_change_pmd_writable: the same tests */
 		entry = pte_mkwrite(entry);
@@ -275,7 +264,7 @@ static void change_pmd_range(struct cp_ctx *c, struct pt_table *t, uint64_t addr
 		unsigned int idx = pt_index(g, 2, addr);
 		pte_t pmd;
 
-		count(c->mm->m, PTSIM_EV_PMD_ITER, 1);	/* cond_resched per PMD */
+		pmd_loop_step(c->mm->m);
 		pmd = read_desc(c->mm, 2, &t->desc[idx]);
 		if (pmd_is_leaf(t, idx)) {
 			if (next - addr == g->pmd_size) {
@@ -307,7 +296,7 @@ static void change_protection(struct cp_ctx *c, uint64_t start, uint64_t end)
 
 		if (t) {
 			if (!notified)
-				count(c->mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+				mmu_notifier_invalidate_range_start(c->mm->m);
 			notified = true;
 			change_pmd_range(c, t, addr, next);
 		}
@@ -401,7 +390,7 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 		op_end(m, err);
 		return err;
 	}
-	count(m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(m);
 	tlb_gather_mmu(&tlb, mm);
 	for (addr = start; addr < end;) {
 		struct vma *v = find_vma(mm, addr);

@@ -40,10 +40,7 @@ static unsigned int mremap_folio_pte_batch(struct ptsim_mm *mm, pte_t *ptep, pte
 		return 1;
 	if (feature(mm->m, PTSIM_FEAT_MREMAP_BATCH_RESPECT_WRITE))
 		flags |= FPB_RESPECT_WRITE;
-	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
-	count(mm->m, PTSIM_EV_PTE_BATCH, 1);
 	nr = folio_pte_batch_flags(mm, ref.folio, ptep, &pte, max_nr, flags);
-	fn_exit(mm->m);
 	return nr;
 }
 

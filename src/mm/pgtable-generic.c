@@ -6,6 +6,7 @@
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +122,7 @@ int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
 	mm->pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
 	if (mm->booting)
 		mm->boot_pgtable_bytes += (uint64_t)t->entries * sizeof(pte_t);
-	count(m, PTSIM_EV_TABLE_ALLOC, 1);
+	pagetable_alloc(m);
 	*out = t;
 	return 0;
 }
@@ -131,7 +132,7 @@ void pt_table_free(struct ptsim_mm *mm, struct pt_table *t)
 	struct ptsim_machine *m = mm->m;
 
 	mm->pgtable_bytes -= (uint64_t)t->entries * sizeof(pte_t);
-	count(m, PTSIM_EV_TABLE_FREE, 1);
+	pagetable_free(m);
 	table_put(m, t);
 }
 

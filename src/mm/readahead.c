@@ -4,6 +4,7 @@
  * do_page_cache_ra, read_pages; see doc/exec-folios.md).
  */
 #include "filemap.h"
+#include "primitives.h"
 
 /* ra_alloc_folio: a folio of `order` at index in the cache, PG_readahead on the mark. */
 static int ra_alloc_folio(struct ptsim_machine *m, struct file_obj *f, unsigned int file,
@@ -35,8 +36,7 @@ static void read_pages(struct ptsim_machine *m, uint64_t pages)
 {
 	if (!pages)
 		return;
-	count(m, PTSIM_EV_IO_REQUEST, 1);
-	count(m, PTSIM_EV_IO_KIB, pages << (m->geo.page_shift - 10));
+	submit_bio(m, pages << (m->geo.page_shift - 10));
 }
 
 static unsigned int ilog2_u64(uint64_t x)
@@ -65,7 +65,7 @@ void page_cache_ra_order(struct ptsim_machine *m, unsigned int file, struct file
 	for (index = ra->start; index <= limit;) {
 		unsigned int order = new_order;
 
-		count(m, PTSIM_EV_PAGE_CACHE_LOOKUP, 1);
+		filemap_get_entry(m);
 		if (u64map_get(&f->cache, index, NULL)) {
 			read_pages(m, run);
 			run = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* VMA split and merge (models vma_modify_flags / split_vma / vma_merge in mm/vma.c). */
 #include "internal.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 	memmove(&mm->vmas[idx + 2], &mm->vmas[idx + 1], (mm->nr_vmas - idx - 1) * sizeof(*v));
 	mm->vmas[idx + 1] = tail;
 	mm->nr_vmas++;
-	count(mm->m, PTSIM_EV_VMA_SPLIT, 1);
+	kernel_call(mm->m, SPLIT_VMA);
 }
 
 void vma_remove(struct ptsim_mm *mm, size_t idx)
@@ -66,7 +67,7 @@ static void merge_next(struct ptsim_mm *mm, size_t idx)
 		a->anon_vma = b->anon_vma;
 	memmove(b, b + 1, (mm->nr_vmas - idx - 2) * sizeof(*b));
 	mm->nr_vmas--;
-	count(mm->m, PTSIM_EV_VMA_MERGE, 1);
+	kernel_call(mm->m, VMA_MERGE);
 }
 
 /* Merge idx with its neighbours where possible; returns the index of the merged VMA. */

@@ -10,6 +10,7 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "pte_batch.h"
+#include "primitives.h"
 
 /* Drop nr mappings of f; anonymous memory nobody maps is freed. */
 static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
@@ -38,8 +39,7 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, pte_t *pt
 	const struct ptsim_geometry *g = &mm->m->geo;
 	bool delay_rmap = false;
 
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_anon */
-	if (!(f->flags & FOLIO_ANON)) {
+	if (!folio_test_anon(mm->m, f)) {
 		pte_t ptent = get_and_clear_full_ptes(mm, addr, ptep, nr, z->tlb->fullmm);
 
 		if (pte_dirty(ptent)) {
@@ -73,12 +73,8 @@ static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent
 		tlb_flush_pte_range(z->tlb, addr, mm->m->geo.page_size);
 		return 1;
 	}
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
-	if (ref.folio->order && max_nr != 1) {
-		fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
-		count(mm->m, PTSIM_EV_PTE_BATCH, 1);
+	if (folio_test_large(mm->m, ref.folio) && max_nr != 1) {
 		nr = folio_pte_batch_flags(mm, ref.folio, ptep, &ptent, max_nr, 0);
-		fn_exit(mm->m);
 	}
 	zap_present_folio_ptes(z, ref.folio, ptep, addr, nr);
 	return nr;
@@ -87,7 +83,7 @@ static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent
 /* zap_nonpresent_ptes for a swap entry (swap_pte_batch of one): free the slot, clear it. */
 static unsigned int zap_nonpresent_pte(struct zap_ctx *z, pte_t *ptep, uint64_t addr)
 {
-	count(z->mm->m, PTSIM_EV_SWAP_LOOKUP, 1);	/* free_swap_and_cache_nr */
+	free_swap_and_cache_nr(z->mm->m);
 	set_desc(z->mm, addr, 3, ptep, 0);		/* clear_not_present_full_ptes */
 	return 1;
 }
@@ -132,8 +128,7 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 	tlb_flush_pte_range(z->tlb, addr, mm->m->geo.page_size);	/* tlb_remove_tlb_entry */
 	if (!ref.folio)
 		return;
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* PageAnon */
-	if (!(ref.folio->flags & FOLIO_ANON) && pte_dirty(ptent)) {
+	if (!folio_test_anon(mm->m, ref.folio) && pte_dirty(ptent)) {	/* PageAnon */
 		z->tlb->delayed_rmap = true;
 		z->force_flush = true;
 	}
@@ -158,14 +153,13 @@ static uint64_t zap_pte_range(struct zap_ctx *z, struct pt_table *t, uint64_t ad
 
 	fn_enter(m, PTSIM_FN_ZAP_PTE_RANGE);
 	z->force_flush = z->force_break = false;
-	count(m, PTSIM_EV_PTE_MAP, 1);
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	pte_offset_map_lock(m);
 	flush_tlb_batched_pending(mm);
-	count(m, PTSIM_EV_LAZY_MMU, 1);
+	arch_enter_lazy_mmu_mode(m);
 	while (addr < end) {
 		unsigned int nr = 1;
 
-		count(m, PTSIM_EV_PTE_LOOP, 1);
+		pte_loop_step(m);
 		if (batching) {
 			nr = do_zap_pte_range(z, ptep, addr, end);
 		} else {
@@ -214,7 +208,7 @@ static void zap_pmd_range(struct zap_ctx *z, struct pt_table *t, uint64_t addr, 
 		unsigned int idx = pt_index(g, 2, addr);
 		pte_t pmd;
 
-		count(z->mm->m, PTSIM_EV_PMD_ITER, 1);	/* cond_resched per PMD */
+		pmd_loop_step(z->mm->m);
 		pmd = read_desc(z->mm, 2, &t->desc[idx]);
 		if (pmd_is_leaf(t, idx)) {
 			if (next - addr == g->pmd_size) {

@@ -48,6 +48,14 @@ enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as
 uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 			uint64_t va, uint64_t end, enum ptsim_access_kind kind,
 			enum ptsim_fault_kind *fault);
+/* The n plain L1 hits tlb_access_run took uncounted: accesses, hits, the pages' bytes. */
+void tlb_count_hits(struct ptsim_machine *m, uint64_t n, enum ptsim_access_kind kind);
+/* The n walks tlb_fault_run found: accesses, walks of `reads` descriptors each, faults. */
+void tlb_count_fault_run(struct ptsim_machine *m, uint64_t n, unsigned int reads);
+/* n pages of a user access that hit or walked: the bytes the program reads or writes. */
+void user_page_access(struct ptsim_machine *m, enum ptsim_access_kind kind, uint64_t n);
+/* The program's call into a page it executes (ptsim_exec_call's branch and return). */
+void user_exec_call(struct ptsim_machine *m);
 /* A walk and fill with no access (a speculative or prefetching walk). */
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 			       uint64_t va, enum ptsim_access_kind kind);

@@ -685,6 +685,31 @@ static bool array_overlaps(const struct tlb_array *a, uint64_t start, uint64_t e
 	return false;
 }
 
+void user_exec_call(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_EXEC_CALL, 1);
+}
+
+void user_page_access(struct ptsim_machine *m, enum ptsim_access_kind kind, uint64_t n)
+{
+	count(m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE : PTSIM_EV_USER_PAGE_READ, n);
+}
+
+void tlb_count_hits(struct ptsim_machine *m, uint64_t n, enum ptsim_access_kind kind)
+{
+	count(m, PTSIM_EV_MEM_ACCESS, n);
+	count(m, PTSIM_EV_TLB_L1_HIT, n);
+	user_page_access(m, kind, n);
+}
+
+void tlb_count_fault_run(struct ptsim_machine *m, uint64_t n, unsigned int reads)
+{
+	count(m, PTSIM_EV_MEM_ACCESS, n);
+	count(m, PTSIM_EV_TLB_WALK, n);
+	count(m, PTSIM_EV_WALK_READ, n * reads);
+	count(m, PTSIM_EV_ACCESS_FAULT, n);
+}
+
 uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads)
 {

@@ -48,7 +48,7 @@ static void flush_context(struct ptsim_machine *m)
 	memset(m->asid_map, 0, sizeof(m->asid_map));
 	m->asid_map[0] = 1;
 	m->asid_generation++;
-	count(m, PTSIM_EV_TLBI_LOCAL_ALL, m->cfg.nr_cpus);
+	local_flush_tlb_all(m, m->cfg.nr_cpus);
 	tlb_drop_all(m);
 	bbm_tlbi(m, &all);
 	bbm_dsb(m);

@@ -5,6 +5,7 @@
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
+#include "primitives.h"
 
 static bool mm_is_user(const struct ptsim_mm *mm)
 {
@@ -60,7 +61,7 @@ static void contpte_convert(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte
 	pte_t gathered;
 
 	fn_enter(m, PTSIM_FN_CONTPTE_CONVERT);
-	count(m, PTSIM_EV_CONTPTE_CONVERT, 1);
+	prim_count(m, PRIM_CONTPTE_CONVERT, 1);
 	pte = pfn_pte(g, ALIGN_DOWN64(pte_pfn(g, pte), g->cont_ptes), pte_pgprot(g, pte));
 	/* the kernel's loop of __ptep_get_and_clear: the same exchanges, made as one batch */
 	gathered = __get_and_clear_full_ptes(mm, start, start_ptep, g->cont_ptes);
@@ -86,11 +87,8 @@ void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t p
 
 	if (!mm_is_user(mm))
 		return;
-	count(m, PTSIM_EV_FOLD_ATTEMPT, 1);
-	/* pte_page -> page_folio: a hot load when that struct page was just read */
-	count(m, pfn == m->hot_page_pfn ? PTSIM_EV_FOLIO_TEST : PTSIM_EV_FOLIO_LOOKUP, 1);
-	m->hot_page_pfn = pfn;
-	folio = pfn_folio(m, pfn);
+	prim_count(m, PRIM_CONTPTE_TRY_FOLD, 1);
+	folio = page_folio(m, pfn);	/* pte_page -> page_folio */
 	if (!folio)
 		return;
 	folio_start = addr - ((pfn - folio_pfn(mm->m, folio)) << g->page_shift);
@@ -106,7 +104,7 @@ void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t p
 			return;
 		expected = pte_advance_pfn(g, expected, 1);
 	}
-	count(m, PTSIM_EV_CONTPTE_FOLD, 1);
+	prim_count(m, PRIM_CONTPTE_FOLD, 1);
 	contpte_convert(mm, addr, ptep, pte_mkcont(pte));
 }
 
@@ -115,11 +113,11 @@ void __contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t
 {
 	if (!mm_is_user(mm))
 		return;
-	count(mm->m, PTSIM_EV_CONTPTE_UNFOLD, 1);
+	prim_count(mm->m, PRIM_CONTPTE_TRY_UNFOLD, 1);
 	contpte_convert(mm, addr, ptep, pte_mknoncont(pte));
 }
 
-/* One __ptep_get of the block's entry, counted by the caller (all at once). */
+/* One __ptep_get of the block's entry, counted by the caller (all at once: __ptep_get_n). */
 static inline pte_t block_read(const pte_t *p, unsigned int *reads)
 {
 	(*reads)++;
@@ -136,7 +134,7 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 	const pte_t *p = ptep - (((uintptr_t)ptep / sizeof(pte_t)) & (g->cont_ptes - 1));
 	unsigned int i, n = g->cont_ptes, reads = 0;
 
-	count(mm->m, PTSIM_EV_CONTPTE_GATHER, 1);
+	prim_count(mm->m, PRIM_CONTPTE_PTEP_GET, 1);
 	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT)) {
 		for (i = 0; i < n; i++) {
 			pte_t pte = block_read(p + i, &reads);
@@ -146,7 +144,7 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 			if (pte_young(pte))
 				orig_pte = pte_mkyoung(orig_pte);
 		}
-		count(mm->m, PTSIM_EV_PTE_READ, reads);
+		__ptep_get_n(mm, reads);
 		return orig_pte;
 	}
 	for (i = 0; i < n; i++) {
@@ -173,7 +171,7 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 			break;
 		}
 	}
-	count(mm->m, PTSIM_EV_PTE_READ, reads);
+	__ptep_get_n(mm, reads);
 	return orig_pte;
 }
 

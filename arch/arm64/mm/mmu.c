@@ -8,6 +8,7 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "asm/kernel_map.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,7 @@ static void queue_pte_barriers(struct ptsim_mm *kmm)
 
 void kernel_lazy_enter(struct ptsim_mm *kmm)
 {
-	count(kmm->m, PTSIM_EV_LAZY_MMU, 1);
+	arch_enter_lazy_mmu_mode(kmm->m);
 	kmm->kmap->lazy = true;
 }
 
@@ -489,7 +490,7 @@ int split_kernel_leaf_mapping(struct ptsim_mm *kmm, uint64_t start, uint64_t end
 		return 0;
 	if (!IS_ALIGNED64(start | end, g->page_size))
 		return -EINVAL;
-	count(kmm->m, PTSIM_EV_PTL_LOCK, 1);	/* pgtable_split_lock */
+	mutex_lock(kmm->m);	/* pgtable_split_lock */
 	kernel_lazy_enter(kmm);
 	if (end - start == g->page_size) {
 		/* one split, at the less aligned end */
@@ -581,7 +582,7 @@ static int linear_map_split_to_ptes(struct ptsim_mm *kmm)
 	uint64_t kend = k->kernel_va ? k->kernel_va_end : k->page_end;
 	int err;
 
-	count(kmm->m, PTSIM_EV_TLBI_LOCAL_ALL, kmm->m->cfg.nr_cpus - 1);
+	local_flush_tlb_all(kmm->m, kmm->m->cfg.nr_cpus - 1);
 	err = range_split_to_ptes(kmm, k->page_offset, kstart);
 	if (!err)
 		err = range_split_to_ptes(kmm, kend, k->page_end);

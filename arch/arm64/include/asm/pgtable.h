@@ -84,7 +84,8 @@ static inline pte_t pte_mkspecial(pte_t pte) { return pte | PTE_SPECIAL; }
 static inline pte_t pte_mkuffd_wp(pte_t pte) { return pte_wrprotect(pte) | PTE_UFFD_WP; }
 static inline pte_t pte_clear_uffd_wp(pte_t pte) { return pte & ~PTE_UFFD_WP; }
 
-static inline pte_t pte_modify(pte_t pte, pte_t newprot)
+/* pte_modify's bits: the new protection, the hardware dirty state kept. */
+static inline pte_t __pte_modify(pte_t pte, pte_t newprot)
 {
 	if (pte_hw_dirty(pte))
 		pte |= PTE_DIRTY;
@@ -92,6 +93,19 @@ static inline pte_t pte_modify(pte_t pte, pte_t newprot)
 	if (pte_sw_dirty(pte))
 		pte = pte_mkdirty(pte);
 	return pte;
+}
+
+/* pte_modify (inline in arm64's pgtable.h): counted, as change_pte_range executes it. */
+static inline pte_t pte_modify(struct ptsim_machine *m, pte_t pte, pte_t newprot)
+{
+	count(m, PTSIM_EV_PTE_MODIFY, 1);
+	return __pte_modify(pte, newprot);
+}
+
+/* pmd_modify: pte_modify's bits on a PMD leaf (not counted apart: change_huge_pmd's cost). */
+static inline pte_t pmd_modify(pte_t pmd, pte_t newprot)
+{
+	return __pte_modify(pmd, newprot);
 }
 
 static inline uint64_t pte_pfn(const struct ptsim_geometry *g, pte_t pte)
@@ -140,6 +154,8 @@ static inline bool pte_needs_flush(const struct ptsim_machine *m, pte_t old, pte
 
 /* ---- raw accessors (arch/arm64/pgtable.c): every descriptor access is counted ---- */
 pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep);
+/* nr __ptep_get reads the caller made itself in one loop (contpte_ptep_get), counted at once. */
+void __ptep_get_n(struct ptsim_mm *mm, unsigned int nr);
 void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr);
 pte_t __ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
 pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
@@ -154,6 +170,12 @@ void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val
  */
 void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
+/*
+ * A compare-and-swap of one descriptor that succeeds at once (the loops of
+ * __ptep_set_access_flags, pmdp_set_access_flags): counted as a CAS, and as
+ * the exchange xchg_desc makes of it (the model counts both: issue 26).
+ */
+pte_t cmpxchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p);
 
 /* ---- contpte-aware wrappers (arch/arm64/pgtable.c, contpte.c) ---- */

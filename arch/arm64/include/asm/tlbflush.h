@@ -29,6 +29,12 @@ struct tlbi_op {
 void dsb_ishst(struct ptsim_machine *m);
 void dsb_ish(struct ptsim_machine *m);
 void isb(struct ptsim_machine *m);
+/*
+ * nr_cpus CPUs each run local_flush_tlb_all (TLBI VMALLE1, no broadcast):
+ * counted here; the caller drops the TLB model's entries, since when they go
+ * depends on the path (a rollover's deferred flush, a split's wait loop).
+ */
+void local_flush_tlb_all(struct ptsim_machine *m, unsigned int nr_cpus);
 
 /* Block-style range flush (v6.17 __flush_tlb_range). */
 void __flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,

@@ -58,9 +58,20 @@ pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t v
 	return old;
 }
 
+pte_t cmpxchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
+{
+	count(mm->m, PTSIM_EV_PTE_CAS, 1);
+	return xchg_desc(mm, addr, level, p, val);
+}
+
 pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep)
 {
 	return read_desc(mm, 3, ptep);
+}
+
+void __ptep_get_n(struct ptsim_mm *mm, unsigned int nr)
+{
+	count(mm->m, PTSIM_EV_PTE_READ, nr);
 }
 
 /*

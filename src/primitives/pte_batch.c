@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* folio_pte_batch_flags (models mm/internal.h; doc/mprotect.md, doc/mm-lifecycle.md). */
+/*
+ * folio_pte_batch_flags (models mm/internal.h; doc/mprotect.md,
+ * doc/mm-lifecycle.md): a counted primitive (PRIM_FOLIO_PTE_BATCH).
+ */
 #include "pte_batch.h"
 #include "asm/pgtable.h"
+#include "primitives.h"
 
 /* __pte_batch_clear_ignored: the bits folio_pte_batch does not compare. */
 static pte_t pte_batch_clear_ignored(pte_t pte, unsigned int flags)
@@ -23,6 +27,8 @@ unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, p
 	unsigned int nr;
 	pte_t expected;
 
+	fn_enter(mm->m, PTSIM_FN_FOLIO_PTE_BATCH);
+	prim_count(mm->m, PRIM_FOLIO_PTE_BATCH, 1);
 	max_nr = (unsigned int)MIN((uint64_t)max_nr, left);
 	nr = pte_batch_hint(mm, ptep, pte);
 	expected = pte_batch_clear_ignored(pte_advance_pfn(g, pte, nr), flags);
@@ -45,5 +51,6 @@ unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, p
 		*ptentp = pte_mkyoung(*ptentp);
 	if ((flags & FPB_MERGE_YOUNG_DIRTY) && any_dirty)
 		*ptentp = pte_mkdirty(*ptentp);
+	fn_exit(mm->m);
 	return MIN(nr, max_nr);
 }

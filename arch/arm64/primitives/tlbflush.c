@@ -26,6 +26,11 @@ void isb(struct ptsim_machine *m)
 	count(m, PTSIM_EV_ISB, 1);
 }
 
+void local_flush_tlb_all(struct ptsim_machine *m, unsigned int nr_cpus)
+{
+	count(m, PTSIM_EV_TLBI_LOCAL_ALL, nr_cpus);
+}
+
 static const enum ptsim_event tlbi_event[] = {
 	[TLBI_KIND_VA] = PTSIM_EV_TLBI_VA,
 	[TLBI_KIND_VAA] = PTSIM_EV_TLBI_VAA,

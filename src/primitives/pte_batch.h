@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* folio_pte_batch and its flags (models mm/internal.h; src/mm/pte_batch.c). */
+/* folio_pte_batch and its flags (models mm/internal.h; src/primitives/pte_batch.c). */
 #ifndef PTSIM_PTE_BATCH_H
 #define PTSIM_PTE_BATCH_H
 

@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The counted primitives: the kernel's own small helpers (locks, the mmu
+ * notifier, lazy MMU mode, folio references, flags and locks, rmap updates,
+ * loop steps), each one function with the kernel's name that counts what the
+ * kernel executes there. The kernel code of src/mm, src/fs and arch/arm64/mm
+ * calls these and never counts by hand (tests/check-primitives.sh fails
+ * when it does), so a new path is counted right by construction. The
+ * architecture's own primitives (descriptor accessors, TLBI, DSB, ISB) live
+ * in arch/arm64/primitives/ with their headers in arch/arm64/include/asm/.
+ *
+ * Every primitive has an entry in PTSIM_PRIMITIVES below: its kernel name,
+ * where the kernel defines it, and whether the kernel of the modelled
+ * versions (v6.8 .. v6.19) compiles it inline or as an out-of-line call
+ * (pricing charges a call only where the kernel makes one). doc/primitives.md
+ * explains how to add one.
+ */
+#ifndef PTSIM_PRIMITIVES_H
+#define PTSIM_PRIMITIVES_H
+
+#include "internal.h"
+
+/* How the kernel compiles a primitive: inline in its caller, or an out-of-line call. */
+enum prim_linkage { PRIM_INLINE, PRIM_CALL };
+
+/* A primitive that counts several events: its function says which. */
+#define PRIM_EVENTS PTSIM_EV__COUNT
+
+/*
+ * X(id, kernel name, linkage, the event it counts, where the kernel defines
+ * it). A primitive the kernel compiles inline around an out-of-line slow path
+ * is PRIM_INLINE, and the note names the slow path. The entries that count
+ * one event are counted with prim_count(m, PRIM_id, n), or through the named
+ * inline functions below; the others are only ever counted by their function.
+ */
+#define PTSIM_PRIMITIVES(X)									\
+	PTSIM_PRIMITIVES_LOCKS(X)								\
+	PTSIM_PRIMITIVES_FOLIO(X)								\
+	PTSIM_PRIMITIVES_BATCH(X)								\
+	PTSIM_PRIMITIVES_SWAP(X)								\
+	PTSIM_PRIMITIVES_LOOPS(X)								\
+	PTSIM_PRIMITIVES_CALLS(X)								\
+	PTSIM_PRIMITIVES_GATHER(X)								\
+	PTSIM_PRIMITIVES_MEMORY(X)
+
+/* Page-table maps and locks, the anon_vma lock, the notifier, lazy MMU mode. */
+#define PTSIM_PRIMITIVES_LOCKS(X)								\
+	X(PTE_OFFSET_MAP_LOCK, "pte_offset_map_lock", PRIM_CALL, PRIM_EVENTS,			\
+	  "mm/pgtable-generic.c: __pte_offset_map_lock (maps the PTE table, takes its lock)")	\
+	X(PTE_OFFSET_MAP_NOLOCK, "pte_offset_map_nolock", PRIM_CALL, PTSIM_EV_PTE_MAP,		\
+	  "mm/pgtable-generic.c: maps the PTE table, finds its lock, takes none")		\
+	X(PTE_OFFSET_MAP, "pte_offset_map", PRIM_CALL, PTSIM_EV_PTE_MAP,			\
+	  "include/linux/pgtable.h -> __pte_offset_map (mm/pgtable-generic.c)")		\
+	X(PTL_SPIN_LOCK, "spin_lock", PRIM_INLINE, PTSIM_EV_PTL_LOCK,				\
+	  "include/linux/spinlock.h: a page-table lock taken apart from the map")		\
+	X(PMD_LOCK, "pmd_lock", PRIM_INLINE, PTSIM_EV_PTL_LOCK, "include/linux/mm.h")		\
+	X(DOUBLE_PT_LOCK, "double_pt_lock", PRIM_CALL, PTSIM_EV_PTL_LOCK,			\
+	  "mm/userfaultfd.c: one lock when both PTEs share a table, else two")		\
+	X(ANON_VMA_LOCK_WRITE, "anon_vma_lock_write", PRIM_INLINE, PTSIM_EV_ANON_VMA_LOCK,	\
+	  "include/linux/rmap.h: down_write of the root anon_vma's rwsem")			\
+	X(ANON_VMA_LOCK_READ, "anon_vma_lock_read", PRIM_INLINE, PTSIM_EV_ANON_VMA_LOCK,	\
+	  "include/linux/rmap.h: down_read of the root anon_vma's rwsem (rmap_walk)")		\
+	X(MMU_NOTIFIER_RANGE_START, "mmu_notifier_invalidate_range_start", PRIM_INLINE,	\
+	  PTSIM_EV_MMU_NOTIFIER_RANGE,								\
+	  "include/linux/mmu_notifier.h: calls out only when the mm has notifiers")		\
+	X(LAZY_MMU_MODE, "arch_enter_lazy_mmu_mode", PRIM_INLINE, PTSIM_EV_LAZY_MMU,		\
+	  "arch/arm64/include/asm/pgtable.h (the generic no-op before arm64 had one)")	\
+	X(COND_RESCHED, "cond_resched", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
+	  "kernel/sched/core.c: __cond_resched")						\
+	X(LRU_ADD_DRAIN, "lru_add_drain", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
+	  "mm/swap.c (priced as one call, the cond_resched class)")				\
+	X(MUTEX_LOCK, "mutex_lock", PRIM_CALL, PTSIM_EV_PTL_LOCK,				\
+	  "kernel/locking/mutex.c (arm64's pgtable_split_lock; counted as a table lock)")
+
+/* Folio references, flags and locks. */
+#define PTSIM_PRIMITIVES_FOLIO(X)								\
+	X(PAGE_FOLIO, "page_folio", PRIM_INLINE, PRIM_EVENTS,					\
+	  "include/linux/page-flags.h: the load of page->compound_head")			\
+	X(ALLOC_PAGES, "__alloc_pages", PRIM_CALL, PTSIM_EV_FOLIO_ALLOC,			\
+	  "mm/page_alloc.c: a folio of any order from the buddy allocator")			\
+	X(FREE_UNREF_PAGE, "free_unref_page", PRIM_CALL, PTSIM_EV_FOLIO_FREE,			\
+	  "mm/page_alloc.c: a folio back to the buddy allocator (__folio_put)")		\
+	X(FOLIO_ZERO_USER, "folio_zero_user", PRIM_CALL, PTSIM_EV_PAGE_ZERO,			\
+	  "mm/memory.c: clear_user_highpage per page (clear_page)")				\
+	X(COPY_USER_HIGHPAGE, "copy_user_highpage", PRIM_CALL, PTSIM_EV_PAGE_COPY,		\
+	  "include/linux/highmem.h -> copy_page: a COW copy")					\
+	X(FOLIO_TRY_DUP_ANON_RMAP, "__folio_try_dup_anon_rmap", PRIM_INLINE, PTSIM_EV_RMAP_DUP,	\
+	  "include/linux/rmap.h (always inline; the model prices it as a call: issue 26)")	\
+	X(FOLIO_DUP_FILE_RMAP, "folio_dup_file_rmap_ptes", PRIM_INLINE, PTSIM_EV_RMAP_DUP,	\
+	  "include/linux/rmap.h (always inline; priced as a call: issue 26)")		\
+	X(FOLIO_GET, "folio_get", PRIM_INLINE, PTSIM_EV_FOLIO_GET,				\
+	  "include/linux/mm.h: an atomic increment")						\
+	X(FOLIO_REF_ADD, "folio_ref_add", PRIM_INLINE, PTSIM_EV_FOLIO_GET,			\
+	  "include/linux/page_ref.h: one atomic add")						\
+	X(FOLIO_PUT, "folio_put", PRIM_INLINE, PTSIM_EV_FOLIO_PUT,				\
+	  "include/linux/mm.h: __folio_put (mm/swap.c) frees at zero")			\
+	X(FOLIO_TEST_LARGE, "folio_test_large", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
+	  "include/linux/page-flags.h")							\
+	X(FOLIO_TEST_ANON, "folio_test_anon", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
+	  "include/linux/page-flags.h")							\
+	X(PAGE_ANON_EXCLUSIVE, "PageAnonExclusive", PRIM_INLINE, PTSIM_EV_ANON_EXCL_TEST,	\
+	  "include/linux/page-flags.h: a test of the page's own flags")			\
+	X(FOLIO_TRYLOCK, "folio_trylock", PRIM_INLINE, PTSIM_EV_FOLIO_TRYLOCK,			\
+	  "include/linux/pagemap.h")								\
+	X(FOLIO_LOCK, "folio_lock", PRIM_INLINE, PTSIM_EV_FOLIO_LOCK_WAIT,			\
+	  "include/linux/pagemap.h: after a failed trylock, __folio_lock (mm/filemap.c) sleeps") \
+	X(FOLIO_UNLOCK, "folio_unlock", PRIM_CALL, PTSIM_EV_FOLIO_UNLOCK, "mm/filemap.c")
+
+/* folio_pte_batch (src/primitives/pte_batch.c). */
+#define PTSIM_PRIMITIVES_BATCH(X)								\
+	X(FOLIO_PTE_BATCH, "folio_pte_batch", PRIM_INLINE, PTSIM_EV_PTE_BATCH,			\
+	  "mm/internal.h (static inline; the model has priced it as a call: issue 26)")
+
+/* The swap cache and swap map. */
+#define PTSIM_PRIMITIVES_SWAP(X)								\
+	X(FREE_SWAP_AND_CACHE, "free_swap_and_cache_nr", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,	\
+	  "mm/swapfile.c: a zapped swap entry's slot freed")					\
+	X(SWAP_DUPLICATE, "swap_duplicate", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,			\
+	  "mm/swapfile.c: one more reference to a swap slot (fork, an unmap to swap)")	\
+	X(SWAP_CACHE_GET_FOLIO, "swap_cache_get_folio", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,	\
+	  "mm/swap_state.c: a swap entry's folio looked up in the swap cache")		\
+	X(FOLIO_ALLOC_SWAP, "folio_alloc_swap", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,		\
+	  "mm/swapfile.c: add_to_swap's slots, one per page")					\
+	X(DELETE_FROM_SWAP_CACHE, "__delete_from_swap_cache", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,	\
+	  "mm/swap_state.c: __remove_mapping takes a written folio out of the swap cache")
+
+/* Loop steps: what one turn of a page-table loop costs beyond the primitives it calls. */
+#define PTSIM_PRIMITIVES_LOOPS(X)								\
+	X(PTE_LOOP_STEP, "pte loop step", PRIM_INLINE, PTSIM_EV_PTE_LOOP,			\
+	  "one turn of a PTE loop: do { } while (pte++, addr += PAGE_SIZE, addr != end)")	\
+	X(PMD_LOOP_STEP, "pmd loop step", PRIM_INLINE, PTSIM_EV_PMD_ITER,			\
+	  "one turn of a PMD loop: pmd_addr_end, the PMD checks, its cond_resched")
+
+/*
+ * Calls of out-of-line kernel functions the model counts at their entry
+ * (the function's own work is counted by the primitives it calls).
+ */
+#define PTSIM_PRIMITIVES_CALLS(X)								\
+	X(CONTPTE_CONVERT, "contpte_convert", PRIM_CALL, PTSIM_EV_CONTPTE_CONVERT,		\
+	  "arch/arm64/mm/contpte.c")								\
+	X(CONTPTE_TRY_FOLD, "__contpte_try_fold", PRIM_CALL, PTSIM_EV_FOLD_ATTEMPT,		\
+	  "arch/arm64/mm/contpte.c (contpte_try_fold, inline, calls it)")			\
+	X(CONTPTE_FOLD, "contpte_convert (fold)", PRIM_CALL, PTSIM_EV_CONTPTE_FOLD,		\
+	  "arch/arm64/mm/contpte.c: a fold that passed its checks")				\
+	X(CONTPTE_TRY_UNFOLD, "__contpte_try_unfold", PRIM_CALL, PTSIM_EV_CONTPTE_UNFOLD,	\
+	  "arch/arm64/mm/contpte.c (contpte_try_unfold, inline, calls it)")			\
+	X(CONTPTE_PTEP_GET, "contpte_ptep_get", PRIM_CALL, PTSIM_EV_CONTPTE_GATHER,		\
+	  "arch/arm64/mm/contpte.c (ptep_get, inline, calls it for a cont entry)")		\
+	X(CAN_CHANGE_PTE_WRITABLE, "can_change_pte_writable", PRIM_CALL,			\
+	  PTSIM_EV_CAN_CHANGE_WRITABLE,							\
+	  "mm/mprotect.c (v6.17: can_change_{shared,private}_pte_writable)")			\
+	X(PROT_COMMIT_FLUSH_PTES, "prot_commit_flush_ptes", PRIM_CALL, PTSIM_EV_PROT_COMMIT,	\
+	  "mm/mprotect.c (v6.17): modify_prot_commit_ptes and the gather update")		\
+	X(PTEP_MODIFY_PROT_COMMIT, "ptep_modify_prot_commit", PRIM_CALL, PTSIM_EV_PROT_COMMIT,	\
+	  "arch/arm64/mm/mmu.c (before v6.17's batched commit)")				\
+	X(SYSCALL, "el0_svc", PRIM_CALL, PTSIM_EV_SYSCALL,					\
+	  "arch/arm64/kernel/entry-common.c: a system call's entry and return")		\
+	X(DO_PAGE_FAULT, "do_page_fault", PRIM_CALL, PTSIM_EV_FAULT,				\
+	  "arch/arm64/mm/fault.c: the abort's entry, do_page_fault, handle_mm_fault, return")	\
+	X(FAULT_RETRY, "do_page_fault (VM_FAULT_RETRY)", PRIM_CALL, PTSIM_EV_FAULT_RETRY,	\
+	  "arch/arm64/mm/fault.c: the fault taken again after the mmap lock was dropped")	\
+	X(VM_NORMAL_PAGE, "vm_normal_page", PRIM_CALL, PTSIM_EV_FOLIO_LOOKUP,			\
+	  "mm/memory.c (with the page_folio load of the struct page it finds)")		\
+	X(SPLIT_HUGE_PMD, "__split_huge_pmd", PRIM_CALL, PTSIM_EV_HUGE_PMD_SPLIT,		\
+	  "mm/huge_memory.c")									\
+	X(SPLIT_FOLIO, "split_folio", PRIM_CALL, PTSIM_EV_FOLIO_SPLIT,				\
+	  "mm/huge_memory.c: split_huge_page_to_list_to_order")				\
+	X(MLOCK_FOLIO, "mlock_folio", PRIM_CALL, PTSIM_EV_MLOCK_FOLIO,				\
+	  "mm/mlock.c (munlock_folio likewise): the per-CPU batch and the LRU work")		\
+	X(FOLIO_REMOVE_RMAP_PTES, "folio_remove_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_REMOVE,	\
+	  "mm/rmap.c (folio_remove_rmap_pte, folio_remove_rmap_pmd likewise)")		\
+	X(FOLIO_MOVE_ANON_RMAP, "folio_move_anon_rmap", PRIM_CALL, PTSIM_EV_RMAP_MOVE,		\
+	  "mm/rmap.c")										\
+	X(FOLIO_GET_ANON_VMA, "folio_get_anon_vma", PRIM_CALL, PRIM_EVENTS,			\
+	  "mm/rmap.c: an RCU section, two folio_mapped tests, the anon_vma reference")	\
+	X(ANON_VMA_TRYLOCK_WRITE, "anon_vma_trylock_write", PRIM_CALL, PRIM_EVENTS,		\
+	  "include/linux/rmap.h: down_write_trylock, an out-of-line call")			\
+	X(ANON_VMA_UNLOCK_WRITE, "anon_vma_unlock_write", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "include/linux/rmap.h: up_write, an out-of-line call")				\
+	X(PUT_ANON_VMA, "put_anon_vma", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/rmap.c: the reference folio_get_anon_vma took")
+
+/* Memory: page-table pages, the page cache, I/O, VMAs. */
+#define PTSIM_PRIMITIVES_MEMORY(X)								\
+	X(PAGETABLE_ALLOC, "pagetable_alloc", PRIM_CALL, PTSIM_EV_TABLE_ALLOC,			\
+	  "include/linux/mm.h: a page-table page from the page allocator (pte_alloc_one, ...)") \
+	X(PAGETABLE_FREE, "pagetable_free", PRIM_CALL, PTSIM_EV_TABLE_FREE,			\
+	  "include/linux/mm.h: a page-table page back to the page allocator")		\
+	X(FILEMAP_GET_ENTRY, "filemap_get_entry", PRIM_CALL, PTSIM_EV_PAGE_CACHE_LOOKUP,	\
+	  "mm/filemap.c: an xarray walk of the page cache")					\
+	X(FILEMAP_REMOVE_FOLIO, "__filemap_remove_folio", PRIM_CALL, PTSIM_EV_PAGE_CACHE_LOOKUP, \
+	  "mm/filemap.c: a folio's pages out of the page cache")				\
+	X(FILEMAP_MAP_FOLIO_RANGE, "filemap_map_folio_range", PRIM_CALL, PTSIM_EV_MAP_PAGES,	\
+	  "mm/filemap.c: fault-around maps a run of a folio's pages (counted per page)")	\
+	X(PGMAJFAULT, "count_vm_event(PGMAJFAULT)", PRIM_INLINE, PTSIM_EV_MAJOR_FAULT,		\
+	  "include/linux/vmstat.h: a major fault (its I/O and retry are counted apart)")	\
+	X(SUBMIT_BIO, "submit_bio", PRIM_CALL, PRIM_EVENTS,					\
+	  "block/blk-core.c: one I/O request and its bytes")					\
+	X(SPLIT_VMA, "__split_vma", PRIM_CALL, PTSIM_EV_VMA_SPLIT, "mm/vma.c")			\
+	X(VMA_MERGE, "vma_merge_existing_range", PRIM_CALL, PTSIM_EV_VMA_MERGE,		\
+	  "mm/vma.c (v6.12; vma_merge before it)")
+
+/* The mmu_gather's bookkeeping (include/asm-generic/tlb.h, mm/mmu_gather.c). */
+#define PTSIM_PRIMITIVES_GATHER(X)								\
+	X(TLB_ADJUST_RANGE, "__tlb_adjust_range", PRIM_INLINE, PTSIM_EV_TLB_GATHER_ADD,	\
+	  "include/asm-generic/tlb.h: min/max of the gathered range")				\
+	X(TLB_BATCH_PAGE_ALLOC, "__get_free_page", PRIM_CALL, PTSIM_EV_TLB_BATCH_ALLOC,	\
+	  "mm/mmu_gather.c: tlb_next_batch's and tlb_remove_table's batch page (GFP_NOWAIT)") \
+	X(TLB_BATCH_ADD, "__tlb_remove_folio_pages_size", PRIM_CALL, PTSIM_EV_TLB_BATCH_SLOT,	\
+	  "mm/mmu_gather.c: one slot per page, two for a run of a large folio")		\
+	X(TLB_FLUSH_MMU_FREE, "tlb_flush_mmu_free", PRIM_CALL, PTSIM_EV_TLB_FLUSH_MMU,		\
+	  "mm/mmu_gather.c: free_pages_and_swap_cache, the table batch's call_rcu")
+
+enum prim {
+#define PRIM_ENUM(id, name, linkage, event, where) PRIM_##id,
+	PTSIM_PRIMITIVES(PRIM_ENUM)
+#undef PRIM_ENUM
+	PRIM__COUNT
+};
+
+struct prim_info {
+	const char *name;		/* the kernel's name */
+	enum prim_linkage linkage;
+	enum ptsim_event event;		/* what prim_count counts; PRIM_EVENTS: several */
+	const char *where;		/* where the kernel defines it */
+};
+
+/* The registry entry of primitive p (NULL past PRIM__COUNT). */
+const struct prim_info *prim_info(enum prim p);
+
+/* The event primitive p counts (PRIM_EVENTS for those that count several). */
+static inline enum ptsim_event prim_event(enum prim p)
+{
+	static const enum ptsim_event event[] = {
+#define PRIM_EVENT(id, name, linkage, ev, where) [PRIM_##id] = ev,
+		PTSIM_PRIMITIVES(PRIM_EVENT)
+#undef PRIM_EVENT
+	};
+
+	return event[p];
+}
+
+/*
+ * n executions of primitive p (one that counts one event). Only the
+ * primitives themselves call it; kernel code calls them by name.
+ */
+static inline void prim_count(struct ptsim_machine *m, enum prim p, uint64_t n)
+{
+	count(m, prim_event(p), n);
+}
+
+/* Each primitive's linkage as a constant, for kernel_call's compile-time check. */
+enum {
+#define PRIM_LINKAGE(id, name, linkage, event, where) PRIM_LINKAGE_##id = linkage,
+	PTSIM_PRIMITIVES(PRIM_LINKAGE)
+#undef PRIM_LINKAGE
+};
+
+/*
+ * kernel_call(m, ID): a call of the out-of-line kernel function registered as
+ * ID, counted at its entry (the function's own work is counted by the
+ * primitives it calls). The build fails when the registry says the kernel
+ * inlines it.
+ */
+#define kernel_call(m, id) do {								\
+		_Static_assert((int)PRIM_LINKAGE_##id == (int)PRIM_CALL, #id " is inline");		\
+		prim_count((m), PRIM_##id, 1);							\
+	} while (0)
+
+/* ---- page-table maps and locks ---- */
+
+/* pte_offset_map_lock: the PTE table mapped (kmap, RCU) and its lock taken. */
+static inline void pte_offset_map_lock(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_PTE_MAP, 1);
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+}
+
+/* pte_offset_map_nolock: the PTE table mapped, its lock found, not taken. */
+static inline void pte_offset_map_nolock(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PTE_OFFSET_MAP_NOLOCK, 1);
+}
+
+/* pte_offset_map: the PTE table mapped without its lock (a lockless walk). */
+static inline void pte_offset_map(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PTE_OFFSET_MAP, 1);
+}
+
+/* spin_lock of a page-table lock taken apart from the map (or spin_lock_nested). */
+static inline void ptl_spin_lock(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PTL_SPIN_LOCK, 1);
+}
+
+/* pmd_lock: the lock of a PMD table (split PMD locks: the table page's own). */
+static inline void pmd_lock(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PMD_LOCK, 1);
+}
+
+/* double_pt_lock (mm/userfaultfd.c): one lock when both tables are the same, else two. */
+static inline void double_pt_lock(struct ptsim_machine *m, bool same_table)
+{
+	prim_count(m, PRIM_DOUBLE_PT_LOCK, same_table ? 1 : 2);
+}
+
+/* anon_vma_lock_write: the anon_vma's rwsem, for writing (take_rmap_locks, mremap). */
+static inline void anon_vma_lock_write(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_ANON_VMA_LOCK_WRITE, 1);
+}
+
+/* anon_vma_lock_read: the anon_vma's rwsem, for reading (rmap_walk_anon). */
+static inline void anon_vma_lock_read(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_ANON_VMA_LOCK_READ, 1);
+}
+
+/* ---- the mmu notifier and lazy MMU mode ---- */
+
+/* mmu_notifier_invalidate_range_start: one notifier range (its end is not counted apart). */
+static inline void mmu_notifier_invalidate_range_start(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_MMU_NOTIFIER_RANGE_START, 1);
+}
+
+/* arch_enter_lazy_mmu_mode: a PTE loop batches its barriers until the leave. */
+static inline void arch_enter_lazy_mmu_mode(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_LAZY_MMU_MODE, 1);
+}
+
+/* cond_resched: n voluntary preemption points. */
+static inline void cond_resched(struct ptsim_machine *m, uint64_t n)
+{
+	prim_count(m, PRIM_COND_RESCHED, n);
+}
+
+/* mutex_lock of a sleeping lock the model counts as a table lock (pgtable_split_lock). */
+static inline void mutex_lock(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_MUTEX_LOCK, 1);
+}
+
+/* ---- folio references, flags and locks ---- */
+
+/*
+ * page_folio of pfn's struct page: a cold load (FOLIO_LOOKUP), or a hot one
+ * (FOLIO_TEST) when that struct page is the one the model read last
+ * (m->hot_page_pfn, a one-line model of the data cache). NULL for a frame
+ * with no folio.
+ */
+static inline struct folio *page_folio(struct ptsim_machine *m, uint64_t pfn)
+{
+	count(m, pfn == m->hot_page_pfn ? PTSIM_EV_FOLIO_TEST : PTSIM_EV_FOLIO_LOOKUP, 1);
+	m->hot_page_pfn = pfn;
+	return pfn_folio(m, pfn);
+}
+
+/* folio_get: one more reference (an atomic increment of the head's refcount). */
+static inline void folio_get(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_GET, 1);
+}
+
+/* folio_ref_add: nr more references at once (one atomic add). */
+static inline void folio_ref_add(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_REF_ADD, 1);
+}
+
+/* folio_put: one reference fewer (an atomic decrement; freeing is the caller's). */
+static inline void folio_put(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_PUT, 1);
+}
+
+/* folio_test_large: the folio's order is above 0 (a test of the head's flags). */
+static inline bool folio_test_large(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_TEST_LARGE, 1);
+	return f && f->order;
+}
+
+/* folio_test_anon: the folio is anonymous (a test of folio->mapping's low bit). */
+static inline bool folio_test_anon(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_TEST_ANON, 1);
+	return f && (f->flags & FOLIO_ANON);
+}
+
+/* PageAnonExclusive of page idx of f. */
+static inline bool PageAnonExclusive(struct ptsim_machine *m, const struct folio *f,
+				     uint64_t idx)
+{
+	prim_count(m, PRIM_PAGE_ANON_EXCLUSIVE, 1);
+	return folio_page_anon_exclusive(f, idx);
+}
+
+/* folio_trylock: false when the lock is held (a contended folio, see ptsim_folio_contend_lock). */
+static inline bool folio_trylock(struct ptsim_machine *m, struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_TRYLOCK, 1);
+	if (folio_lock_contended(m, f))
+		return false;
+	f->flags |= FOLIO_LOCKED;
+	return true;
+}
+
+/* folio_lock after a failed trylock (__folio_lock): sleep until the holder lets go. */
+static inline void folio_lock(struct ptsim_machine *m, struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_LOCK, 1);
+	folio_set_lock_contention(m, f, 0);	/* clearing cannot fail */
+	f->flags |= FOLIO_LOCKED;
+}
+
+static inline void folio_unlock(struct ptsim_machine *m, struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_UNLOCK, 1);
+	f->flags &= ~FOLIO_LOCKED;
+}
+
+/* free_swap_and_cache_nr of one entry: its swap slot freed. */
+static inline void free_swap_and_cache_nr(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FREE_SWAP_AND_CACHE, 1);
+}
+
+/* swap_duplicate: one more reference to a swap slot. */
+static inline void swap_duplicate(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SWAP_DUPLICATE, 1);
+}
+
+/* __tlb_adjust_range: the gather's range grows to cover [addr, addr + size). */
+static inline void __tlb_adjust_range(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_TLB_ADJUST_RANGE, 1);
+}
+
+/* __get_free_page(GFP_NOWAIT) for one more mmu_gather batch page. */
+static inline void tlb_batch_page_alloc(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_TLB_BATCH_PAGE_ALLOC, 1);
+}
+
+/* The slots __tlb_remove_folio_pages_size fills: 1 for a page, 2 for a run. */
+static inline void tlb_batch_add(struct ptsim_machine *m, unsigned int slots)
+{
+	prim_count(m, PRIM_TLB_BATCH_ADD, slots);
+}
+
+/* tlb_flush_mmu_free: the gathered pages and tables go. */
+static inline void tlb_flush_mmu_free(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_TLB_FLUSH_MMU_FREE, 1);
+}
+
+/* pagetable_alloc: a page-table page from the page allocator. */
+static inline void pagetable_alloc(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PAGETABLE_ALLOC, 1);
+}
+
+/* pagetable_free: a page-table page back to the page allocator. */
+static inline void pagetable_free(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PAGETABLE_FREE, 1);
+}
+
+/* filemap_get_entry: one page-cache lookup (an xarray walk). */
+static inline void filemap_get_entry(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FILEMAP_GET_ENTRY, 1);
+}
+
+/* submit_bio: one I/O request of kib KiB. */
+static inline void submit_bio(struct ptsim_machine *m, uint64_t kib)
+{
+	count(m, PTSIM_EV_IO_REQUEST, 1);
+	count(m, PTSIM_EV_IO_KIB, kib);
+}
+
+/* lru_add_drain: the per-CPU LRU batches drained. */
+static inline void lru_add_drain(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_LRU_ADD_DRAIN, 1);
+}
+
+/* folio_alloc_swap (add_to_swap): swap slots for a folio. */
+static inline void folio_alloc_swap(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_ALLOC_SWAP, 1);
+}
+
+/* swap_cache_get_folio: a swap entry looked up in the swap cache. */
+static inline void swap_cache_get_folio(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SWAP_CACHE_GET_FOLIO, 1);
+}
+
+/* __delete_from_swap_cache: a written folio leaves the swap cache. */
+static inline void __delete_from_swap_cache(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_DELETE_FROM_SWAP_CACHE, 1);
+}
+
+/* __alloc_pages: a folio from the buddy allocator (the model's folio_alloc). */
+static inline void __alloc_pages(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_ALLOC_PAGES, 1);
+}
+
+/* free_unref_page: a folio back to the buddy allocator (the model's folio_free). */
+static inline void free_unref_page(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FREE_UNREF_PAGE, 1);
+}
+
+/* folio_zero_user: nr pages cleared. */
+static inline void folio_zero_user(struct ptsim_machine *m, uint64_t nr)
+{
+	prim_count(m, PRIM_FOLIO_ZERO_USER, nr);
+}
+
+/* copy_user_highpage: one page copied (a COW break). */
+static inline void copy_user_highpage(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_COPY_USER_HIGHPAGE, 1);
+}
+
+/* __folio_try_dup_anon_rmap: the mapcount and exclusivity work of a fork's copy. */
+static inline void __folio_try_dup_anon_rmap(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_TRY_DUP_ANON_RMAP, 1);
+}
+
+/* folio_dup_file_rmap_ptes: a file folio's mapcount raised for a fork's copy. */
+static inline void folio_dup_file_rmap_ptes(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_DUP_FILE_RMAP, 1);
+}
+
+/* __filemap_remove_folio: a folio's pages leave the page cache. */
+static inline void __filemap_remove_folio(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FILEMAP_REMOVE_FOLIO, 1);
+}
+
+/* filemap_map_folio_range: nr pages of a folio mapped by fault-around. */
+static inline void filemap_map_folio_range(struct ptsim_machine *m, uint64_t nr)
+{
+	prim_count(m, PRIM_FILEMAP_MAP_FOLIO_RANGE, nr);
+}
+
+/* count_vm_event(PGMAJFAULT): the fault needed I/O. */
+static inline void count_vm_event_pgmajfault(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PGMAJFAULT, 1);
+}
+
+/* folio_get_anon_vma: an RCU section, two folio_mapped tests, the anon_vma reference. */
+static inline void folio_get_anon_vma(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_HELPER_CALL, 1);
+	count(m, PTSIM_EV_FOLIO_TEST, 2);
+	count(m, PTSIM_EV_ANON_VMA_REF, 1);
+}
+
+/* anon_vma_trylock_write: the call and the rwsem's atomics. */
+static inline void anon_vma_trylock_write(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_HELPER_CALL, 1);
+	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+}
+
+/* anon_vma_unlock_write: the call (its atomic is priced with the lock). */
+static inline void anon_vma_unlock_write(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_ANON_VMA_UNLOCK_WRITE, 1);
+}
+
+/* put_anon_vma: the call (its atomic is priced with the reference). */
+static inline void put_anon_vma(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PUT_ANON_VMA, 1);
+}
+
+/* el0_svc: a system call's entry and return around the mm work. */
+static inline void syscall_enter(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SYSCALL, 1);
+}
+
+/* ---- loop steps ---- */
+
+/* One turn of a PTE loop (zap, change_pte_range, copy, move, madvise, mlock walks). */
+static inline void pte_loop_step(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PTE_LOOP_STEP, 1);
+}
+
+/* One turn of a PMD loop: pmd_addr_end, the PMD checks and its cond_resched. */
+static inline void pmd_loop_step(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PMD_LOOP_STEP, 1);
+}
+
+#endif
