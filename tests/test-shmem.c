@@ -132,9 +132,13 @@ static void test_read_maps_object_page(void **state)
 	assert_false(tr.dirty);
 	pfn = pfn_at(mm, VA);
 	assert_non_null(pfn_folio(m, pfn));
-	/* the write finds the same page: nothing to copy */
+	/* the write finds the same page: nothing to copy; the entry becomes dirty in place */
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(pfn_at(mm, VA), pfn);
+	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_ALLOC], 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_PTE_CAS], 1);
+	assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
+	assert_true(tr.dirty && tr.write);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);

@@ -696,15 +696,27 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	struct pt_table *t;
 	struct folio *fo;
 	bool added;
-	pte_t *ptep;
+	pte_t *ptep, pte;
 	int err;
 
 	t = pt_walk_table(mm, va, 3, true, &err);
 	if (!t)
 		return err ? err : -EFAULT;
 	ptep = &t->desc[pt_index(g, 3, va)];
-	if (!pte_none(__ptep_get(mm, ptep)))
-		return 0;	/* handle_pte_fault: mapped meanwhile, or a spurious fault */
+	pte = __ptep_get(mm, ptep);
+	if (!pte_none(pte)) {
+		/*
+		 * handle_pte_fault on a present entry: a write to a writable
+		 * clean one (read in through PAGE_SHARED, no hardware DBM) makes
+		 * it dirty and young under the lock (ptep_set_access_flags);
+		 * anything else was mapped meanwhile, or is a spurious fault.
+		 */
+		if (write && pte_present(pte) && pte_write(pte) && !pte_dirty(pte)) {
+			count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+			ptep_set_access_flags(mm, va, ptep, pte_mkdirty(pte_mkyoung(pte)));
+		}
+		return 0;
+	}
 	if (!write && fault_around_pages(g) > 1 && !v->uffd) {
 		do_fault_around(mm, v, va, t);
 		if (!pte_none(__ptep_get(mm, ptep)))
