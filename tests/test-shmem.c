@@ -534,6 +534,115 @@ static void test_object_is_not_a_user_file(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* A fork that runs out of memory drops the references its child's VMAs took. */
+static void test_fork_failure_drops_references(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *parent = shared_mm(m), *child = NULL;
+	unsigned int failed = 0;
+
+	(void)state;
+	assert_int_equal(ptsim_mmap(parent, 2 * VA, LEN, RW, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS,
+				    NULL), 0);
+	assert_int_equal(ptsim_populate(parent, 2 * VA, LEN, 0, true), 0);
+	assert_int_equal(ptsim_fault(parent, VA, PTSIM_ACCESS_WRITE), 0);
+	for (uint64_t n = 1;; n++) {
+		assert_int_equal(ptsim_fail_nth_alloc(m, n), 0);
+		if (ptsim_fork(parent, &child) == 0)
+			break;
+		failed++;
+		assert_int_equal(m->files[0].refs, 1);
+		assert_invariants(m);
+	}
+	assert_int_equal(ptsim_fail_nth_alloc(m, 0), 0);
+	assert_true(failed > 0);
+	assert_int_equal(m->files[0].refs, 2);
+	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(pfn_at(child, VA), pfn_at(parent, VA));
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(parent);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * Random lifecycles over one shared mapping and its forks: every process
+ * that maps a page sees the object's one page for it, the invariants (the
+ * objects' references among them) hold after each call, and once every
+ * process is gone the memory is back.
+ */
+static void test_random_lifecycles(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct ptsim_machine *m = machine();
+		struct ptsim_mm *mms[4] = { NULL };
+		uint64_t rng = prng_seed(seed), start;
+		unsigned int nr = 1;
+		int err;
+
+		assert_int_equal(ptsim_mm_create(m, &mms[0]), 0);
+		start = free_bytes(m);
+		assert_int_equal(ptsim_mmap(mms[0], VA, LEN, RW, SHARED, NULL), 0);
+		for (int step = 0; step < 60; step++) {
+			struct ptsim_mm *mm = mms[prng_next(&rng) % nr];
+			uint64_t page = prng_next(&rng) % 16, n = 1 + prng_next(&rng) % 4;
+			uint64_t a = VA + page * SZ_4K, l = MIN(n, 16 - page) * SZ_4K;
+
+			switch (prng_next(&rng) % 9) {
+			case 0:
+				if (nr < 4)
+					assert_int_equal(ptsim_fork(mm, &mms[nr++]), 0);
+				break;
+			case 1:
+			case 2:
+				(void)ptsim_fault(mm, a, PTSIM_ACCESS_WRITE);
+				break;
+			case 3:
+				(void)ptsim_fault(mm, a, PTSIM_ACCESS_READ);
+				break;
+			case 4:
+				err = ptsim_madvise(mm, a, l, PTSIM_MADV_DONTNEED);
+				assert_true(err == 0 || err == -ENOMEM);	/* -ENOMEM: a hole */
+				break;
+			case 5:
+				assert_int_equal(ptsim_munmap(mm, a, l), 0);
+				break;
+			case 6:
+				err = ptsim_mprotect(mm, a, l, (prng_next(&rng) & 1) ? PTSIM_PROT_READ : RW);
+				assert_true(err == 0 || err == -ENOMEM);
+				break;
+			case 7:
+				(void)ptsim_madvise(mm, a, l, PTSIM_MADV_PAGEOUT);
+				break;
+			default:
+				(void)ptsim_populate(mm, a, SZ_4K, 0, prng_next(&rng) & 1);
+				break;
+			}
+			assert_invariants(m);
+			/* a page two processes map is the same page */
+			for (uint64_t p = VA; p < VA + LEN; p += SZ_4K) {
+				uint64_t seen = 0;
+
+				for (unsigned int i = 0; i < nr; i++) {
+					uint64_t pfn = pfn_at(mms[i], p);
+
+					if (pfn && seen)
+						assert_int_equal(pfn, seen);
+					seen = pfn ? pfn : seen;
+				}
+			}
+		}
+		for (unsigned int i = nr; i-- > 1;)
+			ptsim_mm_destroy(mms[i]);
+		assert_int_equal(ptsim_munmap(mms[0], VA, LEN), 0);
+		assert_invariants(m);
+		assert_int_equal(free_bytes(m), start);
+		ptsim_mm_destroy(mms[0]);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +661,8 @@ int main(void)
 		cmocka_unit_test(test_pageout_keeps_page),
 		cmocka_unit_test(test_mlock_populates_object),
 		cmocka_unit_test(test_object_is_not_a_user_file),
+		cmocka_unit_test(test_fork_failure_drops_references),
+		cmocka_unit_test(test_random_lifecycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
