@@ -643,6 +643,41 @@ static void test_random_lifecycles(void **state)
 	}
 }
 
+/*
+ * A read fault whose page allocation fails, where fault-around would map
+ * pages another process wrote: nothing is left behind, not even those
+ * mappings (the new PTE table goes again).
+ */
+static void test_failed_read_fault_maps_nothing(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *parent = shared_mm(m), *child = NULL;
+	struct ptsim_folio_info fi;
+	uint64_t start;
+
+	(void)state;
+	assert_int_equal(ptsim_fork(parent, &child), 0);
+	assert_int_equal(ptsim_fault(parent, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(ptsim_fault(parent, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	start = free_bytes(m);
+	/* the child's PUD, PMD and PTE tables, then the page's folio, which fails */
+	assert_int_equal(ptsim_fail_nth_alloc(m, 4), 0);
+	assert_int_equal(ptsim_fault(child, VA + 2 * SZ_4K, PTSIM_ACCESS_READ), -ENOMEM);
+	assert_int_equal(pfn_at(child, VA), 0);
+	assert_int_equal(ptsim_folio_info(parent, VA, &fi), 0);
+	assert_int_equal(fi.mapcount, 1);
+	assert_int_equal(free_bytes(m), start);
+	assert_invariants(m);
+	/* again without the failure: fault-around maps the two pages */
+	assert_int_equal(ptsim_fault(child, VA + 2 * SZ_4K, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_MAP_PAGES], 2);
+	assert_int_equal(pfn_at(child, VA), pfn_at(parent, VA));
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(parent);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_object_is_not_a_user_file),
 		cmocka_unit_test(test_fork_failure_drops_references),
 		cmocka_unit_test(test_random_lifecycles),
+		cmocka_unit_test(test_failed_read_fault_maps_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

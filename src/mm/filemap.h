@@ -36,11 +36,18 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 		       uint64_t start_pgoff, uint64_t end_pgoff);
 /* A page of a shmem object (shmem.c), not of a user's file. */
 bool folio_is_shmem(const struct ptsim_machine *m, const struct folio *f);
-/* shmem_get_folio_gfp(SGP_CACHE) for a fault of v at pgoff; see shmem.c. */
-enum fault_result shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
-				  struct folio **out, bool *added);
-/* Take a folio shmem_get_folio added out of its object's cache again (a failed fault). */
-void shmem_uncache(struct ptsim_machine *m, const struct folio *fo);
+/*
+ * shmem_get_folio_gfp(SGP_CACHE) for a fault of v at pgoff, in two steps
+ * (shmem.c): shmem_reserve does what can fail (SIGBUS past the object,
+ * -ENOMEM) and sets aside a folio for a missing page; shmem_get_folio then
+ * looks the page up, adding the spare on a miss, and cannot fail.
+ */
+enum fault_result shmem_reserve(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
+				struct folio **spare);
+struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
+			      struct folio *spare);
+/* Empty the cache slot of pgoff again (a populate that fails after reserving it). */
+void shmem_uncache(struct ptsim_machine *m, const struct vma *v, uint64_t pgoff);
 int files_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
 void files_free(struct ptsim_machine *m);
 

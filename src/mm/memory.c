@@ -171,18 +171,13 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 	const struct ptsim_geometry *g = &m->geo;
 	uint64_t nr = len >> g->page_shift, i;
 	struct pending_fault *pf;
-	bool *added;
 	int err = 0;
 
-	if (nr * (sizeof(*pf) + sizeof(*added) + folio_host_bytes(0)) > host_room(m))
+	if (nr * (sizeof(*pf) + folio_host_bytes(0)) > host_room(m))
 		return -ENOMEM;
 	pf = malloc(nr * sizeof(*pf));
-	added = calloc(nr, sizeof(*added));
-	if (!pf || !added) {
-		free(pf);
-		free(added);
+	if (!pf)
 		return -ENOMEM;
-	}
 	op_begin(m);
 	undo_start(m);
 	for (i = 0; i < nr && !err; i++) {
@@ -200,19 +195,23 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 		}
 		pf[i].addr = a;
 		pf[i].table = t;
-		r = shmem_get_folio(mm, v, v->pgoff + ((a - v->start) >> g->page_shift),
-				    &pf[i].folio, &added[i]);
-		if (r != FAULT_DONE)
+		r = shmem_reserve(mm, v, v->pgoff + ((a - v->start) >> g->page_shift), &pf[i].folio);
+		if (r != FAULT_DONE) {
 			err = r == FAULT_OOM ? -ENOMEM : -EFAULT;
+			break;
+		}
 	}
 	if (err) {
 		while (i--)
-			if (added[i])
-				shmem_uncache(m, pf[i].folio);
+			if (pf[i].folio)	/* its slot was reserved, the folio goes with the undo */
+				shmem_uncache(m, v, v->pgoff + ((pf[i].addr - v->start) >> g->page_shift));
 		undo_rollback(m);
 	} else {
 		undo_commit(m);
 		for (i = 0; i < nr; i++) {
+			uint64_t pgoff = v->pgoff + ((pf[i].addr - v->start) >> g->page_shift);
+
+			pf[i].folio = shmem_get_folio(mm, v, pgoff, pf[i].folio);
 			fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 			count(m, PTSIM_EV_FAULT, 1);
 			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, 3, pf[i].addr)],
@@ -223,7 +222,6 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 	}
 	op_end(m, err);
 	free(pf);
-	free(added);
 	return err;
 }
 
@@ -694,8 +692,7 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t pgoff = v->pgoff + ((va - v->start) >> g->page_shift);
 	struct pt_table *t;
-	struct folio *fo;
-	bool added;
+	struct folio *spare, *fo;
 	pte_t *ptep, pte;
 	int err;
 
@@ -717,12 +714,12 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 		}
 		return 0;
 	}
-	if (!write && fault_around_pages(g) > 1 && !v->uffd) {
-		do_fault_around(mm, v, va, t);
-		if (!pte_none(__ptep_get(mm, ptep)))
-			return 0;
-	}
-	switch (shmem_get_folio(mm, v, pgoff, &fo, &added)) {
+	/*
+	 * What can fail in shmem_fault is done first, so that a failure
+	 * leaves nothing behind: not even what fault-around would have mapped.
+	 * The page is not cached then, so fault-around cannot map it.
+	 */
+	switch (shmem_reserve(mm, v, pgoff, &spare)) {
 	case FAULT_DONE:
 		break;
 	case FAULT_OOM:
@@ -730,6 +727,12 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	default:
 		return -EFAULT;	/* past i_size: VM_FAULT_SIGBUS */
 	}
+	if (!write && fault_around_pages(g) > 1 && !v->uffd) {
+		do_fault_around(mm, v, va, t);
+		if (!pte_none(__ptep_get(mm, ptep)))
+			return 0;
+	}
+	fo = shmem_get_folio(mm, v, pgoff, spare);
 	finish_fault(mm, v, va, ptep, fo, pgoff, write);
 	return 0;
 }

@@ -95,44 +95,61 @@ bool folio_is_shmem(const struct ptsim_machine *m, const struct folio *f)
 	       m->files[f->mapping & ~FILE_MAPPING(0)].shmem;
 }
 
+/* A cache slot shmem_reserve holds for a folio not yet in it: no PFN (pfn_folio is NULL). */
+#define SHMEM_SLOT_RESERVED UINT64_MAX
+
 /*
- * shmem_get_folio_gfp(SGP_CACHE) for the fault at pgoff: past i_size is
- * SIGBUS (the object does not grow with an mremap); a page-cache hit is
- * returned; a miss allocates an order-0 folio, adds it to the object's page
- * cache and clears it (clear_highpage, folio_mark_uptodate). The folio is
- * recorded for undo; *added says it is new in the cache, for the caller to
- * take out again when its fault fails later (shmem_uncache).
+ * What can fail in shmem_get_folio_gfp(SGP_CACHE), done before the fault
+ * changes anything (before fault-around maps a page): past i_size is SIGBUS
+ * (the object does not grow with an mremap); a page the object does not hold
+ * gets its cache slot and an order-0 folio now (shmem_alloc_and_add_folio:
+ * shmem_enabled "never" allows no larger one), in *spare; NULL when the
+ * page is cached. The folio is recorded for undo, and the slot reads as a
+ * miss until shmem_get_folio fills it.
  */
-enum fault_result shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
-				  struct folio **out, bool *added)
+enum fault_result shmem_reserve(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
+				struct folio **spare)
 {
 	struct ptsim_machine *m = mm->m;
-	unsigned int file = v->shmem - 1;
-	struct file_obj *f = &m->files[file];
-	struct folio *fo;
+	struct file_obj *f = &m->files[v->shmem - 1];
 
-	*added = false;
+	*spare = NULL;
 	if (pgoff >= (f->size + m->geo.page_size - 1) >> m->geo.page_shift)
 		return FAULT_SIGBUS;
-	fo = filemap_lookup(m, file, pgoff);	/* filemap_get_entry */
-	if (fo) {
-		*out = fo;
+	if (u64map_get(&f->cache, pgoff, NULL))
 		return FAULT_DONE;
-	}
-	/* shmem_alloc_and_add_folio, order 0: shmem_allowable_huge_orders is 0 */
-	if (folio_alloc(m, 0, FOLIO_UPTODATE, &fo))
+	if (u64map_put(&f->cache, pgoff, SHMEM_SLOT_RESERVED))
 		return FAULT_OOM;
-	fo->mapping = FILE_MAPPING(file);
-	fo->index = pgoff;
-	if (u64map_put(&f->cache, pgoff, folio_pfn(m, fo)))
-		return FAULT_OOM;	/* the undo log frees the folio */
-	count(m, PTSIM_EV_PAGE_ZERO, 1);
-	*added = true;
-	*out = fo;
+	if (folio_alloc(m, 0, FOLIO_UPTODATE, spare)) {
+		u64map_del(&f->cache, pgoff);
+		return FAULT_OOM;
+	}
 	return FAULT_DONE;
 }
 
-void shmem_uncache(struct ptsim_machine *m, const struct folio *fo)
+/*
+ * shmem_get_folio_gfp(SGP_CACHE) after shmem_reserve: the page-cache lookup
+ * (filemap_get_entry); on a miss the spare folio is added at pgoff and
+ * cleared (clear_highpage, folio_mark_uptodate). Cannot fail.
+ */
+struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
+			      struct folio *spare)
 {
-	u64map_del(&m->files[fo->mapping & ~FILE_MAPPING(0)].cache, fo->index);
+	struct ptsim_machine *m = mm->m;
+	unsigned int file = v->shmem - 1;
+	struct folio *fo = filemap_lookup(m, file, pgoff);
+	bool existed;
+
+	if (fo || !spare)
+		return fo;
+	spare->mapping = FILE_MAPPING(file);
+	spare->index = pgoff;
+	u64map_set(&m->files[file].cache, pgoff, folio_pfn(m, spare), &existed);	/* in place */
+	count(m, PTSIM_EV_PAGE_ZERO, 1);
+	return spare;
+}
+
+void shmem_uncache(struct ptsim_machine *m, const struct vma *v, uint64_t pgoff)
+{
+	u64map_del(&m->files[v->shmem - 1].cache, pgoff);
 }
