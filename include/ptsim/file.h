@@ -17,7 +17,11 @@ struct ptsim_mm;
 /* A file of `size` bytes whose filesystem allows folios up to max_order (0: none). */
 PTSIM_API int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_order,
 				unsigned int *file);
-/* An open file description: its own file_ra_state (ra_pages = 128K / PAGE_SIZE). */
+/*
+ * An open file description: its own file_ra_state (ra_pages = 128K / PAGE_SIZE).
+ * -EINVAL for a file number that is not one ptsim_file_create returned (a
+ * shared anonymous mapping's shmem object has one too).
+ */
 PTSIM_API int ptsim_file_open(struct ptsim_machine *m, unsigned int file, unsigned int *fd);
 
 struct ptsim_ra_state {
@@ -28,7 +32,10 @@ struct ptsim_ra_state {
 };
 /* The readahead state (file_ra_state) of open file fd. -EINVAL for an unknown fd. */
 PTSIM_API int ptsim_file_ra(const struct ptsim_machine *m, unsigned int fd, struct ptsim_ra_state *out);
-/* Pages of the file in the page cache, and the order of the folio holding page `index`. */
+/*
+ * Pages of the file in the page cache, and the order of the folio holding
+ * page `index`: -ENOENT when none does; -EINVAL as ptsim_file_open.
+ */
 PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file, uint64_t index,
 				unsigned int *order);
 
@@ -66,7 +73,8 @@ PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, 
  * PAGEOUT reclaims the folios only this mm maps: anonymous ones go to swap
  * (a swap entry per page; the model's swap device never fills), lazyfree
  * ones (FREE'd, not written since) and clean file ones are dropped, with
- * reclaim's deferred TLB flush (doc/mm-lifecycle.md).
+ * reclaim's deferred TLB flush (doc/mm-lifecycle.md); shmem pages (shared
+ * anonymous memory) are kept, mapped: their swap-out is not modelled.
  * -ENOMEM for a hole in the range, -EINVAL for unknown advice or advice the
  * VMA does not allow (WIPEONFORK/FREE on shared or file memory; DONTNEED,
  * FREE, COLD, PAGEOUT on locked VMAs).
@@ -83,12 +91,16 @@ PTSIM_API int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed);
  * page (read back; a write fault maps it writable, at once when the entry
  * was exclusive, else through do_wp_page in the same fault), and a
  * write to the shared zero page gets its own zeroed page (wp_page_copy).
- * Returns 0; -EFAULT for SIGSEGV/SIGBUS; -ENOMEM when memory runs out (an
- * anonymous fault then leaves the model as it was, except that a write to a
- * PMD THP another mm maps keeps the split of its PMD when the page's copy
- * fails, as do_huge_pmd_wp_page does; a file fault keeps what it read into
- * the page cache; what is kept is counted in the totals); -EINVAL for bad
- * arguments or the kernel mm; -EBUSY from a diagnostic handler.
+ * Shared anonymous ones through do_read_fault (fault-around over the shmem
+ * object's pages) or do_shared_fault, and shmem_fault, which finds or
+ * allocates the object's page: never the zero page, no readahead or I/O.
+ * Returns 0; -EFAULT for SIGSEGV/SIGBUS (a shmem fault past the object's
+ * size); -ENOMEM when memory runs out (an anonymous or shared anonymous fault
+ * then leaves the model as it was, except that a write to a PMD THP another
+ * mm maps keeps the split of its PMD when the page's copy fails, as
+ * do_huge_pmd_wp_page does; a file fault keeps what it read into the page
+ * cache; what is kept is counted in the totals); -EINVAL for bad arguments or
+ * the kernel mm; -EBUSY from a diagnostic handler.
  */
 PTSIM_API int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
 

@@ -51,8 +51,11 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 /*
  * mmap: anonymous mappings for now. addr must be page aligned and the range
  * free (MAP_FIXED_NOREPLACE semantics); addr 0 lets the model choose (first
- * fit above 4 GiB). *out_addr may be NULL. -EEXIST when the range is taken,
- * -ENOMEM when no free range is large enough.
+ * fit above 4 GiB). MAP_SHARED gives the mapping a shmem object of len bytes
+ * (shmem_zero_setup): every mapping of it, in this mm and in forked children,
+ * faults the same pages from it, and the last VMA mapping it frees it (see
+ * doc/mm-lifecycle.md). *out_addr may be NULL. -EEXIST when the range is
+ * taken, -ENOMEM when no free range is large enough (or no memory is left).
  */
 PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
 			 unsigned int flags, uint64_t *out_addr);
@@ -63,9 +66,13 @@ PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsig
  * writable where the VMA allows). order 0: one set_ptes(1) per page; mTHP
  * orders below the PMD order: one set_ptes(nr) per folio (aligned blocks get
  * the contiguous bit); the PMD order: one PMD leaf per folio. The range must be
- * aligned to the folio size and not yet populated. -EFAULT when it is not
- * inside one VMA or the VMA is PROT_NONE, -EEXIST when part of it is already
- * populated, -EINVAL for a file mapping or a read fault of order above 0.
+ * aligned to the folio size and not yet populated. A shared anonymous VMA
+ * takes order 0 only (shmem_enabled "never": no shmem THP): each page is its
+ * shmem object's, found or allocated, mapped with set_ptes(1). -EFAULT when
+ * the range is not inside one VMA, the VMA is PROT_NONE, or (shared) the
+ * range goes past the shmem object; -EEXIST when part of it is already
+ * populated; -EINVAL for a file mapping, a read fault of order above 0, or a
+ * shared anonymous VMA with an order above 0. A failure changes nothing.
  */
 PTSIM_API int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 			     unsigned int order, bool write);
@@ -107,8 +114,9 @@ PTSIM_API int ptsim_mm_exit(struct ptsim_mm *mm);
  * "fork_pte_batching"), the child's set with set_ptes, pages lose their
  * exclusive mark; a pinned exclusive page is copied for the child instead.
  * File VMAs without anonymous pages are not copied (the child faults them
- * in). One ASID flush of the parent ends it; the child gets its ASID as it
- * first runs. -ENOMEM changes nothing.
+ * in), nor are shared anonymous ones: the child maps the same shmem object
+ * and faults its pages in. One ASID flush of the parent ends it; the child
+ * gets its ASID as it first runs. -ENOMEM changes nothing.
  */
 PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
 

@@ -142,6 +142,14 @@ struct file_obj {
 	uint64_t size;			/* bytes */
 	unsigned int max_order;		/* mapping_max_folio_order */
 	struct u64map cache;		/* page index -> head PFN of the folio holding it */
+	/*
+	 * A shmem object (shmem_zero_setup for MAP_SHARED|MAP_ANONYMOUS), not a
+	 * file the user made: refs counts the VMAs, in every mm, that map it
+	 * (vm_file's references); the last one to go frees its pages and
+	 * leaves the slot dead, for the next object to take.
+	 */
+	bool shmem, dead;
+	uint64_t refs;
 };
 
 struct open_file {
@@ -157,6 +165,7 @@ struct vma {
 	uint64_t pgoff;
 	bool uffd;		/* registered with the mm's userfaultfd context */
 	int fd;			/* open file of a file mapping, -1 for anonymous */
+	uint32_t shmem;		/* shared anonymous: its shmem object's file number + 1; 0 = none */
 };
 
 struct ptsim_mm {
@@ -519,6 +528,18 @@ void vma_remove(struct ptsim_mm *mm, size_t idx);
 int vma_modify(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 	       void (*modify)(struct vma *v, const void *arg), const void *arg);
 size_t vma_merge_around(struct ptsim_mm *mm, size_t idx);
+
+/*
+ * shmem.c: a new shmem object of size bytes for a MAP_SHARED|MAP_ANONYMOUS
+ * mapping (*shmem: its file number + 1, with no reference yet). Every VMA
+ * that names it holds one reference (vma_insert, vma_split and fork take
+ * one, vma_remove, a merge and the mm's teardown drop one); the last one
+ * frees its pages (shmem_evict).
+ */
+int shmem_zero_setup(struct ptsim_machine *m, uint64_t size, uint32_t *shmem);
+void shmem_evict(struct ptsim_machine *m, unsigned int file);
+void vma_get_shmem(struct ptsim_machine *m, const struct vma *v);
+void vma_put_shmem(struct ptsim_machine *m, const struct vma *v);
 
 /* huge_memory.c: split a PMD leaf with a PTE table the caller allocated */
 struct pt_table;

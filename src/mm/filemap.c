@@ -40,7 +40,7 @@ int ptsim_file_open(struct ptsim_machine *m, unsigned int file, unsigned int *fd
 {
 	struct open_file *n;
 
-	VALIDATE(m && fd && file < m->nr_files);
+	VALIDATE(m && fd && file < m->nr_files && !m->files[file].shmem);
 	REFUSE_IN_HANDLER(m);
 	n = realloc(m->opens, (m->nr_opens + 1) * sizeof(*n));
 	if (!n)
@@ -86,7 +86,7 @@ int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file, uint64_t
 	uint64_t pfn;
 	const struct folio *f;
 
-	VALIDATE(m && order && file < m->nr_files);
+	VALIDATE(m && order && file < m->nr_files && !m->files[file].shmem);
 	if (!u64map_get(&m->files[file].cache, index, &pfn) || !(f = pfn_folio(m, pfn)))
 		return -ENOENT;
 	*order = f->order;
@@ -281,7 +281,7 @@ enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgo
 bool folio_maps_whole(const struct ptsim_mm *mm, const struct vma *v, const struct folio *fo)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
-	const struct file_obj *f = &mm->m->files[mm->m->opens[v->fd].file];
+	const struct file_obj *f = &mm->m->files[vma_file_nr(mm->m, v)];
 	uint64_t nr = folio_nr_pages(fo), start;
 
 	if (fo->index < v->pgoff || fo->index + nr > v->pgoff + ((v->end - v->start) >> g->page_shift))
@@ -298,18 +298,20 @@ bool folio_maps_whole(const struct ptsim_mm *mm, const struct vma *v, const stru
  * of [start_pgoff, end_pgoff] whose PTE is none, one set_ptes per run of one
  * folio; the examined non-workingset pages are subtracted from mmap_miss.
  * With "faultaround_whole_folio" (v6.18) a large folio that lies inside the
- * VMA and one PTE table is mapped whole, beyond the window.
+ * VMA and one PTE table is mapped whole, beyond the window. A shmem
+ * object's file has an mmap_miss too, but no shmem fault reads it: the
+ * model keeps none.
  */
 void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
 		       uint64_t start_pgoff, uint64_t end_pgoff)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	struct open_file *of = &m->opens[v->fd];
+	unsigned int file = vma_file_nr(m, v);
 	uint64_t examined = 0;
 
 	for (uint64_t pg = start_pgoff; pg <= end_pgoff;) {
-		struct folio *fo = filemap_lookup(m, of->file, pg);
+		struct folio *fo = filemap_lookup(m, file, pg);
 		uint64_t run = 0, first;
 
 		if (!fo || !(fo->flags & FOLIO_UPTODATE) || (fo->flags & (FOLIO_LOCKED | FOLIO_READAHEAD))) {
@@ -349,5 +351,6 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 			}
 		}
 	}
-	mmap_miss_decrement(m, &of->ra, examined, false);
+	if (!v->shmem)
+		mmap_miss_decrement(m, &m->opens[v->fd].ra, examined, false);
 }

@@ -37,7 +37,10 @@ static bool folio_needs_cow_for_dma(const struct vma *v, const struct folio *f)
 	return is_cow_mapping(v->flags) && f->pinned;
 }
 
-/* vma_needs_copy: anonymous memory (or uffd-wp, PFN maps) must be copied; files fault back in. */
+/*
+ * vma_needs_copy: anonymous memory (or uffd-wp, PFN maps) must be copied;
+ * files and shmem (which never has an anon_vma) fault back in.
+ */
 static bool vma_needs_copy(const struct vma *v)
 {
 	return v->anon_vma && !(v->flags & VM_WIPEONFORK);
@@ -350,6 +353,7 @@ static int prepare_child(struct fork_ctx *c)
 			continue;
 		d = &dst->vmas[dst->nr_vmas++];
 		*d = *v;
+		vma_get_shmem(src->m, d);	/* vm_area_dup: get_file */
 		d->uffd = false;	/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK */
 		if (v->flags & VM_WIPEONFORK)
 			d->anon_vma = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The model invariant checker (ptsim_check_invariants). */
 #include "asm/pgtable.h"
+#include "filemap.h"
 #include "hw.h"
 
 struct inv {
@@ -179,6 +180,40 @@ static void check_folios(struct inv *c)
 }
 
 /*
+ * Shmem objects: each live one is referenced by exactly the VMAs that name
+ * it, in every mm, and caches only live folios of its own; a dead one holds
+ * nothing, and no VMA names it.
+ */
+static void check_shmem(struct inv *c)
+{
+	struct ptsim_machine *m = c->m;
+
+	for (size_t n = 0; n < m->nr_files; n++) {
+		const struct file_obj *f = &m->files[n];
+		uint64_t refs = 0;
+
+		if (!f->shmem)
+			continue;
+		for (size_t i = 0; i < m->nr_mms; i++)
+			for (size_t k = 0; k < m->mms[i]->nr_vmas; k++)
+				refs += m->mms[i]->vmas[k].shmem == n + 1;
+		if (refs != f->refs || (f->dead && (refs || f->cache.len)))
+			broken(c, 0, -1, n, "shmem object references differ from the VMAs naming it");
+		for (size_t i = 0; i < f->cache.cap; i++) {
+			const struct folio *fo;
+
+			if (!f->cache.keys[i])
+				continue;
+			fo = pfn_folio(m, f->cache.vals[i]);
+			if (!fo || fo->mapping != FILE_MAPPING(n) ||
+			    f->cache.keys[i] - 1 - fo->index >= folio_nr_pages(fo))
+				broken(c, f->cache.keys[i] - 1, -1, f->cache.vals[i],
+				       "shmem object caches a page that is not its own");
+		}
+	}
+}
+
+/*
  * The checker allocates nothing (mappings are counted against the folios), so it
  * cannot fail half-way and report what it did not see.
  */
@@ -197,6 +232,7 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 			broken(&c, 0, -1, bytes, "page-table bytes differ from the tables");
 	}
 	check_folios(&c);
+	check_shmem(&c);
 	/* the totals count every table that exists: no operation's work went missing */
 	if (m->total.ev[PTSIM_EV_TABLE_ALLOC] - m->total.ev[PTSIM_EV_TABLE_FREE] != c.tables)
 		broken(&c, 0, -1, c.tables, "the totals' table allocations and frees disagree with the tables");

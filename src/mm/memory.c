@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Anonymous faults as population (models do_anonymous_page with mTHP and
- * do_huge_pmd_anonymous_page in mm/memory.c and mm/huge_memory.c).
+ * Faults (models handle_mm_fault, do_anonymous_page with mTHP,
+ * do_read_fault, do_shared_fault and finish_fault in mm/memory.c, and
+ * do_huge_pmd_anonymous_page in mm/huge_memory.c), and population.
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
@@ -33,6 +34,21 @@ static pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v,
 
 	/* do_anonymous_page: pte_sw_mkyoung, then mkwrite(mkdirty) for VM_WRITE */
 	entry = pte_mkyoung(entry);
+	if (write && (v->flags & VM_WRITE))
+		entry = pte_mkwrite(pte_mkdirty(entry));
+	return entry;
+}
+
+/*
+ * set_pte_range's entry for a file page: young; a write fault (of a shared
+ * mapping, the only kind that gets here) also makes it dirty and, where the
+ * VMA allows, writable (maybe_mkwrite(pte_mkdirty())).
+ */
+static pte_t file_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn,
+			    bool write)
+{
+	pte_t entry = pte_mkyoung(pfn_pte(g, pfn, v->page_prot));
+
 	if (write && (v->flags & VM_WRITE))
 		entry = pte_mkwrite(pte_mkdirty(entry));
 	return entry;
@@ -141,6 +157,74 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	fn_exit(m);
 }
 
+/*
+ * ptsim_populate of a shmem VMA, order 0 only (shmem_enabled "never"): each
+ * page is the object's, found or allocated and cleared (shmem_get_folio),
+ * then mapped with set_ptes(1) as finish_fault maps it. Phase 1 takes the
+ * tables and the pages; a failure there takes the new pages out of the
+ * object's cache again and rolls back.
+ */
+static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uint64_t len,
+			  bool write)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t nr = len >> g->page_shift, i;
+	struct pending_fault *pf;
+	int err = 0;
+
+	if (nr * (sizeof(*pf) + folio_host_bytes(0)) > host_room(m))
+		return -ENOMEM;
+	pf = malloc(nr * sizeof(*pf));
+	if (!pf)
+		return -ENOMEM;
+	op_begin(m);
+	undo_start(m);
+	for (i = 0; i < nr && !err; i++) {
+		uint64_t a = addr + (i << g->page_shift);
+		struct pt_table *t = pt_walk_table(mm, a, 3, true, &err);
+		enum fault_result r;
+
+		if (!t) {
+			err = err ? err : -ENOMEM;
+			break;
+		}
+		if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, 3, a)]))) {
+			err = -EEXIST;
+			break;
+		}
+		pf[i].addr = a;
+		pf[i].table = t;
+		r = shmem_reserve(mm, v, v->pgoff + ((a - v->start) >> g->page_shift), &pf[i].folio);
+		if (r != FAULT_DONE) {
+			err = r == FAULT_OOM ? -ENOMEM : -EFAULT;
+			break;
+		}
+	}
+	if (err) {
+		while (i--)
+			if (pf[i].folio)	/* its slot was reserved, the folio goes with the undo */
+				shmem_uncache(m, v, v->pgoff + ((pf[i].addr - v->start) >> g->page_shift));
+		undo_rollback(m);
+	} else {
+		undo_commit(m);
+		for (i = 0; i < nr; i++) {
+			uint64_t pgoff = v->pgoff + ((pf[i].addr - v->start) >> g->page_shift);
+
+			pf[i].folio = shmem_get_folio(mm, v, pgoff, pf[i].folio);
+			fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
+			count(m, PTSIM_EV_FAULT, 1);
+			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, 3, pf[i].addr)],
+				 file_fault_pte(g, v, folio_pfn(m, pf[i].folio), write), 1);
+			pf[i].folio->mapcount++;
+			fn_exit(m);
+		}
+	}
+	op_end(m, err);
+	free(pf);
+	return err;
+}
+
 int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int order,
 		   bool write)
 {
@@ -161,9 +245,11 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 	v = find_vma(mm, addr);
 	if (!v || addr + len > v->end)
 		return -EFAULT;
-	VALIDATE(v->flags & VM_ANON);
+	VALIDATE((v->flags & VM_ANON) || (v->shmem && order == 0));
 	if (!(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		return -EFAULT;	/* PROT_NONE: the fault would be a SIGSEGV */
+	if (v->shmem)
+		return populate_shmem(mm, v, addr, len, write);
 	err = anon_vma_available(m, v);
 	if (err)
 		return err;
@@ -562,7 +648,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
  * still empty is mapped with one set_ptes.
  */
 static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
-			 struct folio *fo, uint64_t pgoff)
+			 struct folio *fo, uint64_t pgoff, bool write)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t idx = pgoff - fo->index, nr = folio_nr_pages(fo);
@@ -571,12 +657,12 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 	if (fo->order && !v->uffd && feature(mm->m, PTSIM_FEAT_FINISH_FAULT_WHOLE_FOLIO) &&
 	    folio_maps_whole(mm, v, fo) && pte_range_none(mm, ptep - idx, nr)) {
 		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
-			 pte_mkyoung(pfn_pte(g, folio_pfn(mm->m, fo), v->page_prot)), (unsigned int)nr);
+			 file_fault_pte(g, v, folio_pfn(mm->m, fo), write), (unsigned int)nr);
 		fo->mapcount += (int)nr;
 		return;
 	}
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
-	set_ptes(mm, addr, ptep, pte_mkyoung(pfn_pte(g, folio_pfn(mm->m, fo) + idx, v->page_prot)), 1);
+	set_ptes(mm, addr, ptep, file_fault_pte(g, v, folio_pfn(mm->m, fo) + idx, write), 1);
 	fo->mapcount++;
 }
 
@@ -613,8 +699,65 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
 	}
 	r = filemap_fault(mm, v, pgoff, tried, &fo);
 	if (r == FAULT_DONE)
-		finish_fault(mm, v, addr, ptep, fo, pgoff);
+		finish_fault(mm, v, addr, ptep, fo, pgoff, false);
 	return r;
+}
+
+/*
+ * A fault in a shmem VMA (do_fault): a read is do_read_fault (fault-around
+ * over the object's cached pages, then shmem_fault and finish_fault), a
+ * write do_shared_fault (shmem_fault; shmem has no page_mkwrite; finish_fault
+ * maps the page dirty and writable). Either way the page is the object's,
+ * found or allocated (shmem_get_folio), never the zero page.
+ */
+static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t pgoff = v->pgoff + ((va - v->start) >> g->page_shift);
+	struct pt_table *t;
+	struct folio *spare, *fo;
+	pte_t *ptep, pte;
+	int err;
+
+	t = pt_walk_table(mm, va, 3, true, &err);
+	if (!t)
+		return err ? err : -EFAULT;
+	ptep = &t->desc[pt_index(g, 3, va)];
+	pte = __ptep_get(mm, ptep);
+	if (!pte_none(pte)) {
+		/*
+		 * handle_pte_fault on a present entry: a write to a writable
+		 * clean one (read in through PAGE_SHARED, no hardware DBM) makes
+		 * it dirty and young under the lock (ptep_set_access_flags);
+		 * anything else was mapped meanwhile, or is a spurious fault.
+		 */
+		if (write && pte_present(pte) && pte_write(pte) && !pte_dirty(pte)) {
+			count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+			ptep_set_access_flags(mm, va, ptep, pte_mkdirty(pte_mkyoung(pte)));
+		}
+		return 0;
+	}
+	/*
+	 * What can fail in shmem_fault is done first, so that a failure
+	 * leaves nothing behind: not even what fault-around would have mapped.
+	 * The page is not cached then, so fault-around cannot map it.
+	 */
+	switch (shmem_reserve(mm, v, pgoff, &spare)) {
+	case FAULT_DONE:
+		break;
+	case FAULT_OOM:
+		return -ENOMEM;	/* vmf_error(-ENOMEM): VM_FAULT_OOM */
+	default:
+		return -EFAULT;	/* past i_size: VM_FAULT_SIGBUS */
+	}
+	if (!write && fault_around_pages(g) > 1 && !v->uffd) {
+		do_fault_around(mm, v, va, t);
+		if (!pte_none(__ptep_get(mm, ptep)))
+			return 0;
+	}
+	fo = shmem_get_folio(mm, v, pgoff, spare);
+	finish_fault(mm, v, va, ptep, fo, pgoff, write);
+	return 0;
 }
 
 /* handle_mm_fault for one address: file faults with their retry round, or anonymous. */
@@ -632,6 +775,19 @@ int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kin
 	if (!v || !(v->flags & need))
 		return -EFAULT;	/* SIGSEGV */
 	va = ALIGN_DOWN64(va, g->page_size);	/* vmf->address */
+	if (v->shmem) {
+		/* a failed shmem fault (OOM, SIGBUS) leaves the model as it was */
+		fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
+		count(m, PTSIM_EV_FAULT, 1);
+		undo_start(m);
+		err = handle_shmem_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
+		if (err)
+			undo_rollback(m);
+		else
+			undo_commit(m);
+		fn_exit(m);
+		return err;
+	}
 	if (v->fd < 0)
 		return handle_anon_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);

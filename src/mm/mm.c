@@ -52,6 +52,8 @@ void mm_free_contents(struct ptsim_mm *mm)
 	mm->pgd = NULL;
 	kernel_map_free(mm->kmap);
 	mm->kmap = NULL;
+	for (size_t i = 0; i < mm->nr_vmas; i++)
+		vma_put_shmem(mm->m, &mm->vmas[i]);	/* after the tables: nobody maps them now */
 	free(mm->vmas);
 	mm->vmas = NULL;
 	mm->nr_vmas = 0;
@@ -245,6 +247,7 @@ int vma_insert(struct ptsim_mm *mm, const struct vma *v)
 	memmove(&mm->vmas[i + 1], &mm->vmas[i], (mm->nr_vmas - i) * sizeof(*v));
 	mm->vmas[i] = *v;
 	mm->nr_vmas++;
+	vma_get_shmem(mm->m, v);
 	return 0;
 }
 
@@ -316,11 +319,25 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	v.flags |= (prot & PTSIM_PROT_READ) ? VM_READ : 0;
 	v.flags |= (prot & PTSIM_PROT_WRITE) ? VM_WRITE : 0;
 	v.flags |= (prot & PTSIM_PROT_EXEC) ? VM_EXEC : 0;
-	v.flags |= share == PTSIM_MAP_SHARED ? VM_SHARED : 0;
-	v.page_prot = vm_get_page_prot(v.flags);
 	op_begin(mm->m);
 	count(mm->m, PTSIM_EV_SYSCALL, 1);
-	err = vma_insert(mm, &v);
+	err = 0;
+	if (share == PTSIM_MAP_SHARED) {
+		/*
+		 * do_mmap ignores pgoff for a shared anonymous mapping (0), and
+		 * mmap_region's shmem_zero_setup backs it with a shmem object:
+		 * vma_is_anonymous() is false from here on.
+		 */
+		v.pgoff = 0;
+		v.flags = (v.flags & ~VM_ANON) | VM_SHARED;
+		err = shmem_zero_setup(mm->m, len, &v.shmem);
+	}
+	v.page_prot = vm_get_page_prot(v.flags);
+	if (!err) {
+		err = vma_insert(mm, &v);
+		if (err && v.shmem)
+			shmem_evict(mm->m, v.shmem - 1);	/* no VMA took it */
+	}
 	op_end(mm->m, err);
 	if (err)
 		return err;

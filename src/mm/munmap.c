@@ -116,6 +116,8 @@ int ptsim_mm_exit(struct ptsim_mm *mm)
 		/* FIRST_USER_ADDRESS and USER_PGTABLES_CEILING are both 0 on arm64 */
 		free_vma_pgtables(&tlb, 0, mm->nr_vmas - 1, 0, 0);
 		tlb_finish_mmu(&tlb);
+		for (size_t i = 0; i < mm->nr_vmas; i++)
+			vma_put_shmem(mm->m, &mm->vmas[i]);	/* remove_vma */
 		mm->nr_vmas = 0;
 		mm->gapless_base = mm->gapless_end = 0;
 	}

@@ -39,21 +39,23 @@ void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 	memmove(&mm->vmas[idx + 2], &mm->vmas[idx + 1], (mm->nr_vmas - idx - 1) * sizeof(*v));
 	mm->vmas[idx + 1] = tail;
 	mm->nr_vmas++;
+	vma_get_shmem(mm->m, &tail);	/* __split_vma: get_file for the new piece */
 	kernel_call(mm->m, SPLIT_VMA);
 }
 
 void vma_remove(struct ptsim_mm *mm, size_t idx)
 {
 	mm->gapless_end = 0;	/* a gap may open anywhere */
+	vma_put_shmem(mm->m, &mm->vmas[idx]);	/* remove_vma: fput */
 	memmove(&mm->vmas[idx], &mm->vmas[idx + 1], (mm->nr_vmas - idx - 1) * sizeof(*mm->vmas));
 	mm->nr_vmas--;
 }
 
-/* is_mergeable_vma + anon_vma compatibility + contiguous pgoff. */
+/* is_mergeable_vma (the same shmem object) + anon_vma compatibility + contiguous pgoff. */
 static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->flags == b->flags && a->page_prot == b->page_prot &&
-	       a->uffd == b->uffd &&
+	       a->uffd == b->uffd && a->shmem == b->shmem &&
 	       (!a->anon_vma || !b->anon_vma || a->anon_vma == b->anon_vma) &&
 	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
 }
@@ -65,6 +67,7 @@ static void merge_next(struct ptsim_mm *mm, size_t idx)
 	a->end = b->end;
 	if (!a->anon_vma)
 		a->anon_vma = b->anon_vma;
+	vma_put_shmem(mm->m, b);	/* the merged-away VMA's fput */
 	memmove(b, b + 1, (mm->nr_vmas - idx - 2) * sizeof(*b));
 	mm->nr_vmas--;
 	kernel_call(mm->m, VMA_MERGE);

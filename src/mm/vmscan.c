@@ -7,7 +7,9 @@
  * same pass. Large anonymous folios go to swap whole (THP_SWAP; PTE-mapped
  * mTHP since v6.10), a PMD-mapped one after its PMD is split. Clean file
  * folios leave the page cache; dirty ones are only unmapped, because direct
- * reclaim leaves file writeback to the flusher (doc/mm-lifecycle.md).
+ * reclaim leaves file writeback to the flusher. Shmem folios stay where they
+ * are, mapped and in their object: the kernel would unmap them and move them
+ * to swap (shmem_writeout), which the model does not do (doc/mm-lifecycle.md).
  */
 #include "vmscan.h"
 #include "filemap.h"
@@ -78,6 +80,8 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 	uint64_t swap_base = 0;
 
 	count(m, PTSIM_EV_FOLIO_TRYLOCK, 1);
+	if (folio_is_shmem(m, f))
+		goto keep;	/* shmem swap-out is not modelled */
 	if (anon && !lazyfree) {
 		if (f->pinned)
 			goto keep;	/* folio_maybe_dma_pinned */

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Shared anonymous memory (models mm/shmem.c: shmem_zero_setup,
+ * shmem_fault, shmem_get_folio_gfp, shmem_evict_inode). MAP_SHARED |
+ * MAP_ANONYMOUS gives the VMA a shmem object of the mapping's size, kept in
+ * the machine's file table; every VMA mapping it (in the parent, in forked
+ * children, the pieces of a split, the new place of an mremap) holds a
+ * reference, and the object and its pages go with the last one. Faults find
+ * or allocate an order-0 page in the object's page cache (shmem_enabled is
+ * "never" by default: no shmem THP); there is no readahead and no I/O.
+ * See doc/mm-lifecycle.md.
+ */
+#include "filemap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int shmem_zero_setup(struct ptsim_machine *m, uint64_t size, uint32_t *shmem)
+{
+	struct file_obj *n;
+	size_t i;
+
+	/* a dead object's slot is taken first: the table grows with the live objects only */
+	for (i = 0; i < m->nr_files && !m->files[i].dead; i++)
+		;
+	if (i == m->nr_files) {
+		if (m->nr_files >= ANON_VMA_MAX)
+			return -ENOMEM;	/* file numbers fit folio->mapping */
+		n = realloc(m->files, (m->nr_files + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		m->files = n;
+		m->nr_files++;
+	}
+	n = &m->files[i];
+	memset(n, 0, sizeof(*n));
+	n->size = size;	/* shmem_kernel_file_setup("dev/zero", size) */
+	n->shmem = true;
+	u64map_init(&n->cache);
+	*shmem = (uint32_t)i + 1;
+	return 0;
+}
+
+/*
+ * shmem_evict_inode -> shmem_truncate_range: every page of the object is
+ * freed (nobody maps it any more) and the slot is dead.
+ */
+void shmem_evict(struct ptsim_machine *m, unsigned int file)
+{
+	struct file_obj *f = &m->files[file];
+
+	for (size_t i = 0; i < f->cache.cap; i++) {
+		struct folio *fo;
+
+		if (!f->cache.keys[i])
+			continue;
+		fo = pfn_folio(m, f->cache.vals[i]);
+		if (!fo || fo->index != f->cache.keys[i] - 1)
+			continue;	/* a large folio is freed from its first index */
+		if (fo->mapcount)
+			diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, fo), -1, 0, 0,
+				    "shmem page still mapped when its object goes");
+		folio_free(m, fo);
+	}
+	u64map_free(&f->cache);
+	f->refs = 0;
+	f->dead = true;
+}
+
+void vma_get_shmem(struct ptsim_machine *m, const struct vma *v)
+{
+	if (v->shmem)
+		m->files[v->shmem - 1].refs++;	/* get_file(vm_file) */
+}
+
+void vma_put_shmem(struct ptsim_machine *m, const struct vma *v)
+{
+	struct file_obj *f;
+
+	if (!v->shmem)
+		return;
+	f = &m->files[v->shmem - 1];
+	if (!f->refs) {
+		diag_report(m, PTSIM_DIAG_INVARIANT, v->start, -1, 0, 0,
+			    "shmem object put more often than it was taken");
+		return;
+	}
+	if (!--f->refs)	/* fput(vm_file): the last reference */
+		shmem_evict(m, v->shmem - 1);
+}
+
+bool folio_is_shmem(const struct ptsim_machine *m, const struct folio *f)
+{
+	return !(f->flags & FOLIO_ANON) && (f->mapping & FILE_MAPPING(0)) &&
+	       m->files[f->mapping & ~FILE_MAPPING(0)].shmem;
+}
+
+/* A cache slot shmem_reserve holds for a folio not yet in it: no PFN (pfn_folio is NULL). */
+#define SHMEM_SLOT_RESERVED UINT64_MAX
+
+/*
+ * What can fail in shmem_get_folio_gfp(SGP_CACHE), done before the fault
+ * changes anything (before fault-around maps a page): past i_size is SIGBUS
+ * (the object does not grow with an mremap); a page the object does not hold
+ * gets its cache slot and an order-0 folio now (shmem_alloc_and_add_folio:
+ * shmem_enabled "never" allows no larger one), in *spare; NULL when the
+ * page is cached. The folio is recorded for undo, and the slot reads as a
+ * miss until shmem_get_folio fills it.
+ */
+enum fault_result shmem_reserve(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
+				struct folio **spare)
+{
+	struct ptsim_machine *m = mm->m;
+	struct file_obj *f = &m->files[v->shmem - 1];
+
+	*spare = NULL;
+	if (pgoff >= (f->size + m->geo.page_size - 1) >> m->geo.page_shift)
+		return FAULT_SIGBUS;
+	if (u64map_get(&f->cache, pgoff, NULL))
+		return FAULT_DONE;
+	if (u64map_put(&f->cache, pgoff, SHMEM_SLOT_RESERVED))
+		return FAULT_OOM;
+	if (folio_alloc(m, 0, FOLIO_UPTODATE, spare)) {
+		u64map_del(&f->cache, pgoff);
+		return FAULT_OOM;
+	}
+	return FAULT_DONE;
+}
+
+/*
+ * shmem_get_folio_gfp(SGP_CACHE) after shmem_reserve: the page-cache lookup
+ * (filemap_get_entry); on a miss the spare folio is added at pgoff and
+ * cleared (clear_highpage, folio_mark_uptodate). Cannot fail.
+ */
+struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
+			      struct folio *spare)
+{
+	struct ptsim_machine *m = mm->m;
+	unsigned int file = v->shmem - 1;
+	struct folio *fo = filemap_lookup(m, file, pgoff);
+	bool existed;
+
+	if (fo || !spare)
+		return fo;
+	spare->mapping = FILE_MAPPING(file);
+	spare->index = pgoff;
+	u64map_set(&m->files[file].cache, pgoff, folio_pfn(m, spare), &existed);	/* in place */
+	count(m, PTSIM_EV_PAGE_ZERO, 1);
+	return spare;
+}
+
+void shmem_uncache(struct ptsim_machine *m, const struct vma *v, uint64_t pgoff)
+{
+	u64map_del(&m->files[v->shmem - 1].cache, pgoff);
+}
