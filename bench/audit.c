@@ -10,6 +10,7 @@
 #include "scenario.h"
 #include "prng.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@
 #define MAX_PRESETS 8
 #define MB (UINT64_C(1) << 20)
 #define GB (UINT64_C(1) << 30)
+
+/* Far above what the random scenarios need; small machines stay small. */
+static const struct scn_limits audit_limits = { UINT64_C(1) << 26, SCN_RUN_OP_WORK, 256 * MB };
 
 struct group {
 	enum ptsim_diag_kind kind;
@@ -137,7 +141,7 @@ static void run_one(struct audit *a, const struct scenario *s, enum ptsim_cpu cp
 	snprintf(mc.preset, sizeof(mc.preset), "%s", preset);
 	a->s = s;
 	a->nr_keys = 0;
-	scenario_run(s, &mc, NULL, on_diag, a, hook, a, 5000, &res);
+	scenario_run(s, &mc, NULL, on_diag, a, hook, a, &audit_limits, &res);
 	scn_result_free(&res);
 }
 
@@ -516,19 +520,31 @@ int cmd_audit(int argc, char **argv)
 		fprintf(stderr, "audit: unexpected argument %s\n", argv[optind]);
 		return command_usage("audit", stderr);
 	}
-	for (char *save = NULL, *t = strtok_r(preset_buf, ",", &save); t && a.nr_presets < MAX_PRESETS;
-	     t = strtok_r(NULL, ",", &save)) {
+	for (char *save = NULL, *t = strtok_r(preset_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		struct ptsim_machine_config cfg;
 		struct ptsim_machine *m;
+		int err;
 
+		if (a.nr_presets == MAX_PRESETS) {
+			fprintf(stderr, "audit: --presets: at most %d presets\n", MAX_PRESETS);
+			return 2;
+		}
 		ptsim_machine_config_init(&cfg);
 		cfg.preset = t;
-		if (ptsim_machine_create(&cfg, &m)) {
+		err = ptsim_machine_create(&cfg, &m);
+		if (err == -EINVAL) {
 			fprintf(stderr, "audit: unknown preset %s\n", t);
 			return 2;
+		} else if (err) {
+			fprintf(stderr, "audit: preset %s: %s\n", t, ptsim_strerror(err));
+			return 1;
 		}
 		ptsim_machine_destroy(m);
 		a.presets[a.nr_presets++] = t;
+	}
+	if (!a.nr_presets) {
+		fprintf(stderr, "audit: --presets: expected a comma-separated list of presets\n");
+		return 2;
 	}
 	progress("auditing %s", max_scenarios ? "a fixed number of scenarios" : "until the time is up");
 	while (max_scenarios ? n < max_scenarios : (unsigned long)(time(NULL) - t0) < seconds) {

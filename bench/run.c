@@ -7,6 +7,7 @@
 #include "rows.h"
 #include "scenario.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ char *read_file(const char *path, size_t *len)
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
+	int err;
 
 	if (!f)
 		return NULL;
@@ -29,6 +31,7 @@ char *read_file(const char *path, size_t *len)
 			if (!b) {
 				free(buf);
 				fclose(f);
+				errno = ENOMEM;
 				return NULL;
 			}
 			buf = b;
@@ -39,7 +42,14 @@ char *read_file(const char *path, size_t *len)
 		if (!got)
 			break;
 	}
+	/* a read error (a directory: EISDIR) is not an empty file */
+	err = ferror(f) ? errno : 0;
 	fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
 	*len = n;
 	return buf;
 }
@@ -139,10 +149,12 @@ int cmd_run(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "granule", required_argument, NULL, 'g' },
 		{ "features", required_argument, NULL, 'f' },
+		{ "max-work", required_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0;
 	bool json = false, first = true;
@@ -174,6 +186,17 @@ int cmd_run(int argc, char **argv)
 			}
 			sets[nr_sets++] = optarg;
 			break;
+		case 'w': {
+			char *end = NULL;
+
+			errno = 0;
+			lim.max_work = strtoull(optarg, &end, 0);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || !lim.max_work) {
+				fprintf(stderr, "run: --max-work needs a positive number\n");
+				return 2;
+			}
+			break;
+		}
 		case 'j': json = true; break;
 		case 'h': return command_usage("run", stdout);
 		default:
@@ -190,7 +213,7 @@ int cmd_run(int argc, char **argv)
 	}
 	text = read_file(argv[optind], &len);
 	if (!text) {
-		fprintf(stderr, "run: cannot read %s\n", argv[optind]);
+		fprintf(stderr, "run: cannot read %s: %s\n", argv[optind], strerror(errno));
 		return 1;
 	}
 	if (scenario_parse(text, len, argv[optind], &s, err, sizeof(err))) {
@@ -209,15 +232,27 @@ int cmd_run(int argc, char **argv)
 		struct ptsim_machine_config cfg;
 		struct ptsim_machine *m;
 
+		int ret;
+
 		ptsim_machine_config_init(&cfg);
-		if (ptsim_machine_create(&cfg, &m))
+		ret = ptsim_machine_create(&cfg, &m);
+		if (ret) {
+			fprintf(stderr, "run: machine: %s\n", ptsim_strerror(ret));
+			scenario_free(&s);
 			return 1;
+		}
 		if (scenario_apply_features(m, sets[i])) {
 			fprintf(stderr, "run: --features %s: unknown feature or preset\n", sets[i]);
 			ptsim_machine_destroy(m);
+			scenario_free(&s);
 			return 2;
 		}
 		ptsim_machine_destroy(m);
+	}
+	if (!s.nr) {
+		fprintf(stderr, "run: %s: no operations\n", argv[optind]);
+		scenario_free(&s);
+		return 2;
 	}
 	if (json)
 		printf("[");
@@ -235,9 +270,10 @@ int cmd_run(int argc, char **argv)
 			for (unsigned int i = 0; i < nr_sets; i++) {
 				progress("running %s on %s, %uK, %s", argv[optind], ptsim_cpu_name(mc.cpu),
 					 (1u << gr) / 1024, sets[i]);
-				if (scenario_run(&s, &mc, sets[i], NULL, NULL, NULL, NULL, 0, &res[i])) {
-					fprintf(stderr, "%s:%s\n", argv[optind],
-						res[i].msg[0] ? res[i].msg : " failed");
+				if (scenario_run(&s, &mc, sets[i], NULL, NULL, NULL, NULL, &lim, &res[i])) {
+					fprintf(stderr, "%s:%s%s\n", argv[optind],
+						res[i].msg[0] ? res[i].msg : " failed",
+						strstr(res[i].msg, "work budget") ? " (--max-work)" : "");
 					status = 1;
 				}
 			}
