@@ -4,6 +4,7 @@
  * feature set asked for, with each checkpoint's counts and predicted time,
  * and the feature sets side by side (doc/scenario.md).
  */
+#include "findings.h"
 #include "rows.h"
 #include "scenario.h"
 
@@ -150,6 +151,7 @@ int cmd_run(int argc, char **argv)
 		{ "granule", required_argument, NULL, 'g' },
 		{ "features", required_argument, NULL, 'f' },
 		{ "max-work", required_argument, NULL, 'w' },
+		{ "findings", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -157,7 +159,7 @@ int cmd_run(int argc, char **argv)
 	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0;
-	bool json = false, first = true;
+	bool json = false, first = true, want_findings = false;
 	struct scenario s;
 	char err[256], *text;
 	size_t len;
@@ -197,6 +199,7 @@ int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
+		case 'F': want_findings = true; break;
 		case 'j': json = true; break;
 		case 'h': return command_usage("run", stdout);
 		default:
@@ -259,6 +262,7 @@ int cmd_run(int argc, char **argv)
 	for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
 		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
 			struct scn_result res[MAX_SETS];
+			struct findings fs[MAX_SETS];
 			struct scn_machine mc = s.machine;
 
 			if (!(cpus & (1u << cpu)) || !(granules & (1u << gr)))
@@ -270,7 +274,9 @@ int cmd_run(int argc, char **argv)
 			for (unsigned int i = 0; i < nr_sets; i++) {
 				progress("running %s on %s, %uK, %s", argv[optind], ptsim_cpu_name(mc.cpu),
 					 (1u << gr) / 1024, sets[i]);
-				if (scenario_run(&s, &mc, sets[i], NULL, NULL, NULL, NULL, &lim, &res[i])) {
+				findings_reset(&fs[i], &s);
+				if (scenario_run(&s, &mc, sets[i], want_findings ? findings_diag : NULL, &fs[i],
+						 want_findings ? findings_hook : NULL, &fs[i], &lim, &res[i])) {
 					fprintf(stderr, "%s:%s%s\n", argv[optind],
 						res[i].msg[0] ? res[i].msg : " failed",
 						strstr(res[i].msg, "work budget") ? " (--max-work)" : "");
@@ -296,7 +302,20 @@ int cmd_run(int argc, char **argv)
 						print_events_json(&res[i].cp[k].stats);
 						printf("}");
 					}
-					printf("]}");
+					printf("]");
+					if (want_findings) {
+						printf(", \"findings\": [");
+						for (unsigned int k = 0; k < fs[i].nr; k++) {
+							printf("%s{\"kind\": \"%s\", \"chain\": ", k ? ", " : "",
+							       ptsim_diag_kind_name(fs[i].kinds[k]));
+							json_string(fs[i].keys[k]);
+							printf(", \"message\": ");
+							json_string(fs[i].msgs[k]);
+							printf("}");
+						}
+						printf("]");
+					}
+					printf("}");
 					first = false;
 					continue;
 				}
@@ -307,6 +326,11 @@ int cmd_run(int argc, char **argv)
 					       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
 					print_events_text(&res[i].cp[k].stats);
 				}
+				if (want_findings && !fs[i].nr)
+					printf("  no findings\n");
+				for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)
+					printf("  finding: %s %s\n    %s\n",
+					       ptsim_diag_kind_name(fs[i].kinds[k]), fs[i].keys[k], fs[i].msgs[k]);
 			}
 			if (!json && nr_sets > 1) {
 				printf("\n  %-24s", "checkpoint (us)");
