@@ -6,20 +6,25 @@
  * write, and shrink one reproducer per group to a minimal scenario file
  * (doc/scenario.md, "Audit").
  */
+#include "findings.h"
 #include "rows.h"
 #include "scenario.h"
 #include "prng.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define MAX_GROUPS 32
-#define BIT_CONT (UINT64_C(1) << 52)	/* the descriptors' contiguous bit */
 #define MAX_PRESETS 8
 #define MB (UINT64_C(1) << 20)
 #define GB (UINT64_C(1) << 30)
+
+/* Far above what the random scenarios need; small machines stay small. */
+static const struct scn_limits audit_limits = { UINT64_C(1) << 26, SCN_RUN_OP_WORK, 256 * MB };
 
 struct group {
 	enum ptsim_diag_kind kind;
@@ -37,97 +42,10 @@ struct audit {
 	unsigned int nr;
 	const char *presets[MAX_PRESETS];
 	unsigned int nr_presets;
-	/* the run in progress */
-	size_t op;
-	const struct scenario *s;
-	char keys[16][192];
-	enum ptsim_diag_kind kinds[16];
-	char msgs[16][96];
-	unsigned int nr_keys;
+	struct findings f;	/* of the run in progress */
 };
 
-/* Frames of the simulator itself, not of a modelled kernel function. */
-static bool internal_frame(const char *f)
-{
-	static const char *const prefixes[] = {
-		"ptsim_", "scenario_", "run_op", "audit", "bbm_", "tlb_", "hw_", "diag_", "op_",
-		"count", "main", "__libc", "_start", "set_desc", "xchg_desc", "read_desc", "dsb_",
-		"tlbi", "__tlbi", "fuzz", "cmd_", "check_", "invariant", "on_diag", "record",
-		"kernel_set_desc",
-	};
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
-/* The call chain as kernel function names: up to five, innermost first. */
-static void chain_of(const struct ptsim_diag *d, char *out, size_t len)
-{
-	unsigned int n = 0;
-
-	out[0] = 0;
-	for (unsigned int i = 0; i < d->nr_frames && n < 5; i++) {
-		char name[64];
-		size_t k = strcspn(d->frames[i], "+ (.");	/* no offset, no .constprop suffix */
-
-		if (!k || k >= sizeof(name))
-			continue;
-		memcpy(name, d->frames[i], k);
-		name[k] = 0;
-		if (internal_frame(name))
-			continue;
-		snprintf(out + strlen(out), len - strlen(out), "%s%s", n ? " < " : "", name);
-		n++;
-	}
-	if (!n)
-		snprintf(out, len, "(no kernel frame)");
-}
-
-static void on_diag(const struct ptsim_diag *d, void *arg)
-{
-	struct audit *a = arg;
-	char key[192];
-
-	if (d->kind == PTSIM_DIAG_WARN)
-		return;	/* the kernel's own WARN_ONs on bad requests are not findings */
-	if (d->kind == PTSIM_DIAG_INVARIANT) {
-		snprintf(key, sizeof(key), "after %s: %s", scenario_op_name(a->s->ops[a->op].kind),
-			 d->message);
-	} else {
-		/* what changed tells the directions of one path apart */
-		uint64_t diff = d->old_desc ^ d->new_desc;
-		const char *what = (diff & BIT_CONT) ? (d->new_desc & BIT_CONT ? "contiguous bit set" :
-							 "contiguous bit cleared") :
-				   "descriptor changed";
-
-		chain_of(d, key, sizeof(key) - 32);
-		snprintf(key + strlen(key), 32, " [%s]", what);
-	}
-	for (unsigned int i = 0; i < a->nr_keys; i++)
-		if (a->kinds[i] == d->kind && !strcmp(a->keys[i], key))
-			return;
-	if (a->nr_keys == 16)
-		return;
-	a->kinds[a->nr_keys] = d->kind;
-	snprintf(a->keys[a->nr_keys], sizeof(a->keys[0]), "%s", key);
-	snprintf(a->msgs[a->nr_keys], sizeof(a->msgs[0]), "%s", d->message);
-	a->nr_keys++;
-}
-
-/* After each operation the invariants are checked, so a broken one is tied to it. */
-static void hook(void *arg, struct ptsim_machine *m, size_t op, bool after)
-{
-	struct audit *a = arg;
-	uint64_t v;
-
-	a->op = op;
-	if (after)
-		ptsim_check_invariants(m, &v);
-}
-
-/* Run s; the diagnostic groups it raised are in a->keys. */
+/* Run s; the diagnostic groups it raised are in a->f. */
 static void run_one(struct audit *a, const struct scenario *s, enum ptsim_cpu cpu, const char *preset)
 {
 	struct scn_machine mc = s->machine;
@@ -135,9 +53,8 @@ static void run_one(struct audit *a, const struct scenario *s, enum ptsim_cpu cp
 
 	mc.cpu = cpu;
 	snprintf(mc.preset, sizeof(mc.preset), "%s", preset);
-	a->s = s;
-	a->nr_keys = 0;
-	scenario_run(s, &mc, NULL, on_diag, a, hook, a, 5000, &res);
+	findings_reset(&a->f, s);
+	scenario_run(s, &mc, NULL, findings_diag, &a->f, findings_hook, &a->f, &audit_limits, &res);
 	scn_result_free(&res);
 }
 
@@ -145,8 +62,8 @@ static bool fires(struct audit *a, const struct scenario *s, enum ptsim_cpu cpu,
 		  enum ptsim_diag_kind kind, const char *key)
 {
 	run_one(a, s, cpu, preset);
-	for (unsigned int i = 0; i < a->nr_keys; i++)
-		if (a->kinds[i] == kind && !strcmp(a->keys[i], key))
+	for (unsigned int i = 0; i < a->f.nr; i++)
+		if (a->f.kinds[i] == kind && !strcmp(a->f.keys[i], key))
 			return true;
 	return false;
 }
@@ -193,6 +110,11 @@ static struct scn_expr num(uint64_t v)
 	return (struct scn_expr){ 1, { { v, F_ONE, F_ONE } } };
 }
 
+/*
+ * Add an operation with nr positional numbers args[0..nr-1]. A numeric key
+ * flagged in u (bit 8 + k, as the parser sets it) takes args[4 + k], the
+ * slot the parser gives it: mremap's fixed= target, populate's order=.
+ */
 static void add(struct scenario *s, enum scn_kind kind, int mm, int mm2, unsigned int u,
 		unsigned int nr, const uint64_t *args)
 {
@@ -207,6 +129,10 @@ static void add(struct scenario *s, enum scn_kind kind, int mm, int mm2, unsigne
 	op.nr_args = nr;
 	for (unsigned int i = 0; i < nr; i++)
 		op.a[i] = num(args[i]);
+	if (kind == S_MREMAP && (u & 1u << 8))
+		op.a[4] = num(args[4]);
+	if (kind == S_POPULATE && (u & 1u << 8))
+		op.a[4] = num(args[4]);
 	scenario_add(s, &op);
 }
 
@@ -241,24 +167,9 @@ static void user_scenario(struct scenario *s, uint64_t *seed)
 	add(s, S_MM, a, -1, 0, 0, NULL);
 	args[0] = GB, args[1] = 8 * MB;
 	add(s, S_MMAP, a, -1, 3, 2, args);
-	args[2] = orders[prng_next(seed) % 4];
-	args[4] = args[2];
-	{
-		struct scn_op op;
-
-		memset(&op, 0, sizeof(op));
-		op.kind = S_POPULATE;
-		op.mm = a;
-		op.mm2 = -1;
-		op.nr_args = 2;
-		op.a[0] = num(GB);
-		op.a[1] = num(8 * MB);
-		op.a[4] = num(args[2]);
-		op.u = 1u << 8;	/* order= given */
-		op.line = (unsigned int)s->nr + 2;
-		scenario_add(s, &op);
-	}
-	if (args[2] == 9 && prng_next(seed) % 2) {
+	args[4] = orders[prng_next(seed) % 4];
+	add(s, S_POPULATE, a, -1, 1u << 8, 2, args);	/* order= given */
+	if (args[4] == 9 && prng_next(seed) % 2) {
 		args[0] = GB, args[1] = 8 * MB;
 		add(s, S_SPLIT, a, -1, 0, 2, args);
 	}
@@ -357,21 +268,46 @@ static void kernel_scenario(struct scenario *s, uint64_t *seed)
 
 /* ---- the command ---- */
 
+/*
+ * Replace s by the parse of its own text, so that what the audit runs is
+ * what its reproducers print: 0, or -EINVAL with the parser's message
+ * (s freed).
+ */
+static int reparse(struct scenario *s, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f) {
+		scenario_free(s);
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -ENOMEM;
+	}
+	scenario_print(s, f);
+	fclose(f);
+	scenario_free(s);
+	ret = scenario_parse(text, len, "audit", s, err, errlen);
+	free(text);
+	return ret;
+}
+
 static void record(struct audit *a, const struct scenario *s, enum ptsim_cpu cpu, unsigned int p,
 		   unsigned long n)
 {
-	for (unsigned int i = 0; i < a->nr_keys; i++) {
+	for (unsigned int i = 0; i < a->f.nr; i++) {
 		struct group *g = NULL;
 
 		for (unsigned int k = 0; k < a->nr; k++)
-			if (a->g[k].kind == a->kinds[i] && !strcmp(a->g[k].chain, a->keys[i]))
+			if (a->g[k].kind == a->f.kinds[i] && !strcmp(a->g[k].chain, a->f.keys[i]))
 				g = &a->g[k];
 		if (!g && a->nr < MAX_GROUPS) {
 			g = &a->g[a->nr];
 			memset(g, 0, sizeof(*g));
-			g->kind = a->kinds[i];
-			memcpy(g->chain, a->keys[i], sizeof(g->chain));
-			memcpy(g->message, a->msgs[i], sizeof(g->message));
+			g->kind = a->f.kinds[i];
+			memcpy(g->chain, a->f.keys[i], sizeof(g->chain));
+			memcpy(g->message, a->f.msgs[i], sizeof(g->message));
 			g->cpu = cpu;
 			g->preset = p;
 			g->first_scenario = n;
@@ -384,7 +320,8 @@ static void record(struct audit *a, const struct scenario *s, enum ptsim_cpu cpu
 	}
 }
 
-static void print_group(const struct audit *a, const struct group *g, bool json, bool first)
+/* The reproducer as scenario text, on the CPU and kernel it was found on (free it). */
+static char *repro_text(const struct audit *a, const struct group *g)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -397,6 +334,64 @@ static void print_group(const struct audit *a, const struct group *g, bool json,
 		scenario_print(&repro, f);
 		fclose(f);
 	}
+	return text;
+}
+
+/* The directory of --reproducers, created when missing: 0, or 1 with the reason printed. */
+static int make_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "audit: --reproducers %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "audit: --reproducers %s: %s\n", dir,
+			strerror(S_ISDIR(st.st_mode) ? errno : ENOTDIR));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --reproducers DIR: each group's reproducer as DIR/NN.scn, its finding in
+ * the first line as `ptsim-bench run --findings` prints it. 0, or 1 with the
+ * reason printed.
+ */
+static int write_reproducers(const struct audit *a, const char *dir)
+{
+	for (unsigned int i = 0; i < a->nr; i++) {
+		const struct group *g = &a->g[i];
+		char path[4096], *text = repro_text(a, g);
+		FILE *f;
+		int bad;
+
+		snprintf(path, sizeof(path), "%s/%02u.scn", dir, i + 1);
+		f = fopen(path, "w");
+		if (!f || !text) {
+			fprintf(stderr, "audit: %s: %s\n", path, strerror(f ? ENOMEM : errno));
+			if (f)
+				fclose(f);
+			free(text);
+			return 1;
+		}
+		fprintf(f, "# finding: %s %s\n# %s\n", ptsim_diag_kind_name(g->kind), g->chain,
+			g->message);
+		fputs(text, f);
+		free(text);
+		bad = ferror(f);
+		if (fclose(f) || bad) {
+			fprintf(stderr, "audit: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void print_group(const struct audit *a, const struct group *g, bool json, bool first)
+{
+	char *text = repro_text(a, g);
 	if (json) {
 		printf("%s\n  {\"kind\": \"%s\", \"chain\": ", first ? "" : ",", ptsim_diag_kind_name(g->kind));
 		json_string(g->chain);
@@ -453,18 +448,20 @@ int cmd_audit(int argc, char **argv)
 		{ "scenarios", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'r' },
 		{ "presets", required_argument, NULL, 'p' },
+		{ "reproducers", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct audit a;
+	const char *repro_dir = NULL;
 	static char preset_buf[256] = "v6.16,v6.17,v6.18,v6.19,patched";
 	unsigned int cpus = (1u << PTSIM_CPU__COUNT) - 1;
 	unsigned long seconds = 60, max_scenarios = 0, n = 0;
 	uint64_t seed = 1;
 	bool json = false;
 	time_t t0 = time(NULL);
-	int c;
+	int c, status;
 
 	optind = 0;
 	opterr = 0;
@@ -502,6 +499,7 @@ int cmd_audit(int argc, char **argv)
 			}
 			strcpy(preset_buf, optarg);
 			break;
+		case 'o': repro_dir = optarg; break;
 		case 'j': json = true; break;
 		case 'h': return command_usage("audit", stdout);
 		default:
@@ -516,30 +514,48 @@ int cmd_audit(int argc, char **argv)
 		fprintf(stderr, "audit: unexpected argument %s\n", argv[optind]);
 		return command_usage("audit", stderr);
 	}
-	for (char *save = NULL, *t = strtok_r(preset_buf, ",", &save); t && a.nr_presets < MAX_PRESETS;
-	     t = strtok_r(NULL, ",", &save)) {
+	for (char *save = NULL, *t = strtok_r(preset_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		struct ptsim_machine_config cfg;
 		struct ptsim_machine *m;
+		int err;
 
+		if (a.nr_presets == MAX_PRESETS) {
+			fprintf(stderr, "audit: --presets: at most %d presets\n", MAX_PRESETS);
+			return 2;
+		}
 		ptsim_machine_config_init(&cfg);
 		cfg.preset = t;
-		if (ptsim_machine_create(&cfg, &m)) {
+		err = ptsim_machine_create(&cfg, &m);
+		if (err == -EINVAL) {
 			fprintf(stderr, "audit: unknown preset %s\n", t);
 			return 2;
+		} else if (err) {
+			fprintf(stderr, "audit: preset %s: %s\n", t, ptsim_strerror(err));
+			return 1;
 		}
 		ptsim_machine_destroy(m);
 		a.presets[a.nr_presets++] = t;
 	}
+	if (!a.nr_presets) {
+		fprintf(stderr, "audit: --presets: expected a comma-separated list of presets\n");
+		return 2;
+	}
+	if (repro_dir && make_dir(repro_dir))
+		return 1;
 	progress("auditing %s", max_scenarios ? "a fixed number of scenarios" : "until the time is up");
 	while (max_scenarios ? n < max_scenarios : (unsigned long)(time(NULL) - t0) < seconds) {
 		struct scenario s;
-		char err[8];
+		char err[256];
 
 		scenario_parse("", 0, "audit", &s, err, sizeof(err));	/* an empty one: the defaults */
 		if (n % 3 == 2)
 			kernel_scenario(&s, &seed);
 		else
 			user_scenario(&s, &seed);
+		if (reparse(&s, err, sizeof(err))) {
+			fprintf(stderr, "audit: random scenario %lu does not parse as printed: %s\n", n, err);
+			return 1;
+		}
 		for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
 			if (!(cpus & (1u << cpu)))
 				continue;
@@ -563,7 +579,8 @@ int cmd_audit(int argc, char **argv)
 		print_group(&a, &a.g[i], json, i == 0);
 	if (json)
 		printf("\n]}\n");
+	status = repro_dir ? write_reproducers(&a, repro_dir) : 0;
 	for (unsigned int i = 0; i < a.nr; i++)
 		scenario_free(&a.g[i].repro);
-	return 0;
+	return status;
 }

@@ -4,9 +4,11 @@
  * feature set asked for, with each checkpoint's counts and predicted time,
  * and the feature sets side by side (doc/scenario.md).
  */
+#include "findings.h"
 #include "rows.h"
 #include "scenario.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ char *read_file(const char *path, size_t *len)
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
+	int err;
 
 	if (!f)
 		return NULL;
@@ -29,6 +32,7 @@ char *read_file(const char *path, size_t *len)
 			if (!b) {
 				free(buf);
 				fclose(f);
+				errno = ENOMEM;
 				return NULL;
 			}
 			buf = b;
@@ -39,7 +43,14 @@ char *read_file(const char *path, size_t *len)
 		if (!got)
 			break;
 	}
+	/* a read error (a directory: EISDIR) is not an empty file */
+	err = ferror(f) ? errno : 0;
 	fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
 	*len = n;
 	return buf;
 }
@@ -139,13 +150,16 @@ int cmd_run(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "granule", required_argument, NULL, 'g' },
 		{ "features", required_argument, NULL, 'f' },
+		{ "max-work", required_argument, NULL, 'w' },
+		{ "findings", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0;
-	bool json = false, first = true;
+	bool json = false, first = true, want_findings = false;
 	struct scenario s;
 	char err[256], *text;
 	size_t len;
@@ -174,6 +188,18 @@ int cmd_run(int argc, char **argv)
 			}
 			sets[nr_sets++] = optarg;
 			break;
+		case 'w': {
+			char *end = NULL;
+
+			errno = 0;
+			lim.max_work = strtoull(optarg, &end, 0);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || !lim.max_work) {
+				fprintf(stderr, "run: --max-work needs a positive number\n");
+				return 2;
+			}
+			break;
+		}
+		case 'F': want_findings = true; break;
 		case 'j': json = true; break;
 		case 'h': return command_usage("run", stdout);
 		default:
@@ -190,7 +216,7 @@ int cmd_run(int argc, char **argv)
 	}
 	text = read_file(argv[optind], &len);
 	if (!text) {
-		fprintf(stderr, "run: cannot read %s\n", argv[optind]);
+		fprintf(stderr, "run: cannot read %s: %s\n", argv[optind], strerror(errno));
 		return 1;
 	}
 	if (scenario_parse(text, len, argv[optind], &s, err, sizeof(err))) {
@@ -209,21 +235,34 @@ int cmd_run(int argc, char **argv)
 		struct ptsim_machine_config cfg;
 		struct ptsim_machine *m;
 
+		int ret;
+
 		ptsim_machine_config_init(&cfg);
-		if (ptsim_machine_create(&cfg, &m))
+		ret = ptsim_machine_create(&cfg, &m);
+		if (ret) {
+			fprintf(stderr, "run: machine: %s\n", ptsim_strerror(ret));
+			scenario_free(&s);
 			return 1;
+		}
 		if (scenario_apply_features(m, sets[i])) {
 			fprintf(stderr, "run: --features %s: unknown feature or preset\n", sets[i]);
 			ptsim_machine_destroy(m);
+			scenario_free(&s);
 			return 2;
 		}
 		ptsim_machine_destroy(m);
+	}
+	if (!s.nr) {
+		fprintf(stderr, "run: %s: no operations\n", argv[optind]);
+		scenario_free(&s);
+		return 2;
 	}
 	if (json)
 		printf("[");
 	for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
 		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
 			struct scn_result res[MAX_SETS];
+			struct findings fs[MAX_SETS];
 			struct scn_machine mc = s.machine;
 
 			if (!(cpus & (1u << cpu)) || !(granules & (1u << gr)))
@@ -235,9 +274,12 @@ int cmd_run(int argc, char **argv)
 			for (unsigned int i = 0; i < nr_sets; i++) {
 				progress("running %s on %s, %uK, %s", argv[optind], ptsim_cpu_name(mc.cpu),
 					 (1u << gr) / 1024, sets[i]);
-				if (scenario_run(&s, &mc, sets[i], NULL, NULL, NULL, NULL, 0, &res[i])) {
-					fprintf(stderr, "%s:%s\n", argv[optind],
-						res[i].msg[0] ? res[i].msg : " failed");
+				findings_reset(&fs[i], &s);
+				if (scenario_run(&s, &mc, sets[i], want_findings ? findings_diag : NULL, &fs[i],
+						 want_findings ? findings_hook : NULL, &fs[i], &lim, &res[i])) {
+					fprintf(stderr, "%s:%s%s\n", argv[optind],
+						res[i].msg[0] ? res[i].msg : " failed",
+						strstr(res[i].msg, "work budget") ? " (--max-work)" : "");
 					status = 1;
 				}
 			}
@@ -260,7 +302,20 @@ int cmd_run(int argc, char **argv)
 						print_events_json(&res[i].cp[k].stats);
 						printf("}");
 					}
-					printf("]}");
+					printf("]");
+					if (want_findings) {
+						printf(", \"findings\": [");
+						for (unsigned int k = 0; k < fs[i].nr; k++) {
+							printf("%s{\"kind\": \"%s\", \"chain\": ", k ? ", " : "",
+							       ptsim_diag_kind_name(fs[i].kinds[k]));
+							json_string(fs[i].keys[k]);
+							printf(", \"message\": ");
+							json_string(fs[i].msgs[k]);
+							printf("}");
+						}
+						printf("]");
+					}
+					printf("}");
 					first = false;
 					continue;
 				}
@@ -271,6 +326,11 @@ int cmd_run(int argc, char **argv)
 					       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
 					print_events_text(&res[i].cp[k].stats);
 				}
+				if (want_findings && !fs[i].nr)
+					printf("  no findings\n");
+				for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)
+					printf("  finding: %s %s\n    %s\n",
+					       ptsim_diag_kind_name(fs[i].kinds[k]), fs[i].keys[k], fs[i].msgs[k]);
 			}
 			if (!json && nr_sets > 1) {
 				printf("\n  %-24s", "checkpoint (us)");

@@ -82,7 +82,7 @@ static void check_mprotect(void)
 			snprintf(what, sizeof(what), "%s, %s batching", files[st], batching ? "with" : "without");
 			if (mprotect_phases((enum mprotect_state)st, batching, &p) ||
 			    scenario_run(&s, &s.machine, batching ? "baseline,+mprotect_pte_batching" :
-					 "baseline", NULL, NULL, NULL, NULL, 0, &r)) {
+					 "baseline", NULL, NULL, NULL, NULL, NULL, &r)) {
 				fprintf(stderr, "%s: %s\n", what, r.msg);
 				failures++;
 				continue;
@@ -113,7 +113,7 @@ static void check_uffd(void)
 
 		if (uffd_program(batching, &want) ||
 		    scenario_run(&s, &s.machine, batching ? "baseline,+uffd_move_batching" : "baseline",
-				 NULL, NULL, NULL, NULL, 0, &r)) {
+				 NULL, NULL, NULL, NULL, NULL, &r)) {
 			failures++;
 			continue;
 		}
@@ -140,7 +140,7 @@ static void check_exec(void)
 				    "+unmapped_area_contpte";
 
 		if (exec_program(PTSIM_GRANULE_64K, patched, &cold, &random) ||
-		    scenario_run(&s, &s.machine, patched ? after : "v6.18", NULL, NULL, NULL, NULL, 0,
+		    scenario_run(&s, &s.machine, patched ? after : "v6.18", NULL, NULL, NULL, NULL, NULL,
 				 &r)) {
 			failures++;
 			continue;
@@ -169,7 +169,7 @@ static void check_linear_map(void)
 
 		if (linear_map_boot_stats(blocks, &want) ||
 		    scenario_run(&s, &s.machine, blocks ? "baseline,+linear_map_blocks" : "baseline",
-				 NULL, NULL, NULL, NULL, 0, &r)) {
+				 NULL, NULL, NULL, NULL, NULL, &r)) {
 			failures++;
 			continue;
 		}
@@ -192,9 +192,13 @@ static bool compared(const char *name)
 	return false;
 }
 
-/* Every other scenario file in the directory parses and runs without a failing operation. */
+/*
+ * Every other scenario file in the directory parses and runs without a failing
+ * operation, within ptsim-bench run's default work budget.
+ */
 static void check_all_run(void)
 {
+	static const struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	unsigned int n = 0;
@@ -218,11 +222,12 @@ static void check_all_run(void)
 			failures++;
 			continue;
 		}
-		if (scenario_run(&s, &s.machine, NULL, NULL, NULL, NULL, NULL, 0, &r)) {
+		if (scenario_run(&s, &s.machine, NULL, NULL, NULL, NULL, NULL, &lim, &r)) {
 			fprintf(stderr, "%s: line %u: %s\n", de->d_name, r.err_line, r.msg);
 			failures++;
 		} else {
-			printf("ok: %s runs (%zu checkpoints)\n", de->d_name, r.nr_cp);
+			printf("ok: %s runs (%zu checkpoints, %llu work units)\n", de->d_name, r.nr_cp,
+			       (unsigned long long)r.work);
 		}
 		scn_result_free(&r);
 		scenario_free(&s);

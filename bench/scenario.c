@@ -154,12 +154,14 @@ static int parse_expr(struct parser *p, const char *t, size_t n, unsigned int co
 		enum scn_factor f;
 	} syms[] = { { "$i", F_VAR_I }, { "$j", F_VAR_J }, { "$k", F_VAR_K }, { "PAGE", F_PAGE },
 		     { "PMD", F_PMD }, { "CONT", F_CONT }, { "$bias", F_BIAS } };
+	uint64_t constant = 0;
 	size_t i = 0;
 
 	memset(e, 0, sizeof(*e));
 	while (i < n) {
 		uint64_t k = 1;
 		enum scn_factor f = F_ONE, g = F_ONE;
+		size_t start = i;
 
 		if (e->nr == SCN_MAX_TERMS)
 			return fail(p, col + (unsigned int)i, "too many terms (at most %d)", SCN_MAX_TERMS);
@@ -199,6 +201,9 @@ static int parse_expr(struct parser *p, const char *t, size_t n, unsigned int co
 			}
 			break;
 		}
+		/* a sum of constants that wraps is as wrong as a product that does */
+		if (f == F_ONE && g == F_ONE && __builtin_add_overflow(constant, k, &constant))
+			return fail(p, col + (unsigned int)start, "number too large");
 		e->t[e->nr].k = k;
 		e->t[e->nr].g = g;
 		e->t[e->nr++].f = f;
@@ -599,7 +604,7 @@ void scenario_print(const struct scenario *s, FILE *f)
 				print_expr(f, &op->a[e++]);
 				break;
 			case 'p': fputs(prots[op->u & 7], f); break;
-			case 'a': fputs(kinds[op->u % 3], f); break;
+			case 'a': fputs(kinds[(op->u & 0xff) % 3], f); break;
 			case 'o': fputs(op->on ? "on" : "off", f); break;
 			case 's': fputs(setmem[(op->u & 0xff) % 6], f); break;
 			case 't': fputs(op->text, f); break;
@@ -682,13 +687,29 @@ static uint64_t factor(const struct runner *r, enum scn_factor f)
 	}
 }
 
-/* Wrapping arithmetic: a bad value is the called function's to reject. */
+/* The value of e; false when a product or the sum overflows 64 bits. */
+static bool eval_checked(const struct runner *r, const struct scn_expr *e, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < e->nr; i++) {
+		uint64_t t;
+
+		if (__builtin_mul_overflow(e->t[i].k, factor(r, e->t[i].f), &t) ||
+		    __builtin_mul_overflow(t, factor(r, e->t[i].g), &t) ||
+		    __builtin_add_overflow(v, t, &v))
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* The runner checks every argument with eval_checked() before the operation runs. */
 static uint64_t eval(const struct runner *r, const struct scn_expr *e)
 {
 	uint64_t v = 0;
 
-	for (unsigned int i = 0; i < e->nr; i++)
-		v += e->t[i].k * factor(r, e->t[i].f) * factor(r, e->t[i].g);
+	eval_checked(r, e, &v);
 	return v;
 }
 
@@ -765,11 +786,11 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		enum ptsim_fault_kind f;
 
 		return ptsim_access(mm, (unsigned int)eval(r, &op->a[4]), a0,
-				    (enum ptsim_access_kind)op->u, &f);
+				    (enum ptsim_access_kind)(op->u & 0xff), &f);
 	}
 	case S_TOUCH:
 		return ptsim_touch(mm, (unsigned int)eval(r, &op->a[4]), a0, a1,
-				   (enum ptsim_access_kind)op->u, NULL);
+				   (enum ptsim_access_kind)(op->u & 0xff), NULL);
 	case S_FAULT: return ptsim_fault(mm, a0, (enum ptsim_access_kind)op->u);
 	case S_MPROTECT: return ptsim_mprotect(mm, a0, a1, prot_of(op->u));
 	case S_NUMA: return ptsim_change_prot_numa(mm, a0, a1);
@@ -869,20 +890,51 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 	}
 }
 
-static int push_checkpoint(struct scn_result *res, const char *name, const struct ptsim_stats *now,
-			   struct ptsim_stats *last)
+static int push_checkpoint(struct scn_result *res, size_t *cap, const char *name,
+			   const struct ptsim_stats *now, struct ptsim_stats *last)
 {
-	struct scn_checkpoint *n = realloc(res->cp, (res->nr_cp + 1) * sizeof(*n));
+	if (res->nr_cp == *cap) {
+		size_t n = *cap ? 2 * *cap : 8;
+		struct scn_checkpoint *cp = realloc(res->cp, n * sizeof(*cp));
 
-	if (!n)
-		return -ENOMEM;
-	res->cp = n;
-	memset(&n[res->nr_cp], 0, sizeof(n[0]));
-	snprintf(n[res->nr_cp].name, sizeof(n[0].name), "%s", name);
+		if (!cp)
+			return -ENOMEM;
+		res->cp = cp;
+		*cap = n;
+	}
+	memset(&res->cp[res->nr_cp], 0, sizeof(res->cp[0]));
+	snprintf(res->cp[res->nr_cp].name, sizeof(res->cp[0].name), "%s", name);
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-		n[res->nr_cp].stats.ev[e] = now->ev[e] - last->ev[e];
+		res->cp[res->nr_cp].stats.ev[e] = now->ev[e] - last->ev[e];
 	res->nr_cp++;
 	*last = *now;
+	return 0;
+}
+
+static uint64_t sum_events(const struct ptsim_stats *st)
+{
+	uint64_t n = 0;
+
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		n += st->ev[e];
+	return n;
+}
+
+/* Charge n work units; false when that passes the budget. */
+static bool charge(struct scn_result *res, const struct scn_limits *lim, uint64_t n)
+{
+	if (__builtin_add_overflow(res->work, n, &res->work))
+		res->work = UINT64_MAX;
+	return !lim || !lim->max_work || res->work <= lim->max_work;
+}
+
+/* The count an operation asks for up front (repeat N, exec-random count=N), or 0. */
+static uint64_t op_count(const struct runner *r, const struct scn_op *op)
+{
+	if (op->kind == S_REPEAT)
+		return eval(r, &op->a[0]);
+	if (op->kind == S_EXEC_RANDOM)
+		return eval(r, &op->a[4]);
 	return 0;
 }
 
@@ -892,9 +944,28 @@ void scn_result_free(struct scn_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+/* Stop the run at op with err and a message naming its line. */
+static int stop(struct scn_result *res, const struct scn_op *op, size_t i, int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int stop(struct scn_result *res, const struct scn_op *op, size_t i, int err, const char *fmt, ...)
+{
+	char why[96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	res->err_line = op->line;
+	res->err_op = i;
+	snprintf(res->msg, sizeof(res->msg), "line %u: %s failed: %s", op->line,
+		 scenario_op_name(op->kind), why);
+	return err;
+}
+
 int scenario_run(const struct scenario *s, const struct scn_machine *mc, const char *features,
 		 ptsim_diag_handler diag, void *diag_arg, scn_hook hook, void *hook_arg,
-		 size_t max_ops, struct scn_result *res)
+		 const struct scn_limits *lim, struct scn_result *res)
 {
 	struct ptsim_machine_config cfg;
 	struct runner r = { .s = s };
@@ -905,7 +976,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		int var;
 	} loops[4];
 	int depth = 0, err;
-	size_t executed = 0;
+	uint64_t events, op_work = lim && lim->op_work ? lim->op_work : 1;
+	size_t cap = 0;
 
 	memset(res, 0, sizeof(*res));
 	ptsim_machine_config_init(&cfg);
@@ -918,8 +990,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	cfg.kpti = mc->kpti;
 	cfg.repeat_tlbi = mc->repeat_tlbi;
 	cfg.preset = mc->preset;
-	if (max_ops)
-		cfg.host_memory_limit = UINT64_C(256) << 20;	/* bounded runs stay small */
+	if (lim)
+		cfg.host_memory_limit = lim->host_memory;
 	err = ptsim_machine_create(&cfg, &r.m);
 	if (err) {
 		snprintf(res->msg, sizeof(res->msg), "machine: %s", ptsim_strerror(err));
@@ -935,17 +1007,27 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	if (diag)
 		ptsim_set_diag_handler(r.m, diag, diag_arg);
 	ptsim_total_stats(r.m, &last);
+	events = sum_events(&last);
 	for (size_t i = 0; i < s->nr && !err; i++) {
 		const struct scn_op *op = &s->ops[i];
 		int64_t ret = 0;
+		uint64_t v, n, cost;
 
-		if (max_ops && ++executed > max_ops) {
-			err = -E2BIG;
-			snprintf(res->msg, sizeof(res->msg), "more than %zu operations", max_ops);
+		for (unsigned int k = 0; k < SCN_MAX_ARGS && !err; k++)
+			if (!eval_checked(&r, &op->a[k], &v))
+				err = stop(res, op, i, -EINVAL, "a number overflows 64 bits");
+		if (err)
+			break;
+		n = op_count(&r, op);
+		if (__builtin_mul_overflow(n, op_work, &cost))
+			cost = UINT64_MAX;
+		if (!charge(res, lim, op_work) ||
+		    (lim && lim->max_work && cost > lim->max_work - res->work)) {
+			err = stop(res, op, i, -E2BIG, "over the work budget of %llu units",
+				   (unsigned long long)lim->max_work);
 			break;
 		}
 		if (op->kind == S_REPEAT) {
-			uint64_t n = eval(&r, &op->a[0]);
 			int var = op->text[0] ? op->text[0] - 'i' : depth;
 
 			if (!n) {	/* skip to the matching end */
@@ -959,7 +1041,7 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 				continue;
 			}
 			if (depth == 4 || var > 2) {
-				err = -EINVAL;
+				err = stop(res, op, i, -EINVAL, "loops nested too deep");
 				break;
 			}
 			loops[depth].start = i;
@@ -980,8 +1062,14 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 			continue;
 		}
 		if (op->kind == S_CHECKPOINT) {
+			if (res->nr_cp == SCN_MAX_CHECKPOINTS) {
+				err = stop(res, op, i, -E2BIG, "more than %d checkpoints", SCN_MAX_CHECKPOINTS);
+				break;
+			}
 			ptsim_total_stats(r.m, &now);
-			err = push_checkpoint(res, op->text, &now, &last);
+			err = push_checkpoint(res, &cap, op->text, &now, &last);
+			if (err)
+				stop(res, op, i, err, "%s", ptsim_strerror(err));
 			continue;
 		}
 		if ((op->mm >= 0 && !r.mm[op->mm] && op->kind != S_MM && op->kind != S_KBOOT &&
@@ -995,16 +1083,29 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 				hook(hook_arg, r.m, i, true);
 		}
 		if (ret < 0) {
-			err = (int)ret;
-			res->err_line = op->line;
-			res->err_op = i;
-			snprintf(res->msg, sizeof(res->msg), "line %u: %s failed: %s", op->line,
-				 scenario_op_name(op->kind), ptsim_strerror(err));
+			err = stop(res, op, i, (int)ret, "%s", ptsim_strerror((int)ret));
+			break;
 		}
+		/* what the library did: every event it counted; each exec-random call (n) */
+		ptsim_total_stats(r.m, &now);
+		v = sum_events(&now);
+		if (!charge(res, lim, v - events) || !charge(res, lim, op->kind == S_EXEC_RANDOM ? cost : 0)) {
+			err = stop(res, op, i, -E2BIG, "over the work budget of %llu units",
+				   (unsigned long long)lim->max_work);
+			break;
+		}
+		events = v;
 	}
 	ptsim_total_stats(r.m, &now);
-	if (!err && (!res->nr_cp || memcmp(&now, &last, sizeof(now))))
-		err = push_checkpoint(res, "end", &now, &last);
+	if (!err && (!res->nr_cp || memcmp(&now, &last, sizeof(now)))) {
+		if (res->nr_cp == SCN_MAX_CHECKPOINTS) {
+			err = -E2BIG;
+			snprintf(res->msg, sizeof(res->msg), "more than %d checkpoints",
+				 SCN_MAX_CHECKPOINTS);
+		} else if ((err = push_checkpoint(res, &cap, "end", &now, &last))) {
+			snprintf(res->msg, sizeof(res->msg), "end checkpoint: %s", ptsim_strerror(err));
+		}
+	}
 	ptsim_machine_destroy(r.m);
 	res->err = err;
 	return err;

@@ -46,7 +46,7 @@ struct scn_op {
 	int mm, mm2;			/* name slots (mm, kernel mm or file) */
 	struct scn_expr a[SCN_MAX_ARGS];
 	unsigned int nr_args;
-	unsigned int u;			/* a keyword's value: prot, advice, access kind, flags, ... */
+	unsigned int u;			/* bits 0-7: a keyword (prot, advice, kind); 8 on: key flags */
 	bool on;
 	char text[48];			/* checkpoint name, feature name, kernel ranges */
 };
@@ -94,8 +94,33 @@ struct scn_result {
 	int err;			/* 0, or the errno of the operation that failed */
 	unsigned int err_line;
 	size_t err_op;
+	uint64_t work;			/* the work units the run used (struct scn_limits) */
 	char msg[160];
 };
+
+/* At most this many checkpoints per run (each costs a struct ptsim_stats). */
+#define SCN_MAX_CHECKPOINTS 4096
+
+/*
+ * Bounds on one run. Work units: op_work per operation executed, loop
+ * iteration and exec-random call, and one per event the library counted. A
+ * count (repeat N, exec-random count=N) whose op_work * N is more than the
+ * budget left is refused before it starts; the run stops with -E2BIG once
+ * the units used pass max_work (0: no bound).
+ */
+struct scn_limits {
+	uint64_t max_work;
+	uint64_t op_work;		/* 0: 1 */
+	uint64_t host_memory;		/* the machine's host_memory_limit (0: none) */
+};
+
+/*
+ * ptsim-bench run: an operation costs about as much host time as 64 events
+ * counted in bulk, and 2^34 units are several times what the largest example
+ * (bench/scenarios/mprotect-t1.scn) needs (doc/scenario.md).
+ */
+#define SCN_RUN_OP_WORK 64
+#define SCN_DEFAULT_MAX_WORK (UINT64_C(1) << 34)
 
 /* Called before and after each operation (op index), for the audit. */
 typedef void (*scn_hook)(void *arg, struct ptsim_machine *m, size_t op, bool after);
@@ -104,11 +129,12 @@ typedef void (*scn_hook)(void *arg, struct ptsim_machine *m, size_t op, bool aft
  * Run s on machine description mc (after run options), with features applied
  * from a spec ("PRESET", "+name", "-name", comma-separated; NULL: the
  * machine's preset). diag/diag_arg go to the machine's diagnostic handler
- * (NULL: silent). Returns 0, or the failing operation's errno (also in res).
+ * (NULL: silent). lim may be NULL (no bounds). Returns 0, or the failing
+ * operation's errno (also in res, with a message naming its line).
  */
 int scenario_run(const struct scenario *s, const struct scn_machine *mc, const char *features,
 		 ptsim_diag_handler diag, void *diag_arg, scn_hook hook, void *hook_arg,
-		 size_t max_ops, struct scn_result *res);
+		 const struct scn_limits *lim, struct scn_result *res);
 void scn_result_free(struct scn_result *res);
 /* Apply a feature spec to m: 0 or -EINVAL (unknown name). */
 int scenario_apply_features(struct ptsim_machine *m, const char *spec);

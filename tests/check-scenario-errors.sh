@@ -1,0 +1,59 @@
+#!/bin/sh
+# ptsim-bench run and audit: every failure has an exit status and says why, naming the line
+# of the file where there is one; no count in a file hangs the runner (doc/scenario.md).
+set -u
+bench=$1
+fail=0
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+expect() {	# expect STATUS PATTERN ARGS...: exit status, and PATTERN in the output, in 60 s
+	want=$1 pattern=$2
+	shift 2
+	out=$(timeout 60 "$bench" "$@" 2>&1)
+	got=$?
+	if [ "$got" != "$want" ] || ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
+		echo "FAIL: ptsim-bench $* -> status $got (want $want), output:"
+		printf '%s\n' "$out" | head -5
+		fail=1
+	fi
+}
+scn() {	# scn NAME TEXT: a scenario file
+	printf "$2" > "$dir/$1.scn"
+}
+# the cpu= key of access and touch picks the CPU, it is not part of the access kind
+scn cpu 'machine cpus=2\nmm A\nmmap A 1G 2M rw\nfault A 1G write\naccess A 1G read cpu=1\ntouch A 1G 2M write cpu=1\n'
+expect 0 "tlb_l1_hit=" run "$dir/cpu.scn"
+scn cpu2 'mm A\nmmap A 1G 2M rw\naccess A 1G read cpu=1\n'
+expect 1 "cpu2.scn:line 3: access failed: invalid argument" run "$dir/cpu2.scn"
+# nothing wraps: a constant sum when parsed, a sum with a variable when run
+scn wrap 'mm A\nmmap A 0xffffffffffffffff+1 2M rw\n'
+expect 2 "wrap.scn:2:27: number too large" run "$dir/wrap.scn"
+scn wrap2 'mm A\nrepeat 2 i\naslr A 0xffffffffffffffff+$i\nend\n'
+expect 1 "wrap2.scn:line 3: aslr failed: a number overflows 64 bits" run "$dir/wrap2.scn"
+# checkpoints in a loop are bounded, with the reason
+scn cps 'repeat 5000\ncheckpoint c\nend\n'
+expect 1 "cps.scn:line 2: checkpoint failed: more than 4096 checkpoints" run "$dir/cps.scn"
+# counts over the work budget are refused at once; loops stop at it
+scn count 'mm A\nmmap A 1G 2M rx\nexec-random A 1G 2M count=1T seed=1\n'
+expect 1 "count.scn:line 3: exec-random failed: over the work budget of 17179869184 units (--max-work)" \
+	run "$dir/count.scn"
+scn loop 'repeat 1T\nend\n'
+expect 1 "loop.scn:line 1: repeat failed: over the work budget" run "$dir/loop.scn"
+scn nested 'repeat 1000\nrepeat 1000\nend\nend\n'
+expect 1 "nested.scn:line [23]: [a-z]* failed: over the work budget of 10000000 units" \
+	run "$dir/nested.scn" --max-work 10000000
+expect 2 "run: --max-work needs a positive number" run "$dir/loop.scn" --max-work 0
+expect 2 "run: --max-work needs a positive number" run "$dir/loop.scn" --max-work -1
+# a directory or an empty file is not an empty run
+expect 1 "run: cannot read $dir: Is a directory" run "$dir"
+scn empty '# nothing but a comment\n'
+expect 2 "run: $dir/empty.scn: no operations" run "$dir/empty.scn"
+# the audit's presets: one to eight, each known
+expect 2 "audit: --presets: expected a comma-separated list of presets" audit --presets ""
+expect 2 "audit: --presets: expected a comma-separated list of presets" audit --presets ,
+expect 2 "audit: --presets: at most 8 presets" audit --scenarios 1 \
+	--presets v6.16,v6.17,v6.18,v6.19,patched,baseline,v6.8,v6.9,v6.10
+expect 0 "1 random scenarios" audit --scenarios 1 --presets v6.16,v6.17,v6.18,v6.19,patched,baseline,v6.8,v6.9
+expect 1 "audit: --reproducers $dir/empty.scn: Not a directory" audit --scenarios 1 \
+	--reproducers "$dir/empty.scn"
+exit $fail
