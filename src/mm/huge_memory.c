@@ -261,7 +261,7 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 
 		if (!old[i]) {
 			if (i && (f[i].flags & FOLIO_ANON))
-				folio_free(m, &f[i]);	/* unmapped: its last reference goes */
+				folio_put(m, &f[i]);	/* unmapped: its last reference goes */
 			continue;
 		}
 		t = pt_walk_table(mm, a, 3, false, &(int){ 0 });
@@ -275,5 +275,5 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f)
 {
 	if (!f->mapcount && (f->flags & FOLIO_ANON))
-		folio_free(mm->m, f);
+		folio_put(mm->m, f);
 }

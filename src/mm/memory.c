@@ -329,7 +329,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), true), 1);
 	count(m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_pte */
 	if (--f->mapcount == 0)
-		folio_free(m, f);
+		folio_put(m, f);	/* a pinned page stays with its pin */
 	return 0;
 }
 
