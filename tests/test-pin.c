@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * FOLL_PIN pins (issue 33): a pin holds a reference, so a pinned folio whose
- * last mapping goes stays allocated until unpin_user_page.
+ * last mapping goes stays allocated until unpin_user_page; fork of pinned
+ * exclusive PMD THPs splits each in the parent and copies it page by page.
  */
 #include "helpers.h"
 
@@ -280,6 +281,90 @@ static void test_reclaim_keeps_pinned_file_folio(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * fork with several pinned exclusive PMD THPs (8 GiB free): each is split in
+ * the parent and copied page by page for the child (copy_huge_pmd's -EAGAIN,
+ * copy_present_page); the unpinned one is shared whole.
+ */
+static void test_fork_many_pinned_thps(void **state)
+{
+	enum { PINNED = 5 };
+
+	(void)state;
+	for (unsigned int n = 1; n <= PINNED; n += 2) {
+		struct ptsim_machine *m = machine("v6.9");
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, (n + 1) * SZ_2M), *child = NULL;
+		struct ptsim_translation tp, tc;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_populate(mm, VA, (n + 1) * SZ_2M, 9, true), 0);
+		for (unsigned int i = 0; i < n; i++)
+			assert_int_equal(ptsim_folio_set_pinned(mm, VA + (i + 1) * SZ_2M, true), 0);
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], n);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 512 * n);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 512 * n);
+		assert_int_equal(ptsim_translate(mm, VA, &tp), 0);
+		assert_int_equal(ptsim_translate(child, VA, &tc), 0);
+		assert_true(tp.level == 2 && tc.level == 2 && tp.pa == tc.pa && !tp.write);
+		for (unsigned int i = 1; i <= n; i++) {
+			for (uint64_t off = 0; off < SZ_2M; off += 511 * SZ_4K) {
+				assert_int_equal(ptsim_translate(mm, VA + i * SZ_2M + off, &tp), 0);
+				assert_int_equal(ptsim_translate(child, VA + i * SZ_2M + off, &tc), 0);
+				assert_true(tp.level == 3 && tc.level == 3 && tp.pa != tc.pa);
+				assert_true(tp.write && tc.write);
+			}
+		}
+		assert_invariants(m);
+		assert_no_diags();
+		ptsim_mm_destroy(child);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * A pinned PMD THP whose pages' exclusive marks differ: at the PMD level the
+ * head page's mark decides (folio_try_dup_anon_rmap_pmd). Head exclusive: the
+ * split gives every PTE the head's exclusivity (folio_add_anon_rmap_ptes with
+ * RMAP_EXCLUSIVE) and all 512 pages are copied; head shared: the PMD is
+ * shared whole. Either way the copies set aside are the copies made.
+ */
+static void test_fork_pinned_thp_mixed_exclusive(void **state)
+{
+	(void)state;
+	for (int head_excl = 0; head_excl < 2; head_excl++) {
+		struct ptsim_machine *m = machine("v6.9");
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child = NULL;
+		struct ptsim_folio_info fi;
+		struct ptsim_translation tp, tc;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 9, true), 0);
+		assert_int_equal(ptsim_folio_set_exclusive(mm, head_excl ? VA + 5 * SZ_4K : VA, false), 0);
+		assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], head_excl ? 1 : 0);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], head_excl ? 512 : 0);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], head_excl ? 512 : 0);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 0);
+		assert_int_equal(ptsim_translate(mm, VA + 5 * SZ_4K, &tp), 0);
+		assert_int_equal(ptsim_translate(child, VA + 5 * SZ_4K, &tc), 0);
+		assert_int_equal(tp.level, head_excl ? 3 : 2);
+		assert_true(head_excl ? tp.pa != tc.pa && tp.write : tp.pa == tc.pa && !tp.write);
+		assert_int_equal(ptsim_folio_info(mm, VA + 5 * SZ_4K, &fi), 0);
+		assert_true(fi.anon_exclusive == head_excl && fi.pins == 1);
+		assert_int_equal(fi.mapcount, head_excl ? 512 : 2);
+		assert_invariants(m);
+		assert_no_diags();
+		ptsim_mm_destroy(child);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_pin_info_and_args),
 		cmocka_unit_test(test_swapout_refuses_pinned),
 		cmocka_unit_test(test_reclaim_keeps_pinned_file_folio),
+		cmocka_unit_test(test_fork_many_pinned_thps),
+		cmocka_unit_test(test_fork_pinned_thp_mixed_exclusive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
