@@ -142,6 +142,39 @@ static void test_cow_keeps_pinned(void **state)
 }
 
 /*
+ * The same for a PTE-mapped large folio this mm maps whole: without the pin
+ * the fault reuses the page (__wp_can_reuse_large_anon_folio: every reference
+ * is a mapping here); with it, the pin's reference makes it copy.
+ */
+static void test_cow_large_pinned(void **state)
+{
+	(void)state;
+	for (int pinned = 0; pinned < 2; pinned++) {
+		struct ptsim_machine *m = machine("v6.9");
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_64K), *child = NULL;
+		struct ptsim_folio_info fi;
+		uint64_t pa;
+
+		assert_int_equal(ptsim_populate(mm, VA, SZ_64K, 4, true), 0);
+		pa = pa_of(mm, VA + SZ_4K);
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		assert_int_equal(ptsim_mm_exit(child), 0);
+		ptsim_mm_destroy(child);
+		if (pinned)
+			assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
+		assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
+		assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], pinned ? 1 : 0);
+		assert_int_equal(pa_of(mm, VA + SZ_4K) == pa, !pinned);
+		assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+		assert_int_equal(fi.mapcount, pinned ? 15 : 16);
+		assert_invariants(m);
+		assert_no_diags();
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
  * A pin outlives the mm: exit and destroy leave the pinned folio allocated
  * (the checker finds the books consistent), unpinning it afterwards gives
  * every byte back; a pin never released goes with the machine (ASan: no leak).
@@ -176,6 +209,40 @@ static void test_pin_outlives_mm(void **state)
 		assert_no_diags();
 		ptsim_machine_destroy(m);
 	}
+}
+
+/*
+ * The checker: a pinned folio nobody maps is consistent; the same folio
+ * without its pin (a reference nobody holds) is a leak, reported once, and
+ * the model is left as it was.
+ */
+static void test_invariants_unreferenced(void **state)
+{
+	struct ptsim_machine *m = machine(NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_64K);
+	struct folio *f;
+	uint64_t pa, v = 0;
+
+	(void)state;
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	pa = pa_of(mm, VA);
+	assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
+	assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
+	assert_invariants(m);
+	f = pfn_folio(m, pa >> 12);
+	assert_non_null(f);
+	f->pinned = 0;
+	assert_int_equal(ptsim_check_invariants(m, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(diags.count[PTSIM_DIAG_INVARIANT], 1);
+	diags.count[PTSIM_DIAG_INVARIANT] = 0;
+	f->pinned = 1;
+	assert_invariants(m);
+	assert_int_equal(ptsim_unpin_user_page(m, pa), 0);
+	assert_invariants(m);
+	assert_no_diags();
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
 }
 
 /* The pin in ptsim_folio_info; one pin per folio; bad arguments change nothing. */
@@ -370,7 +437,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_munmap_keeps_pinned),
 		cmocka_unit_test(test_cow_keeps_pinned),
+		cmocka_unit_test(test_cow_large_pinned),
 		cmocka_unit_test(test_pin_outlives_mm),
+		cmocka_unit_test(test_invariants_unreferenced),
 		cmocka_unit_test(test_pin_info_and_args),
 		cmocka_unit_test(test_swapout_refuses_pinned),
 		cmocka_unit_test(test_reclaim_keeps_pinned_file_folio),

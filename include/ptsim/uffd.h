@@ -49,8 +49,8 @@ PTSIM_API int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing);
  * one pin or none (pinning a pinned folio changes nothing), and the pin holds
  * a reference. A pinned folio is folio_maybe_dma_pinned: fork copies its
  * exclusive pages for the child, UFFDIO_MOVE refuses it (-EBUSY), reclaim and
- * swap-out keep it, a write fault on an order-0 page of it that is not
- * exclusive copies the page rather than reusing it. When its last
+ * swap-out keep it, a write fault on a page of it that is not exclusive
+ * copies the page rather than reusing it. When its last
  * mapping goes (munmap, exit, a COW copy, ptsim_mm_destroy) the folio stays
  * allocated and is not handed out again until the pin is released, with
  * ptsim_unpin_user_page (or ptsim_folio_set_pinned(false) while it is still

@@ -293,8 +293,10 @@ static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
 
 /*
  * do_wp_page for an anonymous page: reuse it (wp_page_reuse) when it is
- * exclusive or nobody else maps its folio, else copy it (wp_page_copy:
- * ptep_clear_flush, then the new page writable with set_ptes(1)).
+ * exclusive or nobody else maps its folio and no pin holds a reference to
+ * it (wp_can_reuse_anon_folio: every reference must be a mapping of ours),
+ * else copy it (wp_page_copy: ptep_clear_flush, then the new page writable
+ * with set_ptes(1)).
  */
 static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
 {
@@ -311,8 +313,8 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 		return -EFAULT;	/* file COW is not modelled */
 	count(m, PTSIM_EV_ANON_EXCL_TEST, 1);
 	reuse = folio_page_anon_exclusive(f, ref.idx) ||
-		(f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
-			    f->mapcount == 1 && !f->pinned);
+		(!f->pinned && (f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
+					   f->mapcount == 1));
 	if (reuse) {
 		folio_set_page_anon_exclusive(f, ref.idx, true);
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))));
