@@ -16,7 +16,8 @@ struct ptsim_machine;
  * descriptors and their tables agree, leaves only where the level allows
  * them), every contiguous group well formed (aligned, all or none with the
  * bit, consecutive output addresses, identical attributes), folio mapcounts
- * equal to the mappings in the tables, page-table byte accounting, and no
+ * equal to the mappings in the tables, every anonymous folio mapped or
+ * pinned (one with neither is a leak), page-table byte accounting, and no
  * user TLB entry granting more than the tables once maintenance is complete.
  * Each broken invariant is reported as a PTSIM_DIAG_INVARIANT diagnostic;
  * *violations (may be NULL) gets their number. Counts nothing.

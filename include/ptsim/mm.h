@@ -175,8 +175,15 @@ struct ptsim_folio_info {
 	bool anon_exclusive;	/* PageAnonExclusive of the page at va */
 	int mapcount;		/* PTE + PMD mappings of the whole folio */
 	uint64_t index;		/* folio->index (page offset for anon: va >> PAGE_SHIFT) */
+	/*
+	 * FOLL_PIN pins of the folio: 0 or 1 (see ptsim_folio_set_pinned). Taken
+	 * from the reserved room (0.4): the struct's size and the fields before
+	 * it are unchanged.
+	 */
+	uint32_t pins;
+	uint32_t reserved32;
 	/* Room for later fields (zero): the struct keeps its size across versions. */
-	uint64_t reserved[4];
+	uint64_t reserved[3];
 };
 /* The folio mapped at va: order, mapcount, pins, exclusivity. -ENOENT when none is. */
 PTSIM_API int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va,

@@ -393,6 +393,8 @@ struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		struct folio **out);
 void folio_free(struct ptsim_machine *m, struct folio *folio);
+/* The last mapping's reference went: free f unless a pin still holds one (folio_put). */
+void folio_put(struct ptsim_machine *m, struct folio *f);
 static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;

@@ -178,6 +178,17 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	chunks_account(m, pfn - fs->base_pfn, nr, -1);
 }
 
+/*
+ * folio_put for the reference a mapping held: the folio is freed when no
+ * reference is left, and a FOLL_PIN pin holds one (try_grab_folio), so a
+ * pinned folio stays allocated, unmapped, until unpin_user_page drops it.
+ */
+void folio_put(struct ptsim_machine *m, struct folio *f)
+{
+	if (!f->pinned)
+		folio_free(m, f);
+}
+
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t idx)
 {
 	return f[idx].anon_exclusive;
@@ -258,6 +269,13 @@ static struct folio *folio_at(const struct ptsim_mm *mm, uint64_t va, uint64_t *
 	return f;
 }
 
+/*
+ * The folio's one pin (the model does not count nested pins): taken as
+ * pin_user_pages does (try_grab_folio with FOLL_PIN: a reference, and
+ * folio_maybe_dma_pinned from then on), released as unpin_user_page does
+ * (gup_put_folio). The folio is mapped at va, so releasing the pin leaves
+ * it mapped and allocated.
+ */
 int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
 {
 	struct folio *f;
@@ -268,6 +286,31 @@ int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
 	if (!f)
 		return -ENOENT;
 	f->pinned = pinned;
+	return 0;
+}
+
+/*
+ * unpin_user_page by physical address, for a pin that may have outlived
+ * every mapping of its folio: gup_put_folio drops the pin's reference, and
+ * folio_put frees an anonymous folio nobody maps any more (a file folio
+ * stays in the page cache).
+ */
+int ptsim_unpin_user_page(struct ptsim_machine *m, uint64_t pa)
+{
+	struct folio *f;
+
+	VALIDATE(m);
+	REFUSE_IN_HANDLER(m);
+	f = pfn_folio(m, pa >> m->geo.page_shift);
+	if (!f)
+		return -ENOENT;
+	if (!f->pinned)
+		return -EINVAL;
+	op_begin(m);
+	f->pinned = 0;
+	if (!f->mapcount && (f->flags & FOLIO_ANON))
+		folio_put(m, f);
+	op_end(m, 0);
 	return 0;
 }
 

@@ -23,7 +23,13 @@ struct fork_ctx {
 	const struct vma *vma;		/* the parent's VMA (the child's has the same range) */
 	struct folio **prealloc;	/* pages for copy_present_page, allocated up front */
 	size_t nr_prealloc, used_prealloc;
-	struct spare_tables spare;	/* for pinned PMD THPs, which are split in the parent */
+	/*
+	 * One PTE table per pinned exclusive PMD THP, which is split in the
+	 * parent (the kernel's split withdraws the table deposited at the THP's
+	 * fault, so it never fails; the model allocates it up front instead).
+	 */
+	struct pt_table **split_tables;
+	size_t nr_split, used_split;
 };
 
 static bool is_cow_mapping(unsigned int flags)
@@ -213,8 +219,10 @@ again:
 
 /*
  * copy_huge_pmd for an anonymous PMD THP: shared by both, write-protected in
- * both. A pinned exclusive THP is split in the parent instead and copied
- * through its PTEs (the -EAGAIN fallback).
+ * both. A pinned exclusive THP (folio_try_dup_anon_rmap_pmd fails: the head
+ * page's PageAnonExclusive decides at the PMD level) is split in the parent
+ * instead (__split_huge_pmd) and copied through its PTEs (the -EAGAIN
+ * fallback): copy_present_page for its pinned exclusive pages.
  */
 static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_table *dst_t,
 			  uint64_t addr)
@@ -229,7 +237,12 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 	if (ref.folio) {
 		count(mm->m, PTSIM_EV_FOLIO_GET, 1);
 		if (folio_try_dup_anon_rmap(mm, c->vma, ref.folio, 0, 1)) {
-			split_huge_pmd_spare(mm, src_t, addr, &c->spare);
+			if (c->used_split == c->nr_split) {
+				diag_report(mm->m, PTSIM_DIAG_INVARIANT, addr, 2, pmd, 0,
+					    "fork split a pinned THP with no table set aside");
+				return true;	/* the child does without it */
+			}
+			__split_huge_pmd_locked(mm, src_t, addr, c->split_tables[c->used_split++]);
 			return false;
 		}
 		/* one PMD mapping: the model counts it once in mapcount, so the dup added 1 */
@@ -295,7 +308,7 @@ static void copy_page_range(struct fork_ctx *c)
  * pages and split tables pinned exclusive memory will take.
  */
 static int prepare_vma(struct fork_ctx *c, const struct vma *v, size_t *copies,
-		       unsigned int *splits)
+		       size_t *splits)
 {
 	struct ptsim_mm *src = c->src;
 	const struct ptsim_geometry *g = &src->m->geo;
@@ -335,8 +348,7 @@ static int prepare_vma(struct fork_ctx *c, const struct vma *v, size_t *copies,
 static int prepare_child(struct fork_ctx *c)
 {
 	struct ptsim_mm *src = c->src, *dst = c->dst;
-	size_t copies = 0;
-	unsigned int splits = 0;
+	size_t copies = 0, splits = 0;
 	int err;
 
 	if (src->nr_vmas) {
@@ -360,10 +372,13 @@ static int prepare_child(struct fork_ctx *c)
 		else if (vma_needs_copy(v) && (err = prepare_vma(c, v, &copies, &splits)))
 			return err;
 	}
-	if (splits > 2)
-		return -ENOMEM;	/* more pinned THPs than spare slots: not modelled */
-	for (c->spare.n = 0; c->spare.n < splits; c->spare.n++) {
-		err = pt_table_alloc(src, 3, &c->spare.t[c->spare.n]);
+	if (splits) {
+		c->split_tables = calloc(splits, sizeof(*c->split_tables));
+		if (!c->split_tables)
+			return -ENOMEM;
+	}
+	for (; c->nr_split < splits; c->nr_split++) {
+		err = pt_table_alloc(src, 3, &c->split_tables[c->nr_split]);
 		if (err)
 			return err;
 	}
@@ -378,6 +393,14 @@ static int prepare_child(struct fork_ctx *c)
 			return err;
 	}
 	return 0;
+}
+
+/* Give back the split tables no split took, and the array. */
+static void split_tables_free(struct fork_ctx *c)
+{
+	while (c->used_split < c->nr_split)
+		pt_table_free(c->src, c->split_tables[--c->nr_split]);
+	free(c->split_tables);
 }
 
 /* A child mm on the parent's machine: no ASID until it first runs (it is 0 during the copy). */
@@ -420,7 +443,7 @@ int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child)
 	err = prepare_child(&c);
 	if (err) {
 		undo_rollback(m);
-		spare_tables_free(parent, &c.spare);
+		split_tables_free(&c);
 		free(c.prealloc);
 		mm_free_child(c.dst);
 		op_end(m, err);
@@ -434,12 +457,13 @@ int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child)
 			copy_page_range(&c);
 	}
 	flush_tlb_mm(parent);	/* the write-protected parent entries */
-	if (c.used_prealloc != c.nr_prealloc || c.spare.n)
+	if (c.used_prealloc != c.nr_prealloc || c.used_split != c.nr_split)
 		diag_report(m, PTSIM_DIAG_INVARIANT, 0, 3, 0, 0,
-			    "fork set aside %zu copies and used %zu", c.nr_prealloc, c.used_prealloc);
+			    "fork set aside %zu copies and %zu split tables and used %zu and %zu",
+			    c.nr_prealloc, c.nr_split, c.used_prealloc, c.used_split);
 	while (c.used_prealloc < c.nr_prealloc)
 		folio_free(m, c.prealloc[c.used_prealloc++]);
-	spare_tables_free(parent, &c.spare);
+	split_tables_free(&c);
 	free(c.prealloc);
 	check_and_switch_context(c.dst);	/* its first ASID, as it first runs */
 	op_end(m, 0);

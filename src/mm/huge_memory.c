@@ -34,6 +34,14 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 	f = pfn_folio(m, pte_pfn(g, old_pmd));
 	if (f)
 		f->mapcount += (int)g->ptrs_per_table - 1;
+	/*
+	 * folio_add_anon_rmap_ptes(RMAP_EXCLUSIVE when the head page is
+	 * PageAnonExclusive): a PMD mapping's exclusivity is its head page's,
+	 * and every page mapped by the new PTEs inherits it.
+	 */
+	if (f && (f->flags & FOLIO_ANON))
+		for (uint64_t i = 1; i < folio_nr_pages(f); i++)
+			folio_set_page_anon_exclusive(f, i, folio_page_anon_exclusive(f, 0));
 	/* pmd_populate: the PMD now points at the filled table */
 	set_desc(mm, haddr, 2, &pmd_table->desc[idx], pfn_pte(g, pte_table->pfn, PMD_TYPE_TABLE));
 	pmd_table->next[idx] = pte_table;
@@ -268,7 +276,7 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 
 		if (!old[i]) {
 			if (i && (f[i].flags & FOLIO_ANON))
-				folio_free(m, &f[i]);	/* unmapped: its last reference goes */
+				folio_put(m, &f[i]);	/* unmapped: its last reference goes */
 			continue;
 		}
 		t = pt_walk_table(mm, a, 3, false, &(int){ 0 });
@@ -282,5 +290,5 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f)
 {
 	if (!f->mapcount && (f->flags & FOLIO_ANON))
-		folio_free(mm->m, f);
+		folio_put(mm->m, f);
 }

@@ -165,6 +165,29 @@ static void report_mapcounts(struct inv *c)
 	}
 }
 
+/*
+ * With the mapcounts checked: an anonymous folio holds a reference from a
+ * mapping or from a pin, else nothing would ever free it (a leak). A pinned
+ * one with no mapping is fine: unpin_user_page frees it.
+ */
+static void check_unreferenced(struct inv *c)
+{
+	const struct folio_store *fs = &c->m->folios;
+
+	for (uint64_t first = 0; first < fs->nr_pages; first += fs->chunk_records) {
+		if (!fs->chunk_live[first / fs->chunk_records])
+			continue;
+		for (uint64_t r = first; r < MIN(first + fs->chunk_records, fs->nr_pages); r++) {
+			const struct folio *f = &fs->map[r];
+
+			if (f->live && !f->tail && (f->flags & FOLIO_ANON) && f->mapcount <= 0 &&
+			    !f->pinned)
+				broken(c, f->index, -1, fs->base_pfn + r,
+				       "anonymous folio nobody maps or pins");
+		}
+	}
+}
+
 /* Every folio's mapcount equals the mappings the user page tables hold; the store's books. */
 static void check_folios(struct inv *c)
 {
@@ -175,6 +198,8 @@ static void check_folios(struct inv *c)
 	count_user_mappings(c, +1);
 	if (marked)
 		report_mapcounts(c);
+	else
+		check_unreferenced(c);
 	if (bad_chunk != UINT64_MAX)
 		broken(c, 0, -1, bad_chunk, "live folio records differ from their host page's count");
 }

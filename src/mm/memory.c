@@ -353,8 +353,10 @@ static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
 /*
  * do_wp_page for an anonymous page, entered with the PTE lock held (by
  * handle_pte_fault or do_swap_page): reuse it (wp_page_reuse) when it is
- * exclusive or nobody else maps its folio, else copy it (wp_page_copy:
- * ptep_clear_flush, then the new page writable with set_ptes(1)).
+ * exclusive or nobody else maps its folio and no pin holds a reference to
+ * it (wp_can_reuse_anon_folio: every reference must be a mapping of ours),
+ * else copy it (wp_page_copy: ptep_clear_flush, then the new page writable
+ * with set_ptes(1)).
  */
 static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
 {
@@ -370,8 +372,8 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 		return -EFAULT;	/* file COW is not modelled */
 	count(m, PTSIM_EV_ANON_EXCL_TEST, 1);
 	reuse = folio_page_anon_exclusive(f, ref.idx) ||
-		(f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
-			    f->mapcount == 1 && !f->pinned);
+		(!f->pinned && (f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
+					   f->mapcount == 1));
 	if (reuse) {
 		folio_set_page_anon_exclusive(f, ref.idx, true);
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))));
@@ -388,7 +390,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), true), 1);
 	count(m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_pte */
 	if (--f->mapcount == 0)
-		folio_free(m, f);
+		folio_put(m, f);	/* a pinned page stays with its pin */
 	return 0;
 }
 

@@ -384,6 +384,9 @@ int ptsim_translate(const struct ptsim_mm *mm, uint64_t va, struct ptsim_transla
 	return 0;
 }
 
+/* pins came out of the reserved room: the struct keeps the size it had (ABI). */
+_Static_assert(sizeof(struct ptsim_folio_info) == 64, "struct ptsim_folio_info keeps its size");
+
 int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va, struct ptsim_folio_info *out)
 {
 	struct ptsim_translation tr;
@@ -406,5 +409,6 @@ int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va, struct ptsim_folio_
 	out->anon_exclusive = folio_page_anon_exclusive(f, pfn - folio_pfn(mm->m, f));
 	out->mapcount = f->mapcount;
 	out->index = f->index;
+	out->pins = f->pinned;
 	return 0;
 }

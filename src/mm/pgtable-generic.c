@@ -136,7 +136,7 @@ void pt_table_free(struct ptsim_mm *mm, struct pt_table *t)
 	table_put(m, t);
 }
 
-/* Drop one mapping of the folio behind a leaf; free anonymous folios nobody maps. */
+/* Drop one mapping of the folio behind a leaf; free anonymous folios nobody maps or pins. */
 static void leaf_unmap_folio(struct ptsim_mm *mm, pte_t leaf)
 {
 	struct folio *f;
@@ -147,7 +147,7 @@ static void leaf_unmap_folio(struct ptsim_mm *mm, pte_t leaf)
 	if (!f)
 		return;
 	if (--f->mapcount == 0 && (f->flags & FOLIO_ANON))
-		folio_free(mm->m, f);
+		folio_put(mm->m, f);
 }
 
 void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t)

@@ -18,7 +18,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 	g = &mm->m->geo;
 	VALIDATE(IS_ALIGNED64(start | len, g->page_size) && start + len <= (UINT64_C(1) << g->va_bits));
 	end = start + len;
-	/* check first: only order-0 anonymous folios or holes */
+	/* check first: only order-0 anonymous folios or holes, none of them pinned */
 	for (uint64_t va = start; (va = pt_next_used(mm, va, end)) < end; va += g->page_size) {
 		unsigned int idx;
 		const struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
@@ -29,6 +29,8 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 		f = pfn_folio(mm->m, pte_pfn(g, t->desc[idx]));
 		if (t->level != 3 || !f || f->order || !(f->flags & FOLIO_ANON) || pte_special(t->desc[idx]))
 			return -EINVAL;
+		if (f->pinned)
+			return -EBUSY;	/* shrink_folio_list keeps a folio_maybe_dma_pinned one */
 	}
 	op_begin(mm->m);
 	for (uint64_t va = start; (va = pt_next_used(mm, va, end)) < end; va += g->page_size) {

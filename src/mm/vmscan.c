@@ -102,6 +102,8 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 		count(m, PTSIM_EV_SWAP_LOOKUP, 1);	/* __remove_mapping: out of the swap cache */
 		freed = true;
 	} else if (!anon) {
+		if (f->pinned)
+			goto keep;	/* unmapped, but folio_maybe_dma_pinned: activate_locked */
 		if (!dirty)
 			remove_from_page_cache(m, f);
 		freed = !dirty;

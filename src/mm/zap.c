@@ -12,12 +12,12 @@
 #include "pte_batch.h"
 #include "primitives.h"
 
-/* Drop nr mappings of f; anonymous memory nobody maps is freed. */
+/* Drop nr mappings of f; anonymous memory nobody maps or pins is freed. */
 static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
 {
 	folio_remove_rmap_ptes(mm, f, nr);
 	if (f->mapcount <= 0 && (f->flags & FOLIO_ANON))
-		folio_free(mm->m, f);	/* the last reference goes with the gather's batch */
+		folio_put(mm->m, f);	/* the last reference goes with the gather's batch */
 }
 
 struct zap_ctx {
