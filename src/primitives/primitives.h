@@ -371,8 +371,8 @@ static inline void folio_ref_add(struct ptsim_machine *m)
 	prim_count(m, PRIM_FOLIO_REF_ADD, 1);
 }
 
-/* folio_put: one reference fewer (an atomic decrement; freeing is the caller's). */
-static inline void folio_put(struct ptsim_machine *m)
+/* folio_put of a reference that is not the last: the atomic decrement (folio_put frees). */
+static inline void folio_put_ref(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_FOLIO_PUT, 1);
 }
