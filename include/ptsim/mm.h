@@ -136,9 +136,18 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  * VM_LOCKED changes are split and merged, and their folios are locked or
  * unlocked: each entry is read twice (the walk, folio_mlock_step), a large
  * folio mapped whole is one step. mlock then populates the range as
- * get_user_pages does (faulting missing pages, writing for private writable
- * VMAs). The range is widened to pages. -ENOMEM for a hole in it; -ENOMEM from
- * the populate leaves the VMAs locked and what was faulted in, as the kernel.
+ * __mm_populate does: VMA by VMA, faulting missing pages, writing for private
+ * writable VMAs and reading (FOLL_FORCE) the others, exec-only ones included.
+ * The range is widened to pages (start rounded down, start + len up).
+ * -EINVAL for len 0 or a range that wraps or passes the address space.
+ * Errors that change nothing, totals included: -ENOMEM for a hole in the
+ * range, when a VMA split runs out of memory, or (mlock) when the tables the
+ * populate would need alone pass host_memory_limit. mlock's populate stops at
+ * its first error and returns it as the syscall does
+ * (__mlock_posix_error_return): -ENOMEM for a PROT_NONE VMA or a fault past
+ * the end of a file (-EFAULT), -EAGAIN when memory runs out (-ENOMEM). The
+ * VMAs then stay locked and what was faulted in stays mapped, as in the
+ * kernel, and the totals count that work.
  */
 PTSIM_API int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 PTSIM_API int ptsim_munlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);

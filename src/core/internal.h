@@ -423,6 +423,8 @@ struct page_ref {
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
 /* handle_mm_fault: one fault at va, counted in the operation in progress. */
 int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
+/* faultin_page: get_user_pages' fault, with no VMA permission check (FOLL_FORCE). */
+int faultin_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
 static inline unsigned int lvl(int level)

@@ -594,23 +594,22 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
 	return r;
 }
 
-/* handle_mm_fault for one address: file faults with their retry round, or anonymous. */
-int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
+/*
+ * __handle_mm_fault for one address of v: file faults with their retry
+ * round, or anonymous. It checks no permission: the caller did (the arm64
+ * fault handler, or get_user_pages' check_vma_flags).
+ */
+static int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	struct vma *v = find_vma(mm, va);
-	unsigned int need = kind == PTSIM_ACCESS_EXEC ? VM_EXEC :
-			    kind == PTSIM_ACCESS_WRITE ? VM_WRITE : VM_READ;
 	enum fault_result r;
 	struct pt_table *t;
 	int err;
 
-	if (!v || !(v->flags & need))
-		return -EFAULT;	/* SIGSEGV */
 	va = ALIGN_DOWN64(va, g->page_size);	/* vmf->address */
 	if (v->fd < 0)
-		return handle_anon_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
+		return handle_anon_fault(mm, v, va, write);
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 	count(m, PTSIM_EV_FAULT, 1);
 	t = pt_walk_table(mm, va, 3, true, &err);
@@ -629,6 +628,28 @@ int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kin
 	}
 	fn_exit(m);
 	return r == FAULT_DONE ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
+}
+
+/* handle_mm_fault after the arm64 fault handler's check that the VMA allows the access. */
+int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
+{
+	struct vma *v = find_vma(mm, va);
+	unsigned int need = kind == PTSIM_ACCESS_EXEC ? VM_EXEC :
+			    kind == PTSIM_ACCESS_WRITE ? VM_WRITE : VM_READ;
+
+	if (!v || !(v->flags & need))
+		return -EFAULT;	/* SIGSEGV */
+	return __handle_mm_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
+}
+
+/*
+ * faultin_page: get_user_pages' fault at va of v, which its caller checked
+ * (check_vma_flags): with FOLL_FORCE a read fault reaches a VMA without
+ * VM_READ, an exec-only one.
+ */
+int faultin_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+{
+	return __handle_mm_fault(mm, v, va, write);
 }
 
 int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
