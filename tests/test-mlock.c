@@ -2,7 +2,9 @@
 /*
  * mlock and munlock as mm/mlock.c and mm/gup.c do them (do_mlock,
  * apply_vma_lock_flags, __mm_populate, populate_vma_page_range,
- * __get_user_pages, __mlock_posix_error_return).
+ * __get_user_pages, __mlock_posix_error_return), and the argument rules
+ * madvise, mlock and mremap share with the kernel (do_madvise's length,
+ * mmap_min_addr).
  */
 #include "helpers.h"
 
@@ -298,6 +300,101 @@ static void test_mlock_host_limit(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * Length 0 at an aligned start is an empty range: do_mlock, munlock and
+ * do_madvise succeed doing nothing but the syscall. At an unaligned start
+ * mlock's range widens to the page it starts in.
+ */
+static void test_len_zero(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ);
+	char *dump = ptdump_string(mm), *now;
+
+	(void)state;
+	assert_int_equal(ptsim_mlock(mm, VA, 0), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_int_equal(ptsim_munlock(mm, VA, 0), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(ptsim_madvise(mm, VA, 0, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(ptsim_madvise(mm, VA, 0, PTSIM_MADV_WIPEONFORK), 0);
+	assert_int_equal(ptsim_mlock(mm, 2 * VA, 0), 0);	/* nothing mapped there: still empty */
+	assert_false(locked(mm, VA));
+	assert_int_equal(mm->nr_vmas, 1);
+	now = ptdump_string(mm);
+	assert_string_equal(now, dump);
+	free(now);
+	/* unknown advice is -EINVAL even for an empty range */
+	assert_int_equal(ptsim_madvise(mm, VA, 0, 22), -EINVAL);
+	assert_int_equal(ptsim_mlock(mm, VA + 1, 0), 0);
+	assert_true(locked(mm, VA));
+	assert_false(locked(mm, VA + SZ_4K));
+	assert_int_equal(mm->nr_vmas, 2);
+	assert_int_equal(mapped_pages(mm, VA, NR), 1);
+	free(dump);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/* do_madvise rounds the length up to pages (PAGE_ALIGN(len_in)). */
+static void test_madvise_len_rounds_up(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, NR * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_4K + 1, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(mapped_pages(mm, VA, NR), NR - 2);
+	assert_int_equal(mapped_pages(mm, VA + 2 * SZ_4K, 1), 1);
+	/* flag advice: the VMA splits at the rounded end */
+	assert_int_equal(ptsim_madvise(mm, VA, 3 * SZ_4K - 5, PTSIM_MADV_DONTFORK), 0);
+	assert_int_equal(mm->nr_vmas, 2);
+	assert_int_equal(find_vma(mm, VA)->end, VA + 3 * SZ_4K);
+	/* a length that rounds up past the end of the address space wraps: -EINVAL */
+	assert_int_equal(ptsim_madvise(mm, VA, UINT64_MAX - VA, PTSIM_MADV_DONTNEED), -EINVAL);
+	assert_int_equal(ptsim_madvise(mm, VA + 1, SZ_4K, PTSIM_MADV_DONTNEED), -EINVAL);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * mremap to a fixed address below mmap_min_addr (4096, the kernel's
+ * default): get_unmapped_area's security_mmap_addr refuses it with -EPERM
+ * and nothing changes; at mmap_min_addr it moves.
+ */
+static void test_mremap_fixed_below_min_addr(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, 4 * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	const unsigned int fixed = PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED;
+	struct ptsim_stats before;
+	struct ptsim_translation tr;
+	char *dump, *now;
+	uint64_t out = 1;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 4 * SZ_4K, 0, true), 0);
+	dump = ptdump_string(mm);
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_mremap(mm, VA, 4 * SZ_4K, 4 * SZ_4K, fixed, 0, &out), -EPERM);
+	assert_int_equal(out, 1);
+	now = ptdump_string(mm);
+	assert_string_equal(now, dump);
+	free(now);
+	assert_totals_same(m, &before);
+	assert_int_equal(ptsim_translate(mm, 0, &tr), -ENOENT);
+	assert_string_equal(ptsim_strerror(-EPERM), "operation not permitted");
+	assert_int_equal(ptsim_mremap(mm, VA, 4 * SZ_4K, 4 * SZ_4K, fixed, SZ_4K, &out), 0);
+	assert_int_equal(out, SZ_4K);
+	assert_int_equal(mapped_pages(mm, SZ_4K, 4), 4);
+	free(dump);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +405,9 @@ int main(void)
 		cmocka_unit_test(test_mlock_populate_transient_oom),
 		cmocka_unit_test(test_mlock_split_enomem),
 		cmocka_unit_test(test_mlock_host_limit),
+		cmocka_unit_test(test_len_zero),
+		cmocka_unit_test(test_madvise_len_rounds_up),
+		cmocka_unit_test(test_mremap_fixed_below_min_addr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,8 +51,9 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 /*
  * mmap: anonymous mappings for now. addr must be page aligned and the range
  * free (MAP_FIXED_NOREPLACE semantics); addr 0 lets the model choose (first
- * fit above 4 GiB). *out_addr may be NULL. -EEXIST when the range is taken,
- * -ENOMEM when no free range is large enough.
+ * fit above 4 GiB), so no fixed mapping can lie below mmap_min_addr (4096).
+ * *out_addr may be NULL. -EEXIST when the range is taken, -ENOMEM when no
+ * free range is large enough.
  */
 PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
 			 unsigned int flags, uint64_t *out_addr);
@@ -126,7 +127,9 @@ PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
  * the old range is unmapped (kept, empty, with DONTUNMAP). *out (may be
  * NULL) is where the mapping is now. -EFAULT when the old range is not one
  * VMA's, -ENOMEM when it must move and may not or no space is free,
- * -EINVAL for bad arguments.
+ * -EPERM for a FIXED new_addr below mmap_min_addr (4096, the kernel's default
+ * CONFIG_DEFAULT_MMAP_MIN_ADDR; security_mmap_addr), -EINVAL for bad
+ * arguments. Nothing changes on any of these.
  */
 PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
 			   unsigned int flags, uint64_t new_addr, uint64_t *out);
@@ -138,8 +141,9 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  * folio mapped whole is one step. mlock then populates the range as
  * __mm_populate does: VMA by VMA, faulting missing pages, writing for private
  * writable VMAs and reading (FOLL_FORCE) the others, exec-only ones included.
- * The range is widened to pages (start rounded down, start + len up).
- * -EINVAL for len 0 or a range that wraps or passes the address space.
+ * The range is widened to pages (start rounded down, start + len up); an
+ * empty one (len 0 at an aligned start) succeeds doing nothing but the
+ * syscall. -EINVAL when start + len wraps or passes the address space.
  * Errors that change nothing, totals included: -ENOMEM for a hole in the
  * range, when a VMA split runs out of memory, or (mlock) when the tables the
  * populate would need alone pass host_memory_limit. mlock's populate stops at

@@ -131,6 +131,8 @@ struct pt_table {
 #define VM_DONTCOPY	0x2000u	/* MADV_DONTFORK: fork skips the VMA */
 #define VM_WIPEONFORK	0x4000u	/* MADV_WIPEONFORK: the child gets it empty */
 #define VM_LOCKED	0x8000u
+/* mmap_min_addr: CONFIG_DEFAULT_MMAP_MIN_ADDR's default; a fixed mapping below it is -EPERM */
+#define DEFAULT_MMAP_MIN_ADDR	UINT64_C(4096)
 
 /* ---- files and the page cache (src/mm/filemap.c) ---- */
 struct file_ra_state {

@@ -297,10 +297,10 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
-	/* the range is widened to pages, as the kernel does */
+	/* the range is widened to pages, as the kernel does: len 0 at an aligned start is empty */
+	VALIDATE(start + len >= start && start + len <= (UINT64_C(1) << g->va_bits));
 	end = ALIGN_UP64(start + len, g->page_size);
 	start = ALIGN_DOWN64(start, g->page_size);
-	VALIDATE(len && end > start && end <= (UINT64_C(1) << g->va_bits));
 	for (uint64_t a = start; a < end;) {
 		const struct vma *v = find_vma(mm, a);
 
@@ -327,7 +327,7 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 	}
 	op_begin(mm->m);
 	count(mm->m, PTSIM_EV_SYSCALL, 1);
-	err = vma_modify(mm, start, end, set_locked, &f);
+	err = start < end ? vma_modify(mm, start, end, set_locked, &f) : 0;
 	if (err) {
 		/* vma_modify failed before anything changed: so do the totals */
 		free(ranges);
