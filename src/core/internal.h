@@ -425,8 +425,18 @@ struct page_ref {
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
 /* handle_mm_fault: one fault at va, counted in the operation in progress. */
 int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
-/* faultin_page: get_user_pages' fault, with no VMA permission check (FOLL_FORCE). */
-int faultin_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write);
+/* The fault at va of v with no VMA permission check (the caller made it: gup's check_vma_flags). */
+int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write);
+
+/* gup.c */
+/*
+ * __mm_populate(start, end - start, ignore_errors 0): fault in and follow
+ * every page of the range, VMA by VMA, stopping at the first error
+ * (-EFAULT for a PROT_NONE VMA or a failed fault, -ENOMEM).
+ */
+int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end);
+/* A lower bound of the host bytes __mm_populate of the range spends (zero-page tables). */
+uint64_t mm_populate_host_bytes(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
 static inline unsigned int lvl(int level)

@@ -599,7 +599,7 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
  * round, or anonymous. It checks no permission: the caller did (the arm64
  * fault handler, or get_user_pages' check_vma_flags).
  */
-static int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
@@ -640,16 +640,6 @@ int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kin
 	if (!v || !(v->flags & need))
 		return -EFAULT;	/* SIGSEGV */
 	return __handle_mm_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
-}
-
-/*
- * faultin_page: get_user_pages' fault at va of v, which its caller checked
- * (check_vma_flags): with FOLL_FORCE a read fault reaches a VMA without
- * VM_READ, an exec-only one.
- */
-int faultin_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
-{
-	return __handle_mm_fault(mm, v, va, write);
 }
 
 int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
