@@ -435,8 +435,8 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
  * (-EFAULT for a PROT_NONE VMA or a failed fault, -ENOMEM).
  */
 int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end);
-/* A lower bound of the host bytes __mm_populate of the range spends (zero-page tables). */
-uint64_t mm_populate_host_bytes(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
+/* Whether the zero-page tables __mm_populate of the range needs fit host_memory_limit. */
+bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
 static inline unsigned int lvl(int level)

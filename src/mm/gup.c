@@ -124,19 +124,23 @@ int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end)
 }
 
 /*
- * A lower bound of the host memory __mm_populate needs: a PTE table for
- * every PMD slot without one in the anonymous VMAs it reads (it maps the
- * zero page there), up to the first VMA it stops at. Written VMAs and file
- * pages are bounded by the simulated memory; the zero page is not, and a
- * huge read-only range would otherwise fill tables until the host limit
- * stopped it half way.
+ * Whether a lower bound of the host memory __mm_populate of the range needs
+ * fits in what host_memory_limit leaves: a PTE table for every PMD slot
+ * without one in the anonymous VMAs it reads (it maps the zero page there),
+ * up to the first VMA it stops at. Written VMAs and file pages are bounded
+ * by the simulated memory; the zero page is not, and a huge read-only range
+ * would otherwise fill tables until the limit stopped it half way. A slot
+ * with no PMD table counts whole, so the check costs what is mapped.
  */
-uint64_t mm_populate_host_bytes(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
+bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
-	uint64_t bytes = 0;
+	const uint64_t room = host_room(mm->m), per = table_host_bytes(g, 3);
+	uint64_t need = 0;
 
-	for (uint64_t a = start; a < end;) {
+	if (room == UINT64_MAX)
+		return true;	/* no limit */
+	for (uint64_t a = start; a < end && need <= room;) {
 		const struct vma *v = find_vma(mm, a);
 		uint64_t vend = MIN(v->end, end);
 
@@ -146,13 +150,25 @@ uint64_t mm_populate_host_bytes(const struct ptsim_mm *mm, uint64_t start, uint6
 			a = vend;
 			continue;
 		}
-		for (; a < vend; a = MIN(ALIGN_DOWN64(a, g->pmd_size) + g->pmd_size, vend)) {
+		while (a < vend && need <= room) {
 			const struct pt_table *t = pt_find_table(mm, a, 2);
 			unsigned int i = pt_index(g, 2, a);
+			uint64_t next;
 
-			if (!t || (!t->next[i] && !pmd_is_leaf(t, i)))
-				bytes += table_host_bytes(g, 3);
+			if (!t) {
+				/* no PMD table (so there is a level above): each PMD slot of its range needs one */
+				uint64_t pud_size = pt_level_size(g, 1);
+
+				next = MIN(ALIGN_DOWN64(a, pud_size) + pud_size, vend);
+				need += (ALIGN_UP64(next, g->pmd_size) - ALIGN_DOWN64(a, g->pmd_size)) /
+					g->pmd_size * per;
+			} else {
+				next = MIN(ALIGN_DOWN64(a, g->pmd_size) + g->pmd_size, vend);
+				if (!t->next[i] && !pmd_is_leaf(t, i))
+					need += per;
+			}
+			a = next;
 		}
 	}
-	return bytes;
+	return need <= room;
 }

@@ -168,7 +168,7 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 		a = v->end;
 	}
 	/* a populate whose tables alone pass the host-memory limit fails before it starts */
-	if (lock && mm_populate_host_bytes(mm, start, end) > host_room(mm->m))
+	if (lock && !mm_populate_fits_host(mm, start, end))
 		return -ENOMEM;
 	/* the parts whose VM_LOCKED changes (mlock_fixup does nothing for the others) */
 	ranges = malloc(2 * (mm->nr_vmas + 1) * sizeof(*ranges));
