@@ -208,11 +208,13 @@ static void test_user_algorithms(void **state)
 	BAD(ptsim_mremap(w.mm, 2 * VA, SZ_4K, SZ_4K, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
 			 top - SZ_4K + 1, &x));
 	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_DONTNEED));
-	BAD(ptsim_madvise(w.mm, 2 * VA, 0, PTSIM_MADV_FREE));
+	BAD(ptsim_madvise(w.mm, 2 * VA, UINT64_MAX - 2 * VA, PTSIM_MADV_FREE));	/* rounds up past 2^64 */
+	BAD(ptsim_madvise(w.mm, 2 * VA, UINT64_MAX, PTSIM_MADV_FREE));
 	BAD(ptsim_madvise(w.mm, 2 * VA, SZ_4K, 22));	/* MADV_POPULATE_READ is not modelled */
 	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_PAGEOUT));
 	BAD(ptsim_mlock(NULL, 2 * VA, SZ_4K));
-	BAD(ptsim_mlock(w.mm, 2 * VA, 0));
+	BAD(ptsim_mlock(w.mm, 2 * VA, UINT64_MAX));
+	BAD(ptsim_munlock(w.mm, 2 * VA + 1, UINT64_MAX - 2 * VA));
 	BAD(ptsim_munlock(w.mm, top - SZ_4K, 2 * SZ_4K));
 	BAD(ptsim_set_thp_orders(w.m, UINT64_C(1) << 10));
 	BAD(ptsim_set_thp_orders(NULL, 0));

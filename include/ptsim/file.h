@@ -75,8 +75,11 @@ PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, 
  * ones (FREE'd, not written since) and clean file ones are dropped, with
  * reclaim's deferred TLB flush (doc/mm-lifecycle.md); shmem pages (shared
  * anonymous memory) are kept, mapped: their swap-out is not modelled.
- * -ENOMEM for a hole in the range, -EINVAL for unknown advice or advice the
- * VMA does not allow (WIPEONFORK/FREE on shared or file memory; DONTNEED,
+ * As do_madvise: start must be page aligned and len is rounded up to pages;
+ * an empty range (len 0) succeeds doing nothing but the syscall, once the
+ * advice is known. -ENOMEM for a hole in the range, -EINVAL for unknown
+ * advice, an unaligned start, a length that wraps when rounded up, or advice
+ * the VMA does not allow (WIPEONFORK/FREE on shared or file memory; DONTNEED,
  * FREE, COLD, PAGEOUT on locked VMAs).
  */
 PTSIM_API int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice);

@@ -51,7 +51,8 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 /*
  * mmap: anonymous mappings for now. addr must be page aligned and the range
  * free (MAP_FIXED_NOREPLACE semantics); addr 0 lets the model choose (first
- * fit above 4 GiB). MAP_SHARED gives the mapping a shmem object of len bytes
+ * fit above 4 GiB), so no fixed mapping can lie below mmap_min_addr (4096).
+ * MAP_SHARED gives the mapping a shmem object of len bytes
  * (shmem_zero_setup): every mapping of it, in this mm and in forked children,
  * faults the same pages from it, and the last VMA mapping it frees it (see
  * doc/mm-lifecycle.md). *out_addr may be NULL. -EEXIST when the range is
@@ -134,7 +135,9 @@ PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
  * the old range is unmapped (kept, empty, with DONTUNMAP). *out (may be
  * NULL) is where the mapping is now. -EFAULT when the old range is not one
  * VMA's, -ENOMEM when it must move and may not or no space is free,
- * -EINVAL for bad arguments.
+ * -EPERM for a FIXED new_addr below mmap_min_addr (4096, the kernel's default
+ * CONFIG_DEFAULT_MMAP_MIN_ADDR; security_mmap_addr), -EINVAL for bad
+ * arguments. Nothing changes on any of these.
  */
 PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
 			   unsigned int flags, uint64_t new_addr, uint64_t *out);
@@ -144,9 +147,19 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  * VM_LOCKED changes are split and merged, and their folios are locked or
  * unlocked: each entry is read twice (the walk, folio_mlock_step), a large
  * folio mapped whole is one step. mlock then populates the range as
- * get_user_pages does (faulting missing pages, writing for private writable
- * VMAs). The range is widened to pages. -ENOMEM for a hole in it; -ENOMEM from
- * the populate leaves the VMAs locked and what was faulted in, as the kernel.
+ * __mm_populate does: VMA by VMA, faulting missing pages, writing for private
+ * writable VMAs and reading (FOLL_FORCE) the others, exec-only ones included.
+ * The range is widened to pages (start rounded down, start + len up); an
+ * empty one (len 0 at an aligned start) succeeds doing nothing but the
+ * syscall. -EINVAL when start + len wraps or passes the address space.
+ * Errors that change nothing, totals included: -ENOMEM for a hole in the
+ * range, when a VMA split runs out of memory, or (mlock) when the tables the
+ * populate would need alone pass host_memory_limit. mlock's populate stops at
+ * its first error and returns it as the syscall does
+ * (__mlock_posix_error_return): -ENOMEM for a PROT_NONE VMA or a fault past
+ * the end of a file (-EFAULT), -EAGAIN when memory runs out (-ENOMEM). The
+ * VMAs then stay locked and what was faulted in stays mapped, as in the
+ * kernel, and the totals count that work.
  */
 PTSIM_API int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 PTSIM_API int ptsim_munlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);

@@ -24,8 +24,9 @@
  * VMAs and the running totals (ptsim_total_stats); its own counts stay
  * readable through ptsim_last_stats. The exceptions are the kernel's own
  * partial results, documented at each call (a short UFFDIO_MOVE, a
- * set_memory or split_kernel_leaf_mapping that ran out of memory half way):
- * there the model keeps what happened and the totals count it. Errors
+ * set_memory or split_kernel_leaf_mapping that ran out of memory half way,
+ * an mlock whose populate failed): there the model keeps what happened and
+ * the totals count it. Errors
  * common to all calls:
  *   -EINVAL  a bad argument: NULL, misaligned, out of range, an unknown
  *            enum value, or the kernel mm given to a call for user mms;

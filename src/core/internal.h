@@ -131,6 +131,8 @@ struct pt_table {
 #define VM_DONTCOPY	0x2000u	/* MADV_DONTFORK: fork skips the VMA */
 #define VM_WIPEONFORK	0x4000u	/* MADV_WIPEONFORK: the child gets it empty */
 #define VM_LOCKED	0x8000u
+/* mmap_min_addr: CONFIG_DEFAULT_MMAP_MIN_ADDR's default; a fixed mapping below it is -EPERM */
+#define DEFAULT_MMAP_MIN_ADDR	UINT64_C(4096)
 
 /* ---- files and the page cache (src/mm/filemap.c) ---- */
 struct file_ra_state {
@@ -443,6 +445,18 @@ struct page_ref {
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
 /* handle_mm_fault: one fault at va, counted in the operation in progress. */
 int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
+/* The fault at va of v with no VMA permission check (the caller made it: gup's check_vma_flags). */
+int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write);
+
+/* gup.c */
+/*
+ * __mm_populate(start, end - start, ignore_errors 0): fault in and follow
+ * every page of the range, VMA by VMA, stopping at the first error
+ * (-EFAULT for a PROT_NONE VMA or a failed fault, -ENOMEM).
+ */
+int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end);
+/* Whether the zero-page tables __mm_populate of the range needs fit host_memory_limit. */
+bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
 static inline unsigned int lvl(int level)

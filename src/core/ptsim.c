@@ -21,6 +21,7 @@ const char *ptsim_strerror(int err)
 	case -EEXIST: return "already mapped";
 	case -EBUSY: return "busy";
 	case -EAGAIN: return "try again";
+	case -EPERM: return "operation not permitted";
 	default: return "unknown error";
 	}
 }

@@ -286,15 +286,29 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	struct spare_tables spare;
 	struct madv_flags f;
 	bool flags_only;
+	uint64_t end;
 	int err;
 
-	VALIDATE(mm && !mm->kernel && len && start + len > start);
+	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
-	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	flags_only = flag_advice(advice, &f);
 	if (!flags_only && advice != PTSIM_MADV_DONTNEED && advice != PTSIM_MADV_FREE &&
 	    advice != PTSIM_MADV_COLD && advice != PTSIM_MADV_PAGEOUT)
 		return -EINVAL;
+	/*
+	 * do_madvise: start must be aligned, len is rounded up to pages (one
+	 * that wraps is -EINVAL) and an empty range succeeds doing nothing.
+	 */
+	VALIDATE(IS_ALIGNED64(start, mm->m->geo.page_size) && start + len >= start);
+	end = ALIGN_UP64(start + len, mm->m->geo.page_size);
+	VALIDATE(end > start || !len);
+	len = end - start;
+	if (!len) {
+		op_begin(mm->m);
+		count(mm->m, PTSIM_EV_SYSCALL, 1);
+		op_end(mm->m, 0);
+		return 0;
+	}
 	for (uint64_t a = start; a < start + len;) {
 		const struct vma *v = find_vma(mm, a);
 

@@ -762,27 +762,27 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	return 0;
 }
 
-/* handle_mm_fault for one address: file faults with their retry round, or anonymous. */
-int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
+
+/*
+ * __handle_mm_fault for one address of v: file faults with their retry
+ * round, or anonymous. It checks no permission: the caller did (the arm64
+ * fault handler, or get_user_pages' check_vma_flags).
+ */
+int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	struct vma *v = find_vma(mm, va);
-	unsigned int need = kind == PTSIM_ACCESS_EXEC ? VM_EXEC :
-			    kind == PTSIM_ACCESS_WRITE ? VM_WRITE : VM_READ;
 	enum fault_result r;
 	struct pt_table *t;
 	int err;
 
-	if (!v || !(v->flags & need))
-		return -EFAULT;	/* SIGSEGV */
 	va = ALIGN_DOWN64(va, g->page_size);	/* vmf->address */
 	if (v->shmem) {
 		/* a failed shmem fault (OOM, SIGBUS) leaves the model as it was */
 		fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 		count(m, PTSIM_EV_FAULT, 1);
 		undo_start(m);
-		err = handle_shmem_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
+		err = handle_shmem_fault(mm, v, va, write);
 		if (err)
 			undo_rollback(m);
 		else
@@ -791,7 +791,7 @@ int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kin
 		return err;
 	}
 	if (v->fd < 0)
-		return handle_anon_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
+		return handle_anon_fault(mm, v, va, write);
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 	count(m, PTSIM_EV_FAULT, 1);
 	t = pt_walk_table(mm, va, 3, true, &err);
@@ -810,6 +810,18 @@ int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kin
 	}
 	fn_exit(m);
 	return r == FAULT_DONE ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
+}
+
+/* handle_mm_fault after the arm64 fault handler's check that the VMA allows the access. */
+int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
+{
+	struct vma *v = find_vma(mm, va);
+	unsigned int need = kind == PTSIM_ACCESS_EXEC ? VM_EXEC :
+			    kind == PTSIM_ACCESS_WRITE ? VM_WRITE : VM_READ;
+
+	if (!v || !(v->flags & need))
+		return -EFAULT;	/* SIGSEGV */
+	return __handle_mm_fault(mm, v, va, kind == PTSIM_ACCESS_WRITE);
 }
 
 int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)

@@ -4,7 +4,8 @@
  * are split and merged (mlock_fixup), then mlock_pte_range walks them,
  * reading each entry twice (once in the walk, once in folio_mlock_step) and
  * locking or unlocking each folio once. mlock then faults in and touches
- * every page (__mm_populate). doc/mm-lifecycle.md has the counts.
+ * every page (__mm_populate, src/mm/gup.c). doc/mm-lifecycle.md has the
+ * counts.
  */
 #include "asm/pgtable.h"
 #include "pte_batch.h"
@@ -117,44 +118,12 @@ static void mlock_vma_pages_range(struct mlock_walk *w)
 }
 
 /*
- * __mm_populate: get_user_pages over every page, writing for a private
- * writable VMA: a present page is looked up (follow_page_pte) and its
- * reference dropped again; a missing or write-protected one is faulted.
+ * __mlock_posix_error_return: mlock reports a populate that faulted
+ * (-EFAULT) as -ENOMEM and one that ran out of memory as -EAGAIN.
  */
-static int mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end)
+static int mlock_posix_error_return(int err)
 {
-	const struct ptsim_geometry *g = &mm->m->geo;
-
-	bool retried = false;
-
-	for (uint64_t addr = start; addr < end; addr += g->page_size) {
-		const struct vma *v = find_vma(mm, addr);
-		bool write = (v->flags & (VM_WRITE | VM_SHARED)) == VM_WRITE;
-		unsigned int idx;
-		struct pt_table *t = pt_lookup_leaf(mm, addr, &idx);
-		pte_t pte;
-
-		if (!(v->flags & (VM_READ | VM_WRITE | VM_EXEC))) {
-			addr = v->end - g->page_size;	/* PROT_NONE: nothing to populate */
-			continue;
-		}
-		count(mm->m, PTSIM_EV_PTL_LOCK, 1);
-		pte = t && t->level == 3 ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, 2, &t->desc[idx]) : 0;
-		if ((pte_present(pte) && (!write || pte_write(pte))) || retried) {
-			count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
-			count(mm->m, PTSIM_EV_FOLIO_GET, 1);
-			count(mm->m, PTSIM_EV_FOLIO_PUT, 1);
-			retried = false;
-			continue;
-		}
-		int err = handle_mm_fault(mm, addr, write ? PTSIM_ACCESS_WRITE : PTSIM_ACCESS_READ);
-
-		if (err)
-			return err;
-		retried = true;
-		addr -= g->page_size;	/* follow the page again, as GUP retries after a fault */
-	}
-	return 0;
+	return err == -EFAULT ? -ENOMEM : err == -ENOMEM ? -EAGAIN : err;
 }
 
 struct lock_flags {
@@ -169,7 +138,10 @@ static void set_locked(struct vma *v, const void *arg)
 		v->flags &= ~VM_LOCKED;
 }
 
-/* apply_vma_lock_flags, the page walk on what changed, and mlock's populate. */
+/*
+ * do_mlock and the munlock syscall: apply_vma_lock_flags (mlock_fixup's
+ * split, merge and page walk on what changed), then mlock's __mm_populate.
+ */
 static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock)
 {
 	const struct ptsim_geometry *g;
@@ -181,10 +153,10 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
-	/* the range is widened to pages, as the kernel does */
+	/* the range is widened to pages, as the kernel does: len 0 at an aligned start is empty */
+	VALIDATE(start + len >= start && start + len <= (UINT64_C(1) << g->va_bits));
 	end = ALIGN_UP64(start + len, g->page_size);
 	start = ALIGN_DOWN64(start, g->page_size);
-	VALIDATE(len && end > start && end <= (UINT64_C(1) << g->va_bits));
 	for (uint64_t a = start; a < end;) {
 		const struct vma *v = find_vma(mm, a);
 
@@ -192,6 +164,9 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 			return -ENOMEM;	/* a hole in the range */
 		a = v->end;
 	}
+	/* a populate whose tables alone pass the host-memory limit fails before it starts */
+	if (lock && !mm_populate_fits_host(mm, start, end))
+		return -ENOMEM;
 	/* the parts whose VM_LOCKED changes (mlock_fixup does nothing for the others) */
 	ranges = malloc(2 * (mm->nr_vmas + 1) * sizeof(*ranges));
 	if (!ranges)
@@ -208,22 +183,28 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 	}
 	op_begin(mm->m);
 	count(mm->m, PTSIM_EV_SYSCALL, 1);
-	err = vma_modify(mm, start, end, set_locked, &f);
-	for (size_t i = 0; !err && i < nr; i++) {
+	err = start < end ? vma_modify(mm, start, end, set_locked, &f) : 0;
+	if (err) {
+		/* vma_modify failed before anything changed: so do the totals */
+		free(ranges);
+		op_end(mm->m, err);
+		return err;
+	}
+	for (size_t i = 0; i < nr; i++) {
 		struct mlock_walk w = { .mm = mm, .start = ranges[2 * i], .end = ranges[2 * i + 1] };
 
 		w.vma = find_vma(mm, w.start);
 		mlock_vma_pages_range(&w);
 	}
 	free(ranges);
-	if (!err && lock)
-		err = mm_populate(mm, start, end);
+	if (lock)
+		err = __mm_populate(mm, start, end);
 	/*
 	 * A failed populate keeps the locked VMAs and the pages it faulted in, as
 	 * the kernel does: that work is counted like a success's.
 	 */
 	op_end(mm->m, 0);
-	return err;
+	return err ? mlock_posix_error_return(err) : 0;
 }
 
 int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len)

@@ -295,6 +295,9 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 		return -EFAULT;
 	if (flags & PTSIM_MREMAP_DONTUNMAP)
 		VALIDATE(old_len == new_len && v->fd < 0 && !(v->flags & VM_SHARED));
+	/* get_unmapped_area's security_mmap_addr (cap_mmap_addr): a fixed target below mmap_min_addr */
+	if ((flags & PTSIM_MREMAP_FIXED) && new_addr < DEFAULT_MMAP_MIN_ADDR)
+		return -EPERM;
 	move = (flags & (PTSIM_MREMAP_FIXED | PTSIM_MREMAP_DONTUNMAP)) ||
 	       (new_len > old_len && !(old + old_len == v->end &&
 				      old + new_len <= limit &&

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mlock and munlock as mm/mlock.c and mm/gup.c do them (do_mlock,
+ * apply_vma_lock_flags, __mm_populate, populate_vma_page_range,
+ * __get_user_pages, __mlock_posix_error_return), and the argument rules
+ * madvise, mlock and mremap share with the kernel (do_madvise's length,
+ * mmap_min_addr).
+ */
+#include "helpers.h"
+
+#define VA	(UINT64_C(1) << 32)
+#define NR	64	/* pages of the test VMAs */
+
+/* Any diagnostic fails the test: none of these paths may raise one. */
+static void no_diag(const struct ptsim_diag *d, void *arg)
+{
+	(void)arg;
+	fail_msg("unexpected diagnostic of kind %d", (int)d->kind);
+}
+
+static struct ptsim_machine *machine_phys(uint64_t host_limit, uint64_t phys_size)
+{
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m = NULL;
+
+	ptsim_machine_config_init(&cfg);
+	cfg.host_memory_limit = host_limit;
+	if (phys_size)
+		cfg.phys_size = phys_size;
+	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	assert_int_equal(ptsim_set_diag_handler(m, no_diag, NULL), 0);
+	return m;
+}
+
+static struct ptsim_machine *machine(uint64_t host_limit)
+{
+	return machine_phys(host_limit, 0);
+}
+
+static struct ptsim_mm *mm_with(struct ptsim_machine *m, uint64_t addr, uint64_t len,
+				unsigned int prot)
+{
+	struct ptsim_mm *mm = NULL;
+
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_mmap(mm, addr, len, prot, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS,
+				    NULL), 0);
+	return mm;
+}
+
+static bool locked(const struct ptsim_mm *mm, uint64_t addr)
+{
+	const struct vma *v = find_vma(mm, addr);
+
+	assert_non_null(v);
+	return v->flags & VM_LOCKED;
+}
+
+static unsigned int mapped_pages(const struct ptsim_mm *mm, uint64_t addr, unsigned int nr)
+{
+	struct ptsim_translation tr;
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < nr; i++)
+		n += ptsim_translate(mm, addr + i * SZ_4K, &tr) == 0;
+	return n;
+}
+
+/* The totals grew by exactly the last operation's counts. */
+static void assert_totals_took(const struct ptsim_machine *m, const struct ptsim_stats *before)
+{
+	struct ptsim_stats now, last;
+
+	assert_int_equal(ptsim_total_stats(m, &now), 0);
+	assert_int_equal(ptsim_last_stats(m, &last), 0);
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		assert_int_equal(now.ev[e], before->ev[e] + last.ev[e]);
+}
+
+static void assert_dump(const struct ptsim_mm *mm, const char *dump)
+{
+	char *now = ptdump_string(mm);
+
+	assert_string_equal(now, dump);
+	free(now);
+}
+
+static void assert_totals_same(const struct ptsim_machine *m, const struct ptsim_stats *before)
+{
+	struct ptsim_stats now;
+
+	assert_int_equal(ptsim_total_stats(m, &now), 0);
+	assert_memory_equal(&now, before, sizeof(now));
+}
+
+/*
+ * An exec-only VMA is populated: populate_vma_page_range reads it with
+ * FOLL_FORCE, which check_vma_flags allows for VM_MAYREAD, and the read
+ * fault maps the zero page, one fault and one follow-up lookup per page.
+ */
+static void test_mlock_exec_only(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_EXEC);
+	struct ptsim_translation tr;
+	struct ptsim_stats before;
+
+	(void)state;
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	assert_true(locked(mm, VA));
+	assert_int_equal(mapped_pages(mm, VA, NR), NR);
+	assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
+	assert_true(tr.valid && tr.read_only && !tr.uxn);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), NR);
+	assert_int_equal(ev(m, PTSIM_EV_FOLIO_LOOKUP), NR);
+	assert_int_equal(ev(m, PTSIM_EV_PTE_WRITE), NR);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_totals_took(m, &before);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * PROT_NONE: populate_vma_page_range refuses it (-EFAULT), __mm_populate
+ * stops there, and mlock reports -ENOMEM (__mlock_posix_error_return). The
+ * VMAs stay locked and the totals count the call; the VMA after the
+ * PROT_NONE one is not populated.
+ */
+static void test_mlock_prot_none(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_NONE);
+	struct ptsim_stats before;
+
+	(void)state;
+	assert_int_equal(ptsim_mmap(mm, VA + NR * SZ_4K, NR * SZ_4K, PTSIM_PROT_READ,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_mlock(mm, VA, 2 * NR * SZ_4K), -ENOMEM);
+	assert_true(locked(mm, VA));
+	assert_true(locked(mm, VA + NR * SZ_4K));
+	assert_int_equal(mapped_pages(mm, VA, 2 * NR), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_totals_took(m, &before);
+	/* the read-only VMA alone populates */
+	assert_int_equal(ptsim_mlock(mm, VA + NR * SZ_4K, NR * SZ_4K), 0);
+	assert_int_equal(mapped_pages(mm, VA + NR * SZ_4K, NR), NR);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A file VMA past EOF: the fault of the first page past it is a SIGBUS
+ * (-EFAULT). __get_user_pages returns the pages before it, __mm_populate
+ * starts again at the failing page, whose fault fails again, and mlock
+ * returns -ENOMEM. The VMA stays locked with the pages before EOF mapped,
+ * and the totals count all of it.
+ */
+static void test_mlock_file_past_eof(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = NULL;
+	struct ptsim_stats before;
+	unsigned int f, fd;
+	uint64_t addr;
+
+	(void)state;
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_file_create(m, 2 * SZ_4K, 0, &f), 0);
+	assert_int_equal(ptsim_file_open(m, f, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, VA, 4 * SZ_4K, PTSIM_PROT_READ, fd, 0, &addr), 0);
+	assert_int_equal(addr, VA);
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_mlock(mm, VA, 4 * SZ_4K), -ENOMEM);
+	assert_true(locked(mm, VA));
+	assert_int_equal(mapped_pages(mm, VA, 2), 2);
+	assert_int_equal(mapped_pages(mm, VA + 2 * SZ_4K, 2), 0);
+	/* page 0 (fault-around maps page 1 too), then page 2 twice */
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 3);
+	assert_int_equal(ev(m, PTSIM_EV_FOLIO_LOOKUP), 2);
+	assert_totals_took(m, &before);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A populate that runs out of simulated memory: the fault's -ENOMEM ends a
+ * short __get_user_pages, the populate starts again at that page, fails
+ * there again, and mlock returns -EAGAIN (__mlock_posix_error_return). The
+ * VMA stays locked, what was faulted stays, and the totals count it.
+ */
+static void test_mlock_populate_oom(void **state)
+{
+	struct ptsim_machine *m = machine_phys(0, 2 * SZ_2M);
+	struct ptsim_mm *mm = mm_with(m, VA, 2 * SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	struct ptsim_stats before;
+	unsigned int n;
+
+	(void)state;
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_mlock(mm, VA, 2 * SZ_2M), -EAGAIN);
+	assert_true(locked(mm, VA));
+	n = mapped_pages(mm, VA, 1024);
+	assert_true(n > 0 && n < 1024);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), n + 2);
+	assert_int_equal(ev(m, PTSIM_EV_FOLIO_LOOKUP), n);
+	assert_totals_took(m, &before);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * One failed allocation in the populate: the page that failed is faulted
+ * again when __mm_populate goes on from it, and this time it succeeds.
+ */
+static void test_mlock_populate_transient_oom(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+
+	(void)state;
+	assert_int_equal(ptsim_fail_nth_alloc(m, 10), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	assert_int_equal(mapped_pages(mm, VA, NR), NR);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), NR + 1);
+	assert_int_equal(ev(m, PTSIM_EV_FOLIO_LOOKUP), NR);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * mlock and munlock whose VMA split fails (the PMD THP an edge cuts needs a
+ * PTE table) change nothing, totals included.
+ */
+static void test_mlock_split_enomem(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, 2 * SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	struct ptsim_stats before;
+	char *dump;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 9, true), 0);
+	dump = ptdump_string(mm);
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_fail_nth_alloc(m, 1), 0);
+	assert_int_equal(ptsim_mlock(mm, VA + SZ_4K, SZ_4K), -ENOMEM);
+	assert_false(locked(mm, VA));
+	assert_int_equal(mm->nr_vmas, 1);
+	assert_dump(mm, dump);
+	assert_totals_same(m, &before);
+	/* lock it whole, then fail the munlock of a page inside the THP */
+	assert_int_equal(ptsim_fail_nth_alloc(m, 0), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, 2 * SZ_2M), 0);
+	free(dump);
+	dump = ptdump_string(mm);
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_fail_nth_alloc(m, 1), 0);
+	assert_int_equal(ptsim_munlock(mm, VA + SZ_4K, SZ_4K), -ENOMEM);
+	assert_int_equal(ptsim_fail_nth_alloc(m, 0), 0);
+	assert_true(locked(mm, VA));
+	assert_int_equal(mm->nr_vmas, 1);
+	assert_dump(mm, dump);
+	assert_totals_same(m, &before);
+	free(dump);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A read-only range too large for the host-memory limit fails at once with
+ * -ENOMEM, before it locks or maps anything; under the limit it populates.
+ */
+static void test_mlock_host_limit(void **state)
+{
+	struct ptsim_machine *m = machine(UINT64_C(8) << 20);
+	struct ptsim_mm *mm = mm_with(m, VA, 64 * SZ_1G, PTSIM_PROT_READ);
+	struct ptsim_stats before;
+	uint64_t host, host_after, allocs, allocs_after;
+
+	(void)state;
+	ptsim_total_stats(m, &before);
+	ptsim_machine_host_bytes(m, &host);
+	ptsim_alloc_count(m, &allocs);
+	assert_int_equal(ptsim_mlock(mm, VA, 64 * SZ_1G), -ENOMEM);
+	ptsim_machine_host_bytes(m, &host_after);
+	ptsim_alloc_count(m, &allocs_after);
+	assert_int_equal(host_after, host);
+	assert_int_equal(allocs_after, allocs);
+	assert_false(locked(mm, VA));
+	assert_int_equal(mapped_pages(mm, VA, 1), 0);
+	assert_totals_same(m, &before);
+	assert_int_equal(ptsim_mlock(mm, VA, 4 * SZ_2M), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 4 * 512);
+	assert_int_equal(ev(m, PTSIM_EV_TABLE_ALLOC), 4 + 2);	/* PTE tables, a PMD and a PUD table */
+	assert_int_equal(mapped_pages(mm, VA, 4 * 512), 4 * 512);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * Length 0 at an aligned start is an empty range: do_mlock, munlock and
+ * do_madvise succeed doing nothing but the syscall. At an unaligned start
+ * mlock's range widens to the page it starts in.
+ */
+static void test_len_zero(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ);
+	char *dump = ptdump_string(mm), *now;
+
+	(void)state;
+	assert_int_equal(ptsim_mlock(mm, VA, 0), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_int_equal(ptsim_munlock(mm, VA, 0), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(ptsim_madvise(mm, VA, 0, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(ptsim_madvise(mm, VA, 0, PTSIM_MADV_WIPEONFORK), 0);
+	assert_int_equal(ptsim_mlock(mm, 2 * VA, 0), 0);	/* nothing mapped there: still empty */
+	assert_false(locked(mm, VA));
+	assert_int_equal(mm->nr_vmas, 1);
+	now = ptdump_string(mm);
+	assert_string_equal(now, dump);
+	free(now);
+	/* unknown advice is -EINVAL even for an empty range */
+	assert_int_equal(ptsim_madvise(mm, VA, 0, 22), -EINVAL);
+	assert_int_equal(ptsim_mlock(mm, VA + 1, 0), 0);
+	assert_true(locked(mm, VA));
+	assert_false(locked(mm, VA + SZ_4K));
+	assert_int_equal(mm->nr_vmas, 2);
+	assert_int_equal(mapped_pages(mm, VA, NR), 1);
+	free(dump);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/* do_madvise rounds the length up to pages (PAGE_ALIGN(len_in)). */
+static void test_madvise_len_rounds_up(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, NR * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_4K + 1, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(mapped_pages(mm, VA, NR), NR - 2);
+	assert_int_equal(mapped_pages(mm, VA + 2 * SZ_4K, 1), 1);
+	/* flag advice: the VMA splits at the rounded end */
+	assert_int_equal(ptsim_madvise(mm, VA, 3 * SZ_4K - 5, PTSIM_MADV_DONTFORK), 0);
+	assert_int_equal(mm->nr_vmas, 2);
+	assert_int_equal(find_vma(mm, VA)->end, VA + 3 * SZ_4K);
+	/* a length that rounds up past the end of the address space wraps: -EINVAL */
+	assert_int_equal(ptsim_madvise(mm, VA, UINT64_MAX - VA, PTSIM_MADV_DONTNEED), -EINVAL);
+	assert_int_equal(ptsim_madvise(mm, VA + 1, SZ_4K, PTSIM_MADV_DONTNEED), -EINVAL);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * mremap to a fixed address below mmap_min_addr (4096, the kernel's
+ * default): get_unmapped_area's security_mmap_addr refuses it with -EPERM
+ * and nothing changes; at mmap_min_addr it moves.
+ */
+static void test_mremap_fixed_below_min_addr(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, 4 * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	const unsigned int fixed = PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED;
+	struct ptsim_stats before;
+	struct ptsim_translation tr;
+	char *dump, *now;
+	uint64_t out = 1;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 4 * SZ_4K, 0, true), 0);
+	dump = ptdump_string(mm);
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_mremap(mm, VA, 4 * SZ_4K, 4 * SZ_4K, fixed, 0, &out), -EPERM);
+	assert_int_equal(out, 1);
+	now = ptdump_string(mm);
+	assert_string_equal(now, dump);
+	free(now);
+	assert_totals_same(m, &before);
+	assert_int_equal(ptsim_translate(mm, 0, &tr), -ENOENT);
+	assert_string_equal(ptsim_strerror(-EPERM), "operation not permitted");
+	assert_int_equal(ptsim_mremap(mm, VA, 4 * SZ_4K, 4 * SZ_4K, fixed, SZ_4K, &out), 0);
+	assert_int_equal(out, SZ_4K);
+	assert_int_equal(mapped_pages(mm, SZ_4K, 4), 4);
+	free(dump);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mlock_exec_only),
+		cmocka_unit_test(test_mlock_prot_none),
+		cmocka_unit_test(test_mlock_file_past_eof),
+		cmocka_unit_test(test_mlock_populate_oom),
+		cmocka_unit_test(test_mlock_populate_transient_oom),
+		cmocka_unit_test(test_mlock_split_enomem),
+		cmocka_unit_test(test_mlock_host_limit),
+		cmocka_unit_test(test_len_zero),
+		cmocka_unit_test(test_madvise_len_rounds_up),
+		cmocka_unit_test(test_mremap_fixed_below_min_addr),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
