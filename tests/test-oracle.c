@@ -32,17 +32,31 @@
  *    pinned until the oracle unpins it (its frame is never reused);
  *  - MADV_FREE'd content may be kept or read back as zero;
  *  - a user write that faulted succeeds on the access right after the one
- *    fault that handled it (the fault made the page writable);
- *  - ptsim_check_invariants reports nothing.
+ *    fault that handled it (the fault made the page writable); a write
+ *    populate, and mlock's populate of a private writable VMA, leave every
+ *    page present and writable;
+ *  - anonymous content lives in VMAs with an anon_vma (else fork skips it),
+ *    and the rmap of a PTE-mapped large folio (folio_mappings_in over every
+ *    process) finds as many mappings as its mapcount;
+ *  - a VA with a fault refused (SIGSEGV) is one its VMA does not allow;
+ *  - ptsim_check_invariants reports nothing (after every call on 4K, every
+ *    2nd on 16K, every 8th on 64K and after the last: it walks every table
+ *    entry, 8192 per 64K table, and would otherwise take most of the time).
  *
  * A call that fails leaves the reference as it was (every public call
  * promises that), except the documented partial results (mlock's populate,
  * uffd move's short count). One call in ~25 runs with an allocation failure
  * injected a few allocations ahead.
  *
- * Usage: test-oracle [seeds [calls [granule-kib|0 [first-seed]]]]; default
- * 100 seeds x 3000 calls on each of 4K, 16K and 64K. ORACLE_VERBOSE=1 in the
- * environment prints every call.
+ * Usage: test-oracle [seeds [calls [granule-kib|0 [first-seed [invariants-every]]]]];
+ * default 100 seeds x 3000 calls on each of 4K, 16K and 64K (10 seeds under
+ * ASan). ORACLE_VERBOSE=1 in the environment prints every call;
+ * ORACLE_WATCH=(proc << 60 | va) prints that VA's entry and VMA after each.
+ *
+ * Each seed picks a CPU (so with and without hardware AF/DBM), the "baseline"
+ * or "patched" features, and the anonymous THP orders (none; mTHP; mTHP and
+ * PMD); up to 4 processes live at once, over an arena at 4 GiB where first
+ * fit puts addr-0 mmaps and moves too.
  */
 #include "helpers.h"
 
@@ -1355,7 +1369,16 @@ static void run_seed(enum ptsim_granule gr, uint64_t seed, uint64_t nr_calls, ui
 	ptsim_machine_destroy(o.m);
 }
 
-static uint64_t arg_seeds = 100, arg_calls = 3000, arg_first = 1, arg_inv_every;
+/*
+ * Under ASan (CI's sanitizer job runs every suite again) 10 seeds per granule
+ * look for memory errors; the coverage is the plain build's.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define DEFAULT_SEEDS 10
+#else
+#define DEFAULT_SEEDS 100
+#endif
+static uint64_t arg_seeds = DEFAULT_SEEDS, arg_calls = 3000, arg_first = 1, arg_inv_every;
 static unsigned int arg_granule;
 
 static void run_granule(enum ptsim_granule gr)
