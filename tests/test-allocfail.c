@@ -314,19 +314,7 @@ static void test_pageout_split_failure(void **state)
  * Every lifecycle call and every fault kind, swept at every allocation index
  * and under every host-memory cap up to what the call needs (issue 33). A
  * case is a machine built to a state and one call on it.
- *
- * Bugs other branches are fixing: while a switch is 1, its case only checks
- * the -ENOMEM return and leaves the rest to the fix's own tests. The lead
- * sets it to 0 after the merge.
  */
-/* (3) a failed COW fault on a fork-shared PMD THP leaves the split with counts dropped */
-#ifndef ALLOCFAIL_KNOWN_BUG_PMD_COW_SPLIT
-#define ALLOCFAIL_KNOWN_BUG_PMD_COW_SPLIT 1
-#endif
-/* (6) fork with three or more pinned exclusive PMD THPs fails -ENOMEM */
-#ifndef ALLOCFAIL_KNOWN_BUG_FORK_PINNED_THPS
-#define ALLOCFAIL_KNOWN_BUG_FORK_PINNED_THPS 1
-#endif
 
 #define PAGE4K SZ_4K
 
@@ -515,9 +503,12 @@ static int64_t lc_dontneed(struct ptsim_machine *m) { return lc_madv(m, PTSIM_MA
 static int64_t lc_free(struct ptsim_machine *m) { return lc_madv(m, PTSIM_MADV_FREE); }
 static int64_t lc_cold(struct ptsim_machine *m) { return lc_madv(m, PTSIM_MADV_COLD); }
 static int64_t lc_pageout(struct ptsim_machine *m) { return lc_madv(m, PTSIM_MADV_PAGEOUT); }
+/* mlock's populate out of memory is -EAGAIN to the caller (__mlock_posix_error_return). */
 static int64_t lc_mlock(struct ptsim_machine *m)
 {
-	return ptsim_mlock(mm0(m), VA + SZ_64K, SZ_2M);
+	int err = ptsim_mlock(mm0(m), VA + SZ_64K, SZ_2M);
+
+	return err == -EAGAIN ? -ENOMEM : err;
 }
 static struct ptsim_machine *build_mixed_locked(void)
 {
@@ -613,7 +604,7 @@ static const struct lc_case lc_cases[] = {
 	{ "fork of mTHP and PMD THP", build_mixed, lc_fork, UNCHANGED, false, 0 },
 	{ "fork of shared swap entries", build_swapped, lc_fork, UNCHANGED, false, 0 },
 	{ "fork of 3 pinned PMD THPs", build_pinned_thps, lc_fork, UNCHANGED,
-	  ALLOCFAIL_KNOWN_BUG_FORK_PINNED_THPS, 0 },
+	  false, 0 },
 	{ "exit", build_mixed_forked, lc_exit, UNCHANGED, false, 0 },
 	{ "swapout", build_small, lc_swapout, UNCHANGED, false, 0 },
 	{ "uffd move of mTHPs", build_uffd_large, lc_uffd_move_large, PARTIAL, false, 1 },
@@ -628,8 +619,8 @@ static const struct lc_case lc_cases[] = {
 	{ "write fault on the zero page", build_zero, lc_cow_zero, UNCHANGED, false, 0 },
 	{ "COW of a small folio", build_small_forked, lc_cow_small, UNCHANGED, false, 0 },
 	{ "COW of an mTHP", build_mixed_forked, lc_cow_mthp, UNCHANGED, false, 0 },
-	{ "COW of a PMD THP", build_mixed_forked, lc_cow_pmd, UNCHANGED,
-	  ALLOCFAIL_KNOWN_BUG_PMD_COW_SPLIT, 0 },
+	/* do_huge_pmd_wp_page keeps its split when the copy fails (tests/test-fault.c) */
+	{ "COW of a PMD THP (keeps the split)", build_mixed_forked, lc_cow_pmd, PARTIAL, false, 0 },
 	{ "swap-in, read", build_swapped, lc_swapin_read, UNCHANGED, false, 0 },
 	{ "swap-in, write", build_swapped, lc_swapin_write, UNCHANGED, false, 0 },
 	{ "swap-in of a fork-shared entry, write", build_swapped_forked, lc_swapin_write, UNCHANGED,

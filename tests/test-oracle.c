@@ -67,15 +67,15 @@
  */
 /* (1) a pinned folio is freed when its last mapping goes (COW, munmap) */
 #ifndef ORACLE_KNOWN_BUG_PIN_FREED
-#define ORACLE_KNOWN_BUG_PIN_FREED 1
+#define ORACLE_KNOWN_BUG_PIN_FREED 0
 #endif
 /* (2) MAP_SHARED|MAP_ANONYMOUS is not shared across fork; DONTNEED drops its content */
 #ifndef ORACLE_KNOWN_BUG_SHARED_ANON
-#define ORACLE_KNOWN_BUG_SHARED_ANON 1
+#define ORACLE_KNOWN_BUG_SHARED_ANON 0
 #endif
 /* (4) a write fault on a fork-shared swap entry maps the page read-only */
 #ifndef ORACLE_KNOWN_BUG_SWAP_WRITE_RO
-#define ORACLE_KNOWN_BUG_SWAP_WRITE_RO 1
+#define ORACLE_KNOWN_BUG_SWAP_WRITE_RO 0
 #endif
 /*
  * (5) the rmap after mremap DONTUNMAP: the old VMA keeps the anon_vma and
@@ -84,7 +84,7 @@
  * processes with two such VMAs.
  */
 #ifndef ORACLE_KNOWN_BUG_DONTUNMAP_RMAP
-#define ORACLE_KNOWN_BUG_DONTUNMAP_RMAP 1
+#define ORACLE_KNOWN_BUG_DONTUNMAP_RMAP 0
 #endif
 /*
  * NEW (found by this oracle): a write fault on the shared zero page
