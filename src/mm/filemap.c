@@ -6,6 +6,7 @@
  */
 #include "filemap.h"
 #include "asm/pgtable.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,7 @@ struct folio *filemap_lookup(struct ptsim_machine *m, unsigned int file, uint64_
 {
 	uint64_t pfn;
 
-	count(m, PTSIM_EV_PAGE_CACHE_LOOKUP, 1);
+	filemap_get_entry(m);
 	if (!u64map_get(&m->files[file].cache, index, &pfn))
 		return NULL;
 	return pfn_folio(m, pfn);
@@ -264,7 +265,7 @@ enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgo
 		*out = fo;
 		return FAULT_DONE;
 	}
-	count(m, PTSIM_EV_MAJOR_FAULT, 1);
+	count_vm_event_pgmajfault(m);
 	do_sync_mmap_readahead(mm, v, pgoff);
 	if (!filemap_lookup(m, of->file, pgoff)) {
 		/* __filemap_get_folio(FGP_CREAT): a min-order folio, read on its own */
@@ -346,7 +347,7 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 				set_ptes(mm, ra, ptep + (int64_t)(first - start_pgoff), pte_mkyoung(pte),
 					 (unsigned int)run);
 				fo->mapcount += (int)run;
-				count(m, PTSIM_EV_MAP_PAGES, run);
+				filemap_map_folio_range(m, run);
 				run = 0;
 			}
 		}

@@ -4,6 +4,7 @@
  * frame (as struct page in the vmemmap), found from any PFN in O(1).
  */
 #include "internal.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +159,7 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 	for (uint64_t i = 1; i < nr; i++)
 		f[i] = (struct folio){ .index = i, .live = 1, .tail = 1 };
 	fs->nr_folios++;
-	count(m, PTSIM_EV_FOLIO_ALLOC, 1);
+	__alloc_pages(m);
 	*out = f;
 	return 0;
 }
@@ -174,7 +175,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	memset(f, 0, nr * sizeof(*f));
 	physmem_free(&m->phys, pfn, order);
 	fs->nr_folios--;
-	count(m, PTSIM_EV_FOLIO_FREE, 1);
+	free_unref_page(m);
 	chunks_account(m, pfn - fs->base_pfn, nr, -1);
 }
 

@@ -14,6 +14,7 @@
 #include "asm/tlbflush.h"
 #include "asm/mmu_context.h"
 #include "pte_batch.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +63,10 @@ static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, str
 {
 	bool maybe_pinned = folio_needs_cow_for_dma(v, f);
 
-	count(mm->m, PTSIM_EV_RMAP_DUP, 1);
+	__folio_try_dup_anon_rmap(mm->m);
 	if (maybe_pinned) {
 		for (unsigned int i = 0; i < nr; i++) {
-			count(mm->m, PTSIM_EV_ANON_EXCL_TEST, 1);
-			if (folio_page_anon_exclusive(f, idx + i))
+			if (PageAnonExclusive(mm->m, f, idx + i))
 				return -EBUSY;
 		}
 	}
@@ -104,7 +104,7 @@ static void copy_present_page(struct fork_ctx *c, pte_t *dst, uint64_t addr)
 	struct folio *nf = c->prealloc[c->used_prealloc++];
 	pte_t pte;
 
-	count(mm->m, PTSIM_EV_PAGE_COPY, 1);
+	copy_user_highpage(mm->m);
 	nf->flags |= FOLIO_ANON | FOLIO_UPTODATE;
 	nf->mapping = c->vma->anon_vma;
 	nf->index = ((addr - c->vma->start) >> g->page_shift) + c->vma->pgoff;
@@ -131,26 +131,25 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 
 	if (!f)
 		goto copy_pte;	/* the zero page, a special mapping */
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
-	if (!*prealloc && f->order && max_nr != 1 &&
+	if (folio_test_large(mm->m, f) && !*prealloc && max_nr != 1 &&
 	    feature(mm->m, PTSIM_FEAT_FORK_PTE_BATCHING)) {
 		unsigned int flags = FPB_MERGE_WRITE;
 
 		if (!(c->vma->flags & VM_SHARED))
 			flags |= FPB_RESPECT_DIRTY;
 		nr = folio_pte_batch_flags(mm, f, src, &pte, max_nr, flags);
-		count(mm->m, PTSIM_EV_FOLIO_GET, 1);	/* folio_ref_add */
+		folio_get(mm->m);	/* folio_ref_add */
 		if (f->flags & FOLIO_ANON) {
 			if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, nr))
 				return 0;	/* -EAGAIN */
 		} else {
-			count(mm->m, PTSIM_EV_RMAP_DUP, 1);	/* folio_dup_file_rmap_ptes */
+			folio_dup_file_rmap_ptes(mm->m);
 			f->mapcount += (int)nr;
 		}
 		__copy_present_ptes(c, dst, src, pte, addr, nr);
 		return nr;
 	}
-	count(mm->m, PTSIM_EV_FOLIO_GET, 1);
+	folio_get(mm->m);
 	if (f->flags & FOLIO_ANON) {
 		if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, 1)) {
 			if (!*prealloc)
@@ -160,7 +159,7 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 			return 1;
 		}
 	} else {
-		count(mm->m, PTSIM_EV_RMAP_DUP, 1);
+		folio_dup_file_rmap_ptes(mm->m);
 		f->mapcount++;
 	}
 copy_pte:
@@ -171,7 +170,7 @@ copy_pte:
 /* copy_nonpresent_pte for a swap entry: both sides now share it, so it is no longer exclusive. */
 static void copy_swap_pte(struct fork_ctx *c, pte_t *dst, pte_t *src, pte_t pte, uint64_t addr)
 {
-	count(c->src->m, PTSIM_EV_SWAP_LOOKUP, 1);	/* swap_duplicate */
+	swap_duplicate(c->src->m);
 	if (pte & PTE_SWP_EXCLUSIVE) {
 		pte &= ~PTE_SWP_EXCLUSIVE;
 		set_ptes(c->src, addr, src, pte, 1);
@@ -189,15 +188,16 @@ static void copy_pte_range(struct fork_ctx *c, struct pt_table *src_t, struct pt
 
 	fn_enter(m, PTSIM_FN_COPY_PTE_RANGE);
 again:
-	count(m, PTSIM_EV_PTE_MAP, 2);
-	count(m, PTSIM_EV_PTL_LOCK, 2);	/* the child's lock, the parent's nested */
-	count(m, PTSIM_EV_LAZY_MMU, 1);
+	pte_offset_map_lock(m);		/* the child's: pte_alloc_map_lock */
+	pte_offset_map_nolock(m);	/* the parent's, */
+	ptl_spin_lock(m);		/* its lock nested */
+	arch_enter_lazy_mmu_mode(m);
 	while (addr < end) {
 		unsigned int idx = pt_index(g, 3, addr), nr = 1;
 		pte_t *src = &src_t->desc[idx], *dst = &dst_t->desc[idx];
 		pte_t ptent;
 
-		count(m, PTSIM_EV_PTE_LOOP, 1);
+		pte_loop_step(m);
 		ptent = ptep_get(c->src, src);
 		if (pte_none(ptent)) {
 			/* nothing */
@@ -233,9 +233,10 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 	pte_t pmd = read_desc(mm, 2, &src_t->desc[idx]);
 	struct page_ref ref = vm_normal_page(mm, pmd);
 
-	count(mm->m, PTSIM_EV_PTL_LOCK, 2);
+	pmd_lock(mm->m);	/* copy_huge_pmd: the child's, */
+	ptl_spin_lock(mm->m);	/* the parent's nested */
 	if (ref.folio) {
-		count(mm->m, PTSIM_EV_FOLIO_GET, 1);
+		folio_get(mm->m);
 		if (folio_try_dup_anon_rmap(mm, c->vma, ref.folio, 0, 1)) {
 			if (c->used_split == c->nr_split) {
 				diag_report(mm->m, PTSIM_DIAG_INVARIANT, addr, 2, pmd, 0,
@@ -290,7 +291,7 @@ static void copy_page_range(struct fork_ctx *c)
 	uint64_t end = c->vma->end;
 
 	if (is_cow_mapping(c->vma->flags))
-		count(c->src->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+		mmu_notifier_invalidate_range_start(c->src->m);
 	for (uint64_t addr = c->vma->start; (addr = pt_next_pmd_used(c->src, addr, end)) < end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
 		int err;
@@ -433,7 +434,7 @@ int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child)
 	REFUSE_IN_HANDLER(parent->m);
 	m = parent->m;
 	op_begin(m);
-	count(m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(m);
 	err = mm_alloc_child(parent, &c.dst);
 	if (err) {
 		op_end(m, err);

@@ -6,6 +6,7 @@
  * populate writes, faulted in (faultin_page) and followed again.
  */
 #include "asm/pgtable.h"
+#include "primitives.h"
 
 /*
  * faultin_page: the fault at va of v, which check_vma_flags allowed; with
@@ -54,12 +55,12 @@ static int64_t __get_user_pages(struct ptsim_mm *mm, struct vma *v, uint64_t sta
 		} else {
 			t = pt_lookup_leaf(mm, addr, &idx);
 		}
-		count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+		ptl_spin_lock(mm->m);	/* follow_page_pte */
 		pte = t && t->level == 3 ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, 2, &t->desc[idx]) : 0;
 		if ((pte_present(pte) && (!write || pte_write(pte))) || retried) {
-			count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
-			count(mm->m, PTSIM_EV_FOLIO_GET, 1);
-			count(mm->m, PTSIM_EV_FOLIO_PUT, 1);
+			kernel_call(mm->m, VM_NORMAL_PAGE);
+			folio_get(mm->m);
+			folio_put_ref(mm->m);
 			retried = false;
 			addr += g->page_size;
 			continue;

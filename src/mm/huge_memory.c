@@ -2,6 +2,7 @@
 /* PMD-mapped THP splitting (models __split_huge_pmd / __split_huge_pmd_locked in mm/huge_memory.c). */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 
@@ -22,7 +23,7 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 	struct folio *f;
 
 	fn_enter(m, PTSIM_FN_SPLIT_HUGE_PMD);
-	count(m, PTSIM_EV_HUGE_PMD_SPLIT, 1);
+	kernel_call(m, SPLIT_HUGE_PMD);
 	/* pmdp_invalidate: keep the PMD "present" to software, invalid to hardware */
 	old_pmd = read_desc(mm, 2, &pmd_table->desc[idx]);
 	xchg_desc(mm, haddr, 2, &pmd_table->desc[idx], (old_pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
@@ -247,7 +248,7 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 		free(va);
 		return -ENOMEM;
 	}
-	count(m, PTSIM_EV_FOLIO_SPLIT, 1);
+	kernel_call(m, SPLIT_FOLIO);
 	/* unmap_folio: clear every mapping, one flush per VMA's stretch */
 	for (uint64_t i = 0; i < nr; i++) {
 		size_t vma;

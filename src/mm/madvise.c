@@ -12,6 +12,7 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "pte_batch.h"
+#include "primitives.h"
 
 struct madv_flags {
 	unsigned int clear, set;
@@ -58,7 +59,7 @@ static void madvise_dontneed(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 		const struct vma *v = find_vma(mm, a);
 		uint64_t vend = MIN(v->end, end);
 
-		count(mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+		mmu_notifier_invalidate_range_start(mm->m);
 		unmap_page_range(&tlb, mm, a, vend, spare);
 		a = vend;
 	}
@@ -142,23 +143,22 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 	bool batching = !free || feature(m, PTSIM_FEAT_MADV_FREE_PTE_BATCHING);
 	unsigned int nr;
 
-	count(m, PTSIM_EV_PTE_MAP, 1);
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	pte_offset_map_lock(m);
 	flush_tlb_batched_pending(mm);
-	count(m, PTSIM_EV_LAZY_MMU, 1);
+	arch_enter_lazy_mmu_mode(m);
 	for (; addr < end; addr += (uint64_t)nr << g->page_shift) {
 		pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
 		pte_t ptent;
 		struct page_ref ref;
 
 		nr = 1;
-		count(m, PTSIM_EV_PTE_LOOP, 1);
+		pte_loop_step(m);
 		ptent = ptep_get(mm, ptep);
 		if (pte_none(ptent))
 			continue;
 		if (!pte_present(ptent)) {
 			if (free && is_swap_pte(ptent)) {
-				count(m, PTSIM_EV_SWAP_LOOKUP, 1);	/* free_swap_and_cache_nr */
+				free_swap_and_cache_nr(m);
 				set_desc(mm, addr, 3, ptep, 0);		/* clear_not_present_full_ptes */
 			}
 			continue;
@@ -166,8 +166,7 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 		ref = vm_normal_page(mm, ptent);	/* vm_normal_folio */
 		if (!ref.folio)
 			continue;
-		count(m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
-		if (ref.folio->order) {
+		if (folio_test_large(m, ref.folio)) {
 			int err;
 
 			if (batching) {
@@ -182,12 +181,17 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 					return;
 				continue;
 			}
-			count(m, PTSIM_EV_FOLIO_TRYLOCK, 1);
+			if (!folio_trylock(m, ref.folio)) {
+				if (!batching)
+					return;
+				continue;
+			}
 			err = split_folio(mm, ref.folio);
-			count(m, PTSIM_EV_FOLIO_UNLOCK, 1);
+			folio_unlock(m, ref.folio);
 			if (!err)
 				folio_put_unmapped(mm, ref.folio);
-			count(m, PTSIM_EV_PTL_LOCK, 1);	/* the table is locked again */
+			/* the table is locked again (its map and lazy MMU mode not counted) */
+			ptl_spin_lock(m);
 			if (err) {
 				if (!batching)
 					return;
@@ -256,7 +260,7 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 		uint64_t vend = MIN(v->end, end);
 
 		tlb_gather_mmu(&tlb, mm);
-		count(mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+		mmu_notifier_invalidate_range_start(mm->m);
 		tlb_start_vma(&tlb);
 		for (uint64_t addr = a; (addr = pt_next_pmd_used(mm, addr, vend)) < vend;) {
 			uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, vend);
@@ -264,7 +268,7 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 			struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);
 			unsigned int idx = pt_index(g, 2, addr);
 
-			count(mm->m, PTSIM_EV_PMD_ITER, 1);
+			pmd_loop_step(mm->m);
 			if (t && pmd_is_leaf(t, idx) && lazy_huge_pmd(&w, t, idx, addr, next)) {
 				addr = next;
 				continue;
@@ -305,7 +309,7 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	len = end - start;
 	if (!len) {
 		op_begin(mm->m);
-		count(mm->m, PTSIM_EV_SYSCALL, 1);
+		syscall_enter(mm->m);
 		op_end(mm->m, 0);
 		return 0;
 	}
@@ -325,7 +329,7 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 		a = v->end;
 	}
 	op_begin(mm->m);
-	count(mm->m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(mm->m);
 	if (flags_only) {
 		err = vma_modify(mm, start, start + len, madvise_flags, &f);	/* madvise_update_vma */
 	} else {

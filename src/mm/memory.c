@@ -7,6 +7,8 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "filemap.h"
+#include "hw.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 
@@ -16,7 +18,7 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 	struct page_ref ref = { 0 };
 	uint64_t pfn = pte_pfn(&mm->m->geo, pte);
 
-	count(mm->m, PTSIM_EV_FOLIO_LOOKUP, 1);
+	kernel_call(mm->m, VM_NORMAL_PAGE);
 	mm->m->hot_page_pfn = pfn;
 	if (pte_special(pte))
 		return ref;
@@ -132,7 +134,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	uint64_t nr = UINT64_C(1) << order;
 
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-	count(m, PTSIM_EV_FAULT, 1);
+	kernel_call(m, DO_PAGE_FAULT);
 	if (!write) {
 		/* do_anonymous_page read fault: special zero-page PTE, never writable */
 		pte_t entry = pte_mkspecial(pfn_pte(g, zpfn, v->page_prot));
@@ -141,7 +143,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 		fn_exit(m);
 		return;
 	}
-	count(m, PTSIM_EV_PAGE_ZERO, nr);
+	folio_zero_user(m, nr);
 	folio_init_anon(pf->folio, v, pf->addr, g);
 	pte_t entry = anon_fault_pte(g, v, folio_pfn(mm->m, pf->folio), true);
 
@@ -213,7 +215,7 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 
 			pf[i].folio = shmem_get_folio(mm, v, pgoff, pf[i].folio);
 			fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-			count(m, PTSIM_EV_FAULT, 1);
+			kernel_call(m, DO_PAGE_FAULT);
 			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, 3, pf[i].addr)],
 				 file_fault_pte(g, v, folio_pfn(m, pf[i].folio), write), 1);
 			pf[i].folio->mapcount++;
@@ -290,7 +292,7 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 
 	if (err)
 		return err;
-	count(m, PTSIM_EV_PAGE_ZERO, 1);
+	folio_zero_user(m, 1);
 	folio_init_anon(f, v, va, &m->geo);
 	ptep_clear_flush(mm, va, ptep);
 	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, folio_pfn(mm->m, f), true), 1);
@@ -312,8 +314,7 @@ static void __ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 		return;
 	entry &= PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
 	val = ((pte ^ PTE_RDONLY) | (entry ^ PTE_RDONLY)) ^ PTE_RDONLY;
-	count(mm->m, PTSIM_EV_PTE_CAS, 1);
-	xchg_desc(mm, addr, 3, ptep, val);
+	cmpxchg_desc(mm, addr, 3, ptep, val);
 	if (dirty)
 		flush_tlb_page(mm, addr);
 }
@@ -370,8 +371,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 
 	if (!f || !(f->flags & FOLIO_ANON))
 		return -EFAULT;	/* file COW is not modelled */
-	count(m, PTSIM_EV_ANON_EXCL_TEST, 1);
-	reuse = folio_page_anon_exclusive(f, ref.idx) ||
+	reuse = PageAnonExclusive(m, f, ref.idx) ||
 		(!f->pinned && (f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
 					   f->mapcount == 1));
 	if (reuse) {
@@ -382,13 +382,13 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	err = folio_alloc(m, 0, 0, &nf);
 	if (err)
 		return err;
-	count(m, PTSIM_EV_PAGE_COPY, 1);
+	copy_user_highpage(m);
 	folio_init_anon(nf, v, va, g);
 	nf->mapcount = 1;
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	ptep_clear_flush(mm, va, ptep);
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), true), 1);
-	count(m, PTSIM_EV_RMAP_REMOVE, 1);	/* folio_remove_rmap_pte */
+	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);	/* folio_remove_rmap_pte */
 	if (--f->mapcount == 0)
 		folio_put(m, f);	/* a pinned page stays with its pin */
 	return 0;
@@ -416,11 +416,10 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 
 	if (err)
 		return err;
-	count(m, PTSIM_EV_SWAP_LOOKUP, 1);
-	count(m, PTSIM_EV_MAJOR_FAULT, 1);
-	count(m, PTSIM_EV_IO_REQUEST, 1);
-	count(m, PTSIM_EV_IO_KIB, g->page_size >> 10);
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	swap_cache_get_folio(m);
+	count_vm_event_pgmajfault(m);
+	submit_bio(m, g->page_size >> 10);	/* swap_read_folio */
+	ptl_spin_lock(m);
 	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
 	folio_init_anon(f, v, va, g);
 	folio_set_page_anon_exclusive(f, 0, exclusive);
@@ -455,12 +454,11 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	struct pt_table *pte_table;
 	int err;
 
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	pmd_lock(m);
 	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pinned) {
 		for (uint64_t i = 0; i < folio_nr_pages(ref.folio); i++)
 			folio_set_page_anon_exclusive(ref.folio, i, true);
-		count(m, PTSIM_EV_PTE_CAS, 1);	/* pmdp_set_access_flags */
-		xchg_desc(mm, haddr, 2, &pmd_table->desc[idx],
+		cmpxchg_desc(mm, haddr, 2, &pmd_table->desc[idx],
 			  pte_mkwrite(pte_mkdirty(pte_mkyoung(pmd))));
 		flush_tlb_page(mm, haddr);
 		return 0;
@@ -470,7 +468,7 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 		return err;
 	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
 	op_keep_partial(m);
-	count(m, PTSIM_EV_PTL_LOCK, 1);	/* handle_pte_fault, after the fallback */
+	ptl_spin_lock(m);	/* handle_pte_fault, after the fallback */
 	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, 3, va)]);
 }
 
@@ -502,11 +500,11 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 		return err;
 	if (folio_alloc(m, g->pmd_order, 0, &f))
 		return 1;	/* VM_FAULT_FALLBACK */
-	count(m, PTSIM_EV_PAGE_ZERO, folio_nr_pages(f));
+	folio_zero_user(m, folio_nr_pages(f));
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, haddr, g);
 	f->mapcount = 1;
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	pmd_lock(m);
 	set_desc(mm, haddr, 2, &t->desc[pt_index(g, 2, haddr)],
 		 pte_to_pmd_leaf(anon_fault_pte(g, v, folio_pfn(mm->m, f), true)));
 	return 0;
@@ -577,7 +575,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		err = zero_pfn(m, &zpfn);
 		if (err)
 			return err;
-		count(m, PTSIM_EV_PTL_LOCK, 1);
+		ptl_spin_lock(m);
 		__ptep_get(mm, ptep);	/* vmf_pte_changed */
 		set_ptes(mm, va, ptep, pte_mkspecial(pfn_pte(g, zpfn, v->page_prot)), 1);
 		return 0;
@@ -589,8 +587,8 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		return err;
 	nr = folio_nr_pages(f);
 	a = ALIGN_DOWN64(va, g->page_size << f->order);
-	count(m, PTSIM_EV_PAGE_ZERO, nr);
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	folio_zero_user(m, nr);
+	ptl_spin_lock(m);
 	if (nr == 1)
 		__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	else
@@ -613,7 +611,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 
 	if (leaf && leaf->level == 3 && (is_swap_pte(pte) || (write && is_zero_pte(mm, pte)))) {
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-		count(mm->m, PTSIM_EV_FAULT, 1);
+		kernel_call(mm->m, DO_PAGE_FAULT);
 		err = is_swap_pte(pte) ? do_swap_page(mm, v, va, &leaf->desc[idx], write)
 				       : wp_page_copy_zero(mm, v, va, &leaf->desc[idx]);
 		fn_exit(mm->m);
@@ -621,9 +619,9 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	}
 	if (leaf && pte_present(pte) && write && !pte_write(pte) && !pte_protnone(pte)) {
 		fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
-		count(mm->m, PTSIM_EV_FAULT, 1);
+		kernel_call(mm->m, DO_PAGE_FAULT);
 		if (leaf->level == 3)
-			count(mm->m, PTSIM_EV_PTL_LOCK, 1);	/* handle_pte_fault */
+			ptl_spin_lock(mm->m);	/* handle_pte_fault */
 		err = leaf->level == 3 ? do_wp_page(mm, v, va, &leaf->desc[idx])
 				       : do_huge_pmd_wp_page(mm, v, va, leaf, idx);
 		fn_exit(mm->m);
@@ -632,7 +630,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	if (leaf && pte_present(pte))
 		return 0;	/* a spurious fault: another access mapped it */
 	fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-	count(mm->m, PTSIM_EV_FAULT, 1);
+	kernel_call(mm->m, DO_PAGE_FAULT);
 	undo_start(mm->m);
 	err = do_anonymous_page(mm, v, va, write);
 	if (err)
@@ -655,7 +653,7 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t idx = pgoff - fo->index, nr = folio_nr_pages(fo);
 
-	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	ptl_spin_lock(mm->m);
 	if (fo->order && !v->uffd && feature(mm->m, PTSIM_FEAT_FINISH_FAULT_WHOLE_FOLIO) &&
 	    folio_maps_whole(mm, v, fo) && pte_range_none(mm, ptep - idx, nr)) {
 		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
@@ -734,7 +732,7 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 		 * anything else was mapped meanwhile, or is a spurious fault.
 		 */
 		if (write && pte_present(pte) && pte_write(pte) && !pte_dirty(pte)) {
-			count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+			ptl_spin_lock(mm->m);
 			ptep_set_access_flags(mm, va, ptep, pte_mkdirty(pte_mkyoung(pte)));
 		}
 		return 0;
@@ -780,7 +778,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	if (v->shmem) {
 		/* a failed shmem fault (OOM, SIGBUS) leaves the model as it was */
 		fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-		count(m, PTSIM_EV_FAULT, 1);
+		kernel_call(m, DO_PAGE_FAULT);
 		undo_start(m);
 		err = handle_shmem_fault(mm, v, va, write);
 		if (err)
@@ -793,7 +791,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	if (v->fd < 0)
 		return handle_anon_fault(mm, v, va, write);
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-	count(m, PTSIM_EV_FAULT, 1);
+	kernel_call(m, DO_PAGE_FAULT);
 	t = pt_walk_table(mm, va, 3, true, &err);
 	if (!t) {
 		fn_exit(m);
@@ -805,7 +803,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	}
 	r = do_read_fault(mm, v, va, t, false);
 	if (r == FAULT_RETRY) {
-		count(m, PTSIM_EV_FAULT_RETRY, 1);
+		kernel_call(m, FAULT_RETRY);
 		r = do_read_fault(mm, v, va, t, true);
 	}
 	fn_exit(m);
@@ -854,7 +852,7 @@ int ptsim_exec_call(struct ptsim_mm *mm, unsigned int cpu, uint64_t va)
 	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(cpu < mm->m->cfg.nr_cpus);
 	op_begin(mm->m);
-	count(mm->m, PTSIM_EV_EXEC_CALL, 1);
+	user_exec_call(mm->m);
 	err = ptsim_access(mm, cpu, va, PTSIM_ACCESS_EXEC, &f);
 	if (err == -EFAULT && f == PTSIM_FAULT_TRANSLATION) {
 		err = handle_mm_fault(mm, va, PTSIM_ACCESS_EXEC);

@@ -9,6 +9,7 @@
  */
 #include "asm/pgtable.h"
 #include "pte_batch.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 
@@ -21,7 +22,7 @@ struct mlock_walk {
 /* mlock_folio / munlock_folio: the folio's mlocked state, through the per-CPU batch. */
 static void mlock_folio(struct ptsim_mm *mm, struct folio *f, bool lock)
 {
-	count(mm->m, PTSIM_EV_MLOCK_FOLIO, 1);
+	kernel_call(mm->m, MLOCK_FOLIO);
 	if (lock)
 		f->flags |= FOLIO_MLOCKED;
 	else
@@ -35,8 +36,7 @@ static unsigned int folio_mlock_step(struct ptsim_mm *mm, const struct folio *f,
 	pte_t ptent = ptep_get(mm, ptep);
 	unsigned int nr;
 
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);	/* folio_test_large */
-	if (!f->order)
+	if (!folio_test_large(mm->m, f))
 		return 1;
 	nr = folio_pte_batch_flags(mm, f, ptep, &ptent,
 				   (unsigned int)((end - addr) >> mm->m->geo.page_shift), 0);
@@ -69,15 +69,14 @@ static void mlock_pte_range(struct mlock_walk *w, struct pt_table *t, uint64_t a
 	const struct ptsim_geometry *g = &mm->m->geo;
 	bool lock = w->vma->flags & VM_LOCKED;
 
-	count(mm->m, PTSIM_EV_PTE_MAP, 1);
-	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	pte_offset_map_lock(mm->m);
 	while (addr < end) {
 		pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
 		pte_t ptent;
 		struct page_ref ref;
 		unsigned int step = 1;
 
-		count(mm->m, PTSIM_EV_PTE_LOOP, 1);
+		pte_loop_step(mm->m);
 		ptent = ptep_get(mm, ptep);
 		if (pte_present(ptent)) {
 			ref = vm_normal_page(mm, ptent);	/* vm_normal_folio */
@@ -97,7 +96,8 @@ static void mlock_vma_pages_range(struct mlock_walk *w)
 	struct ptsim_mm *mm = w->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
 
-	count(mm->m, PTSIM_EV_COND_RESCHED, 2);	/* lru_add_drain before and after */
+	lru_add_drain(mm->m);	/* before the walk, and (counted here too) after it */
+	lru_add_drain(mm->m);
 	for (uint64_t addr = w->start; (addr = pt_next_pmd_used(mm, addr, w->end)) < w->end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, w->end);
 		int err;
@@ -107,7 +107,7 @@ static void mlock_vma_pages_range(struct mlock_walk *w)
 		if (t && pmd_is_leaf(t, idx)) {
 			struct page_ref ref = vm_normal_page(mm, read_desc(mm, 2, &t->desc[idx]));
 
-			count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+			pmd_lock(mm->m);	/* mlock_pte_range on a PMD leaf */
 			if (ref.folio)
 				mlock_folio(mm, ref.folio, w->vma->flags & VM_LOCKED);
 		} else if (t && t->next[idx]) {
@@ -182,7 +182,7 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 		a = vend;
 	}
 	op_begin(mm->m);
-	count(mm->m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(mm->m);
 	err = start < end ? vma_modify(mm, start, end, set_locked, &f) : 0;
 	if (err) {
 		/* vma_modify failed before anything changed: so do the totals */

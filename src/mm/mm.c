@@ -2,6 +2,7 @@
 /* Address spaces and VMAs (models the parts of mm/mmap.c and mm/vma.c the algorithms use). */
 #include "asm/pgtable.h"
 #include "asm/mmu_context.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -320,7 +321,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	v.flags |= (prot & PTSIM_PROT_WRITE) ? VM_WRITE : 0;
 	v.flags |= (prot & PTSIM_PROT_EXEC) ? VM_EXEC : 0;
 	op_begin(mm->m);
-	count(mm->m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(mm->m);
 	err = 0;
 	if (share == PTSIM_MAP_SHARED) {
 		/*

@@ -7,6 +7,7 @@
 #include "filemap.h"
 #include "prng.h"
 #include "asm/pgtable.h"
+#include "primitives.h"
 
 #define MIN_GAP		(UINT64_C(128) << 20)	/* mmap_base sits at least 128 MiB below the top */
 #define MMAP_MIN_ADDR	UINT64_C(0x10000)
@@ -120,7 +121,7 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 	if (vma_reserve(mm, 1))
 		return -ENOMEM;
 	op_begin(mm->m);
-	count(mm->m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(mm->m);
 	if (!addr)
 		err = file_unmapped_area(mm, len, pgoff << g->page_shift, &addr);
 	else

@@ -10,6 +10,7 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "pte_batch.h"
+#include "primitives.h"
 
 struct move_ctx {
 	struct ptsim_mm *mm;
@@ -35,8 +36,7 @@ static unsigned int mremap_folio_pte_batch(struct ptsim_mm *mm, pte_t *ptep, pte
 	if (max_nr == 1)
 		return 1;
 	ref = vm_normal_page(mm, pte);	/* vm_normal_folio */
-	count(mm->m, PTSIM_EV_FOLIO_TEST, 1);
-	if (!ref.folio || !ref.folio->order)
+	if (!folio_test_large(mm->m, ref.folio))
 		return 1;
 	if (feature(mm->m, PTSIM_FEAT_MREMAP_BATCH_RESPECT_WRITE))
 		flags |= FPB_RESPECT_WRITE;
@@ -56,16 +56,18 @@ static void move_ptes(struct move_ctx *c, struct pt_table *old_t, struct pt_tabl
 	bool batching = feature(mm->m, PTSIM_FEAT_MREMAP_PTE_BATCHING), force_flush = false;
 	pte_t *oldp = &old_t->desc[pt_index(g, 3, old)], *newp = &new_t->desc[pt_index(g, 3, new)];
 
-	count(mm->m, PTSIM_EV_PTE_MAP, 2);
-	count(mm->m, PTSIM_EV_PTL_LOCK, old_t == new_t ? 1 : 2);
+	pte_offset_map_lock(mm->m);	/* the old table's */
+	pte_offset_map_nolock(mm->m);	/* the new table's, */
+	if (old_t != new_t)
+		ptl_spin_lock(mm->m);	/* its lock nested when it is another */
 	flush_tlb_batched_pending(mm);
-	count(mm->m, PTSIM_EV_LAZY_MMU, 1);
+	arch_enter_lazy_mmu_mode(mm->m);
 	for (uint64_t done = 0, nr; done < extent; done += nr << g->page_shift) {
 		uint64_t i = done >> g->page_shift;
 		pte_t pte;
 
 		nr = 1;
-		count(mm->m, PTSIM_EV_PTE_LOOP, 1);
+		pte_loop_step(mm->m);
 		pte = ptep_get(mm, oldp + i);
 		if (pte_none(pte))
 			continue;
@@ -100,8 +102,8 @@ static bool move_normal_table(struct move_ctx *c, int level, struct pt_table *ol
 
 	if (c->uffd || !pte_none(read_desc(mm, level, &new_t->desc[ni])) || !old_t->next[oi])
 		return false;
-	count(mm->m, PTSIM_EV_ANON_VMA_LOCK, 1);	/* take_rmap_locks */
-	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	anon_vma_lock_write(mm->m);	/* take_rmap_locks */
+	pmd_lock(mm->m);
 	entry = read_desc(mm, level, &old_t->desc[oi]);
 	set_desc(mm, old, level, &old_t->desc[oi], 0);		/* pmd_clear */
 	set_desc(mm, new, level, &new_t->desc[ni], entry);	/* pmd_populate */
@@ -122,7 +124,7 @@ static bool move_huge_pmd(struct move_ctx *c, struct pt_table *old_t, struct pt_
 
 	if (!pte_none(read_desc(mm, 2, &new_t->desc[ni])))
 		return false;
-	count(mm->m, PTSIM_EV_PTL_LOCK, 1);
+	pmd_lock(mm->m);
 	pmd = xchg_desc(mm, old, 2, &old_t->desc[oi], 0);	/* pmdp_huge_get_and_clear */
 	set_desc(mm, new, 2, &new_t->desc[ni], pmd);		/* set_pmd_at */
 	if (pte_present(pmd))
@@ -139,7 +141,7 @@ static void move_page_tables(struct move_ctx *c, uint64_t old, uint64_t new, uin
 	uint64_t extent;
 	int err;
 
-	count(mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+	mmu_notifier_invalidate_range_start(mm->m);
 	for (uint64_t done = 0; done < len; done += extent) {
 		uint64_t o = old + done, n = new + done;
 		struct pt_table *old_pmd_t, *new_pmd_t, *new_pte_t;
@@ -313,7 +315,7 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 	if (vma_reserve(mm, 4))
 		return -ENOMEM;
 	op_begin(m);
-	count(m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(m);
 	err = spare_tables_alloc(mm, &spare, old + MIN(old_len, new_len), old + old_len);
 	if (!err && move && (flags & PTSIM_MREMAP_FIXED) && !range_is_free(mm, new_addr, new_addr + new_len)) {
 		struct spare_tables target;

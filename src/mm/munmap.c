@@ -6,6 +6,7 @@
  */
 #include "zap.h"
 #include "asm/pgtable.h"
+#include "primitives.h"
 
 /*
  * free_pgtables over the VMAs [first, last] of mm: VMAs less than a PMD apart
@@ -35,7 +36,7 @@ static void unmap_vmas(struct mmu_gather *tlb, size_t first, size_t last)
 {
 	struct ptsim_mm *mm = tlb->mm;
 
-	count(mm->m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+	mmu_notifier_invalidate_range_start(mm->m);
 	for (size_t i = first; i <= last; i++)
 		unmap_page_range(tlb, mm, mm->vmas[i].start, mm->vmas[i].end, NULL);
 }
@@ -95,7 +96,7 @@ int ptsim_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 	op_begin(m);
 	err = spare_tables_alloc(mm, &spare, start, start + len);
 	if (!err) {
-		count(m, PTSIM_EV_SYSCALL, 1);
+		syscall_enter(m);
 		do_vmi_munmap(mm, start, start + len, &spare);
 		spare_tables_free(mm, &spare);
 	}

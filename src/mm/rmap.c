@@ -11,10 +11,11 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "pte_batch.h"
+#include "primitives.h"
 
 void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
 {
-	count(mm->m, PTSIM_EV_RMAP_REMOVE, 1);
+	kernel_call(mm->m, FOLIO_REMOVE_RMAP_PTES);
 	f->mapcount -= (int)nr;
 	if (f->mapcount < 0)
 		diag_report(mm->m, PTSIM_DIAG_INVARIANT, folio_pfn(mm->m, f), 3, 0, 0,
@@ -106,10 +107,9 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 	struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
 
 	/* rmap_walk: the anon_vma or i_mmap lock, the notifier range, the table lock */
-	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
-	count(m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
-	count(m, PTSIM_EV_PTE_MAP, 1);
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	anon_vma_lock_read(m);
+	mmu_notifier_invalidate_range_start(m);
+	pte_offset_map_lock(m);	/* page_vma_mapped_walk */
 	for (unsigned int i = 0; i < nr_pages; i += step) {
 		uint64_t a = va + ((uint64_t)i << g->page_shift);
 		pte_t *ptep = &t->desc[idx + i];
@@ -127,7 +127,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 			return false;
 		}
 		if ((f->flags & (FOLIO_ANON | FOLIO_LAZYFREE)) == FOLIO_ANON) {
-			count(m, PTSIM_EV_SWAP_LOOKUP, 1);	/* swap_duplicate */
+			swap_duplicate(m);
 			set_ptes(mm, a, ptep, swap_pte(f, i, swap_base, pteval), 1);
 			folio_set_page_anon_exclusive(f, i, false);	/* folio_try_share_anon_rmap_pte */
 		}

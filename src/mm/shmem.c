@@ -11,6 +11,7 @@
  * See doc/mm-lifecycle.md.
  */
 #include "filemap.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +146,7 @@ struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t
 	spare->mapping = FILE_MAPPING(file);
 	spare->index = pgoff;
 	u64map_set(&m->files[file].cache, pgoff, folio_pfn(m, spare), &existed);	/* in place */
-	count(m, PTSIM_EV_PAGE_ZERO, 1);
+	folio_zero_user(m, 1);
 	return spare;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
+#include "primitives.h"
 
 /* vm_normal_folio, attributed as its own function for the published profile. */
 static struct page_ref vm_normal_folio(struct ptsim_mm *mm, pte_t pte)
@@ -21,36 +22,12 @@ static struct page_ref vm_normal_folio(struct ptsim_mm *mm, pte_t pte)
 	return ref;
 }
 
-static bool folio_trylock(struct ptsim_mm *mm, struct folio *f)
-{
-	count(mm->m, PTSIM_EV_FOLIO_TRYLOCK, 1);
-	if (folio_lock_contended(mm->m, f))
-		return false;
-	f->flags |= FOLIO_LOCKED;
-	return true;
-}
-
-static void folio_unlock(struct ptsim_mm *mm, struct folio *f)
-{
-	count(mm->m, PTSIM_EV_FOLIO_UNLOCK, 1);
-	f->flags &= ~FOLIO_LOCKED;
-}
-
-/* folio_lock after a failed trylock: sleep until the holder lets go. */
-static void folio_lock(struct ptsim_mm *mm, struct folio *f)
-{
-	count(mm->m, PTSIM_EV_FOLIO_LOCK_WAIT, 1);
-	folio_set_lock_contention(mm->m, f, 0);	/* clearing cannot fail */
-	f->flags |= FOLIO_LOCKED;
-}
-
-/* double_pt_lock: one lock when both PTEs share a table, else two. */
-static void double_pt_lock(struct ptsim_mm *mm, const pte_t *dst_pte, const pte_t *src_pte)
+/* Do two PTEs share a PTE table (double_pt_lock takes one lock then)? */
+static bool same_pte_table(const struct ptsim_mm *mm, const pte_t *dst_pte, const pte_t *src_pte)
 {
 	uint64_t mask = ~(uint64_t)(mm->m->geo.page_size - 1);
-	bool same = ((uintptr_t)dst_pte & mask) == ((uintptr_t)src_pte & mask);
 
-	count(mm->m, PTSIM_EV_PTL_LOCK, same ? 1 : 2);
+	return ((uintptr_t)dst_pte & mask) == ((uintptr_t)src_pte & mask);
 }
 
 struct move_ctx {
@@ -73,7 +50,7 @@ static pte_t move_dst_pte(const struct move_ctx *c, uint64_t pfn, pte_t orig_src
 /* folio_move_anon_rmap + folio->index = linear_page_index(dst_vma, dst_addr) */
 static void move_rmap(struct move_ctx *c, struct folio *f, uint64_t dst)
 {
-	count(c->mm->m, PTSIM_EV_RMAP_MOVE, 1);
+	kernel_call(c->mm->m, FOLIO_MOVE_ANON_RMAP);
 	f->mapping = c->dst_vma->anon_vma;
 	f->index = ((dst - c->dst_vma->start) >> c->mm->m->geo.page_shift) + c->dst_vma->pgoff;
 }
@@ -93,7 +70,7 @@ static int move_present_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_
 {
 	struct ptsim_mm *mm = c->mm;
 
-	double_pt_lock(mm, dst_pte, src_pte);
+	double_pt_lock(mm->m, same_pte_table(mm, dst_pte, src_pte));
 	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
 		return -EAGAIN;
 	if (f->order || f->pinned || !folio_page_anon_exclusive(f, 0))
@@ -118,11 +95,11 @@ static struct folio *check_ptes_for_batched_move(struct move_ctx *c, pte_t *src_
 	if (!pte_present(s) || is_zero_pte(mm, s))
 		return NULL;
 	ref = vm_normal_folio(mm, s);
-	if (!ref.folio || !folio_trylock(mm, ref.folio))
+	if (!ref.folio || !folio_trylock(mm->m, ref.folio))
 		return NULL;
 	if (!folio_page_anon_exclusive(ref.folio, ref.idx) || ref.folio->order ||
 	    ref.folio->mapping != anon_vma) {
-		folio_unlock(mm, ref.folio);
+		folio_unlock(mm->m, ref.folio);
 		return NULL;
 	}
 	return ref.folio;
@@ -147,15 +124,15 @@ static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src,
 	dst_pmd_end = ALIGN_DOWN64(dst, g->pmd_size) + g->pmd_size;
 	len = MIN(len, dst_pmd_end - dst);
 	src_end = MIN(src + len, ALIGN_DOWN64(src, g->pmd_size) + g->pmd_size);
-	double_pt_lock(mm, dst_pte, src_pte);
+	double_pt_lock(mm->m, same_pte_table(mm, dst_pte, src_pte));
 	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
 		return -EAGAIN;
 	if (f->order || f->pinned || !folio_page_anon_exclusive(f, 0))
 		return -EBUSY;
 	/* the page table holds a reference while the PTLs are held */
-	count(mm->m, PTSIM_EV_FOLIO_PUT, 1);
+	folio_put_ref(mm->m);
 	*held = NULL;
-	count(mm->m, PTSIM_EV_LAZY_MMU, 1);
+	arch_enter_lazy_mmu_mode(mm->m);
 	for (;;) {
 		pte_t old = ptep_get_and_clear(mm, src, src_pte);
 
@@ -173,7 +150,7 @@ static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src,
 		dst += g->page_size;
 		src_pte++;
 		dst_pte++;
-		folio_unlock(mm, f);
+		folio_unlock(mm->m, f);
 		f = check_ptes_for_batched_move(c, src_pte, dst_pte, anon_vma);
 		if (!f)
 			break;
@@ -184,7 +161,7 @@ static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src,
 		fn_exit(mm->m);
 	}
 	if (f)
-		folio_unlock(mm, f);
+		folio_unlock(mm->m, f);
 	return moved ? (int64_t)moved : err;
 }
 
@@ -196,7 +173,7 @@ static int move_zeropage_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte
 	struct ptsim_mm *mm = c->mm;
 	pte_t zero;
 
-	double_pt_lock(mm, dst_pte, src_pte);
+	double_pt_lock(mm->m, same_pte_table(mm, dst_pte, src_pte));
 	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
 		return -EAGAIN;
 	ptep_clear_flush(mm, src, src_pte);
@@ -215,8 +192,8 @@ static int move_swap_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_t *
 
 	if (!(orig_src & PTE_SWP_EXCLUSIVE))
 		return -EBUSY;
-	count(mm->m, PTSIM_EV_SWAP_LOOKUP, 1);	/* get_swap_device, swap cache: no folio */
-	double_pt_lock(mm, dst_pte, src_pte);
+	swap_cache_get_folio(mm->m);	/* get_swap_device, the swap cache: no folio */
+	double_pt_lock(mm->m, same_pte_table(mm, dst_pte, src_pte));
 	if (!is_pte_pages_stable(mm, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval))
 		return -EAGAIN;
 	old = ptep_get_and_clear(mm, src, src_pte);
@@ -250,9 +227,10 @@ static int64_t move_pages_pte(struct move_ctx *c, struct pt_table *dst_pmdt,
 
 	fn_enter(m, PTSIM_FN_MOVE_PAGES_PTE);
 	/* the notifier range: one page, or (batched) the whole remaining request */
-	count(m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+	mmu_notifier_invalidate_range_start(m);
 retry:
-	count(m, PTSIM_EV_PTE_MAP, 2);
+	pte_offset_map_nolock(m);	/* the destination's table */
+	pte_offset_map_nolock(m);	/* the source's */
 	pte_t dst_pmdval = read_desc(mm, 2, dst_pmd);
 	pte_t src_pmdval = read_desc(mm, 2, src_pmd);
 
@@ -262,14 +240,14 @@ retry:
 	}
 	pte_t *dst_pte = pte_slot(mm, dst_pmdt, dst), *src_pte = pte_slot(mm, src_pmdt, src);
 
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	ptl_spin_lock(m);
 	pte_t orig_dst = ptep_get(mm, dst_pte);
 
 	if (!pte_none(orig_dst)) {
 		ret = -EEXIST;
 		goto out;
 	}
-	count(m, PTSIM_EV_PTL_LOCK, 1);
+	ptl_spin_lock(m);
 	pte_t orig_src = ptep_get(mm, src_pte);
 
 	if (pte_none(orig_src)) {
@@ -290,7 +268,7 @@ retry:
 	if (!held) {
 		struct page_ref ref;
 
-		count(m, PTSIM_EV_PTL_LOCK, 1);
+		ptl_spin_lock(m);
 		if (ptep_get(mm, src_pte) != orig_src) {
 			ret = -EAGAIN;
 			goto out;
@@ -300,25 +278,27 @@ retry:
 			ret = -EBUSY;
 			goto out;
 		}
-		if (!folio_trylock(mm, ref.folio)) {
+		if (!folio_trylock(mm->m, ref.folio)) {
 			if (ref.folio->order) {
 				ret = -EAGAIN;	/* no waiting with a raised refcount on a large folio */
 				goto out;
 			}
-			count(m, PTSIM_EV_FOLIO_GET, 1);
-			count(m, PTSIM_EV_PTE_MAP, 2);
-			folio_lock(mm, ref.folio);
+			folio_get(m);
+			pte_offset_map_nolock(m);	/* mapped again after the wait */
+			pte_offset_map_nolock(m);
+			folio_lock(mm->m, ref.folio);
 			held = ref.folio;
 			goto retry;
 		}
-		count(m, PTSIM_EV_FOLIO_GET, 1);
+		folio_get(m);
 		held = ref.folio;
 	}
 	if (held->order) {
-		count(m, PTSIM_EV_PTE_MAP, 2);
+		pte_offset_map_nolock(m);	/* mapped again after the split */
+		pte_offset_map_nolock(m);
 		ret = split_folio(mm, held);
-		folio_unlock(mm, held);
-		count(m, PTSIM_EV_FOLIO_PUT, 1);
+		folio_unlock(mm->m, held);
+		folio_put_ref(m);
 		if (!ret)
 			folio_put_unmapped(mm, held);
 		held = NULL;
@@ -332,10 +312,10 @@ retry:
 		 * reference), anon_vma_trylock_write, and later anon_vma_unlock_write
 		 * and put_anon_vma: four out-of-line calls around the atomics
 		 */
-		count(m, PTSIM_EV_HELPER_CALL, 4);
-		count(m, PTSIM_EV_FOLIO_TEST, 2);
-		count(m, PTSIM_EV_ANON_VMA_REF, 1);
-		count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+		folio_get_anon_vma(m);
+		anon_vma_trylock_write(m);
+		anon_vma_unlock_write(m);
+		put_anon_vma(m);
 		anon_vma_locked = true;
 	}
 	if (batching) {
@@ -348,8 +328,8 @@ retry:
 	}
 out:
 	if (held) {
-		folio_unlock(mm, held);
-		count(m, PTSIM_EV_FOLIO_PUT, 1);
+		folio_unlock(mm->m, held);
+		folio_put_ref(m);
 	}
 	fn_exit(m);
 	return ret;
@@ -368,10 +348,11 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 
 	if (!f || f->pinned || !folio_page_anon_exclusive(f, 0))
 		return -EBUSY;
-	if (!folio_trylock(mm, f))
+	if (!folio_trylock(mm->m, f))
 		return -EAGAIN;
-	count(mm->m, PTSIM_EV_PTL_LOCK, 2);
-	count(mm->m, PTSIM_EV_ANON_VMA_LOCK, 1);
+	pmd_lock(mm->m);	/* double_pt_lock of the two PMDs (move_pages_huge_pmd) */
+	pmd_lock(mm->m);
+	anon_vma_lock_write(mm->m);
 	/* pmdp_huge_clear_flush */
 	xchg_desc(mm, src, 2, src_pmd, 0);
 	flush_pmd_tlb_range(mm, src, src + g->pmd_size);
@@ -380,7 +361,7 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 	if (pte_dirty(old))
 		new = pte_mkdirty(new);
 	set_desc(mm, dst, 2, dst_pmd, new);
-	folio_unlock(mm, f);
+	folio_unlock(mm->m, f);
 	return 0;
 }
 
@@ -417,7 +398,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 	uint64_t moved = 0;
 	int64_t err = 0;
 
-	count(m, PTSIM_EV_SYSCALL, 1);
+	syscall_enter(m);
 	if (mm->uffd_mmap_changing)
 		return -EAGAIN;
 	c.dst_vma = find_vma(mm, dst);
@@ -499,7 +480,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 			if (ret > 0)
 				step = (uint64_t)ret;
 		}
-		count(m, PTSIM_EV_COND_RESCHED, 1);
+		cond_resched(m, 1);
 		if (ret < 0 || !batching) {
 			/* the baseline assigns err on every call; v6 only on failure (the quirk) */
 			err = ret < 0 ? ret : 0;

@@ -14,6 +14,7 @@
 #include "vmscan.h"
 #include "filemap.h"
 #include "asm/pgtable.h"
+#include "primitives.h"
 
 #include <stdlib.h>
 
@@ -64,7 +65,7 @@ static void remove_from_page_cache(struct ptsim_machine *m, const struct folio *
 {
 	struct file_obj *file = &m->files[f->mapping & ~FILE_MAPPING(0)];
 
-	count(m, PTSIM_EV_PAGE_CACHE_LOOKUP, 1);
+	__filemap_remove_folio(m);
 	for (uint64_t i = 0; i < folio_nr_pages(f); i++)
 		u64map_del(&file->cache, f->index + i);
 }
@@ -79,14 +80,15 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 	bool dirty = false, freed = false;
 	uint64_t swap_base = 0;
 
-	count(m, PTSIM_EV_FOLIO_TRYLOCK, 1);
+	if (!folio_trylock(m, f))
+		return false;	/* keep: someone holds the lock */
 	if (folio_is_shmem(m, f))
 		goto keep;	/* shmem swap-out is not modelled */
 	if (anon && !lazyfree) {
 		if (f->pinned)
 			goto keep;	/* folio_maybe_dma_pinned */
 		/* add_to_swap: folio_alloc_swap takes a slot per page */
-		count(m, PTSIM_EV_SWAP_LOOKUP, 1);
+		folio_alloc_swap(m);
 		swap_base = mm->next_swap_offset + 1;
 		mm->next_swap_offset += folio_nr_pages(f);
 	}
@@ -97,9 +99,8 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 	if (anon && !lazyfree) {
 		/* in the swap cache the folio is dirty: pageout writes it whole */
 		try_to_unmap_flush_dirty(m, ubc);
-		count(m, PTSIM_EV_IO_REQUEST, 1);
-		count(m, PTSIM_EV_IO_KIB, folio_nr_pages(f) << (m->geo.page_shift - 10));
-		count(m, PTSIM_EV_SWAP_LOOKUP, 1);	/* __remove_mapping: out of the swap cache */
+		submit_bio(m, folio_nr_pages(f) << (m->geo.page_shift - 10));	/* pageout */
+		__delete_from_swap_cache(m);	/* __remove_mapping */
 		freed = true;
 	} else if (!anon) {
 		if (f->pinned)
@@ -111,7 +112,7 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 		freed = true;	/* lazyfree, still clean: discarded */
 	}
 keep:
-	count(m, PTSIM_EV_FOLIO_UNLOCK, 1);
+	folio_unlock(m, f);
 	return freed;
 }
 
