@@ -190,7 +190,7 @@ struct ptsim_folio_info {
 	uint64_t index;		/* folio->index (page offset for anon: va >> PAGE_SHIFT) */
 	/*
 	 * FOLL_PIN pins of the folio: 0 or 1 (see ptsim_folio_set_pinned). Taken
-	 * from the reserved room (0.4): the struct's size and the fields before
+	 * from the reserved room (0.3): the struct's size and the fields before
 	 * it are unchanged.
 	 */
 	uint32_t pins;
