@@ -98,10 +98,10 @@ static inline uint64_t ev(const struct ptsim_machine *m, enum ptsim_event e)
 static inline pte_t *pte_table(struct ptsim_mm *mm, uint64_t va)
 {
 	int err;
-	struct pt_table *t = pt_walk_table(mm, va, 3, true, &err);
+	struct pt_table *t = pt_walk_table(mm, va, PTE_LEVEL, true, &err);
 
 	assert_non_null(t);
-	return &t->desc[pt_index(&mm->m->geo, 3, va)];
+	return &t->desc[pt_index(&mm->m->geo, PTE_LEVEL, va)];
 }
 
 /* Same PA, permissions, attributes and folio state for every page of [va, va+len). */

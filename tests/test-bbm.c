@@ -53,7 +53,7 @@ static void bbm_write(struct fx *f, int level, pte_t *p, pte_t val, bool with_br
 {
 	if (with_break) {
 		set_desc(f->mm, VA, level, p, 0);
-		__flush_tlb_range(f->mm, VA, VA + SZ_4K, SZ_4K, level == 3, level);
+		__flush_tlb_range(f->mm, VA, VA + SZ_4K, SZ_4K, level == PTE_LEVEL, level);
 	}
 	set_desc(f->mm, VA, level, p, val);
 }
@@ -92,9 +92,9 @@ static void test_table_needs_walk_cache_tlbi(void **state)
 
 	(void)state;
 	/* a last-level TLBI leaves walk caches alone: no break for a table entry */
-	set_desc(f.mm, VA, 1, p, 0);
+	set_desc(f.mm, VA, PUD_LEVEL, p, 0);
 	__flush_tlb_range(f.mm, VA, VA + SZ_4K, SZ_4K, true, 3);
-	set_desc(f.mm, VA, 1, p, old + SZ_4K * 8);
+	set_desc(f.mm, VA, PUD_LEVEL, p, old + SZ_4K * 8);
 	assert_int_equal(violations, 1);
 	*p = old;
 	ptsim_machine_destroy(f.m);
@@ -110,12 +110,12 @@ static void test_block_split(void **state)
 		pte_t *p = slot(&f, 2);
 		struct pt_table *pte;
 
-		assert_int_equal(pt_table_alloc(f.mm, 3, &pte), 0);
+		assert_int_equal(pt_table_alloc(f.mm, PTE_LEVEL, &pte), 0);
 		for (unsigned int k = 0; k < 512; k++)
 			pte->desc[k] = pmd_leaf_to_pte(*p) + ((uint64_t)k << 12);
 		/* block -> table in place: level 0 flags it; BBML2-noabort allows it */
-		set_desc(f.mm, VA, 2, p, pfn_pte(&f.m->geo, pte->pfn, PMD_TYPE_TABLE));
-		pt_walk_table(f.mm, VA, 2, false, &(int){ 0 })->next[pt_index(&f.m->geo, 2, VA)] = pte;
+		set_desc(f.mm, VA, PMD_LEVEL, p, pfn_pte(&f.m->geo, pte->pfn, PMD_TYPE_TABLE));
+		pt_walk_table(f.mm, VA, PMD_LEVEL, false, &(int){ 0 })->next[pt_index(&f.m->geo, PMD_LEVEL, VA)] = pte;
 		assert_int_equal(violations, i == 0 ? 1 : 0);
 		ptsim_machine_destroy(f.m);
 	}
@@ -154,7 +154,7 @@ static void test_kernel_sequences_silent(void **state)
 		set_ptes(f.mm, VA + 15 * SZ_4K, p + 15, old, 1);
 		assert_true(pte_cont(p[0]));
 		/* permission-only changes in place */
-		set_desc(f.mm, VA + SZ_64K, 3, p + 16, pte_wrprotect(p[16]));
+		set_desc(f.mm, VA + SZ_64K, PTE_LEVEL, p + 16, pte_wrprotect(p[16]));
 		assert_int_equal(violations, 0);
 		assert_int_equal(conflict_risks, 0);
 		ptsim_machine_destroy(f.m);
@@ -269,9 +269,9 @@ static void test_in_place_bits_need_no_break(void **state)
 							      NULL);
 			const struct ptsim_geometry *g = &m->geo;
 
-			for (int level = 2; level <= 3; level++) {
+			for (int level = 2; level <= PTE_LEVEL; level++) {
 				pte_t d = pfn_pte(g, UINT64_C(0x12345), PTE_AF | PTE_ATTRINDX(MT_NORMAL) |
-						  (level == 3 ? PTE_TYPE_PAGE : PMD_TYPE_SECT));
+						  (level == PTE_LEVEL ? PTE_TYPE_PAGE : PMD_TYPE_SECT));
 
 				for (unsigned int bit = 0; bit < 64; bit++) {
 					pte_t n = d ^ (UINT64_C(1) << bit);

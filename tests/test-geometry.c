@@ -12,7 +12,7 @@ static void check(enum ptsim_granule gr, unsigned int va, unsigned int levels, i
 	assert_int_equal(ptsim_geometry_get(gr, va, &g), 0);
 	assert_int_equal(g.levels, levels);
 	assert_int_equal(g.start_level, start);
-	assert_int_equal(g.level_entries[lvl(start)], top_entries);
+	assert_int_equal(g.level_entries[level_slot(start)], top_entries);
 	assert_int_equal(g.ptrs_per_table, 1u << ((unsigned int)gr - 3));
 	assert_int_equal(g.pmd_size, pmd);
 	assert_int_equal(g.pud_size, pud);
@@ -22,9 +22,9 @@ static void check(enum ptsim_granule gr, unsigned int va, unsigned int levels, i
 	assert_int_equal(g.cont_pmd_size, cont_pmd_size);
 	assert_int_equal(g.max_dvm_ops, max_dvm);
 	assert_int_equal(g.max_tlbi_range_pages, UINT64_C(2097152));
-	assert_true(g.level_block[lvl(2)]);
-	assert_int_equal(g.level_block[lvl(1)], pud_block);
-	assert_false(g.level_block[lvl(3)]);
+	assert_true(g.level_block[level_slot(2)]);
+	assert_int_equal(g.level_block[level_slot(1)], pud_block);
+	assert_false(g.level_block[level_slot(3)]);
 	assert_int_equal(g.pmd_order, (unsigned int)__builtin_ctzll(pmd) - (unsigned int)gr);
 }
 
@@ -66,11 +66,11 @@ static void test_level_sizes(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_geometry_get(PTSIM_GRANULE_4K, 48, &g), 0);
-	assert_int_equal(UINT64_C(1) << g.level_shift[lvl(0)], 512 * G);
+	assert_int_equal(UINT64_C(1) << g.level_shift[level_slot(0)], 512 * G);
 	assert_int_equal(ptsim_geometry_get(PTSIM_GRANULE_16K, 48, &g), 0);
-	assert_int_equal(UINT64_C(1) << g.level_shift[lvl(0)], 128 * T);
+	assert_int_equal(UINT64_C(1) << g.level_shift[level_slot(0)], 128 * T);
 	assert_int_equal(ptsim_geometry_get(PTSIM_GRANULE_64K, 48, &g), 0);
-	assert_int_equal(UINT64_C(1) << g.level_shift[lvl(3)], 64 * K);
+	assert_int_equal(UINT64_C(1) << g.level_shift[level_slot(3)], 64 * K);
 	/* MAX_TLBI_RANGE_PAGES in bytes: 8G / 32G / 128G */
 	assert_int_equal(g.max_tlbi_range_pages * g.page_size, 128 * G);
 }

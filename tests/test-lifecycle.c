@@ -393,10 +393,10 @@ static void test_fork_thp(void **state)
 	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 512);
 	assert_int_equal(ptsim_translate(child, VA, &tc), 0);
 	assert_int_equal(ptsim_translate(mm, VA, &tp), 0);
-	assert_true(tc.level == 2 && tp.level == 2 && tc.pa == tp.pa && !tp.write);
+	assert_true(tc.level == PMD_LEVEL && tp.level == PMD_LEVEL && tc.pa == tp.pa && !tp.write);
 	assert_int_equal(ptsim_translate(child, VA + SZ_2M, &tc), 0);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &tp), 0);
-	assert_true(tc.level == 3 && tp.level == 3 && tc.pa != tp.pa && tp.write);
+	assert_true(tc.level == PTE_LEVEL && tp.level == PTE_LEVEL && tc.pa != tp.pa && tp.write);
 	assert_invariants(m);
 	/* a write to the shared THP in the child splits it there and copies one page */
 	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_WRITE), 0);

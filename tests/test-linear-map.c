@@ -235,7 +235,7 @@ static void test_repaint_counts(void **state)
 	assert_int_equal(s.ev[PTSIM_EV_TLBI_ALL], 1);
 	assert_int_equal(s.ev[PTSIM_EV_TLBI_LOCAL_ALL], 3);
 	assert_int_equal(ptsim_translate(f.k, lm(&f, GIB) + 12345, &tr), 0);
-	assert_true(tr.level == 3 && !tr.cont);
+	assert_true(tr.level == PTE_LEVEL && !tr.cont);
 	ptsim_kernel_pgtable_bytes(f.k, &boot_b, &late_b);
 	assert_int_equal(late_b, 4 * 513 * 4096);	/* buddy pages, inside MemTotal */
 	ptsim_machine_destroy(f.m);
@@ -277,13 +277,13 @@ static void test_painting(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_translate(f.k, lm(&f, GIB + 4 * MIB), &tr), 0);
-	assert_true(tr.level == 2 && !tr.cont);			/* kernel alias */
+	assert_true(tr.level == PMD_LEVEL && !tr.cont);			/* kernel alias */
 	assert_int_equal(ptsim_translate(f.k, lm(&f, GIB + 65 * MIB), &tr), 0);
-	assert_true(tr.level == 3 && !tr.cont);			/* KFENCE pool */
+	assert_true(tr.level == PTE_LEVEL && !tr.cont);			/* KFENCE pool */
 	assert_int_equal(ptsim_translate(f.k, lm(&f, GIB + 512 * MIB), &tr), 0);
-	assert_true(tr.level == 2 && tr.cont && tr.pxn && tr.uxn && !tr.read_only);
+	assert_true(tr.level == PMD_LEVEL && tr.cont && tr.pxn && tr.uxn && !tr.read_only);
 	assert_int_equal(ptsim_translate(f.k, lm(&f, GIB + 36 * MIB), &tr), 0);
-	assert_true(tr.level == 2 && !tr.cont);			/* edge next to the alias */
+	assert_true(tr.level == PMD_LEVEL && !tr.cont);			/* edge next to the alias */
 	assert_false(ptsim_kernel_force_pte_mapping(f.k));
 	assert_true(ptsim_kernel_linear_map_requires_bbml2(f.k));
 	ptsim_machine_destroy(f.m);
@@ -291,7 +291,7 @@ static void test_painting(void **state)
 	/* the same on a CPU without BBML2 (rodata=on): all PTE but the alias; no CONT */
 	f = boot_cfg(PTSIM_GRANULE_4K, PTSIM_CPU_NEOVERSE_V2, &kc, 2 * GIB, true);
 	assert_int_equal(ptsim_translate(f.k, lm(&f, GIB + 512 * MIB), &tr), 0);
-	assert_true(tr.level == 3 && !tr.cont);
+	assert_true(tr.level == PTE_LEVEL && !tr.cont);
 	assert_int_equal(ptsim_translate(f.k, lm(&f, GIB + 4 * MIB), &tr), 0);
 	assert_int_equal(tr.level, 2);
 	assert_true(ptsim_kernel_force_pte_mapping(f.k));
@@ -341,7 +341,7 @@ static void test_set_memory(void **state)
 	assert_int_equal(flushed.start, va & mask);
 	assert_int_equal(flushed.end, (va & mask) + 7 * 4096);
 	assert_int_equal(ptsim_translate(f.k, va, &tr), 0);
-	assert_true(tr.read_only && tr.level == 3);
+	assert_true(tr.read_only && tr.level == PTE_LEVEL);
 	assert_int_equal(ptsim_translate(f.k, va - 4096, &tr), 0);
 	assert_false(tr.read_only);
 	assert_int_equal(ptsim_translate(f.k, va + 7 * 4096, &tr), 0);

@@ -286,20 +286,20 @@ static void test_huge_pmd(void **state)
 	/* each pmdp_invalidate flushes with flush_pmd_tlb_range: not leaf-only */
 	assert_int_equal(all_level_tlbis, 2);
 	assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
-	assert_true(tr.level == 2 && tr.read_only);
+	assert_true(tr.level == PMD_LEVEL && tr.read_only);
 	assert_int_equal(ptsim_mprotect(mm, VA, 2 * SZ_2M, RW), 0);
 	assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
-	assert_true(tr.level == 2 && tr.write && !tr.read_only);
+	assert_true(tr.level == PMD_LEVEL && tr.write && !tr.read_only);
 	/* a range ending inside the second THP splits it */
 	assert_int_equal(ptsim_mprotect(mm, VA, SZ_2M + SZ_64K, RO), 0);
 	ptsim_last_stats(s.m, &st);
 	assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &tr), 0);
-	assert_true(tr.level == 3 && tr.read_only && tr.cont);
+	assert_true(tr.level == PTE_LEVEL && tr.read_only && tr.cont);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_2M + SZ_64K, &tr), 0);
-	assert_true(tr.level == 3 && !tr.read_only);
+	assert_true(tr.level == PTE_LEVEL && !tr.read_only);
 	assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
-	assert_true(tr.level == 2 && tr.read_only);
+	assert_true(tr.level == PMD_LEVEL && tr.read_only);
 	ptsim_machine_destroy(s.m);
 }
 

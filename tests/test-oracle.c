@@ -266,7 +266,7 @@ static const struct pt_table *cursor_at(struct oracle *o, const struct ptsim_mm 
 	const struct pt_table *t = o->cur.t;
 
 	if (!t || va < o->cur.lo || va >= o->cur.hi ||
-	    (t->level < 3 && t->next[pt_index(g, t->level, va)])) {
+	    (t->level < PTE_LEVEL && t->next[pt_index(g, t->level, va)])) {
 		uint64_t span;
 
 		t = mm->pgd;
@@ -297,7 +297,7 @@ static uint64_t next_interesting(struct oracle *o, const struct proc *pr, uint64
 
 		if (t->desc[idx])
 			return i;
-		if (t->level == 3) {
+		if (t->level == PTE_LEVEL) {
 			unsigned int j = idx + 1;
 
 			while (j < t->entries && !t->desc[j])
@@ -372,7 +372,7 @@ static void observe(struct oracle *o, struct ptsim_mm *mm, uint64_t va, uint8_t 
 	} else if (pte_present(d)) {
 		*obs = OBS_PRESENT;
 		*pfn = pte_pfn(o->g, d) + ((va & (pt_level_size(o->g, t->level) - 1)) >> o->g->page_shift);
-	} else if (t->level == 3 && is_swap_pte(d)) {
+	} else if (t->level == PTE_LEVEL && is_swap_pte(d)) {
 		*obs = OBS_SWAP;
 	} else {
 		violation(o, "va 0x%llx: an entry neither present nor swap: 0x%llx",

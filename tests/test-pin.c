@@ -374,12 +374,12 @@ static void test_fork_many_pinned_thps(void **state)
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 512 * n);
 		assert_int_equal(ptsim_translate(mm, VA, &tp), 0);
 		assert_int_equal(ptsim_translate(child, VA, &tc), 0);
-		assert_true(tp.level == 2 && tc.level == 2 && tp.pa == tc.pa && !tp.write);
+		assert_true(tp.level == PMD_LEVEL && tc.level == PMD_LEVEL && tp.pa == tc.pa && !tp.write);
 		for (unsigned int i = 1; i <= n; i++) {
 			for (uint64_t off = 0; off < SZ_2M; off += 511 * SZ_4K) {
 				assert_int_equal(ptsim_translate(mm, VA + i * SZ_2M + off, &tp), 0);
 				assert_int_equal(ptsim_translate(child, VA + i * SZ_2M + off, &tc), 0);
-				assert_true(tp.level == 3 && tc.level == 3 && tp.pa != tc.pa);
+				assert_true(tp.level == PTE_LEVEL && tc.level == PTE_LEVEL && tp.pa != tc.pa);
 				assert_true(tp.write && tc.write);
 			}
 		}

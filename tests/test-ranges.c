@@ -56,11 +56,11 @@ static void test_touch_hole_with_cached_entry(void **state)
 	(void)state;
 	assert_int_equal(ptsim_access(f.mm, 0, VA, PTSIM_ACCESS_WRITE, NULL), 0);
 	/* drop the PTE table from under the cached entry, with no TLBI */
-	pmd = pt_walk_table(f.mm, VA, 2, false, &err);
-	pmd->desc[pt_index(&f.m->geo, 2, VA)] = 0;
+	pmd = pt_walk_table(f.mm, VA, PMD_LEVEL, false, &err);
+	pmd->desc[pt_index(&f.m->geo, PMD_LEVEL, VA)] = 0;
 	assert_int_equal(ptsim_touch(f.mm, 0, VA, SZ_2M, PTSIM_ACCESS_WRITE, &faults), 0);
 	assert_int_equal(faults, 511);	/* the first page still hits the stale entry */
-	pmd->desc[pt_index(&f.m->geo, 2, VA)] = pfn_pte(&f.m->geo, pmd->next[pt_index(&f.m->geo, 2, VA)]->pfn,
+	pmd->desc[pt_index(&f.m->geo, PMD_LEVEL, VA)] = pfn_pte(&f.m->geo, pmd->next[pt_index(&f.m->geo, PMD_LEVEL, VA)]->pfn,
 						      PMD_TYPE_TABLE);
 	ptsim_machine_destroy(f.m);
 }

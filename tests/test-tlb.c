@@ -177,12 +177,12 @@ static enum ptsim_fault_kind split_and_conflict(enum ptsim_cpu cpu)
 
 	ptsim_set_diag_handler(m, count_conflicts, NULL);
 	assert_int_equal(ptsim_access(mm, 0, VA, PTSIM_ACCESS_READ, NULL), 0);
-	pmd = pt_walk_table(mm, VA, 2, false, &err);
-	idx = pt_index(&m->geo, 2, VA);
-	assert_int_equal(pt_table_alloc(mm, 3, &pte), 0);
+	pmd = pt_walk_table(mm, VA, PMD_LEVEL, false, &err);
+	idx = pt_index(&m->geo, PMD_LEVEL, VA);
+	assert_int_equal(pt_table_alloc(mm, PTE_LEVEL, &pte), 0);
 	for (unsigned int i = 0; i < 512; i++)
 		pte->desc[i] = pmd_leaf_to_pte(pmd->desc[idx]) + ((uint64_t)i << 12);
-	set_desc(mm, VA, 2, &pmd->desc[idx], pfn_pte(&m->geo, pte->pfn, PMD_TYPE_TABLE));
+	set_desc(mm, VA, PMD_LEVEL, &pmd->desc[idx], pfn_pte(&m->geo, pte->pfn, PMD_TYPE_TABLE));
 	pmd->next[idx] = pte;
 	/* the stale 2M entry and a new 4K entry coexist */
 	assert_int_equal(ptsim_tlb_fill(mm, 0, VA, PTSIM_ACCESS_READ), 0);

@@ -14,6 +14,15 @@
 
 typedef uint64_t pte_t;	/* one descriptor, at any level */
 
+/*
+ * Translation-table levels as the Arm ARM numbers them: the last level (PTE)
+ * is 3; a 4K or 16K granule at 52 bits has a level -1 above P4D.
+ */
+#define PTE_LEVEL	3
+#define PMD_LEVEL	2
+#define PUD_LEVEL	1
+#define P4D_LEVEL	0
+
 #define ALIGN_DOWN64(x, a)	((x) & ~((uint64_t)(a) - 1))
 #define ALIGN_UP64(x, a)	(((x) + (uint64_t)(a) - 1) & ~((uint64_t)(a) - 1))
 #define IS_ALIGNED64(x, a)	(((x) & ((uint64_t)(a) - 1)) == 0)
@@ -459,31 +468,33 @@ int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end);
 bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
-static inline unsigned int lvl(int level)
+
+/* A level's slot in the per-level arrays (ptsim_geometry's, reserves): level + 1. */
+static inline unsigned int level_slot(int level)
 {
 	return (unsigned int)(level + 1);
 }
 /* Bytes of VA one entry at level maps. */
 static inline uint64_t pt_level_size(const struct ptsim_geometry *g, int level)
 {
-	return UINT64_C(1) << g->level_shift[lvl(level)];
+	return UINT64_C(1) << g->level_shift[level_slot(level)];
 }
 /* The index of va's entry in its table at level (pgd_index .. pte_index). */
 static inline unsigned int pt_index(const struct ptsim_geometry *g, int level, uint64_t va)
 {
-	return (unsigned int)((va >> g->level_shift[lvl(level)]) & (g->level_entries[lvl(level)] - 1));
+	return (unsigned int)((va >> g->level_shift[level_slot(level)]) & (g->level_entries[level_slot(level)] - 1));
 }
 /* Host bytes of one table: the page, its bookkeeping and, above the last level, child pointers. */
 static inline uint64_t table_host_bytes(const struct ptsim_geometry *g, int level)
 {
 	return sizeof(struct pt_table) + g->page_size +
-	       (level < 3 ? g->level_entries[lvl(level)] * sizeof(struct pt_table *) : 0);
+	       (level < PTE_LEVEL ? g->level_entries[level_slot(level)] * sizeof(struct pt_table *) : 0);
 }
 /* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */
 int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out);
 void pt_table_free(struct ptsim_mm *mm, struct pt_table *t);
 /*
- * Set aside nr[lvl(level)] tables per level so the operation's later
+ * Set aside nr[level_slot(level)] tables per level so the operation's later
  * pt_table_alloc calls cannot fail; they are counted (TABLE_ALLOC, the mm's
  * bytes) only when taken. pt_unreserve gives back what was not taken.
  */

@@ -193,7 +193,7 @@ again:
 	ptl_spin_lock(m);		/* its lock nested */
 	arch_enter_lazy_mmu_mode(m);
 	while (addr < end) {
-		unsigned int idx = pt_index(g, 3, addr), nr = 1;
+		unsigned int idx = pt_index(g, PTE_LEVEL, addr), nr = 1;
 		pte_t *src = &src_t->desc[idx], *dst = &dst_t->desc[idx];
 		pte_t ptent;
 
@@ -229,8 +229,8 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 {
 	struct ptsim_mm *mm = c->src;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	unsigned int idx = pt_index(g, 2, addr);
-	pte_t pmd = read_desc(mm, 2, &src_t->desc[idx]);
+	unsigned int idx = pt_index(g, PMD_LEVEL, addr);
+	pte_t pmd = read_desc(mm, PMD_LEVEL, &src_t->desc[idx]);
 	struct page_ref ref = vm_normal_page(mm, pmd);
 
 	pmd_lock(mm->m);	/* copy_huge_pmd: the child's, */
@@ -252,11 +252,11 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 	}
 	if (is_cow_mapping(c->vma->flags) && pte_write(pmd)) {
 		/* pmdp_set_wrprotect: the same read and compare-and-swap as a PTE */
-		pmd = read_desc(mm, 2, &src_t->desc[idx]);
-		xchg_desc(mm, addr, 2, &src_t->desc[idx], pte_wrprotect(pmd));
+		pmd = read_desc(mm, PMD_LEVEL, &src_t->desc[idx]);
+		xchg_desc(mm, addr, PMD_LEVEL, &src_t->desc[idx], pte_wrprotect(pmd));
 		pmd = pte_wrprotect(pmd);
 	}
-	set_desc(c->dst, addr, 2, &dst_t->desc[idx], pte_mkold(pmd));	/* set_pmd_at */
+	set_desc(c->dst, addr, PMD_LEVEL, &dst_t->desc[idx], pte_mkold(pmd));	/* set_pmd_at */
 	return true;
 }
 
@@ -266,14 +266,14 @@ static void copy_pmd_range(struct fork_ctx *c, struct pt_table *src_t, uint64_t 
 {
 	const struct ptsim_geometry *g = &c->src->m->geo;
 	int err;
-	struct pt_table *dst_t = pt_walk_table(c->dst, addr, 2, false, &err);
+	struct pt_table *dst_t = pt_walk_table(c->dst, addr, PMD_LEVEL, false, &err);
 
 	if (!dst_t)
 		return;	/* nothing in this PMD table's part of the VMA: no child table either */
 	while (addr < end) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, end);
-		unsigned int idx = pt_index(g, 2, addr);
-		pte_t pmd = read_desc(c->src, 2, &src_t->desc[idx]);
+		unsigned int idx = pt_index(g, PMD_LEVEL, addr);
+		pte_t pmd = read_desc(c->src, PMD_LEVEL, &src_t->desc[idx]);
 
 		if (pmd_is_leaf(src_t, idx) && copy_huge_pmd(c, src_t, dst_t, addr))
 			goto next;
@@ -295,7 +295,7 @@ static void copy_page_range(struct fork_ctx *c)
 	for (uint64_t addr = c->vma->start; (addr = pt_next_pmd_used(c->src, addr, end)) < end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
 		int err;
-		struct pt_table *t = pt_walk_table(c->src, addr, 2, false, &err);
+		struct pt_table *t = pt_walk_table(c->src, addr, PMD_LEVEL, false, &err);
 
 		if (t)
 			copy_pmd_range(c, t, addr, next);
@@ -316,8 +316,8 @@ static int prepare_vma(struct fork_ctx *c, const struct vma *v, size_t *copies,
 
 	for (uint64_t va = v->start; (va = pt_next_pmd_used(src, va, v->end)) < v->end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(va, g->pmd_size) + g->pmd_size, v->end);
-		const struct pt_table *t = pt_find_table(src, va, 2);
-		unsigned int idx = pt_index(g, 2, va);
+		const struct pt_table *t = pt_find_table(src, va, PMD_LEVEL);
+		unsigned int idx = pt_index(g, PMD_LEVEL, va);
 		bool leaf = pmd_is_leaf(t, idx);
 		pte_t d = t->desc[idx];
 		const struct folio *f = leaf ? pfn_folio(src->m, pte_pfn(g, d)) : NULL;
@@ -331,7 +331,7 @@ static int prepare_vma(struct fork_ctx *c, const struct vma *v, size_t *copies,
 		if (!pt_walk_table(c->dst, va, leaf ? 2 : 3, true, &err))
 			return err ? err : -ENOMEM;
 		for (uint64_t a = va; t->next[idx] && a < next; a += g->page_size) {
-			pte_t pte = t->next[idx]->desc[pt_index(g, 3, a)];
+			pte_t pte = t->next[idx]->desc[pt_index(g, PTE_LEVEL, a)];
 
 			if (!pte_present(pte) || pte_special(pte))
 				continue;
@@ -379,7 +379,7 @@ static int prepare_child(struct fork_ctx *c)
 			return -ENOMEM;
 	}
 	for (; c->nr_split < splits; c->nr_split++) {
-		err = pt_table_alloc(src, 3, &c->split_tables[c->nr_split]);
+		err = pt_table_alloc(src, PTE_LEVEL, &c->split_tables[c->nr_split]);
 		if (err)
 			return err;
 	}

@@ -46,17 +46,17 @@ static int64_t __get_user_pages(struct ptsim_mm *mm, struct vma *v, uint64_t sta
 
 		if (stale || ALIGN_DOWN64(addr, g->pmd_size) != slot) {
 			slot = ALIGN_DOWN64(addr, g->pmd_size);
-			pte_table = pt_find_table(mm, addr, 3);
+			pte_table = pt_find_table(mm, addr, PTE_LEVEL);
 			stale = false;
 		}
 		if (pte_table) {
-			idx = pt_index(g, 3, addr);
+			idx = pt_index(g, PTE_LEVEL, addr);
 			t = pte_table->desc[idx] ? pte_table : NULL;
 		} else {
 			t = pt_lookup_leaf(mm, addr, &idx);
 		}
 		ptl_spin_lock(mm->m);	/* follow_page_pte */
-		pte = t && t->level == 3 ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, 2, &t->desc[idx]) : 0;
+		pte = t && t->level == PTE_LEVEL ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, PMD_LEVEL, &t->desc[idx]) : 0;
 		if ((pte_present(pte) && (!write || pte_write(pte))) || retried) {
 			kernel_call(mm->m, VM_NORMAL_PAGE);
 			folio_get(mm->m);
@@ -136,7 +136,7 @@ int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end)
 bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
-	const uint64_t room = host_room(mm->m), per = table_host_bytes(g, 3);
+	const uint64_t room = host_room(mm->m), per = table_host_bytes(g, PTE_LEVEL);
 	uint64_t need = 0;
 
 	if (room == UINT64_MAX)
@@ -152,13 +152,13 @@ bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t e
 			continue;
 		}
 		while (a < vend && need <= room) {
-			const struct pt_table *t = pt_find_table(mm, a, 2);
-			unsigned int i = pt_index(g, 2, a);
+			const struct pt_table *t = pt_find_table(mm, a, PMD_LEVEL);
+			unsigned int i = pt_index(g, PMD_LEVEL, a);
 			uint64_t next;
 
 			if (!t) {
 				/* no PMD table (so there is a level above): each PMD slot of its range needs one */
-				uint64_t pud_size = pt_level_size(g, 1);
+				uint64_t pud_size = pt_level_size(g, PUD_LEVEL);
 
 				next = MIN(ALIGN_DOWN64(a, pud_size) + pud_size, vend);
 				need += (ALIGN_UP64(next, g->pmd_size) - ALIGN_DOWN64(a, g->pmd_size)) /

@@ -18,15 +18,15 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	unsigned int idx = pt_index(g, 2, haddr);
+	unsigned int idx = pt_index(g, PMD_LEVEL, haddr);
 	pte_t old_pmd, entry;
 	struct folio *f;
 
 	fn_enter(m, PTSIM_FN_SPLIT_HUGE_PMD);
 	kernel_call(m, SPLIT_HUGE_PMD);
 	/* pmdp_invalidate: keep the PMD "present" to software, invalid to hardware */
-	old_pmd = read_desc(mm, 2, &pmd_table->desc[idx]);
-	xchg_desc(mm, haddr, 2, &pmd_table->desc[idx], (old_pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
+	old_pmd = read_desc(mm, PMD_LEVEL, &pmd_table->desc[idx]);
+	xchg_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx], (old_pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
 	flush_pmd_tlb_range(mm, haddr, haddr + g->pmd_size);
 
 	entry = pmd_leaf_to_pte(old_pmd);
@@ -44,7 +44,7 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 		for (uint64_t i = 1; i < folio_nr_pages(f); i++)
 			folio_set_page_anon_exclusive(f, i, folio_page_anon_exclusive(f, 0));
 	/* pmd_populate: the PMD now points at the filled table */
-	set_desc(mm, haddr, 2, &pmd_table->desc[idx], pfn_pte(g, pte_table->pfn, PMD_TYPE_TABLE));
+	set_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx], pfn_pte(g, pte_table->pfn, PMD_TYPE_TABLE));
 	pmd_table->next[idx] = pte_table;
 	fn_exit(m);
 }
@@ -52,7 +52,7 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 /* A PMD-level leaf, valid or present-invalid (a PROT_NONE THP). */
 bool pmd_is_leaf(const struct pt_table *t, unsigned int idx)
 {
-	return t && t->level == 2 && !t->next[idx] && pte_present(t->desc[idx]);
+	return t && t->level == PMD_LEVEL && !t->next[idx] && pte_present(t->desc[idx]);
 }
 
 bool thp_cut_at(const struct ptsim_mm *mm, uint64_t addr)
@@ -77,7 +77,7 @@ int spare_tables_alloc(struct ptsim_mm *mm, struct spare_tables *spare, uint64_t
 	if (ALIGN_DOWN64(end, g->pmd_size) != ALIGN_DOWN64(start, g->pmd_size) || !nr)
 		nr += thp_cut_at(mm, end);
 	for (spare->n = 0; spare->n < nr; spare->n++) {
-		err = pt_table_alloc(mm, 3, &spare->t[spare->n]);
+		err = pt_table_alloc(mm, PTE_LEVEL, &spare->t[spare->n]);
 		if (err) {
 			spare_tables_free(mm, spare);
 			return err;
@@ -142,7 +142,7 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 	op_begin(m);
 	/* allocate every PTE table first, so a failure changes nothing */
 	for (i = 0; i < nr; i++) {
-		err = pt_table_alloc(mm, 3, &tables[i]);
+		err = pt_table_alloc(mm, PTE_LEVEL, &tables[i]);
 		if (err)
 			break;
 	}
@@ -154,10 +154,10 @@ int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len)
 		for (uint64_t a = start;
 		     i < nr && (a = ALIGN_DOWN64(pt_next_used(mm, a, end), g->pmd_size)) < end;
 		     a += g->pmd_size) {
-			struct pt_table *t = pt_walk_table(mm, a, 2, false, &err);
+			struct pt_table *t = pt_walk_table(mm, a, PMD_LEVEL, false, &err);
 
 			err = 0;
-			if (t && pmd_is_leaf(t, pt_index(g, 2, a)))
+			if (t && pmd_is_leaf(t, pt_index(g, PMD_LEVEL, a)))
 				__split_huge_pmd_locked(mm, t, a, tables[i++]);
 		}
 	}
@@ -205,7 +205,7 @@ static pte_t *folio_page_pte(struct ptsim_mm *mm, const struct folio *f, uint64_
 
 	for (*vma = 0; anon_page_address(mm, f->mapping, f->index + i, va, vma); (*vma)++) {
 		t = pt_lookup_leaf(mm, *va, &idx);
-		if (t && t->level == 3 && pte_present(t->desc[idx]) &&
+		if (t && t->level == PTE_LEVEL && pte_present(t->desc[idx]) &&
 		    pte_pfn(g, t->desc[idx]) == folio_pfn(mm->m, f) + i)
 			return &t->desc[idx];
 	}
@@ -280,8 +280,8 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 				folio_put(m, &f[i]);	/* unmapped: its last reference goes */
 			continue;
 		}
-		t = pt_walk_table(mm, a, 3, false, &(int){ 0 });
-		set_ptes(mm, a, &t->desc[pt_index(g, 3, a)], pte_mknoncont(old[i]), 1);
+		t = pt_walk_table(mm, a, PTE_LEVEL, false, &(int){ 0 });
+		set_ptes(mm, a, &t->desc[pt_index(g, PTE_LEVEL, a)], pte_mknoncont(old[i]), 1);
 	}
 	free(old);
 	free(va);

@@ -21,7 +21,7 @@ static void broken(struct inv *c, uint64_t va, int level, pte_t d, const char *w
 static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned int i, uint64_t va)
 {
 	const struct ptsim_geometry *g = &c->m->geo;
-	unsigned int n = t->level == 3 ? g->cont_ptes : g->cont_pmds;
+	unsigned int n = t->level == PTE_LEVEL ? g->cont_ptes : g->cont_pmds;
 	unsigned int first = i & ~(n - 1);
 	uint64_t size = pt_level_size(g, t->level);
 	pte_t ref = t->desc[first];
@@ -31,7 +31,7 @@ static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned i
 	for (unsigned int k = 0; k < n; k++) {
 		pte_t d = t->desc[first + k];
 
-		if (!pte_valid(d) || !pte_cont(d) || (t->level < 3 && t->next[first + k]) ||
+		if (!pte_valid(d) || !pte_cont(d) || (t->level < PTE_LEVEL && t->next[first + k]) ||
 		    pte_pfn(g, d) != pte_pfn(g, ref) + k * (size >> g->page_shift) ||
 		    (pte_pgprot(g, pte_mkold(pte_mkclean(d))) != pte_pgprot(g, pte_mkold(pte_mkclean(ref))))) {
 			broken(c, va + k * size, t->level, d, "malformed contiguous group");
@@ -54,7 +54,7 @@ static void count_mappings(struct inv *c, const struct pt_table *t, int delta)
 		pte_t d = t->desc[i];
 		struct folio *f;
 
-		if (t->level < 3 && t->next[i]) {
+		if (t->level < PTE_LEVEL && t->next[i]) {
 			count_mappings(c, t->next[i], delta);
 			continue;
 		}
@@ -87,7 +87,7 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 		uint64_t va = base + i * size;
 		pte_t d = t->desc[i];
 
-		if (t->level < 3 && t->next[i]) {
+		if (t->level < PTE_LEVEL && t->next[i]) {
 			if (!pte_valid(d) || !pmd_table(d) || pte_pfn(g, d) != t->next[i]->pfn ||
 			    t->next[i]->level != t->level + 1)
 				broken(c, va, t->level, d, "table descriptor and table disagree");
@@ -96,12 +96,12 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 		}
 		if (!d)
 			continue;
-		if (t->level < 3 && pte_valid(d) && (pmd_table(d) || (!g->level_block[lvl(t->level)] &&
-								      t->level != 2)))
+		if (t->level < PTE_LEVEL && pte_valid(d) && (pmd_table(d) || (!g->level_block[level_slot(t->level)] &&
+								      t->level != PMD_LEVEL)))
 			broken(c, va, t->level, d, "table descriptor without a table, or block not allowed");
-		if (t->level == 3 && pte_valid(d) && (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE)
+		if (t->level == PTE_LEVEL && pte_valid(d) && (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE)
 			broken(c, va, t->level, d, "reserved level-3 encoding");
-		if (pte_valid(d) && pte_cont(d) && t->level >= 2)
+		if (pte_valid(d) && pte_cont(d) && t->level >= PMD_LEVEL)
 			check_cont_group(c, t, i, va);
 	}
 	return bytes;

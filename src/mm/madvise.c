@@ -147,7 +147,7 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 	flush_tlb_batched_pending(mm);
 	arch_enter_lazy_mmu_mode(m);
 	for (; addr < end; addr += (uint64_t)nr << g->page_shift) {
-		pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+		pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, addr)];
 		pte_t ptent;
 		struct page_ref ref;
 
@@ -159,7 +159,7 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 		if (!pte_present(ptent)) {
 			if (free && is_swap_pte(ptent)) {
 				free_swap_and_cache_nr(m);
-				set_desc(mm, addr, 3, ptep, 0);		/* clear_not_present_full_ptes */
+				set_desc(mm, addr, PTE_LEVEL, ptep, 0);		/* clear_not_present_full_ptes */
 			}
 			continue;
 		}
@@ -218,7 +218,7 @@ static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int 
 {
 	struct ptsim_mm *mm = w->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	pte_t pmd = read_desc(mm, 2, &t->desc[idx]);
+	pte_t pmd = read_desc(mm, PMD_LEVEL, &t->desc[idx]);
 	struct page_ref ref = vm_normal_page(mm, pmd);
 
 	if (next - addr != g->pmd_size) {
@@ -234,9 +234,9 @@ static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int 
 		if (w->advice == LAZY_FREE)
 			pmd = pte_mkclean(pmd);
 		/* pmdp_invalidate, then set_pmd_at */
-		xchg_desc(mm, addr, 2, &t->desc[idx], (pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
+		xchg_desc(mm, addr, PMD_LEVEL, &t->desc[idx], (pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
 		flush_pmd_tlb_range(mm, addr, addr + g->pmd_size);
-		set_desc(mm, addr, 2, &t->desc[idx], pmd);
+		set_desc(mm, addr, PMD_LEVEL, &t->desc[idx], pmd);
 		tlb_flush_pmd_range(w->tlb, addr, g->pmd_size);
 	}
 	if (w->advice == LAZY_PAGEOUT && folio_isolate_lru(mm, &w->isolated, ref.folio, addr, true))
@@ -265,8 +265,8 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 		for (uint64_t addr = a; (addr = pt_next_pmd_used(mm, addr, vend)) < vend;) {
 			uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, vend);
 			int err;
-			struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);
-			unsigned int idx = pt_index(g, 2, addr);
+			struct pt_table *t = pt_walk_table(mm, addr, PMD_LEVEL, false, &err);
+			unsigned int idx = pt_index(g, PMD_LEVEL, addr);
 
 			pmd_loop_step(mm->m);
 			if (t && pmd_is_leaf(t, idx) && lazy_huge_pmd(&w, t, idx, addr, next)) {

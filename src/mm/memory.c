@@ -98,9 +98,9 @@ static int prepare_faults(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 		if (!t)
 			return err ? err : -ENOMEM;
 		if (pmd_thp) {
-			if (!pte_none(read_desc(mm, 2, &t->desc[pt_index(g, 2, a)])))
+			if (!pte_none(read_desc(mm, PMD_LEVEL, &t->desc[pt_index(g, PMD_LEVEL, a)])))
 				return -EEXIST;
-		} else if (!pte_range_none(mm, &t->desc[pt_index(g, 3, a)], UINT64_C(1) << order)) {
+		} else if (!pte_range_none(mm, &t->desc[pt_index(g, PTE_LEVEL, a)], UINT64_C(1) << order)) {
 			return -EEXIST;
 		}
 		pf[i].addr = a;
@@ -139,7 +139,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 		/* do_anonymous_page read fault: special zero-page PTE, never writable */
 		pte_t entry = pte_mkspecial(pfn_pte(g, zpfn, v->page_prot));
 
-		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, 3, pf->addr)], entry, 1);
+		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, PTE_LEVEL, pf->addr)], entry, 1);
 		fn_exit(m);
 		return;
 	}
@@ -149,11 +149,11 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 
 	if (order == g->pmd_order) {
 		pf->folio->mapcount = 1;
-		set_desc(mm, pf->addr, 2, &pf->table->desc[pt_index(g, 2, pf->addr)],
+		set_desc(mm, pf->addr, PMD_LEVEL, &pf->table->desc[pt_index(g, PMD_LEVEL, pf->addr)],
 			 pte_to_pmd_leaf(entry));
 	} else {
 		pf->folio->mapcount = (int)nr;
-		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, 3, pf->addr)], entry,
+		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, PTE_LEVEL, pf->addr)], entry,
 			 (unsigned int)nr);
 	}
 	fn_exit(m);
@@ -184,14 +184,14 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 	undo_start(m);
 	for (i = 0; i < nr && !err; i++) {
 		uint64_t a = addr + (i << g->page_shift);
-		struct pt_table *t = pt_walk_table(mm, a, 3, true, &err);
+		struct pt_table *t = pt_walk_table(mm, a, PTE_LEVEL, true, &err);
 		enum fault_result r;
 
 		if (!t) {
 			err = err ? err : -ENOMEM;
 			break;
 		}
-		if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, 3, a)]))) {
+		if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, PTE_LEVEL, a)]))) {
 			err = -EEXIST;
 			break;
 		}
@@ -216,7 +216,7 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 			pf[i].folio = shmem_get_folio(mm, v, pgoff, pf[i].folio);
 			fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 			kernel_call(m, DO_PAGE_FAULT);
-			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, 3, pf[i].addr)],
+			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, PTE_LEVEL, pf[i].addr)],
 				 file_fault_pte(g, v, folio_pfn(m, pf[i].folio), write), 1);
 			pf[i].folio->mapcount++;
 			fn_exit(m);
@@ -314,7 +314,7 @@ static void __ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 		return;
 	entry &= PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
 	val = ((pte ^ PTE_RDONLY) | (entry ^ PTE_RDONLY)) ^ PTE_RDONLY;
-	cmpxchg_desc(mm, addr, 3, ptep, val);
+	cmpxchg_desc(mm, addr, PTE_LEVEL, ptep, val);
 	if (dirty)
 		flush_tlb_page(mm, addr);
 }
@@ -449,7 +449,7 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
 	uint64_t haddr = ALIGN_DOWN64(va, g->pmd_size);
-	pte_t pmd = read_desc(mm, 2, &pmd_table->desc[idx]);
+	pte_t pmd = read_desc(mm, PMD_LEVEL, &pmd_table->desc[idx]);
 	struct page_ref ref = vm_normal_page(mm, pmd);
 	struct pt_table *pte_table;
 	int err;
@@ -458,18 +458,18 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pinned) {
 		for (uint64_t i = 0; i < folio_nr_pages(ref.folio); i++)
 			folio_set_page_anon_exclusive(ref.folio, i, true);
-		cmpxchg_desc(mm, haddr, 2, &pmd_table->desc[idx],
+		cmpxchg_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx],
 			  pte_mkwrite(pte_mkdirty(pte_mkyoung(pmd))));
 		flush_tlb_page(mm, haddr);
 		return 0;
 	}
-	err = pt_table_alloc(mm, 3, &pte_table);
+	err = pt_table_alloc(mm, PTE_LEVEL, &pte_table);
 	if (err)
 		return err;
 	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
 	op_keep_partial(m);
 	ptl_spin_lock(m);	/* handle_pte_fault, after the fallback */
-	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, 3, va)]);
+	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, PTE_LEVEL, va)]);
 }
 
 /* The mTHP orders a fault in v may use (thp_vma_allowable_orders): none if NOHUGEPAGE or uffd. */
@@ -490,10 +490,10 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 	struct folio *f;
 	int err;
 
-	t = pt_walk_table(mm, haddr, 2, true, &err);
+	t = pt_walk_table(mm, haddr, PMD_LEVEL, true, &err);
 	if (!t)
 		return err ? err : -ENOMEM;
-	if (t->next[pt_index(g, 2, haddr)] || !pte_none(read_desc(mm, 2, &t->desc[pt_index(g, 2, haddr)])))
+	if (t->next[pt_index(g, PMD_LEVEL, haddr)] || !pte_none(read_desc(mm, PMD_LEVEL, &t->desc[pt_index(g, PMD_LEVEL, haddr)])))
 		return 1;	/* a PTE table is there: the PTE path */
 	err = anon_vma_available(m, v);	/* vmf_anon_prepare */
 	if (err)
@@ -505,7 +505,7 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 	folio_init_anon(f, v, haddr, g);
 	f->mapcount = 1;
 	pmd_lock(m);
-	set_desc(mm, haddr, 2, &t->desc[pt_index(g, 2, haddr)],
+	set_desc(mm, haddr, PMD_LEVEL, &t->desc[pt_index(g, PMD_LEVEL, haddr)],
 		 pte_to_pmd_leaf(anon_fault_pte(g, v, folio_pfn(mm->m, f), true)));
 	return 0;
 }
@@ -532,7 +532,7 @@ static int alloc_anon_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t v
 			orders &= ~(UINT64_C(1) << order);	/* thp_vma_suitable_orders */
 			continue;
 		}
-		if (pte_range_none(mm, &table[pt_index(g, 3, a)], UINT64_C(1) << order))
+		if (pte_range_none(mm, &table[pt_index(g, PTE_LEVEL, a)], UINT64_C(1) << order))
 			break;
 		orders &= ~(UINT64_C(1) << order);
 	}
@@ -551,7 +551,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	bool had_table = pt_find_table(mm, va, 3) != NULL;
+	bool had_table = pt_find_table(mm, va, PTE_LEVEL) != NULL;
 	struct pt_table *t;
 	struct folio *f;
 	uint64_t nr, a, zpfn;
@@ -565,10 +565,10 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		if (err <= 0)
 			return err;
 	}
-	t = pt_walk_table(mm, va, 3, true, &err);	/* pte_alloc */
+	t = pt_walk_table(mm, va, PTE_LEVEL, true, &err);	/* pte_alloc */
 	if (!t)
 		return err ? err : -ENOMEM;
-	ptep = &t->desc[pt_index(g, 3, va)];
+	ptep = &t->desc[pt_index(g, PTE_LEVEL, va)];
 	if (had_table && !pte_none(__ptep_get(mm, ptep)))	/* handle_pte_fault's orig_pte */
 		return 0;	/* raced: mapped meanwhile */
 	if (!write) {
@@ -592,11 +592,11 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	if (nr == 1)
 		__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	else
-		pte_range_none(mm, &t->desc[pt_index(g, 3, a)], nr);
+		pte_range_none(mm, &t->desc[pt_index(g, PTE_LEVEL, a)], nr);
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, a, g);
 	f->mapcount = (int)nr;
-	set_ptes(mm, a, &t->desc[pt_index(g, 3, a)], anon_fault_pte(g, v, folio_pfn(mm->m, f), true),
+	set_ptes(mm, a, &t->desc[pt_index(g, PTE_LEVEL, a)], anon_fault_pte(g, v, folio_pfn(mm->m, f), true),
 		 (unsigned int)nr);
 	return 0;
 }
@@ -609,7 +609,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	pte_t pte = leaf ? leaf->desc[idx] : 0;
 	int err;
 
-	if (leaf && leaf->level == 3 && (is_swap_pte(pte) || (write && is_zero_pte(mm, pte)))) {
+	if (leaf && leaf->level == PTE_LEVEL && (is_swap_pte(pte) || (write && is_zero_pte(mm, pte)))) {
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
 		kernel_call(mm->m, DO_PAGE_FAULT);
 		err = is_swap_pte(pte) ? do_swap_page(mm, v, va, &leaf->desc[idx], write)
@@ -620,9 +620,9 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	if (leaf && pte_present(pte) && write && !pte_write(pte) && !pte_protnone(pte)) {
 		fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
 		kernel_call(mm->m, DO_PAGE_FAULT);
-		if (leaf->level == 3)
+		if (leaf->level == PTE_LEVEL)
 			ptl_spin_lock(mm->m);	/* handle_pte_fault */
-		err = leaf->level == 3 ? do_wp_page(mm, v, va, &leaf->desc[idx])
+		err = leaf->level == PTE_LEVEL ? do_wp_page(mm, v, va, &leaf->desc[idx])
 				       : do_huge_pmd_wp_page(mm, v, va, leaf, idx);
 		fn_exit(mm->m);
 		return err;
@@ -671,7 +671,7 @@ static void do_fault_around(struct ptsim_mm *mm, struct vma *v, uint64_t addr, s
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t nr = fault_around_pages(g);
-	uint64_t pte_off = pt_index(g, 3, addr);
+	uint64_t pte_off = pt_index(g, PTE_LEVEL, addr);
 	uint64_t vma_off = (addr - v->start) >> g->page_shift;
 	uint64_t vma_pages = (v->end - v->start) >> g->page_shift;
 	uint64_t from = MAX(ALIGN_DOWN64(pte_off, nr), pte_off - MIN(pte_off, vma_off));
@@ -688,7 +688,7 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t pgoff = v->pgoff + ((addr - v->start) >> g->page_shift);
-	pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+	pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, addr)];
 	struct folio *fo;
 	enum fault_result r;
 
@@ -719,10 +719,10 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	pte_t *ptep, pte;
 	int err;
 
-	t = pt_walk_table(mm, va, 3, true, &err);
+	t = pt_walk_table(mm, va, PTE_LEVEL, true, &err);
 	if (!t)
 		return err ? err : -EFAULT;
-	ptep = &t->desc[pt_index(g, 3, va)];
+	ptep = &t->desc[pt_index(g, PTE_LEVEL, va)];
 	pte = __ptep_get(mm, ptep);
 	if (!pte_none(pte)) {
 		/*
@@ -792,12 +792,12 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 		return handle_anon_fault(mm, v, va, write);
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 	kernel_call(m, DO_PAGE_FAULT);
-	t = pt_walk_table(mm, va, 3, true, &err);
+	t = pt_walk_table(mm, va, PTE_LEVEL, true, &err);
 	if (!t) {
 		fn_exit(m);
 		return err ? err : -EFAULT;
 	}
-	if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, 3, va)]))) {
+	if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, PTE_LEVEL, va)]))) {
 		fn_exit(m);
 		return 0;
 	}

@@ -71,7 +71,7 @@ static void mlock_pte_range(struct mlock_walk *w, struct pt_table *t, uint64_t a
 
 	pte_offset_map_lock(mm->m);
 	while (addr < end) {
-		pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+		pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, addr)];
 		pte_t ptent;
 		struct page_ref ref;
 		unsigned int step = 1;
@@ -101,11 +101,11 @@ static void mlock_vma_pages_range(struct mlock_walk *w)
 	for (uint64_t addr = w->start; (addr = pt_next_pmd_used(mm, addr, w->end)) < w->end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, w->end);
 		int err;
-		struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);
-		unsigned int idx = pt_index(g, 2, addr);
+		struct pt_table *t = pt_walk_table(mm, addr, PMD_LEVEL, false, &err);
+		unsigned int idx = pt_index(g, PMD_LEVEL, addr);
 
 		if (t && pmd_is_leaf(t, idx)) {
-			struct page_ref ref = vm_normal_page(mm, read_desc(mm, 2, &t->desc[idx]));
+			struct page_ref ref = vm_normal_page(mm, read_desc(mm, PMD_LEVEL, &t->desc[idx]));
 
 			pmd_lock(mm->m);	/* mlock_pte_range on a PMD leaf */
 			if (ref.folio)

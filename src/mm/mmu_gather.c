@@ -196,7 +196,7 @@ void free_table_tlb(struct mmu_gather *tlb, struct pt_table *t, uint64_t addr)
 	const struct ptsim_geometry *g = &tlb->mm->m->geo;
 
 	/* pte_free_tlb widens by a page at the PMD level, pmd_free_tlb at the PUD level, ... */
-	if (t->level == 3)
+	if (t->level == PTE_LEVEL)
 		tlb_flush_pmd_range(tlb, addr, g->page_size);
 	else
 		tlb_flush_pud_range(tlb, addr, g->page_size);

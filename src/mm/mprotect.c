@@ -232,7 +232,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 	pte_t oldpmd, entry;
 
 	fn_enter(mm->m, PTSIM_FN_CHANGE_HUGE_PMD);
-	oldpmd = read_desc(mm, 2, &t->desc[idx]);
+	oldpmd = read_desc(mm, PMD_LEVEL, &t->desc[idx]);
 	if (c->cp_flags & MM_CP_PROT_NUMA) {
 		struct page_ref ref = vm_normal_page(mm, oldpmd);
 
@@ -241,13 +241,13 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 			return;
 		}
 	}
-	xchg_desc(mm, addr, 2, &t->desc[idx], (oldpmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
+	xchg_desc(mm, addr, PMD_LEVEL, &t->desc[idx], (oldpmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
 	flush_pmd_tlb_range(mm, addr, addr + g->pmd_size);
 	entry = pmd_modify(oldpmd, c->newprot);
 	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
 	    can_change_pte_writable(mm, &c->vma, entry))	/* can_change_pmd_writable: the same tests */
 		entry = pte_mkwrite(entry);
-	set_desc(mm, addr, 2, &t->desc[idx], entry);
+	set_desc(mm, addr, PMD_LEVEL, &t->desc[idx], entry);
 	if (pte_needs_flush(mm->m, oldpmd, entry))	/* huge_pmd_needs_flush */
 		tlb_flush_pmd_range(c->tlb, addr, g->pmd_size);
 	c->pages += UINT64_C(1) << g->pmd_order;
@@ -261,11 +261,11 @@ static void change_pmd_range(struct cp_ctx *c, struct pt_table *t, uint64_t addr
 
 	while (addr < end) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, end);
-		unsigned int idx = pt_index(g, 2, addr);
+		unsigned int idx = pt_index(g, PMD_LEVEL, addr);
 		pte_t pmd;
 
 		pmd_loop_step(c->mm->m);
-		pmd = read_desc(c->mm, 2, &t->desc[idx]);
+		pmd = read_desc(c->mm, PMD_LEVEL, &t->desc[idx]);
 		if (pmd_is_leaf(t, idx)) {
 			if (next - addr == g->pmd_size) {
 				change_huge_pmd(c, t, idx, addr);
@@ -276,7 +276,7 @@ static void change_pmd_range(struct cp_ctx *c, struct pt_table *t, uint64_t addr
 		} else if (!t->next[idx] || pte_none(pmd)) {
 			goto next;
 		}
-		change_pte_range(c, &t->next[idx]->desc[pt_index(g, 3, addr)], addr, next);
+		change_pte_range(c, &t->next[idx]->desc[pt_index(g, PTE_LEVEL, addr)], addr, next);
 next:
 		addr = next;
 	}
@@ -292,7 +292,7 @@ static void change_protection(struct cp_ctx *c, uint64_t start, uint64_t end)
 	for (uint64_t addr = start; addr < end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
 		int err;
-		struct pt_table *t = pt_walk_table(c->mm, addr, 2, false, &err);
+		struct pt_table *t = pt_walk_table(c->mm, addr, PMD_LEVEL, false, &err);
 
 		if (t) {
 			if (!notified)

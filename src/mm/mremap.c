@@ -54,7 +54,7 @@ static void move_ptes(struct move_ctx *c, struct pt_table *old_t, struct pt_tabl
 	struct ptsim_mm *mm = c->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
 	bool batching = feature(mm->m, PTSIM_FEAT_MREMAP_PTE_BATCHING), force_flush = false;
-	pte_t *oldp = &old_t->desc[pt_index(g, 3, old)], *newp = &new_t->desc[pt_index(g, 3, new)];
+	pte_t *oldp = &old_t->desc[pt_index(g, PTE_LEVEL, old)], *newp = &new_t->desc[pt_index(g, PTE_LEVEL, new)];
 
 	pte_offset_map_lock(mm->m);	/* the old table's */
 	pte_offset_map_nolock(mm->m);	/* the new table's, */
@@ -119,14 +119,14 @@ static bool move_huge_pmd(struct move_ctx *c, struct pt_table *old_t, struct pt_
 {
 	struct ptsim_mm *mm = c->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	unsigned int oi = pt_index(g, 2, old), ni = pt_index(g, 2, new);
+	unsigned int oi = pt_index(g, PMD_LEVEL, old), ni = pt_index(g, PMD_LEVEL, new);
 	pte_t pmd;
 
-	if (!pte_none(read_desc(mm, 2, &new_t->desc[ni])))
+	if (!pte_none(read_desc(mm, PMD_LEVEL, &new_t->desc[ni])))
 		return false;
 	pmd_lock(mm->m);
-	pmd = xchg_desc(mm, old, 2, &old_t->desc[oi], 0);	/* pmdp_huge_get_and_clear */
-	set_desc(mm, new, 2, &new_t->desc[ni], pmd);		/* set_pmd_at */
+	pmd = xchg_desc(mm, old, PMD_LEVEL, &old_t->desc[oi], 0);	/* pmdp_huge_get_and_clear */
+	set_desc(mm, new, PMD_LEVEL, &new_t->desc[ni], pmd);		/* set_pmd_at */
 	if (pte_present(pmd))
 		flush_pmd_tlb_range(mm, old, old + g->pmd_size);
 	return true;
@@ -149,23 +149,23 @@ static void move_page_tables(struct move_ctx *c, uint64_t old, uint64_t new, uin
 
 		extent = get_extent(o, n, len - done, g->pud_size);
 		/* get_old_pud: nothing below this PUD entry, nothing to move */
-		old_pmd_t = pt_walk_table(mm, o, 2, false, &err);
+		old_pmd_t = pt_walk_table(mm, o, PMD_LEVEL, false, &err);
 		if (!old_pmd_t)
 			continue;
 		if (pud_moves) {
 			/* alloc_new_pud, then a whole PMD table when the extent is a PUD */
-			struct pt_table *new_pud_t = pt_walk_table(mm, n, 1, true, &err);
-			struct pt_table *old_pud_t = pt_walk_table(mm, o, 1, false, &err);
+			struct pt_table *new_pud_t = pt_walk_table(mm, n, PUD_LEVEL, true, &err);
+			struct pt_table *old_pud_t = pt_walk_table(mm, o, PUD_LEVEL, false, &err);
 
 			if (extent == g->pud_size && new_pud_t && old_pud_t &&
 			    move_normal_table(c, 1, old_pud_t, new_pud_t, o, n))
 				continue;
 		}
 		extent = get_extent(o, n, len - done, g->pmd_size);
-		oi = pt_index(g, 2, o);
-		if (pte_none(read_desc(mm, 2, &old_pmd_t->desc[oi])))
+		oi = pt_index(g, PMD_LEVEL, o);
+		if (pte_none(read_desc(mm, PMD_LEVEL, &old_pmd_t->desc[oi])))
 			continue;	/* get_old_pmd */
-		new_pmd_t = pt_walk_table(mm, n, 2, true, &err);	/* alloc_new_pmd */
+		new_pmd_t = pt_walk_table(mm, n, PMD_LEVEL, true, &err);	/* alloc_new_pmd */
 		if (!new_pmd_t)
 			break;	/* reported by the reservation's absence; cannot happen */
 		if (pmd_is_leaf(old_pmd_t, oi)) {
@@ -173,14 +173,14 @@ static void move_page_tables(struct move_ctx *c, uint64_t old, uint64_t new, uin
 
 			if (extent == g->pmd_size && move_huge_pmd(c, old_pmd_t, new_pmd_t, o, n))
 				continue;
-			if (pt_table_alloc(mm, 3, &split))
+			if (pt_table_alloc(mm, PTE_LEVEL, &split))
 				break;
 			__split_huge_pmd_locked(mm, old_pmd_t, ALIGN_DOWN64(o, g->pmd_size), split);
 		} else if (extent == g->pmd_size &&
 			   move_normal_table(c, 2, old_pmd_t, new_pmd_t, o, n)) {
 			continue;
 		}
-		new_pte_t = pt_walk_table(mm, n, 3, true, &err);	/* pte_alloc */
+		new_pte_t = pt_walk_table(mm, n, PTE_LEVEL, true, &err);	/* pte_alloc */
 		if (!new_pte_t)
 			break;
 		move_ptes(c, old_pmd_t->next[oi], new_pte_t, o, n, extent);
@@ -208,10 +208,10 @@ static int reserve_move_tables(struct ptsim_mm *mm, uint64_t old, uint64_t len)
 	}
 	if (!used)
 		return 0;
-	nr[lvl(3)] = 3 * used + 2;
-	nr[lvl(2)] = 2 * tables + 2;
+	nr[level_slot(3)] = 3 * used + 2;
+	nr[level_slot(2)] = 2 * tables + 2;
 	if (g->start_level < 1)
-		nr[lvl(1)] = 2 * tables + 2;
+		nr[level_slot(1)] = 2 * tables + 2;
 	return pt_reserve(mm->m, nr);
 }
 

@@ -20,12 +20,12 @@ static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t p
 		return NULL;
 	t->level = level;
 	t->pfn = pfn;
-	t->entries = g->level_entries[lvl(level)];
+	t->entries = g->level_entries[level_slot(level)];
 	/* aligned to a page like a real table page, so pointer arithmetic finds blocks */
 	t->desc = page_pool_get(&m->table_pages);
-	if (level < 3)
+	if (level < PTE_LEVEL)
 		t->next = calloc(t->entries, sizeof(*t->next));
-	if (!t->desc || (level < 3 && !t->next)) {
+	if (!t->desc || (level < PTE_LEVEL && !t->next)) {
 		if (t->desc)
 			page_pool_put(&m->table_pages, t->desc);
 		free(t->next);
@@ -74,23 +74,23 @@ static void table_put(struct ptsim_machine *m, struct pt_table *t)
 int pt_reserve(struct ptsim_machine *m, const size_t nr[PTSIM_MAX_LEVELS])
 {
 	for (int l = -1; l <= 3; l++) {
-		size_t want = m->nr_reserve[lvl(l)] + nr[lvl(l)];
+		size_t want = m->nr_reserve[level_slot(l)] + nr[level_slot(l)];
 		struct pt_table **r;
 
-		if (!nr[lvl(l)])
+		if (!nr[level_slot(l)])
 			continue;
-		r = realloc(m->reserve[lvl(l)], want * sizeof(*r));
+		r = realloc(m->reserve[level_slot(l)], want * sizeof(*r));
 		if (!r) {
 			pt_unreserve(m);
 			return -ENOMEM;
 		}
-		m->reserve[lvl(l)] = r;
-		while (m->nr_reserve[lvl(l)] < want) {
-			if (table_get(m, l, &r[m->nr_reserve[lvl(l)]])) {
+		m->reserve[level_slot(l)] = r;
+		while (m->nr_reserve[level_slot(l)] < want) {
+			if (table_get(m, l, &r[m->nr_reserve[level_slot(l)]])) {
 				pt_unreserve(m);
 				return -ENOMEM;
 			}
-			m->nr_reserve[lvl(l)]++;
+			m->nr_reserve[level_slot(l)]++;
 		}
 	}
 	return 0;
@@ -112,8 +112,8 @@ int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out)
 	struct pt_table *t;
 	int err;
 
-	if (m->nr_reserve[lvl(level)]) {
-		t = m->reserve[lvl(level)][--m->nr_reserve[lvl(level)]];
+	if (m->nr_reserve[level_slot(level)]) {
+		t = m->reserve[level_slot(level)][--m->nr_reserve[level_slot(level)]];
 	} else {
 		err = table_get(m, level, &t);
 		if (err)
@@ -155,9 +155,9 @@ void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t)
 	for (unsigned int i = 0; i < t->entries; i++) {
 		pte_t d = t->desc[i];
 
-		if (t->level < 3 && t->next[i])
+		if (t->level < PTE_LEVEL && t->next[i])
 			pt_free_tree(mm, t->next[i]);
-		else if (d && !mm->kernel && (t->level == 3 || pmd_sect(d) || !pte_valid(d)))
+		else if (d && !mm->kernel && (t->level == PTE_LEVEL || pmd_sect(d) || !pte_valid(d)))
 			leaf_unmap_folio(mm, d);	/* the linear map owns no folios */
 	}
 	pt_table_free(mm, t);
@@ -171,7 +171,7 @@ int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_tab
 	if (!t)
 		return -ENOMEM;
 	memcpy(t->desc, src->desc, g->page_size);
-	for (unsigned int i = 0; src->level < 3 && i < src->entries; i++) {
+	for (unsigned int i = 0; src->level < PTE_LEVEL && i < src->entries; i++) {
 		if (!src->next[i])
 			continue;
 		if (pt_copy_tree(dst, src->next[i], &t->next[i])) {
@@ -188,7 +188,7 @@ int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_tab
 
 void pt_delete_copy(struct ptsim_machine *m, struct pt_table *t)
 {
-	for (unsigned int i = 0; t->level < 3 && i < t->entries; i++)
+	for (unsigned int i = 0; t->level < PTE_LEVEL && i < t->entries; i++)
 		if (t->next[i])
 			pt_delete_copy(m, t->next[i]);
 	table_delete(m, t);

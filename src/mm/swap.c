@@ -27,7 +27,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 		if (!t || !pte_present(t->desc[idx]))
 			continue;
 		f = pfn_folio(mm->m, pte_pfn(g, t->desc[idx]));
-		if (t->level != 3 || !f || f->order || !(f->flags & FOLIO_ANON) || pte_special(t->desc[idx]))
+		if (t->level != PTE_LEVEL || !f || f->order || !(f->flags & FOLIO_ANON) || pte_special(t->desc[idx]))
 			return -EINVAL;
 		if (f->pinned)
 			return -EBUSY;	/* shrink_folio_list keeps a folio_maybe_dma_pinned one */

@@ -60,7 +60,7 @@ static bool is_pte_pages_stable(struct ptsim_mm *mm, pte_t *dst_pte, pte_t *src_
 				pte_t orig_src, const pte_t *dst_pmd, pte_t orig_dst_pmd)
 {
 	return ptep_get(mm, dst_pte) == orig_dst && ptep_get(mm, src_pte) == orig_src &&
-	       read_desc(mm, 2, dst_pmd) == orig_dst_pmd;
+	       read_desc(mm, PMD_LEVEL, dst_pmd) == orig_dst_pmd;
 }
 
 /* move_present_pte (baseline): one page, one ptep_clear_flush. */
@@ -205,7 +205,7 @@ static pte_t *pte_slot(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 
-	return &pmd_table->next[pt_index(g, 2, addr)]->desc[pt_index(g, 3, addr)];
+	return &pmd_table->next[pt_index(g, PMD_LEVEL, addr)]->desc[pt_index(g, PTE_LEVEL, addr)];
 }
 
 /*
@@ -219,8 +219,8 @@ static int64_t move_pages_pte(struct move_ctx *c, struct pt_table *dst_pmdt,
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
 	bool batching = feature(m, PTSIM_FEAT_UFFD_MOVE_BATCHING);
-	const pte_t *dst_pmd = &dst_pmdt->desc[pt_index(g, 2, dst)];
-	const pte_t *src_pmd = &src_pmdt->desc[pt_index(g, 2, src)];
+	const pte_t *dst_pmd = &dst_pmdt->desc[pt_index(g, PMD_LEVEL, dst)];
+	const pte_t *src_pmd = &src_pmdt->desc[pt_index(g, PMD_LEVEL, src)];
 	struct folio *held = NULL;
 	bool anon_vma_locked = false;
 	int64_t ret;
@@ -231,11 +231,11 @@ static int64_t move_pages_pte(struct move_ctx *c, struct pt_table *dst_pmdt,
 retry:
 	pte_offset_map_nolock(m);	/* the destination's table */
 	pte_offset_map_nolock(m);	/* the source's */
-	pte_t dst_pmdval = read_desc(mm, 2, dst_pmd);
-	pte_t src_pmdval = read_desc(mm, 2, src_pmd);
+	pte_t dst_pmdval = read_desc(mm, PMD_LEVEL, dst_pmd);
+	pte_t src_pmdval = read_desc(mm, PMD_LEVEL, src_pmd);
 
 	if (!pmd_table(dst_pmdval) || !pmd_table(src_pmdval)) {
-		ret = pmd_is_leaf(dst_pmdt, pt_index(g, 2, dst)) ? -EAGAIN : -EINVAL;
+		ret = pmd_is_leaf(dst_pmdt, pt_index(g, PMD_LEVEL, dst)) ? -EAGAIN : -EINVAL;
 		goto out;
 	}
 	pte_t *dst_pte = pte_slot(mm, dst_pmdt, dst), *src_pte = pte_slot(mm, src_pmdt, src);
@@ -341,9 +341,9 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 {
 	struct ptsim_mm *mm = c->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	pte_t *src_pmd = &src_pmdt->desc[pt_index(g, 2, src)];
-	pte_t *dst_pmd = &dst_pmdt->desc[pt_index(g, 2, dst)];
-	pte_t old = read_desc(mm, 2, src_pmd), new;
+	pte_t *src_pmd = &src_pmdt->desc[pt_index(g, PMD_LEVEL, src)];
+	pte_t *dst_pmd = &dst_pmdt->desc[pt_index(g, PMD_LEVEL, dst)];
+	pte_t old = read_desc(mm, PMD_LEVEL, src_pmd), new;
 	struct folio *f = pfn_folio(mm->m, pte_pfn(g, old));
 
 	if (!f || f->pinned || !folio_page_anon_exclusive(f, 0))
@@ -354,13 +354,13 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 	pmd_lock(mm->m);
 	anon_vma_lock_write(mm->m);
 	/* pmdp_huge_clear_flush */
-	xchg_desc(mm, src, 2, src_pmd, 0);
+	xchg_desc(mm, src, PMD_LEVEL, src_pmd, 0);
 	flush_pmd_tlb_range(mm, src, src + g->pmd_size);
 	move_rmap(c, f, dst);
 	new = pte_to_pmd_leaf(pte_mkwrite(pfn_pte(g, folio_pfn(c->mm->m, f), c->dst_vma->page_prot)));
 	if (pte_dirty(old))
 		new = pte_mkdirty(new);
-	set_desc(mm, dst, 2, dst_pmd, new);
+	set_desc(mm, dst, PMD_LEVEL, dst_pmd, new);
 	folio_unlock(mm->m, f);
 	return 0;
 }
@@ -420,24 +420,24 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 		int64_t ret = 0;
 
 		/* mm_find_pmd(src), mm_alloc_pmd(dst) */
-		src_pmdt = pt_walk_table(mm, src, 2, false, &werr);
+		src_pmdt = pt_walk_table(mm, src, PMD_LEVEL, false, &werr);
 		if (!src_pmdt) {
 			if (!(mode & PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)) {
 				err = -ENOENT;
 				break;
 			}
-			src_pmdt = pt_walk_table(mm, src, 2, true, &werr);
+			src_pmdt = pt_walk_table(mm, src, PMD_LEVEL, true, &werr);
 			if (!src_pmdt) {
 				err = werr;
 				break;
 			}
 		}
-		dst_pmdt = pt_walk_table(mm, dst, 2, true, &werr);
+		dst_pmdt = pt_walk_table(mm, dst, PMD_LEVEL, true, &werr);
 		if (!dst_pmdt) {
 			err = werr;
 			break;
 		}
-		unsigned int si = pt_index(g, 2, src), di = pt_index(g, 2, dst);
+		unsigned int si = pt_index(g, PMD_LEVEL, src), di = pt_index(g, PMD_LEVEL, dst);
 
 		if (pmd_is_leaf(dst_pmdt, di)) {
 			err = -EEXIST;
@@ -445,7 +445,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 		}
 		if (pmd_is_leaf(src_pmdt, si)) {
 			if (move_splits_huge_pmd(g, dst, src, c.src_end - src) ||
-			    !pte_none(read_desc(mm, 2, &dst_pmdt->desc[di]))) {
+			    !pte_none(read_desc(mm, PMD_LEVEL, &dst_pmdt->desc[di]))) {
 				struct pt_table *pte;
 				struct folio *f = pfn_folio(m, pte_pfn(g, src_pmdt->desc[si]));
 
@@ -453,7 +453,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 					err = -EBUSY;
 					break;
 				}
-				err = pt_table_alloc(mm, 3, &pte);
+				err = pt_table_alloc(mm, PTE_LEVEL, &pte);
 				if (err)
 					break;
 				__split_huge_pmd_locked(mm, src_pmdt, ALIGN_DOWN64(src, g->pmd_size), pte);
@@ -467,12 +467,12 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 					err = -ENOENT;
 					break;
 				}
-				if (!pt_walk_table(mm, src, 3, true, &werr)) {	/* __pte_alloc */
+				if (!pt_walk_table(mm, src, PTE_LEVEL, true, &werr)) {	/* __pte_alloc */
 					err = werr;
 					break;
 				}
 			}
-			if (!dst_pmdt->next[di] && !pt_walk_table(mm, dst, 3, true, &werr)) {
+			if (!dst_pmdt->next[di] && !pt_walk_table(mm, dst, PTE_LEVEL, true, &werr)) {
 				err = werr;	/* pte_alloc(dst) */
 				break;
 			}

@@ -54,7 +54,7 @@ static bool split_huge_pmd_for_unmap(struct ptsim_mm *mm, uint64_t haddr)
 	struct pt_table *pmd_table = pt_lookup_leaf(mm, haddr, &idx);
 	struct pt_table *pte_table;
 
-	if (pt_table_alloc(mm, 3, &pte_table))
+	if (pt_table_alloc(mm, PTE_LEVEL, &pte_table))
 		return false;
 	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
 	return true;

@@ -84,7 +84,7 @@ static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent
 static unsigned int zap_nonpresent_pte(struct zap_ctx *z, pte_t *ptep, uint64_t addr)
 {
 	free_swap_and_cache_nr(z->mm->m);
-	set_desc(z->mm, addr, 3, ptep, 0);		/* clear_not_present_full_ptes */
+	set_desc(z->mm, addr, PTE_LEVEL, ptep, 0);		/* clear_not_present_full_ptes */
 	return 1;
 }
 
@@ -149,7 +149,7 @@ static uint64_t zap_pte_range(struct zap_ctx *z, struct pt_table *t, uint64_t ad
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
 	bool batching = feature(m, PTSIM_FEAT_ZAP_PTE_BATCHING);
-	pte_t *ptep = &t->desc[pt_index(g, 3, addr)];
+	pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, addr)];
 
 	fn_enter(m, PTSIM_FN_ZAP_PTE_RANGE);
 	z->force_flush = z->force_break = false;
@@ -187,7 +187,7 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 {
 	struct ptsim_mm *mm = z->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	pte_t old = xchg_desc(mm, addr, 2, &t->desc[idx], 0);	/* pmdp_huge_get_and_clear_full */
+	pte_t old = xchg_desc(mm, addr, PMD_LEVEL, &t->desc[idx], 0);	/* pmdp_huge_get_and_clear_full */
 	struct page_ref ref = vm_normal_page(mm, old);
 
 	tlb_flush_pmd_range(z->tlb, addr, g->pmd_size);	/* tlb_remove_pmd_tlb_entry */
@@ -205,11 +205,11 @@ static void zap_pmd_range(struct zap_ctx *z, struct pt_table *t, uint64_t addr, 
 
 	while (addr < end) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pmd_size) + g->pmd_size, end);
-		unsigned int idx = pt_index(g, 2, addr);
+		unsigned int idx = pt_index(g, PMD_LEVEL, addr);
 		pte_t pmd;
 
 		pmd_loop_step(z->mm->m);
-		pmd = read_desc(z->mm, 2, &t->desc[idx]);
+		pmd = read_desc(z->mm, PMD_LEVEL, &t->desc[idx]);
 		if (pmd_is_leaf(t, idx)) {
 			if (next - addr == g->pmd_size) {
 				zap_huge_pmd(z, t, idx, addr);
@@ -241,7 +241,7 @@ void unmap_page_range(struct mmu_gather *tlb, struct ptsim_mm *mm, uint64_t star
 	for (uint64_t addr = start; (addr = pt_next_pmd_used(mm, addr, end)) < end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
 		int err;
-		struct pt_table *t = pt_walk_table(mm, addr, 2, false, &err);
+		struct pt_table *t = pt_walk_table(mm, addr, PMD_LEVEL, false, &err);
 
 		if (t)
 			zap_pmd_range(&z, t, addr, next);
@@ -277,7 +277,7 @@ static void free_tables_below(struct mmu_gather *tlb, struct pt_table *t, uint64
 			break;
 		if (!child)
 			continue;
-		if (child->level < 3)
+		if (child->level < PTE_LEVEL)
 			free_tables_below(tlb, child, cs, MAX(addr, cs), MIN(end, cs + span), floor,
 					  ceiling);
 		if (!table_freeable(cs, span, floor, ceiling))

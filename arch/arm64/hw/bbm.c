@@ -24,7 +24,7 @@ static uint64_t key_of(const struct ptsim_machine *m, unsigned int asid, int lev
 	uint64_t page = (va & ((UINT64_C(1) << m->geo.va_bits) - 1)) >> m->geo.page_shift;
 
 	return (page & ((UINT64_C(1) << KEY_VA_BITS) - 1)) |
-	       ((uint64_t)(asid & 0xffff) << KEY_ASID_SHIFT) | ((uint64_t)lvl(level) << KEY_LEVEL_SHIFT);
+	       ((uint64_t)(asid & 0xffff) << KEY_ASID_SHIFT) | ((uint64_t)level_slot(level) << KEY_LEVEL_SHIFT);
 }
 
 /* What key_of packed: the level, the ASID (0: global) and the entry's VA. */
@@ -46,14 +46,14 @@ static inline uint64_t key_va(const struct ptsim_machine *m, uint64_t key)
 /* Global (kernel) entries are tracked under ASID 0, which user mms never get. */
 static unsigned int tag_of(const struct hw_as *as, pte_t desc, int level)
 {
-	bool global = level == 3 || pmd_sect(desc) ? !(desc & PTE_NG) : as->ttbr1;
+	bool global = level == PTE_LEVEL || pmd_sect(desc) ? !(desc & PTE_NG) : as->ttbr1;
 
 	return global ? 0 : as->asid;
 }
 
 static bool is_table(int level, pte_t d)
 {
-	return level < 3 && pmd_table(d);
+	return level < PTE_LEVEL && pmd_table(d);
 }
 
 /*
@@ -206,7 +206,7 @@ bool bbm_level_untracked(const struct ptsim_machine *m, int level)
 {
 	const struct bbm_state *b = &m->bbm;
 
-	return !b->per_level[lvl(level)] &&
+	return !b->per_level[level_slot(level)] &&
 	       (!b->run_count || key_level(b->run_key0) != level);
 }
 
@@ -265,9 +265,9 @@ static void check_refill(struct ptsim_machine *m, const struct hw_as *as, uint64
 		prev = b->run_val[i];
 		run_remove(b, (unsigned int)i);
 		if (b->broken.len && u64map_take(&b->broken, key, &older))
-			b->per_level[lvl(level)]--;
+			b->per_level[level_slot(level)]--;
 	} else if (u64map_take(&b->broken, key, &prev)) {
-		b->per_level[lvl(level)]--;
+		b->per_level[level_slot(level)]--;
 	} else {
 		return;
 	}
@@ -494,7 +494,7 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 			for (int l = m->geo.start_level; l <= 3; l++) {
 				const unsigned int tags[2] = { op->asid, 0 };
 
-				if (!b->per_level[lvl(l)])
+				if (!b->per_level[level_slot(l)])
 					continue;
 				for (int t = 0; t < 2; t++) {
 					uint64_t key = key_of(m, tags[t], l,

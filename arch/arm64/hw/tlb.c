@@ -469,7 +469,7 @@ static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw
 			continue;
 		}
 		if ((l == 3 && (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE) ||
-		    (l < 3 && !g->level_block[lvl(l)] && l != 2))
+		    (l < 3 && !g->level_block[level_slot(l)] && l != 2))
 			return r;	/* reserved encoding: a translation fault */
 		r.leaf = &t->desc[idx];
 		r.desc = d;
@@ -486,13 +486,13 @@ static struct tlb_entry make_entry(const struct ptsim_machine *m, const struct h
 {
 	const struct ptsim_geometry *g = &m->geo;
 	struct tlb_entry e = { 0 };
-	unsigned int shift = g->level_shift[lvl(w->level)];
+	unsigned int shift = g->level_shift[level_slot(w->level)];
 	uint64_t leaf_base = ALIGN_DOWN64(key, UINT64_C(1) << shift);
 	uint64_t leaf_pa = pte_pfn(g, w->desc) << g->page_shift;
 
 	/* a contiguous run is one entry on CPUs that coalesce it (D8.7.1) */
 	if (pte_cont(w->desc) && m->cpu->coalesce_cont)
-		shift += (unsigned int)__builtin_ctz(w->level == 3 ? g->cont_ptes : g->cont_pmds);
+		shift += (unsigned int)__builtin_ctz(w->level == PTE_LEVEL ? g->cont_ptes : g->cont_pmds);
 	e.va = ALIGN_DOWN64(key, UINT64_C(1) << shift);
 	e.pa = leaf_pa + (key - leaf_base);
 	e.pa -= key - e.va;
@@ -719,7 +719,7 @@ uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, un
 	struct walk_result w = hw_walk(m, as, key);
 	int level = g->start_level + (int)w.reads - 1;
 
-	if (w.fault != PTSIM_FAULT_TRANSLATION || level == 3)
+	if (w.fault != PTSIM_FAULT_TRANSLATION || level == PTE_LEVEL)
 		return 0;
 	/* the empty entry at `level` covers this much: every page in it walks the same way */
 	size = pt_level_size(g, level);
@@ -811,7 +811,7 @@ static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e
 	 * it walked: the run is writable when any of its descriptors is dirty
 	 * (what contpte_ptep_get gathers).
 	 */
-	if (w.level == 3 && (now & PTE_CONT) && (now & PTE_RDONLY)) {
+	if (w.level == PTE_LEVEL && (now & PTE_CONT) && (now & PTE_RDONLY)) {
 		const pte_t *first = w.leaf - ((e->va >> m->geo.page_shift) & (m->geo.cont_ptes - 1));
 
 		for (unsigned int i = 0; i < m->geo.cont_ptes; i++)

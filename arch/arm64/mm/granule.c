@@ -45,19 +45,19 @@ int ptsim_geometry_get(enum ptsim_granule granule, unsigned int va_bits,
 	g.ptrs_per_table = 1u << g.bits_per_level;
 	g.levels = (va_bits - 4) / g.bits_per_level;
 	g.start_level = 4 - (int)g.levels;
-	for (int level = g.start_level; level <= 3; level++) {
+	for (int level = g.start_level; level <= PTE_LEVEL; level++) {
 		unsigned int shift = g.bits_per_level * (unsigned int)(4 - level) + 3;
 
-		g.level_shift[lvl(level)] = shift;
+		g.level_shift[level_slot(level)] = shift;
 		bits = level == g.start_level ? va_bits - shift : g.bits_per_level;
-		g.level_entries[lvl(level)] = 1u << bits;
+		g.level_entries[level_slot(level)] = 1u << bits;
 	}
 	/* pmd_sect always; pud_sect_supported() only with 4K pages and >= 3 levels */
-	g.level_block[lvl(2)] = true;
-	g.level_block[lvl(1)] = granule == PTSIM_GRANULE_4K && g.start_level <= 1;
-	g.pmd_size = UINT64_C(1) << g.level_shift[lvl(2)];
+	g.level_block[level_slot(2)] = true;
+	g.level_block[level_slot(1)] = granule == PTSIM_GRANULE_4K && g.start_level <= 1;
+	g.pmd_size = UINT64_C(1) << g.level_shift[level_slot(2)];
 	g.pud_size = UINT64_C(1) << (g.bits_per_level * 3 + 3);
-	g.pmd_order = g.level_shift[lvl(2)] - g.page_shift;
+	g.pmd_order = g.level_shift[level_slot(2)] - g.page_shift;
 	g.cont_ptes = 1u << cont_pte_shift(granule);
 	g.cont_pte_size = (uint64_t)g.cont_ptes << g.page_shift;
 	g.cont_pmds = 1u << cont_pmd_shift(granule);

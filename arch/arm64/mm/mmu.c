@@ -151,15 +151,15 @@ static int create_mapping_level(struct ptsim_mm *kmm, struct pt_table *t, uint64
 		bool cont = false;
 		int err;
 
-		if (level >= 2 && !(flags & NO_CONT_MAPPINGS))
+		if (level >= PMD_LEVEL && !(flags & NO_CONT_MAPPINGS))
 			cont = cont_piece(va, call_start, end, pa,
-					  level == 3 ? g->cont_pte_size : g->cont_pmd_size);
-		if (level == 3) {
+					  level == PTE_LEVEL ? g->cont_pte_size : g->cont_pmd_size);
+		if (level == PTE_LEVEL) {
 			pte_t pte = pfn_pte(g, pa >> g->page_shift, prot);
 
 			/* init_pte: __set_pte_nosync, the fixmap clear supplies the barrier */
-			set_desc(kmm, va, 3, &t->desc[idx], cont ? pte_mkcont(pte) : pte);
-		} else if (g->level_block[lvl(level)] && !(flags & NO_BLOCK_MAPPINGS) &&
+			set_desc(kmm, va, PTE_LEVEL, &t->desc[idx], cont ? pte_mkcont(pte) : pte);
+		} else if (g->level_block[level_slot(level)] && !(flags & NO_BLOCK_MAPPINGS) &&
 			   ((va | next | pa) & (size - 1)) == 0 && !t->next[idx]) {
 			pte_t blk = pte_to_pmd_leaf(pfn_pte(g, pa >> g->page_shift, prot));
 
@@ -408,7 +408,7 @@ static int split_block(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 
 	if (err)
 		return err;
-	if (level + 1 == 3)
+	if (level + 1 == PTE_LEVEL)
 		prot = pmd_leaf_to_pte(prot);
 	if (to_cont)
 		prot = pte_mkcont(prot);
@@ -430,7 +430,7 @@ static int split_block(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 static void split_cont(struct ptsim_mm *kmm, struct pt_table *t, unsigned int idx, uint64_t va)
 {
 	const struct ptsim_geometry *g = &kmm->m->geo;
-	unsigned int n = t->level == 3 ? g->cont_ptes : g->cont_pmds;
+	unsigned int n = t->level == PTE_LEVEL ? g->cont_ptes : g->cont_pmds;
 	unsigned int first = idx & ~(n - 1);
 	uint64_t size = pt_level_size(g, t->level);
 	uint64_t base = ALIGN_DOWN64(va, size * n);
@@ -447,9 +447,9 @@ static int split_kernel_leaf_mapping_locked(struct ptsim_mm *kmm, uint64_t addr)
 	struct pt_table *t = kmm->pgd;
 	int err;
 
-	for (int level = g->start_level; level <= 3; level++) {
-		uint64_t align = level == 3 ? g->cont_pte_size :
-				 level == 2 ? g->cont_pmd_size : pt_level_size(g, level);
+	for (int level = g->start_level; level <= PTE_LEVEL; level++) {
+		uint64_t align = level == PTE_LEVEL ? g->cont_pte_size :
+				 level == PMD_LEVEL ? g->cont_pmd_size : pt_level_size(g, level);
 		unsigned int idx = pt_index(g, level, addr);
 		pte_t d;
 
@@ -458,16 +458,16 @@ static int split_kernel_leaf_mapping_locked(struct ptsim_mm *kmm, uint64_t addr)
 		d = read_desc(kmm, level, &t->desc[idx]);
 		if (!pte_present(d))
 			return 0;
-		if (level < 3 && !t->next[idx]) {	/* a leaf */
-			if (level == 2 && pte_cont(d))
+		if (level < PTE_LEVEL && !t->next[idx]) {	/* a leaf */
+			if (level == PMD_LEVEL && pte_cont(d))
 				split_cont(kmm, t, idx, addr);
-			if (level == 2 && IS_ALIGNED64(addr, g->pmd_size))
+			if (level == PMD_LEVEL && IS_ALIGNED64(addr, g->pmd_size))
 				return 0;
 			err = split_block(kmm, t, idx, ALIGN_DOWN64(addr, pt_level_size(g, level)), true);
 			if (err)
 				return err;
 		}
-		if (level == 3) {
+		if (level == PTE_LEVEL) {
 			if (pte_cont(d))
 				split_cont(kmm, t, idx, addr);
 			return 0;
@@ -536,18 +536,18 @@ static int split_to_ptes(struct ptsim_mm *kmm, struct pt_table *t, uint64_t base
 		d = read_desc(kmm, t->level, &t->desc[i]);
 		if (!pte_present(d))
 			continue;
-		if (t->level == 3) {
+		if (t->level == PTE_LEVEL) {
 			if (pte_cont(d))
 				split_cont(kmm, t, i, va);
 			continue;
 		}
 		if (!t->next[i]) {
-			if (t->level == 2 && pte_cont(d))
+			if (t->level == PMD_LEVEL && pte_cont(d))
 				split_cont(kmm, t, i, va);
 			err = split_block(kmm, t, i, va, false);
 			if (err)
 				return err;
-			if (t->level == 2)
+			if (t->level == PMD_LEVEL)
 				continue;	/* ACTION_CONTINUE: the fresh PTEs are not visited */
 		}
 		err = split_to_ptes(kmm, t->next[i], va, start, end);

@@ -27,7 +27,7 @@ static int pageattr_walk(struct ptsim_mm *kmm, struct pt_table *t, uint64_t base
 
 		if (va + size <= start || va >= end)
 			continue;
-		if (t->level < 3 && t->next[i]) {
+		if (t->level < PTE_LEVEL && t->next[i]) {
 			int err = pageattr_walk(kmm, t->next[i], va, start, end, mk);
 
 			if (err)
@@ -35,7 +35,7 @@ static int pageattr_walk(struct ptsim_mm *kmm, struct pt_table *t, uint64_t base
 			continue;
 		}
 		d = read_desc(kmm, t->level, &t->desc[i]);
-		if (t->level < 3) {
+		if (t->level < PTE_LEVEL) {
 			if (!pmd_sect(d))
 				continue;	/* not a valid section: skipped (v6.18 p?d_sect) */
 			if (va < start || va + size > end) {

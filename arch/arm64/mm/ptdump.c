@@ -102,7 +102,7 @@ static void walk(struct dump_state *st, const struct pt_table *t, uint64_t base)
 		uint64_t va = base + i * size;
 		pte_t d = t->desc[i];
 
-		if (t->level < 3 && t->next[i])
+		if (t->level < PTE_LEVEL && t->next[i])
 			walk(st, t->next[i], va);
 		else if (pte_present(d))
 			note_leaf(st, t->level, va, size, d);

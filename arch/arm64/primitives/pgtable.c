@@ -15,7 +15,7 @@ static enum ptsim_event desc_event(int level, int kind)
 		{ PTSIM_EV_PMD_READ, PTSIM_EV_PMD_WRITE, PTSIM_EV_PMD_XCHG },
 		{ PTSIM_EV_PUD_READ, PTSIM_EV_PUD_WRITE, PTSIM_EV_PUD_WRITE },
 	};
-	int row = level == 3 ? 0 : level == 2 ? 1 : 2;
+	int row = level == PTE_LEVEL ? 0 : level == PMD_LEVEL ? 1 : 2;
 
 	return ev[row][kind];
 }
@@ -66,7 +66,7 @@ pte_t cmpxchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_
 
 pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep)
 {
-	return read_desc(mm, 3, ptep);
+	return read_desc(mm, PTE_LEVEL, ptep);
 }
 
 void __ptep_get_n(struct ptsim_mm *mm, unsigned int nr)
@@ -95,7 +95,7 @@ void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsi
 
 pte_t __ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 {
-	return xchg_desc(mm, addr, 3, ptep, 0);
+	return xchg_desc(mm, addr, PTE_LEVEL, ptep, 0);
 }
 
 /* __get_and_clear_full_ptes: nr exchanges; access/dirty OR-ed into the first. */
@@ -281,10 +281,10 @@ void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 		pte_t val = pte_clear_young_dirty(__ptep_get(mm, ptep + i), flags);
 
 		if (flags == (CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY)) {
-			set_desc(mm, addr, 3, ptep + i, val);
+			set_desc(mm, addr, PTE_LEVEL, ptep + i, val);
 		} else {
 			count(mm->m, PTSIM_EV_PTE_CAS, 1);
-			xchg_desc(mm, addr, 3, ptep + i, val);
+			xchg_desc(mm, addr, PTE_LEVEL, ptep + i, val);
 		}
 	}
 }
