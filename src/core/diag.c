@@ -4,7 +4,7 @@
  * conflicts go to a user handler with a structured record and a backtrace of
  * the simulator's call chain (libunwind when built with it). Never abort.
  */
-#include "internal.h"
+#include "core.h"
 #include "config.h"
 
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Named kernel features and the presets that combine them (doc/architecture.md). */
-#include "internal.h"
+#include "core.h"
 
 #include <string.h>
 

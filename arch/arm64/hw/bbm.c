@@ -8,7 +8,6 @@
  * before the new valid entry is written (RDDMVT). Entries written invalid are
  * tracked per (ASID, level, VA) until that happens.
  */
-#include "asm/pgtable.h"
 #include "hw.h"
 
 #include <stdlib.h>
@@ -17,7 +16,7 @@
 #define KEY_VA_BITS	40
 #define KEY_ASID_SHIFT	40
 #define KEY_LEVEL_SHIFT	56
-#define TLBI_SEEN	PTE_VALID	/* bit 0 of a stored (valid) old descriptor */
+#define TLBI_SEEN	DESC_VALID	/* bit 0 of a stored (valid) old descriptor */
 
 static uint64_t key_of(const struct ptsim_machine *m, unsigned int asid, int level, uint64_t va)
 {
@@ -46,14 +45,14 @@ static inline uint64_t key_va(const struct ptsim_machine *m, uint64_t key)
 /* Global (kernel) entries are tracked under ASID 0, which user mms never get. */
 static unsigned int tag_of(const struct hw_as *as, pte_t desc, int level)
 {
-	bool global = level == PTE_LEVEL || pmd_sect(desc) ? !(desc & PTE_NG) : as->ttbr1;
+	bool global = level == PTE_LEVEL || desc_is_block(desc) ? !(desc & DESC_NG) : as->ttbr1;
 
 	return global ? 0 : as->asid;
 }
 
 static bool is_table(int level, pte_t d)
 {
-	return level < PTE_LEVEL && pmd_table(d);
+	return level < PTE_LEVEL && desc_is_table(d);
 }
 
 /*
@@ -63,23 +62,23 @@ static bool is_table(int level, pte_t d)
 const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t o, pte_t n)
 {
 	const struct ptsim_geometry *g = &m->geo;
-	pte_t attr = PTE_ATTRINDX_MASK | PTE_SHARED;
-	bool tagged_swap = ((o ^ n) & PTE_ATTRINDX_MASK) ==
-			   (PTE_ATTRINDX(MT_NORMAL) ^ PTE_ATTRINDX(MT_NORMAL_TAGGED)) &&
-			   ((o & PTE_ATTRINDX_MASK) == PTE_ATTRINDX(MT_NORMAL) ||
-			    (o & PTE_ATTRINDX_MASK) == PTE_ATTRINDX(MT_NORMAL_TAGGED));
+	pte_t attr = DESC_ATTRINDX_MASK | DESC_SH_MASK;
+	bool tagged_swap = ((o ^ n) & DESC_ATTRINDX_MASK) ==
+			   (DESC_ATTRINDX(MAIR_IDX_NORMAL) ^ DESC_ATTRINDX(MAIR_IDX_NORMAL_TAGGED)) &&
+			   ((o & DESC_ATTRINDX_MASK) == DESC_ATTRINDX(MAIR_IDX_NORMAL) ||
+			    (o & DESC_ATTRINDX_MASK) == DESC_ATTRINDX(MAIR_IDX_NORMAL_TAGGED));
 
 	if (is_table(level, o) != is_table(level, n))
 		return m->cpu->bbm_level >= 2 ? NULL : "block size change without BBML2";
 	if (is_table(level, o))
-		return pte_pfn(g, o) != pte_pfn(g, n) ? "table address change" : NULL;
-	if (pte_pfn(g, o) != pte_pfn(g, n))
+		return desc_oa_pfn(o, g->page_shift) != desc_oa_pfn(n, g->page_shift) ? "table address change" : NULL;
+	if (desc_oa_pfn(o, g->page_shift) != desc_oa_pfn(n, g->page_shift))
 		return "output address change";
 	if (((o ^ n) & attr) && !tagged_swap)
 		return "memory attribute change";
-	if ((o & PTE_NG) && !(n & PTE_NG))
+	if ((o & DESC_NG) && !(n & DESC_NG))
 		return "nG to G change";
-	if ((o ^ n) & PTE_CONT)
+	if ((o ^ n) & DESC_CONT)
 		return m->cpu->bbm_level >= 1 ? NULL : "contiguous bit change without BBML1";
 	return NULL;	/* permissions, AF, dirty, software bits: in place */
 }
@@ -95,7 +94,7 @@ static void violation(struct ptsim_machine *m, uint64_t va, int level, pte_t o, 
 /* A size or contiguous-bit change: what BBM levels 1 and 2 relax. */
 static bool size_or_cont_change(int level, pte_t o, pte_t n)
 {
-	return is_table(level, o) != is_table(level, n) || ((o ^ n) & PTE_CONT);
+	return is_table(level, o) != is_table(level, n) || ((o ^ n) & DESC_CONT);
 }
 
 /*
@@ -114,7 +113,7 @@ static void check_live_change(struct ptsim_machine *m, uint64_t va, int level, p
 		diag_report(m, PTSIM_DIAG_BBM_CONFLICT_RISK, va, level, o, n,
 			    "%s change without break-before-make: allowed at BBM level %u, but not "
 			    "BBML2-noabort, so a TLB conflict abort is possible",
-			    (o ^ n) & PTE_CONT ? "contiguous-bit" : "block-size", m->cpu->bbm_level);
+			    (o ^ n) & DESC_CONT ? "contiguous-bit" : "block-size", m->cpu->bbm_level);
 }
 
 static inline void check_live_write(struct ptsim_machine *m, uint64_t va, int level, pte_t o,
@@ -271,17 +270,17 @@ static void check_refill(struct ptsim_machine *m, const struct hw_as *as, uint64
 	} else {
 		return;
 	}
-	check_live_write(m, va, level, prev | PTE_VALID, n);
+	check_live_write(m, va, level, prev | DESC_VALID, n);
 }
 
 static inline void check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
 			       int level, pte_t o, pte_t n)
 {
-	if (pte_valid(o) && pte_valid(n))
+	if (desc_valid(o) && desc_valid(n))
 		check_live_write(m, va, level, o, n);
-	else if (pte_valid(o))
+	else if (desc_valid(o))
 		check_break(m, as, va, level, o);
-	else if (pte_valid(n) && (m->bbm.broken.len || m->bbm.run_count))
+	else if (desc_valid(n) && (m->bbm.broken.len || m->bbm.run_count))
 		check_refill(m, as, va, level, n);
 }
 
@@ -314,7 +313,7 @@ static int run_place(struct bbm_state *b, uint64_t key, unsigned int nr)
 static bool ptes_valid_one_tag(const pte_t *ptep, unsigned int nr)
 {
 	for (unsigned int i = 0; i < nr; i++)
-		if (!pte_valid(ptep[i]) || ((ptep[i] ^ ptep[0]) & PTE_NG))
+		if (!desc_valid(ptep[i]) || ((ptep[i] ^ ptep[0]) & DESC_NG))
 			return false;
 	return true;
 }
@@ -364,7 +363,7 @@ void bbm_check_clear_ptes(struct ptsim_machine *m, const struct hw_as *as, uint6
 void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
 			const pte_t *ptep, pte_t pte, unsigned int nr)
 {
-	const pte_t addr_mask = PTE_ADDR_MASK(m->geo.page_shift);
+	const pte_t addr_mask = DESC_OA_MASK(m->geo.page_shift);
 	const uint64_t page_size = m->geo.page_size;
 	struct bbm_state *b = &m->bbm;
 	unsigned int i;
@@ -373,7 +372,7 @@ void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_
 		check_write(m, as, va, 3, ptep[0], pte);
 		return;
 	}
-	for (i = 0; i < nr && !pte_valid(ptep[i]); i++)
+	for (i = 0; i < nr && !desc_valid(ptep[i]); i++)
 		;
 	/*
 	 * Every entry invalid, no break tracked outside the run: refills, each
@@ -382,10 +381,10 @@ void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_
 	if (i == nr && !b->broken.len) {
 		uint64_t first;
 
-		if (!pte_valid(pte) || !b->run_count)
+		if (!desc_valid(pte) || !b->run_count)
 			return;
 		first = desc_key(m, as, va, 3, pte) - b->run_key0;
-		for (i = 0; i < nr; i++, pte = pte_add_to_address(pte, addr_mask, page_size)) {
+		for (i = 0; i < nr; i++, pte = desc_advance_oa(pte, addr_mask, page_size)) {
 			uint64_t k = first + i;
 			pte_t prev;
 
@@ -393,11 +392,11 @@ void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_
 				continue;
 			prev = b->run_val[k];
 			run_remove(b, (unsigned int)k);
-			check_live_write(m, va + i * page_size, 3, prev | PTE_VALID, pte);
+			check_live_write(m, va + i * page_size, 3, prev | DESC_VALID, pte);
 		}
 		return;
 	}
-	for (i = 0; i < nr; i++, va += page_size, pte = pte_add_to_address(pte, addr_mask, page_size))
+	for (i = 0; i < nr; i++, va += page_size, pte = desc_advance_oa(pte, addr_mask, page_size))
 		check_write(m, as, va, 3, ptep[i], pte);
 }
 
@@ -431,7 +430,7 @@ static inline bool covers(const struct ptsim_machine *m, const struct tlbi_scope
 	uint64_t va = key_va(m, key);
 
 	/* last-level TLBIs leave walk caches alone: not enough for a table entry */
-	if (sc->last_level && is_table(level, val | PTE_VALID))
+	if (sc->last_level && is_table(level, val | DESC_VALID))
 		return false;
 	return scope_reaches_asid(sc, key_asid(key)) &&
 	       va < sc->end && sc->start < va + pt_level_size(&m->geo, level);

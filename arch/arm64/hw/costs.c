@@ -7,7 +7,7 @@
  * "fitted on ROW" for the few constants fitted on a reproduce row.
  * Algorithms never read this file; only ptsim_predict() does.
  */
-#include "internal.h"
+#include "core.h"
 
 /* Where each source string points: a section of this page in the repository. */
 #define DOC "doc/cpu-profiles.md "

@@ -4,7 +4,7 @@
  * and the TLB geometry the TLB model uses. Values are from doc/cpu-profiles.md §8
  * (cross-CPU summary) and §10.1 (suggested defaults, marked ESTIMATE there).
  */
-#include "internal.h"
+#include "core.h"
 
 /* Where each source string points: a section of this page in the repository. */
 #define DOC "doc/cpu-profiles.md "

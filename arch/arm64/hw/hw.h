@@ -10,7 +10,29 @@
 #ifndef PTSIM_HW_H
 #define PTSIM_HW_H
 
-#include "asm/tlbflush.h"
+#include "core.h"
+#include "desc.h"
+
+enum tlbi_kind {
+	TLBI_KIND_VA,		/* VA(L)E1IS: one page of one ASID */
+	TLBI_KIND_VAA,		/* VAA(L)E1IS: one page, every ASID (kernel) */
+	TLBI_KIND_RANGE,	/* RVA(L)E1IS */
+	TLBI_KIND_RANGE_VAA,	/* RVAA(L)E1IS */
+	TLBI_KIND_ASID,		/* ASIDE1IS */
+	TLBI_KIND_ALL,		/* VMALLE1IS */
+};
+
+/* One TLBI instruction as the TLB model sees it. */
+/* No TTL hint: the level of the entries to invalidate is not known (INT_MAX since v6.9). */
+#define TLBI_TTL_UNKNOWN	0x7fffffff
+
+struct tlbi_op {
+	enum tlbi_kind kind;
+	unsigned int asid;
+	uint64_t va;		/* start, page aligned */
+	uint64_t pages;		/* pages covered (1 for by-VA ops) */
+	bool last_level;	/* the *L* forms: leaf entries only */
+};
 
 /*
  * One address space as the MMU sees it: the table a TTBR points at, the ASID
@@ -115,8 +137,8 @@ bool bbm_level_untracked(const struct ptsim_machine *m, int level);
  * descriptor format (LPA2 puts OA[51:50] in bits 9:8, 52-bit 64K pages
  * OA[51:48] in bits 15:12).
  */
-#define BBM_IN_PLACE_BITS (PTE_USER | PTE_RDONLY | PTE_AF | PTE_GP | PTE_DBM | PTE_PXN | \
-			   PTE_UXN | PTE_DIRTY | PTE_SPECIAL | PTE_UFFD_WP)
+#define BBM_IN_PLACE_BITS (DESC_AP1 | DESC_AP2 | DESC_AF | DESC_GP | DESC_DBM | DESC_PXN | \
+			   DESC_UXN | DESC_SW_MASK)
 
 /* Does a valid -> valid change of one live descriptor need break-before-make on this CPU? */
 const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t old_desc,

@@ -6,7 +6,6 @@
  * block). TLBIs remove what the Arm ARM says they remove; a lookup matching
  * several entries is a TLB conflict (D8.17.3).
  */
-#include "asm/pgtable.h"
 #include "hw.h"
 
 #include <stdlib.h>
@@ -193,7 +192,7 @@ static bool entry_matches(const struct tlb_entry *e, uint64_t va, unsigned int a
  */
 static bool same_translation(const struct tlb_entry *a, const struct tlb_entry *b)
 {
-	const pte_t attr = PTE_ATTRINDX_MASK | PTE_SHARED | PTE_NG;
+	const pte_t attr = DESC_ATTRINDX_MASK | DESC_SH_MASK | DESC_NG;
 
 	return a->shift == b->shift && a->va == b->va && a->pa == b->pa &&
 	       !((a->desc ^ b->desc) & attr);
@@ -462,14 +461,14 @@ static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw
 		pte_t d = t->desc[idx];
 
 		r.reads++;
-		if (!(d & PTE_VALID))
+		if (!(d & DESC_VALID))
 			return r;
-		if (l < 3 && pmd_table(d) && t->next[idx]) {
+		if (l < PTE_LEVEL && desc_is_table(d) && t->next[idx]) {
 			t = t->next[idx];
 			continue;
 		}
-		if ((l == 3 && (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE) ||
-		    (l < 3 && !g->level_block[level_slot(l)] && l != 2))
+		if ((l == PTE_LEVEL && (d & DESC_TYPE_MASK) != DESC_TYPE_PAGE) ||
+		    (l < PTE_LEVEL && !g->level_block[level_slot(l)] && l != 2))
 			return r;	/* reserved encoding: a translation fault */
 		r.leaf = &t->desc[idx];
 		r.desc = d;
@@ -488,17 +487,17 @@ static struct tlb_entry make_entry(const struct ptsim_machine *m, const struct h
 	struct tlb_entry e = { 0 };
 	unsigned int shift = g->level_shift[level_slot(w->level)];
 	uint64_t leaf_base = ALIGN_DOWN64(key, UINT64_C(1) << shift);
-	uint64_t leaf_pa = pte_pfn(g, w->desc) << g->page_shift;
+	uint64_t leaf_pa = desc_oa_pfn(w->desc, g->page_shift) << g->page_shift;
 
 	/* a contiguous run is one entry on CPUs that coalesce it (D8.7.1) */
-	if (pte_cont(w->desc) && m->cpu->coalesce_cont)
+	if (desc_cont(w->desc) && m->cpu->coalesce_cont)
 		shift += (unsigned int)__builtin_ctz(w->level == PTE_LEVEL ? g->cont_ptes : g->cont_pmds);
 	e.va = ALIGN_DOWN64(key, UINT64_C(1) << shift);
 	e.pa = leaf_pa + (key - leaf_base);
 	e.pa -= key - e.va;
 	e.desc = w->desc;
 	e.asid = as->asid;
-	e.global = !(w->desc & PTE_NG);
+	e.global = !(w->desc & DESC_NG);
 	e.shift = (uint8_t)shift;
 	e.level = (uint8_t)w->level;
 	e.valid = true;
@@ -509,15 +508,15 @@ static struct tlb_entry make_entry(const struct ptsim_machine *m, const struct h
 static bool permitted(const struct hw_as *as, pte_t d, enum ptsim_access_kind kind)
 {
 	if (as->ttbr1)
-		return kind == PTSIM_ACCESS_EXEC ? !(d & PTE_PXN) :
-		       kind == PTSIM_ACCESS_WRITE ? !(d & PTE_RDONLY) : true;
+		return kind == PTSIM_ACCESS_EXEC ? !(d & DESC_PXN) :
+		       kind == PTSIM_ACCESS_WRITE ? !(d & DESC_AP2) : true;
 	switch (kind) {
 	case PTSIM_ACCESS_EXEC:
-		return !(d & PTE_UXN);
+		return !(d & DESC_UXN);
 	case PTSIM_ACCESS_WRITE:
-		return (d & PTE_USER) && !(d & PTE_RDONLY);
+		return (d & DESC_AP1) && !(d & DESC_AP2);
 	default:
-		return d & PTE_USER;
+		return d & DESC_AP1;
 	}
 }
 
@@ -525,7 +524,7 @@ static bool permitted(const struct hw_as *as, pte_t d, enum ptsim_access_kind ki
 static bool needs_dirty_update(const struct ptsim_machine *m, pte_t desc,
 			       enum ptsim_access_kind kind)
 {
-	return kind == PTSIM_ACCESS_WRITE && (desc & PTE_RDONLY) && (desc & PTE_DBM) &&
+	return kind == PTSIM_ACCESS_WRITE && (desc & DESC_AP2) && (desc & DESC_DBM) &&
 	       m->cpu->hafdbs;
 }
 
@@ -546,15 +545,15 @@ static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct
 	count(m, PTSIM_EV_WALK_READ, w.reads);
 	if (w.fault)
 		return w.fault;
-	if (!(w.desc & PTE_AF)) {
+	if (!(w.desc & DESC_AF)) {
 		if (!m->cpu->hafdbs)
 			return PTSIM_FAULT_ACCESS_FLAG;
-		w.desc |= PTE_AF;
+		w.desc |= DESC_AF;
 		*w.leaf = w.desc;
 		count(m, PTSIM_EV_HW_AF_UPDATE, 1);
 	}
-	if (needs_dirty_update(m, w.desc, kind) && permitted(as, w.desc & ~PTE_RDONLY, kind)) {
-		w.desc &= ~PTE_RDONLY;	/* hardware dirty: DBM=1 makes the page writable */
+	if (needs_dirty_update(m, w.desc, kind) && permitted(as, w.desc & ~DESC_AP2, kind)) {
+		w.desc &= ~DESC_AP2;	/* hardware dirty: DBM=1 makes the page writable */
 		*w.leaf = w.desc;
 		count(m, PTSIM_EV_HW_DIRTY_UPDATE, 1);
 	}
@@ -802,7 +801,7 @@ static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e
 	if (w.fault)
 		return true;
 	now = w.desc;
-	if ((pte_pfn(&m->geo, now) << m->geo.page_shift) !=
+	if ((desc_oa_pfn(now, m->geo.page_shift) << m->geo.page_shift) !=
 	    ALIGN_DOWN64(e->pa, pt_level_size(&m->geo, w.level)))
 		return true;
 	/*
@@ -811,17 +810,17 @@ static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e
 	 * it walked: the run is writable when any of its descriptors is dirty
 	 * (what contpte_ptep_get gathers).
 	 */
-	if (w.level == PTE_LEVEL && (now & PTE_CONT) && (now & PTE_RDONLY)) {
+	if (w.level == PTE_LEVEL && (now & DESC_CONT) && (now & DESC_AP2)) {
 		const pte_t *first = w.leaf - ((e->va >> m->geo.page_shift) & (m->geo.cont_ptes - 1));
 
 		for (unsigned int i = 0; i < m->geo.cont_ptes; i++)
-			if (first[i] & PTE_VALID && !(first[i] & PTE_RDONLY))
-				now &= ~PTE_RDONLY;
+			if (first[i] & DESC_VALID && !(first[i] & DESC_AP2))
+				now &= ~DESC_AP2;
 	}
-	return (!(e->desc & PTE_RDONLY) && (now & PTE_RDONLY)) ||
-	       (!(e->desc & PTE_UXN) && (now & PTE_UXN)) ||
-	       (!(e->desc & PTE_PXN) && (now & PTE_PXN)) ||
-	       ((e->desc & PTE_USER) && !(now & PTE_USER));
+	return (!(e->desc & DESC_AP2) && (now & DESC_AP2)) ||
+	       (!(e->desc & DESC_UXN) && (now & DESC_UXN)) ||
+	       (!(e->desc & DESC_PXN) && (now & DESC_PXN)) ||
+	       ((e->desc & DESC_AP1) && !(now & DESC_AP1));
 }
 
 static void check_entry(struct ptsim_machine *m, struct tlb_array *a, struct tlb_entry *e)

@@ -77,6 +77,20 @@
 #define PAGE_KERNEL		(_PAGE_DEFAULT | PTE_PXN | PTE_UXN | PTE_WRITE | PTE_DIRTY)
 
 /* Bits pte_modify() takes from the new protection (pgtable.h). */
+/* Linux's names are the hardware's bits (arch/arm64/hw/desc.h). */
+#include "desc.h"
+_Static_assert(PTE_VALID == DESC_VALID && PTE_TYPE_MASK == DESC_TYPE_MASK &&
+	       PTE_TYPE_PAGE == DESC_TYPE_PAGE && PMD_TYPE_TABLE == DESC_TYPE_TABLE &&
+	       PMD_TYPE_SECT == DESC_TYPE_BLOCK && PTE_ATTRINDX_MASK == DESC_ATTRINDX_MASK &&
+	       PTE_USER == DESC_AP1 && PTE_RDONLY == DESC_AP2 && PTE_SHARED == DESC_SH_MASK &&
+	       PTE_AF == DESC_AF && PTE_NG == DESC_NG && PTE_GP == DESC_GP &&
+	       PTE_DBM == DESC_DBM && PTE_CONT == DESC_CONT && PTE_PXN == DESC_PXN &&
+	       PTE_UXN == DESC_UXN && PTE_ADDR_MASK(12) == DESC_OA_MASK(12) &&
+	       PTE_ADDR_MASK(16) == DESC_OA_MASK(16) &&
+	       ((PTE_DIRTY | PTE_SPECIAL | PTE_UFFD_WP) & ~DESC_SW_MASK) == 0 &&
+	       MT_NORMAL == MAIR_IDX_NORMAL && MT_NORMAL_TAGGED == MAIR_IDX_NORMAL_TAGGED,
+	       "Linux's descriptor bits are the hardware's");
+
 #define PTE_MODIFY_MASK		(PTE_USER | PTE_PXN | PTE_UXN | PTE_RDONLY | \
 				 PTE_PRESENT_INVALID | PTE_VALID | PTE_WRITE | PTE_GP | \
 				 PTE_ATTRINDX_MASK | PTE_PO_IDX_MASK)

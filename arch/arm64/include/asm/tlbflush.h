@@ -4,27 +4,7 @@
 #define PTSIM_ASM_TLBFLUSH_H
 
 #include "internal.h"
-
-enum tlbi_kind {
-	TLBI_KIND_VA,		/* VA(L)E1IS: one page of one ASID */
-	TLBI_KIND_VAA,		/* VAA(L)E1IS: one page, every ASID (kernel) */
-	TLBI_KIND_RANGE,	/* RVA(L)E1IS */
-	TLBI_KIND_RANGE_VAA,	/* RVAA(L)E1IS */
-	TLBI_KIND_ASID,		/* ASIDE1IS */
-	TLBI_KIND_ALL,		/* VMALLE1IS */
-};
-
-/* One TLBI instruction as the TLB model sees it. */
-/* No TTL hint: the level of the entries to invalidate is not known (INT_MAX since v6.9). */
-#define TLBI_TTL_UNKNOWN	0x7fffffff
-
-struct tlbi_op {
-	enum tlbi_kind kind;
-	unsigned int asid;
-	uint64_t va;		/* start, page aligned */
-	uint64_t pages;		/* pages covered (1 for by-VA ops) */
-	bool last_level;	/* the *L* forms: leaf entries only */
-};
+#include "hw.h"	/* the TLBI operations (struct tlbi_op) */
 
 void dsb_ishst(struct ptsim_machine *m);
 void dsb_ish(struct ptsim_machine *m);

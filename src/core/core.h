@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Core model structures shared by src/ and arch/arm64/. Not installed. */
-#ifndef PTSIM_INTERNAL_H
-#define PTSIM_INTERNAL_H
+/*
+ * The core: the model's data (machine, physical memory, folio records, tables,
+ * VMAs, files: DESIGN principle 1, the model is data) and the simulator's own
+ * machinery (counting, attribution, diagnostics, allocation with fault
+ * injection and undo). Every layer includes it; it includes no layer above.
+ * The mm layer's functions are declared in src/mm/internal.h. Not installed.
+ */
+#ifndef PTSIM_CORE_H
+#define PTSIM_CORE_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -387,87 +393,7 @@ int undo_record(struct ptsim_machine *m, const struct undo_entry *e);
 void undo_commit(struct ptsim_machine *m);
 void undo_rollback(struct ptsim_machine *m);
 
-/* mm/page_alloc.c */
-int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order);
-void physmem_free_all(struct physmem *pm);
-int physmem_copy(struct physmem *dst, const struct physmem *src);
-int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn);
-void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order);
-
-/* folio.c */
-int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages,
-		     uint64_t *host_bytes);
-void folio_store_free(struct folio_store *fs);
-int folio_store_copy(struct folio_store *dst, const struct folio_store *src);
-struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
-/* Allocates memory and metadata (counts FOLIO_ALLOC); records undo. */
-int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
-		struct folio **out);
-void folio_free(struct ptsim_machine *m, struct folio *folio);
-/* The last mapping's reference went: free f unless a pin still holds one (folio_put). */
-void folio_put(struct ptsim_machine *m, struct folio *f);
-static inline uint64_t folio_nr_pages(const struct folio *f)
-{
-	return UINT64_C(1) << f->order;
-}
-/* Host pages of records the store spans (each with a live count in chunk_live). */
-static inline uint64_t folio_store_chunks(const struct folio_store *fs)
-{
-	return (fs->nr_pages + fs->chunk_records - 1) / fs->chunk_records;
-}
-/* folio_pfn: the record's place in the store is its page frame (the vmemmap's arithmetic). */
-static inline uint64_t folio_pfn(const struct ptsim_machine *m, const struct folio *f)
-{
-	return m->folios.base_pfn + (uint64_t)(f - m->folios.map);
-}
-/*
- * anon_vma_prepare: a VMA's first anonymous folio gives it an anon_vma id.
- * Callers check anon_vma_available before they change anything: the ids
- * fit 31 bits, and none left is -ENOMEM.
- */
-static inline int anon_vma_available(const struct ptsim_machine *m, const struct vma *v)
-{
-	return v->anon_vma || m->next_anon_vma <= ANON_VMA_MAX ? 0 : -ENOMEM;
-}
-static inline void anon_vma_prepare(struct ptsim_machine *m, struct vma *v)
-{
-	if (!v->anon_vma)
-		v->anon_vma = m->next_anon_vma++;
-}
-/* Host bytes a folio's records can take at most (whole host pages of them). */
-static inline uint64_t folio_host_bytes(unsigned int order)
-{
-	return (UINT64_C(1) << order) * sizeof(struct folio);
-}
-int folio_set_lock_contention(struct ptsim_machine *m, struct folio *f, unsigned int attempts);
-bool folio_lock_contended(struct ptsim_machine *m, struct folio *f);
-/* Split f into order-0 folios in place (its tail records become folios). */
-void folio_split_records(struct ptsim_machine *m, struct folio *f);
-bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
-void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
-
-/* memory.c */
-struct page_ref {
-	struct folio *folio;	/* NULL: no normal page */
-	uint64_t idx;		/* page index inside the folio */
-};
-struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
-/* handle_mm_fault: one fault at va, counted in the operation in progress. */
-int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
-/* The fault at va of v with no VMA permission check (the caller made it: gup's check_vma_flags). */
-int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write);
-
-/* gup.c */
-/*
- * __mm_populate(start, end - start, ignore_errors 0): fault in and follow
- * every page of the range, VMA by VMA, stopping at the first error
- * (-EFAULT for a PROT_NONE VMA or a failed fault, -ENOMEM).
- */
-int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end);
-/* Whether the zero-page tables __mm_populate of the range needs fit host_memory_limit. */
-bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
-
-/* mm/pgtable-generic.c: software table walk and allocation */
+/* ---- table geometry ---- */
 
 /* A level's slot in the per-level arrays (ptsim_geometry's, reserves): level + 1. */
 static inline unsigned int level_slot(int level)
@@ -490,122 +416,6 @@ static inline uint64_t table_host_bytes(const struct ptsim_geometry *g, int leve
 	return sizeof(struct pt_table) + g->page_size +
 	       (level < PTE_LEVEL ? g->level_entries[level_slot(level)] * sizeof(struct pt_table *) : 0);
 }
-/* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */
-int pt_table_alloc(struct ptsim_mm *mm, int level, struct pt_table **out);
-void pt_table_free(struct ptsim_mm *mm, struct pt_table *t);
-/*
- * Set aside nr[level_slot(level)] tables per level so the operation's later
- * pt_table_alloc calls cannot fail; they are counted (TABLE_ALLOC, the mm's
- * bytes) only when taken. pt_unreserve gives back what was not taken.
- */
-int pt_reserve(struct ptsim_machine *m, const size_t nr[PTSIM_MAX_LEVELS]);
-void pt_unreserve(struct ptsim_machine *m);
-/* Free a whole subtree and the folios mapped by it. */
-void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t);
-int pt_copy_tree(struct ptsim_mm *dst, const struct pt_table *src, struct pt_table **out);
-/* Free a copied tree without touching memory accounting. */
-void pt_delete_copy(struct ptsim_machine *m, struct pt_table *t);
-/*
- * Find the table at `level` covering va; with alloc, create missing tables
- * (counting descriptor writes for the new table entries). Returns NULL when a
- * table is missing (or a block leaf sits above it) and !alloc, or on -ENOMEM.
- */
-struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool alloc,
-			       int *err);
-/* Uncounted lookup of the leaf mapping va: returns the table and sets *level. */
-struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx);
-/*
- * The first address of [va, end) whose lookup finds a non-empty entry, or end:
- * an empty entry above the last level is skipped whole, so a walk over a huge
- * range costs what is mapped in it. Uncounted.
- */
-uint64_t pt_next_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end);
-/* Like pt_next_used, but stops at the PMD level: a PTE table, even an empty one, counts. */
-uint64_t pt_next_pmd_used(const struct ptsim_mm *mm, uint64_t va, uint64_t end);
-/* Uncounted: the table at `level` covering va, or NULL. */
-struct pt_table *pt_find_table(const struct ptsim_mm *mm, uint64_t va, int level);
-/* ptep_clear_flush: get-and-clear, then flush_tlb_page if the old entry was accessible. */
-pte_t ptep_clear_flush(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
-/* Does the entry map the shared zero page? */
-bool is_zero_pte(const struct ptsim_mm *mm, pte_t pte);
-
-/* machine.c / mm.c */
-int machine_add_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
-/* A new empty user mm on m (its PGD, one user, listed in the machine); no ASID yet. */
-int mm_alloc(struct ptsim_machine *m, struct ptsim_mm **out);
-void machine_remove_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
-void mm_free_contents(struct ptsim_mm *mm);
-int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct ptsim_mm **out);
-bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
-/* First fit for an anonymous mapping of len bytes (see ptsim_mmap). */
-int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out);
-int vma_insert(struct ptsim_mm *mm, const struct vma *v);
-struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
-
-/* vma.c */
-int vma_reserve(struct ptsim_mm *mm, size_t extra);
-size_t vma_index(const struct ptsim_mm *mm, const struct vma *v);
-void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr);
-/* Drop the VMA at idx from the array (its pages and tables are the caller's business). */
-void vma_remove(struct ptsim_mm *mm, size_t idx);
-/*
- * vma_modify_flags: apply `modify` to every VMA of [start, end), splitting at
- * the edges and merging afterwards; see vma.c.
- */
-int vma_modify(struct ptsim_mm *mm, uint64_t start, uint64_t end,
-	       void (*modify)(struct vma *v, const void *arg), const void *arg);
-size_t vma_merge_around(struct ptsim_mm *mm, size_t idx);
-
-/*
- * shmem.c: a new shmem object of size bytes for a MAP_SHARED|MAP_ANONYMOUS
- * mapping (*shmem: its file number + 1, with no reference yet). Every VMA
- * that names it holds one reference (vma_insert, vma_split and fork take
- * one, vma_remove, a merge and the mm's teardown drop one); the last one
- * frees its pages (shmem_evict).
- */
-int shmem_zero_setup(struct ptsim_machine *m, uint64_t size, uint32_t *shmem);
-void shmem_evict(struct ptsim_machine *m, unsigned int file);
-void vma_get_shmem(struct ptsim_machine *m, const struct vma *v);
-void vma_put_shmem(struct ptsim_machine *m, const struct vma *v);
-
-/* huge_memory.c: split a PMD leaf with a PTE table the caller allocated */
-struct pt_table;
-void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
-			     struct pt_table *pte_table);
-bool pmd_is_leaf(const struct pt_table *t, unsigned int idx);
-/* A PMD leaf maps addr and addr is not PMD aligned: a boundary at addr cuts the THP. */
-bool thp_cut_at(const struct ptsim_mm *mm, uint64_t addr);
-/*
- * PTE tables allocated up front for the THPs a range's two edges cut, so an
- * operation can split them without failing half-way.
- */
-struct spare_tables {
-	struct pt_table *t[4];	/* two per range: mremap joins two ranges' sets */
-	unsigned int n;
-};
-int spare_tables_alloc(struct ptsim_mm *mm, struct spare_tables *spare, uint64_t start,
-		       uint64_t end);
-/* Give back the tables no split used. */
-void spare_tables_free(struct ptsim_mm *mm, struct spare_tables *spare);
-/* Split the PMD THP at haddr with a spare table; false (and a diagnostic) when none is left. */
-bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t haddr,
-			  struct spare_tables *spare);
-/* split_huge_pmd_address: split the PMD THP cut at addr with a spare table. */
-void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
-int split_folio(struct ptsim_mm *mm, struct folio *f);
-/*
- * folio_remove_rmap_ptes (mm/rmap.c): nr fewer mappings of f, counted; a
- * mapcount below zero is an invariant diagnostic. Freeing is the caller's.
- */
-void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr);
-/* flush_tlb_batched_pending (mm/rmap.c): flush_tlb_mm when reclaim deferred a flush on mm. */
-void flush_tlb_batched_pending(struct ptsim_mm *mm);
-/* PTE mappings of f's pages in mm (anonymous folios, found through their index). */
-uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f);
-/* folio_put after a split: the first page goes too if nobody maps it. */
-void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f);
-pte_t vm_get_page_prot(unsigned int vm_flags);
-
 /* diag.c */
 void diag_report(struct ptsim_machine *m, enum ptsim_diag_kind kind, uint64_t va, int level,
 		 uint64_t old_desc, uint64_t new_desc, const char *fmt, ...)
