@@ -14,15 +14,10 @@
 #define MMAP_LOTSAMISS	100
 #define VM_READAHEAD_BYTES (128 * 1024)
 
-int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_order,
-		      unsigned int *file)
+int file_table_add(struct ptsim_machine *m, size_t *out)
 {
 	struct file_obj *n;
 
-	VALIDATE(m && file && size && size < (UINT64_C(1) << 48));
-	REFUSE_IN_HANDLER(m);
-	/* MAX_PAGECACHE_ORDER = min(MAX_XAS_ORDER 11, HPAGE_PMD_ORDER) */
-	VALIDATE(max_order <= MIN(11u, m->geo.pmd_order));
 	if (m->nr_files >= ANON_VMA_MAX)
 		return -ENOMEM;	/* file numbers fit folio->mapping */
 	n = realloc(m->files, (m->nr_files + 1) * sizeof(*n));
@@ -30,10 +25,27 @@ int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_o
 		return -ENOMEM;
 	m->files = n;
 	memset(&n[m->nr_files], 0, sizeof(*n));
-	n[m->nr_files].size = size;
-	n[m->nr_files].max_order = max_order;
 	u64map_init(&n[m->nr_files].cache);
-	*file = (unsigned int)m->nr_files++;
+	*out = m->nr_files++;
+	return 0;
+}
+
+int ptsim_file_create(struct ptsim_machine *m, uint64_t size, unsigned int max_order,
+		      unsigned int *file)
+{
+	size_t i;
+	int err;
+
+	VALIDATE(m && file && size && size < (UINT64_C(1) << 48));
+	REFUSE_IN_HANDLER(m);
+	/* MAX_PAGECACHE_ORDER = min(MAX_XAS_ORDER 11, HPAGE_PMD_ORDER) */
+	VALIDATE(max_order <= MIN(11u, m->geo.pmd_order));
+	err = file_table_add(m, &i);
+	if (err)
+		return err;
+	m->files[i].size = size;
+	m->files[i].max_order = max_order;
+	*file = (unsigned int)i;
 	return 0;
 }
 

@@ -49,6 +49,8 @@ struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t
 /* Empty the cache slot of pgoff again (a populate that fails after reserving it). */
 void shmem_uncache(struct ptsim_machine *m, const struct vma *v, uint64_t pgoff);
 int files_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
+/* One more, zeroed, slot at the end of the machine's file table; its index in *out. */
+int file_table_add(struct ptsim_machine *m, size_t *out);
 void files_free(struct ptsim_machine *m);
 
 #endif

@@ -25,13 +25,10 @@ int shmem_zero_setup(struct ptsim_machine *m, uint64_t size, uint32_t *shmem)
 	for (i = 0; i < m->nr_files && !m->files[i].dead; i++)
 		;
 	if (i == m->nr_files) {
-		if (m->nr_files >= ANON_VMA_MAX)
-			return -ENOMEM;	/* file numbers fit folio->mapping */
-		n = realloc(m->files, (m->nr_files + 1) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->files = n;
-		m->nr_files++;
+		int err = file_table_add(m, &i);
+
+		if (err)
+			return err;
 	}
 	n = &m->files[i];
 	memset(n, 0, sizeof(*n));
