@@ -251,12 +251,10 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 			folio_set_page_anon_exclusive(ref.folio, i, false);
 	}
 	if (is_cow_mapping(c->vma->flags) && pte_write(pmd)) {
-		/* pmdp_set_wrprotect: the same read and compare-and-swap as a PTE */
-		pmd = read_desc(mm, PMD_LEVEL, &src_t->desc[idx]);
-		xchg_desc(mm, addr, PMD_LEVEL, &src_t->desc[idx], pte_wrprotect(pmd));
+		pmdp_set_wrprotect(mm, addr, &src_t->desc[idx]);
 		pmd = pte_wrprotect(pmd);
 	}
-	set_desc(c->dst, addr, PMD_LEVEL, &dst_t->desc[idx], pte_mkold(pmd));	/* set_pmd_at */
+	set_pmd_at(c->dst, addr, &dst_t->desc[idx], pte_mkold(pmd));
 	return true;
 }
 

@@ -24,10 +24,8 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 
 	fn_enter(m, PTSIM_FN_SPLIT_HUGE_PMD);
 	kernel_call(m, SPLIT_HUGE_PMD);
-	/* pmdp_invalidate: keep the PMD "present" to software, invalid to hardware */
 	old_pmd = read_desc(mm, PMD_LEVEL, &pmd_table->desc[idx]);
-	xchg_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx], (old_pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
-	flush_pmd_tlb_range(mm, haddr, haddr + g->pmd_size);
+	pmdp_invalidate(mm, haddr, &pmd_table->desc[idx], old_pmd);
 
 	entry = pmd_leaf_to_pte(old_pmd);
 	set_ptes(mm, haddr, pte_table->desc, entry, g->ptrs_per_table);

@@ -233,10 +233,8 @@ static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int 
 		pmd = pte_mkold(pmd);
 		if (w->advice == LAZY_FREE)
 			pmd = pte_mkclean(pmd);
-		/* pmdp_invalidate, then set_pmd_at */
-		xchg_desc(mm, addr, PMD_LEVEL, &t->desc[idx], (pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
-		flush_pmd_tlb_range(mm, addr, addr + g->pmd_size);
-		set_desc(mm, addr, PMD_LEVEL, &t->desc[idx], pmd);
+		pmdp_invalidate(mm, addr, &t->desc[idx], pmd);
+		set_pmd_at(mm, addr, &t->desc[idx], pmd);
 		tlb_flush_pmd_range(w->tlb, addr, g->pmd_size);
 	}
 	if (w->advice == LAZY_PAGEOUT && folio_isolate_lru(mm, &w->isolated, ref.folio, addr, true))

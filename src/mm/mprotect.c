@@ -241,13 +241,12 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 			return;
 		}
 	}
-	xchg_desc(mm, addr, PMD_LEVEL, &t->desc[idx], (oldpmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
-	flush_pmd_tlb_range(mm, addr, addr + g->pmd_size);
+	pmdp_invalidate(mm, addr, &t->desc[idx], oldpmd);	/* pmdp_invalidate_ad */
 	entry = pmd_modify(oldpmd, c->newprot);
 	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
 	    can_change_pte_writable(mm, &c->vma, entry))	/* can_change_pmd_writable: the same tests */
 		entry = pte_mkwrite(entry);
-	set_desc(mm, addr, PMD_LEVEL, &t->desc[idx], entry);
+	set_pmd_at(mm, addr, &t->desc[idx], entry);
 	if (pte_needs_flush(mm->m, oldpmd, entry))	/* huge_pmd_needs_flush */
 		tlb_flush_pmd_range(c->tlb, addr, g->pmd_size);
 	c->pages += UINT64_C(1) << g->pmd_order;

@@ -125,8 +125,8 @@ static bool move_huge_pmd(struct move_ctx *c, struct pt_table *old_t, struct pt_
 	if (!pte_none(read_desc(mm, PMD_LEVEL, &new_t->desc[ni])))
 		return false;
 	pmd_lock(mm->m);
-	pmd = xchg_desc(mm, old, PMD_LEVEL, &old_t->desc[oi], 0);	/* pmdp_huge_get_and_clear */
-	set_desc(mm, new, PMD_LEVEL, &new_t->desc[ni], pmd);		/* set_pmd_at */
+	pmd = pmdp_huge_get_and_clear(mm, old, &old_t->desc[oi]);
+	set_pmd_at(mm, new, &new_t->desc[ni], pmd);
 	if (pte_present(pmd))
 		flush_pmd_tlb_range(mm, old, old + g->pmd_size);
 	return true;

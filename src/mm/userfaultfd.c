@@ -353,14 +353,12 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 	pmd_lock(mm->m);	/* double_pt_lock of the two PMDs (move_pages_huge_pmd) */
 	pmd_lock(mm->m);
 	anon_vma_lock_write(mm->m);
-	/* pmdp_huge_clear_flush */
-	xchg_desc(mm, src, PMD_LEVEL, src_pmd, 0);
-	flush_pmd_tlb_range(mm, src, src + g->pmd_size);
+	pmdp_huge_clear_flush(mm, src, src_pmd);
 	move_rmap(c, f, dst);
 	new = pte_to_pmd_leaf(pte_mkwrite(pfn_pte(g, folio_pfn(c->mm->m, f), c->dst_vma->page_prot)));
 	if (pte_dirty(old))
 		new = pte_mkdirty(new);
-	set_desc(mm, dst, PMD_LEVEL, dst_pmd, new);
+	set_pmd_at(mm, dst, dst_pmd, new);
 	folio_unlock(mm->m, f);
 	return 0;
 }

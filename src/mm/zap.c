@@ -187,7 +187,7 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 {
 	struct ptsim_mm *mm = z->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	pte_t old = xchg_desc(mm, addr, PMD_LEVEL, &t->desc[idx], 0);	/* pmdp_huge_get_and_clear_full */
+	pte_t old = pmdp_huge_get_and_clear(mm, addr, &t->desc[idx]);	/* ..._full */
 	struct page_ref ref = vm_normal_page(mm, old);
 
 	tlb_flush_pmd_range(z->tlb, addr, g->pmd_size);	/* tlb_remove_pmd_tlb_entry */

@@ -7,6 +7,7 @@
  */
 #include "asm/pgtable.h"
 #include "asm/mmu_context.h"
+#include "asm/tlbflush.h"
 
 static enum ptsim_event desc_event(int level, int kind)
 {
@@ -328,4 +329,37 @@ unsigned int pte_batch_hint(struct ptsim_mm *mm, const pte_t *ptep, pte_t pte)
 	if (!pte_valid_cont(pte) || !feature(mm->m, PTSIM_FEAT_PTE_BATCH_HINT))
 		return 1;
 	return g->cont_ptes - ptep_index_in_block(g, ptep);
+}
+
+void set_pmd_at(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp, pmd_t pmd)
+{
+	set_desc(mm, addr, PMD_LEVEL, pmdp, pmd);
+}
+
+pmd_t pmdp_huge_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp)
+{
+	return xchg_desc(mm, addr, PMD_LEVEL, pmdp, 0);
+}
+
+pmd_t pmdp_huge_clear_flush(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp)
+{
+	pmd_t old = pmdp_huge_get_and_clear(mm, addr, pmdp);
+
+	flush_pmd_tlb_range(mm, addr, addr + mm->m->geo.pmd_size);
+	return old;
+}
+
+pmd_t pmdp_invalidate(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp, pmd_t pmd)
+{
+	pmd_t old = xchg_desc(mm, addr, PMD_LEVEL, pmdp, (pmd & ~PTE_VALID) | PTE_PRESENT_INVALID);
+
+	flush_pmd_tlb_range(mm, addr, addr + mm->m->geo.pmd_size);
+	return old;
+}
+
+void pmdp_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp)
+{
+	pmd_t pmd = read_desc(mm, PMD_LEVEL, pmdp);
+
+	xchg_desc(mm, addr, PMD_LEVEL, pmdp, pte_wrprotect(pmd));
 }

@@ -180,6 +180,24 @@ pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p);
 
 /* ---- contpte-aware wrappers (arch/arm64/pgtable.c, contpte.c) ---- */
 pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep);
+
+/* ---- PMD-level helpers (a PMD entry is a descriptor like any other) ---- */
+typedef pte_t pmd_t;
+/* set_pmd_at: one store of a PMD entry. */
+void set_pmd_at(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp, pmd_t pmd);
+/* pmdp_huge_get_and_clear: the PMD leaf exchanged for none; the old entry. */
+pmd_t pmdp_huge_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp);
+/* pmdp_huge_clear_flush: pmdp_huge_get_and_clear, then flush_pmd_tlb_range. */
+pmd_t pmdp_huge_clear_flush(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp);
+/*
+ * pmdp_invalidate: the leaf made invalid to the hardware and still present to
+ * software (pmd_mkinvalid, one exchange: pmdp_establish), then
+ * flush_pmd_tlb_range. pmd is the entry as the caller read it (the kernel's
+ * load of *pmdp inside is the caller's read here).
+ */
+pmd_t pmdp_invalidate(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp, pmd_t pmd);
+/* pmdp_set_wrprotect: one read, then the compare-and-swap, as for a PTE. */
+void pmdp_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp);
 void set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr);
 pte_t ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
 pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
