@@ -41,7 +41,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	PTSIM_PRIMITIVES_LOOPS(X)								\
 	PTSIM_PRIMITIVES_CALLS(X)								\
 	PTSIM_PRIMITIVES_GATHER(X)								\
-	PTSIM_PRIMITIVES_MEMORY(X)
+	PTSIM_PRIMITIVES_MEMORY(X)								\
+	PTSIM_PRIMITIVES_ARCH(X)
 
 /* Page-table maps and locks, the anon_vma lock, the notifier, lazy MMU mode. */
 #define PTSIM_PRIMITIVES_LOCKS(X)								\
@@ -199,6 +200,32 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(SPLIT_VMA, "__split_vma", PRIM_CALL, PTSIM_EV_VMA_SPLIT, "mm/vma.c")			\
 	X(VMA_MERGE, "vma_merge_existing_range", PRIM_CALL, PTSIM_EV_VMA_MERGE,		\
 	  "mm/vma.c (v6.12; vma_merge before it)")
+
+/*
+ * The arm64 primitives (arch/arm64/primitives/), registered for their
+ * linkage; their own functions count them (v6.12 arch/arm64/include/asm/).
+ */
+#define PTSIM_PRIMITIVES_ARCH(X)								\
+	X(__PTEP_GET, "__ptep_get", PRIM_INLINE, PTSIM_EV_PTE_READ,				\
+	  "arch/arm64/include/asm/pgtable.h: READ_ONCE of the entry")				\
+	X(PTEP_GET, "ptep_get", PRIM_INLINE, PTSIM_EV_PTEP_GET,					\
+	  "arch/arm64/include/asm/pgtable.h: static inline; calls contpte_ptep_get for a cont "	\
+	  "entry (the model prices the wrapper as a call: issue 26)")				\
+	X(__SET_PTES, "__set_ptes", PRIM_INLINE, PTSIM_EV_SET_PTES_CHUNK,			\
+	  "arch/arm64/include/asm/pgtable.h: __sync_cache_and_tags, nr stores")		\
+	X(SET_PTES, "set_ptes", PRIM_INLINE, PTSIM_EV_SET_PTES,					\
+	  "arch/arm64/include/asm/pgtable.h: static __always_inline; contpte_set_ptes is a "	\
+	  "call (the model prices the wrapper as a call: issue 26)")				\
+	X(__PTEP_SET_ACCESS_FLAGS, "__ptep_set_access_flags", PRIM_CALL, PTSIM_EV_PTE_CAS,	\
+	  "arch/arm64/mm/fault.c: a cmpxchg loop")						\
+	X(__TLBI, "__tlbi", PRIM_INLINE, PRIM_EVENTS,						\
+	  "arch/arm64/include/asm/tlbflush.h: one TLBI instruction (twice with REPEAT_TLBI)")	\
+	X(DSB_ISH, "dsb(ish)", PRIM_INLINE, PTSIM_EV_DSB_ISH,					\
+	  "arch/arm64/include/asm/barrier.h")							\
+	X(__FLUSH_TLB_RANGE, "__flush_tlb_range", PRIM_INLINE, PTSIM_EV_FLUSH_TLB_RANGE,	\
+	  "arch/arm64/include/asm/tlbflush.h: static inline (priced as a call: issue 26)")	\
+	X(FLUSH_TLB_MM, "flush_tlb_mm", PRIM_INLINE, PTSIM_EV_FLUSH_TLB_MM,			\
+	  "arch/arm64/include/asm/tlbflush.h: static inline (priced as a call: issue 26)")
 
 /* The mmu_gather's bookkeeping (include/asm-generic/tlb.h, mm/mmu_gather.c). */
 #define PTSIM_PRIMITIVES_GATHER(X)								\
