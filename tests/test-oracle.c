@@ -61,32 +61,6 @@
 #include "helpers.h"
 
 /*
- * Bugs other branches are fixing (issue 33). While a switch is 1 the oracle
- * skips the class of check that would report that bug; the lead sets it to 0
- * once the fix is merged.
- */
-/* (1) a pinned folio is freed when its last mapping goes (COW, munmap) */
-#ifndef ORACLE_KNOWN_BUG_PIN_FREED
-#define ORACLE_KNOWN_BUG_PIN_FREED 0
-#endif
-/* (2) MAP_SHARED|MAP_ANONYMOUS is not shared across fork; DONTNEED drops its content */
-#ifndef ORACLE_KNOWN_BUG_SHARED_ANON
-#define ORACLE_KNOWN_BUG_SHARED_ANON 0
-#endif
-/* (4) a write fault on a fork-shared swap entry maps the page read-only */
-#ifndef ORACLE_KNOWN_BUG_SWAP_WRITE_RO
-#define ORACLE_KNOWN_BUG_SWAP_WRITE_RO 0
-#endif
-/*
- * (5) the rmap after mremap DONTUNMAP: the old VMA keeps the anon_vma and
- * page offsets the moved pages' new VMA has too, and the model's rmap looks
- * in the first VMA that holds the index only. While 1, the rmap check skips
- * processes with two such VMAs.
- */
-#ifndef ORACLE_KNOWN_BUG_DONTUNMAP_RMAP
-#define ORACLE_KNOWN_BUG_DONTUNMAP_RMAP 0
-#endif
-/*
  * NEW (found by this oracle): a write fault on the shared zero page
  * (wp_page_copy_zero) gives the VMA no anon_vma, so fork does not copy the
  * page it mapped (vma_needs_copy) and the child reads zero.
@@ -124,6 +98,7 @@ struct pg {
 struct obj {
 	uint32_t *tok;
 	uint8_t *st;
+	uint64_t *pfn;		/* the frame each page was seen in (0: none yet) */
 	uint64_t npages;
 };
 
@@ -141,7 +116,6 @@ struct cursor {
 
 struct pin {
 	uint64_t pfn;		/* head */
-	bool live;
 };
 
 struct oracle {
@@ -233,7 +207,8 @@ static void need_sync(struct proc *pr, uint64_t lo, uint64_t n)
 {
 	for (uint64_t i = lo; i < lo + n; i++) {
 		const struct pg *pg = &pr->pg[i];
-		bool need = pg->shared || pg->st == ST_TOK || pg->st == ST_LAZY || pg->obs == OBS_SWAP;
+		/* a shared page's content is its object's, with or without an entry */
+		bool need = !pg->shared && (pg->st == ST_TOK || pg->st == ST_LAZY || pg->obs == OBS_SWAP);
 
 		if (need)
 			pr->need[i / 64] |= UINT64_C(1) << (i % 64);
@@ -395,21 +370,6 @@ static bool may_diverge(const struct oracle *o, unsigned int p, uint64_t i, cons
  * its mapcount counts: the sum over the processes of folio_mappings_in (the
  * anon_vma and index walk that COW reuse, split_folio and reclaim trust).
  */
-/* Two VMAs of mm with one anon_vma and overlapping page offsets (what DONTUNMAP leaves). */
-static bool aliased_pgoffs(const struct ptsim_mm *mm)
-{
-	for (size_t a = 0; a < mm->nr_vmas; a++)
-		for (size_t b = a + 1; b < mm->nr_vmas; b++) {
-			const struct vma *x = &mm->vmas[a], *y = &mm->vmas[b];
-			uint64_t xe = x->pgoff + ((x->end - x->start) >> mm->m->geo.page_shift);
-			uint64_t ye = y->pgoff + ((y->end - y->start) >> mm->m->geo.page_shift);
-
-			if (x->anon_vma && x->anon_vma == y->anon_vma && x->pgoff < ye && y->pgoff < xe)
-				return true;
-		}
-	return false;
-}
-
 static void check_rmap(struct oracle *o, const struct folio *f, uint64_t va)
 {
 	uint64_t head = folio_pfn(o->m, f), found = 0;
@@ -418,11 +378,8 @@ static void check_rmap(struct oracle *o, const struct folio *f, uint64_t va)
 	    o->rmap_gen[head - o->base_pfn] == o->gen)
 		return;
 	o->rmap_gen[head - o->base_pfn] = o->gen;
-	for (unsigned int q = 0; q < o->nr_procs; q++) {
-		if (ORACLE_KNOWN_BUG_DONTUNMAP_RMAP && aliased_pgoffs(o->procs[q].mm))
-			return;
+	for (unsigned int q = 0; q < o->nr_procs; q++)
 		found += folio_mappings_in(o->procs[q].mm, f);
-	}
 	if (found != (uint64_t)f->mapcount) {
 		const struct vma *v = find_vma(o->procs[0].mm, va);
 
@@ -457,7 +414,7 @@ static void check_page_inner(struct oracle *o, unsigned int p, uint64_t i)
 		if (!v || va < v->start || va >= v->end)
 			v = o->vma_cache = find_vma(pr->mm, va);
 		/* fork copies a VMA's pages only when it has an anon_vma (vma_needs_copy) */
-		if (v && !v->anon_vma && !ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA)
+		if (v && !v->anon_vma && !v->shmem && !ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA)
 			violation(o, "proc %u va 0x%llx: anonymous content (0x%llx) in VMA [0x%llx, 0x%llx) without an anon_vma",
 				  p, (unsigned long long)va, (unsigned long long)d,
 				  (unsigned long long)v->start, (unsigned long long)v->end);
@@ -470,9 +427,23 @@ static void check_page_inner(struct oracle *o, unsigned int p, uint64_t i)
 		return;
 	}
 	st = content(o, pg, &tok);
-	if (ORACLE_KNOWN_BUG_SHARED_ANON && pg->shared) {
-		pg->obs = obs;	/* known bug (2): the shared object's content is not checked */
-		goto frame_live;
+	if (pg->shared) {
+		struct obj *ob = &o->objs[pg->obj];
+
+		/* shmem_fault maps a page of the object's page cache: never a swap entry, nor the zero page */
+		if (obs == OBS_SWAP || (obs == OBS_PRESENT && o->m->zero_pfn && pfn == o->m->zero_pfn))
+			violation(o, "proc %u va 0x%llx: shared anonymous page mapped by 0x%llx, not a page of its object",
+				  p, (unsigned long long)va, (unsigned long long)d);
+		if (obs == OBS_NONE) {
+			pg->obs = obs;	/* the content stays in the object */
+			return;
+		}
+		/* ... the same page each time: the object keeps it until its last mapping goes */
+		if (ob->pfn[pg->objpg] && ob->pfn[pg->objpg] != pfn)
+			violation(o, "proc %u va 0x%llx: page %u of shared object %u mapped from pfn 0x%llx, before from pfn 0x%llx",
+				  p, (unsigned long long)va, pg->objpg, pg->obj, (unsigned long long)pfn,
+				  (unsigned long long)ob->pfn[pg->objpg]);
+		ob->pfn[pg->objpg] = pfn;
 	}
 	if (obs == OBS_PRESENT && o->m->zero_pfn && pfn == o->m->zero_pfn) {
 		if (pte_valid(d) && !pte_rdonly(d))
@@ -565,7 +536,6 @@ static void check_page_inner(struct oracle *o, unsigned int p, uint64_t i)
 		}
 	}
 	pg->obs = obs;
-frame_live:
 	if (obs == OBS_PRESENT && pfn != o->m->zero_pfn) {
 		const struct folio *fo = pfn_folio(o->m, pfn);
 
@@ -606,18 +576,10 @@ static void check_all(struct oracle *o)
 	o->cur.t = NULL;
 	for (unsigned int k = 0; k < o->nr_pins; k++) {
 		const struct folio *f = pfn_folio(o->m, o->pins[k].pfn);
-		bool ok = f && f->live && !f->tail && f->pinned;
 
-		if (!ok && !ORACLE_KNOWN_BUG_PIN_FREED)
+		if (!f || !f->live || f->tail || !f->pinned)
 			violation(o, "pinned folio at pfn 0x%llx freed or reused while pinned",
 				  (unsigned long long)o->pins[k].pfn);
-		o->pins[k].live = ok;
-	}
-	for (unsigned int k = 0; k < o->nr_pins;) {
-		if (!o->pins[k].live)
-			o->pins[k] = o->pins[--o->nr_pins];	/* known bug (1): forget it */
-		else
-			k++;
 	}
 	if (o->call % o->inv_every == 0 || o->call + 1 == o->nr_calls)
 		assert_int_equal(ptsim_check_invariants(o->m, &bad), 0);
@@ -711,10 +673,11 @@ static int do_mmap(struct oracle *o)
 		return 0;
 	}
 	if (shared) {
-		struct obj ob = { calloc(n, 4), calloc(n, 1), n };
+		struct obj ob = { calloc(n, 4), calloc(n, 1), calloc(n, 8), n };
 
 		assert_non_null(ob.tok);
 		assert_non_null(ob.st);
+		assert_non_null(ob.pfn);
 		memset(ob.st, ST_ZERO, n);
 		o->objs = realloc(o->objs, (o->nr_objs + 1) * sizeof(*o->objs));
 		assert_non_null(o->objs);
@@ -825,15 +788,9 @@ static int do_access(struct oracle *o)
 			err = ptsim_access(pr->mm, 0, va, kind, &fk);
 			if (err && ORACLE_NEW_BUG_FAULT_NO_MKYOUNG && spurious_refault(o, pr->mm, va, write, fk))
 				continue;	/* the new bug above: no access happens */
-			if (err && !(ORACLE_KNOWN_BUG_SWAP_WRITE_RO && write && pg->obs == OBS_SWAP &&
-				     !pg->shared))
+			if (err)
 				violation(o, "proc %u va 0x%llx: the %s faults again (kind %d) after its fault was handled",
 					  p, (unsigned long long)va, write ? "write" : "read", fk);
-			if (err) {
-				/* known bug (4): the kernel's second fault would copy */
-				assert_int_equal(ptsim_fault(pr->mm, va, kind), 0);
-				assert_int_equal(ptsim_access(pr->mm, 0, va, kind, &fk), 0);
-			}
 		}
 		if (write) {
 			write_page(o, &pr->pg[i]);
@@ -1145,9 +1102,7 @@ static int do_mlock(struct oracle *o)
 		if (r)
 			violation(o, "proc %u va 0x%llx: not populated by mlock", p,
 				  (unsigned long long)va_of(o, i));
-		/* known bug (4) reaches here too: mlock's write fault on a fork-shared swap entry */
-		if (!r && (pg->prot & PTSIM_PROT_WRITE) && !pg->shared && t.read_only && !t.write &&
-		    !(ORACLE_KNOWN_BUG_SWAP_WRITE_RO && pg->obs == OBS_SWAP))
+		if (!r && (pg->prot & PTSIM_PROT_WRITE) && !pg->shared && t.read_only && !t.write)
 			violation(o, "proc %u va 0x%llx: read-only after mlock's write populate (desc 0x%llx, vma flags 0x%x)",
 				  p, (unsigned long long)va_of(o, i), (unsigned long long)t.desc,
 				  find_vma(pr->mm, va_of(o, i))->flags);
@@ -1163,23 +1118,28 @@ static int do_pin(struct oracle *o)
 	struct ptsim_folio_info fi;
 
 	if (o->nr_pins && rnd(o, 2)) {
-		/* unpin through a VA that still maps it */
 		unsigned int k = (unsigned int)rnd(o, o->nr_pins);
+		uint64_t pfn = o->pins[k].pfn;
+		bool via_va = rnd(o, 2);
 
-		for (unsigned int q = 0; q < o->nr_procs; q++)
+		/* half the time through a VA that still maps it, if one does */
+		for (unsigned int q = 0; via_va && q < o->nr_procs; q++)
 			for (uint64_t i = 0; i < o->np; i++) {
 				struct pg *pg = &o->procs[q].pg[i];
 
 				if (pg->obs != OBS_PRESENT)
 					continue;
-				if (ptsim_folio_info(o->procs[q].mm, va_of(o, i), &fi) ||
-				    fi.pfn != o->pins[k].pfn)
+				if (ptsim_folio_info(o->procs[q].mm, va_of(o, i), &fi) || fi.pfn != pfn)
 					continue;
 				logf_call(o, "unpin(p%u, 0x%llx)", q, (unsigned long long)va_of(o, i));
 				assert_int_equal(ptsim_folio_set_pinned(o->procs[q].mm, va_of(o, i), false), 0);
 				o->pins[k] = o->pins[--o->nr_pins];
 				return 0;
 			}
+		/* unpin_user_page: mapped or not (a pin outlives the folio's mappings) */
+		logf_call(o, "unpin_user_page(pfn 0x%llx)", (unsigned long long)pfn);
+		assert_int_equal(ptsim_unpin_user_page(o->m, pfn << o->g->page_shift), 0);
+		o->pins[k] = o->pins[--o->nr_pins];
 		return 0;
 	}
 	if (o->nr_pins == 64)
@@ -1193,7 +1153,7 @@ static int do_pin(struct oracle *o)
 	logf_call(o, "pin(p%u, 0x%llx) pfn 0x%llx order %u", p, (unsigned long long)va_of(o, lo),
 		  (unsigned long long)fi.pfn, fi.order);
 	assert_int_equal(ptsim_folio_set_pinned(pr->mm, va_of(o, lo), true), 0);
-	o->pins[o->nr_pins++] = (struct pin){ fi.pfn, true };
+	o->pins[o->nr_pins++] = (struct pin){ fi.pfn };
 	return 0;
 }
 
@@ -1354,6 +1314,7 @@ static void run_seed(enum ptsim_granule gr, uint64_t seed, uint64_t nr_calls, ui
 	for (size_t k = 0; k < o.nr_objs; k++) {
 		free(o.objs[k].tok);
 		free(o.objs[k].st);
+		free(o.objs[k].pfn);
 	}
 	free(o.objs);
 	free(o.tok_zero);
