@@ -60,25 +60,6 @@
  */
 #include "helpers.h"
 
-/*
- * NEW (found by this oracle): a write fault on the shared zero page
- * (wp_page_copy_zero) gives the VMA no anon_vma, so fork does not copy the
- * page it mapped (vma_needs_copy) and the child reads zero.
- */
-#ifndef ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA
-#define ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA 1
-#endif
-/*
- * NEW: ptsim_fault on a present entry whose access flag is clear (a CPU
- * without FEAT_HAFDBS, after fork or MADV_COLD/FREE made it old), or on a
- * writable-clean one for a write, returns 0 without handle_pte_fault's
- * pte_mkyoung/pte_mkdirty + ptep_set_access_flags: the access faults again,
- * forever.
- */
-#ifndef ORACLE_NEW_BUG_FAULT_NO_MKYOUNG
-#define ORACLE_NEW_BUG_FAULT_NO_MKYOUNG 1
-#endif
-
 #define MAX_PROCS	4
 #define ARENA		(UINT64_C(4) << 30)	/* first fit starts here (get_unmapped_area) */
 
@@ -414,7 +395,7 @@ static void check_page_inner(struct oracle *o, unsigned int p, uint64_t i)
 		if (!v || va < v->start || va >= v->end)
 			v = o->vma_cache = find_vma(pr->mm, va);
 		/* fork copies a VMA's pages only when it has an anon_vma (vma_needs_copy) */
-		if (v && !v->anon_vma && !v->shmem && !ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA)
+		if (v && !v->anon_vma && !v->shmem)
 			violation(o, "proc %u va 0x%llx: anonymous content (0x%llx) in VMA [0x%llx, 0x%llx) without an anon_vma",
 				  p, (unsigned long long)va, (unsigned long long)d,
 				  (unsigned long long)v->start, (unsigned long long)v->end);
@@ -735,22 +716,6 @@ static int do_mprotect(struct oracle *o)
 	return err;
 }
 
-/* The refault of the new bug ORACLE_NEW_BUG_FAULT_NO_MKYOUNG: an old entry, or a clean writable one. */
-static bool spurious_refault(struct oracle *o, struct ptsim_mm *mm, uint64_t va, bool write,
-			     enum ptsim_fault_kind fk)
-{
-	uint64_t pfn;
-	uint8_t obs;
-	pte_t d;
-
-	o->cur.t = NULL;
-	observe(o, mm, va, &obs, &pfn, &d);
-	if (obs != OBS_PRESENT)
-		return false;
-	return (fk == PTSIM_FAULT_ACCESS_FLAG && !pte_young(d)) ||
-	       (fk == PTSIM_FAULT_PERMISSION && write && pte_write(d) && pte_rdonly(d));
-}
-
 /* A user access per page of a range: fault when the access faults, then access again. */
 static int do_access(struct oracle *o)
 {
@@ -786,8 +751,6 @@ static int do_access(struct oracle *o)
 			if (err)
 				continue;
 			err = ptsim_access(pr->mm, 0, va, kind, &fk);
-			if (err && ORACLE_NEW_BUG_FAULT_NO_MKYOUNG && spurious_refault(o, pr->mm, va, write, fk))
-				continue;	/* the new bug above: no access happens */
 			if (err)
 				violation(o, "proc %u va 0x%llx: the %s faults again (kind %d) after its fault was handled",
 					  p, (unsigned long long)va, write ? "write" : "read", fk);
@@ -862,10 +825,6 @@ static int do_fork(struct oracle *o)
 		o->scratch[i] = 0;
 		if (pg->shared || (pg->st != ST_TOK && pg->st != ST_LAZY))
 			continue;
-		if (ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA && !find_vma(pr->mm, va_of(o, i))->anon_vma) {
-			o->scratch[i] = 2;
-			continue;
-		}
 		if (ptsim_folio_info(pr->mm, va_of(o, i), &fi))
 			continue;
 		f = pfn_folio(o->m, fi.pfn);
@@ -879,10 +838,8 @@ static int do_fork(struct oracle *o)
 	ch->mm = child;
 	memcpy(ch->pg, pr->pg, o->np * sizeof(*pr->pg));
 	for (uint64_t i = 0; i < o->np; i++) {
-		if (o->scratch[i] == 1)	/* same content, the child's own frame */
+		if (o->scratch[i])	/* same content, the child's own frame */
 			ch->pg[i].tok = new_tok(o, o->tok_zero[ch->pg[i].tok]);
-		else if (o->scratch[i] == 2)
-			ch->pg[i].st = ST_ZERO;	/* the new bug above: the child gets nothing */
 	}
 	need_sync(ch, 0, o->np);
 	return 0;
