@@ -242,6 +242,16 @@ static const struct pt_table *cursor_at(struct oracle *o, const struct ptsim_mm 
 	return t;
 }
 
+/* The first non-empty entry of d[j, n), or n: eight at a time where they are empty. */
+static unsigned int skip_empty(const pte_t *d, unsigned int j, unsigned int n)
+{
+	while (j + 8 <= n && !(d[j] | d[j + 1] | d[j + 2] | d[j + 3] | d[j + 4] | d[j + 5] | d[j + 6] | d[j + 7]))
+		j += 8;
+	while (j < n && !d[j])
+		j++;
+	return j;
+}
+
 /* The first page from i on that has an entry or that the reference needs looked at. */
 static uint64_t next_interesting(struct oracle *o, const struct proc *pr, uint64_t i)
 {
@@ -254,11 +264,7 @@ static uint64_t next_interesting(struct oracle *o, const struct proc *pr, uint64
 		if (t->desc[idx])
 			return i;
 		if (t->level == 3) {
-			unsigned int j = idx + 1;
-
-			while (j < t->entries && !t->desc[j])
-				j++;
-			i += j - idx;
+			i += skip_empty(t->desc, idx + 1, t->entries) - idx;
 		} else {
 			uint64_t size = pt_level_size(o->g, t->level), va = va_of(o, i);
 
