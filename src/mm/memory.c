@@ -366,18 +366,16 @@ static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
  * dirty-state management (arm64 do_page_fault takes its access-flag and
  * permission faults here) gets to use the page. An entry that already is so
  * is a spurious fault, which the model does not count (arm64's
- * flush_tlb_fix_spurious_fault does nothing). Returns whether it changed
- * the entry.
+ * flush_tlb_fix_spurious_fault does nothing).
  */
-static bool handle_pte_fault_access(struct ptsim_mm *mm, uint64_t va, pte_t *ptep, bool write)
+static void handle_pte_fault_access(struct ptsim_mm *mm, uint64_t va, pte_t *ptep, bool write)
 {
 	pte_t pte = *ptep, entry = pte_mkyoung(write ? pte_mkdirty(pte) : pte);
 
 	if (entry == pte)
-		return false;
+		return;
 	ptl_spin_lock(mm->m);
 	ptep_set_access_flags(mm, va, ptep, entry, write);
-	return true;
 }
 
 /*
@@ -386,21 +384,20 @@ static bool handle_pte_fault_access(struct ptsim_mm *mm, uint64_t va, pte_t *pte
  * PTE version's compare-and-swap on the PMD, flush_tlb_page when dirty)
  * under the PMD lock after pmd_same. Spurious when nothing changes, as above.
  */
-static bool huge_pmd_set_accessed(struct ptsim_mm *mm, uint64_t va, pte_t *pmdp, bool write)
+static void huge_pmd_set_accessed(struct ptsim_mm *mm, uint64_t va, pte_t *pmdp, bool write)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t haddr = ALIGN_DOWN64(va, g->pmd_size);
 	pte_t pmd = *pmdp, entry = pte_mkyoung(write ? pte_mkdirty(pmd) : pmd);
 
 	if (entry == pmd)
-		return false;
+		return;
 	pmd_lock(mm->m);
 	read_desc(mm, 2, pmdp);	/* pmd_same(*vmf->pmd, vmf->orig_pmd) */
 	entry &= PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
 	cmpxchg_desc(mm, haddr, 2, pmdp, ((pmd ^ PTE_RDONLY) | (entry ^ PTE_RDONLY)) ^ PTE_RDONLY);
 	if (write)
 		flush_tlb_page(mm, haddr);
-	return true;
 }
 
 /*
@@ -684,12 +681,14 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	}
 	if (leaf && pte_present(pte)) {
 		/* handle_pte_fault / huge_pmd_set_accessed, or a spurious fault (another access mapped it) */
-		if (pte_protnone(pte))
+		if (pte_protnone(pte) || pte_mkyoung(write ? pte_mkdirty(pte) : pte) == pte)
 			return 0;
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-		if (leaf->level == 3 ? handle_pte_fault_access(mm, va, &leaf->desc[idx], write) :
-				       huge_pmd_set_accessed(mm, va, &leaf->desc[idx], write))
-			kernel_call(mm->m, DO_PAGE_FAULT);
+		kernel_call(mm->m, DO_PAGE_FAULT);
+		if (leaf->level == 3)
+			handle_pte_fault_access(mm, va, &leaf->desc[idx], write);
+		else
+			huge_pmd_set_accessed(mm, va, &leaf->desc[idx], write);
 		fn_exit(mm->m);
 		return 0;
 	}
