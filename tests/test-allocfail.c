@@ -328,7 +328,6 @@ struct lc_case {
 	build_fn build;
 	op_fn op;
 	enum fail_kind kind;
-	bool known_bug;		/* an ALLOCFAIL_KNOWN_BUG_* switch covers it */
 	int64_t ok_min;		/* a return at or above it is success */
 };
 
@@ -588,44 +587,42 @@ static int64_t lc_swapin_write(struct ptsim_machine *m) { return lc_fault(m, VA 
 static int64_t lc_file_read(struct ptsim_machine *m) { return lc_fault(m, SZ_1G + 5 * PAGE4K, PTSIM_ACCESS_READ); }
 
 static const struct lc_case lc_cases[] = {
-	{ "mmap", build_empty, lc_mmap, UNCHANGED, false, 0 },
-	{ "munmap cutting THPs", build_mixed, lc_munmap_cut, UNCHANGED, false, 0 },
-	{ "mprotect cutting THPs", build_mixed, lc_mprotect_cut, PARTIAL, false, 0 },
-	{ "mremap grow, moving", build_mixed_blocked, lc_mremap_grow_move, UNCHANGED, false, 0 },
-	{ "mremap MAYMOVE|FIXED aligned", build_mixed, lc_mremap_fixed_aligned, UNCHANGED, false, 0 },
-	{ "mremap DONTUNMAP of part of an mTHP", build_mixed, lc_mremap_dontunmap, UNCHANGED, false, 0 },
-	{ "mremap shrink cutting a THP", build_mixed, lc_mremap_shrink, UNCHANGED, false, 0 },
-	{ "madvise DONTNEED", build_mixed, lc_dontneed, UNCHANGED, false, 0 },
-	{ "madvise FREE", build_mixed, lc_free, PARTIAL, false, 0 },
-	{ "madvise COLD", build_mixed, lc_cold, PARTIAL, false, 0 },
-	{ "madvise PAGEOUT", build_mixed, lc_pageout, UNCHANGED, false, 0 },
-	{ "mlock (populates: partial)", build_empty, lc_mlock, PARTIAL, false, 0 },
-	{ "munlock cutting THPs", build_mixed_locked, lc_munlock, PARTIAL, false, 0 },
-	{ "fork of mTHP and PMD THP", build_mixed, lc_fork, UNCHANGED, false, 0 },
-	{ "fork of shared swap entries", build_swapped, lc_fork, UNCHANGED, false, 0 },
-	{ "fork of 3 pinned PMD THPs", build_pinned_thps, lc_fork, UNCHANGED,
-	  false, 0 },
-	{ "exit", build_mixed_forked, lc_exit, UNCHANGED, false, 0 },
-	{ "swapout", build_small, lc_swapout, UNCHANGED, false, 0 },
-	{ "uffd move of mTHPs", build_uffd_large, lc_uffd_move_large, PARTIAL, false, 1 },
-	{ "populate order 0", build_empty, lc_populate0, UNCHANGED, false, 0 },
-	{ "populate mTHP", build_empty, lc_populate_mthp, UNCHANGED, false, 0 },
-	{ "populate PMD", build_empty, lc_populate_pmd, UNCHANGED, false, 0 },
-	{ "populate read (zero page)", build_empty, lc_populate_read, UNCHANGED, false, 0 },
-	{ "read fault (zero page)", build_empty, lc_fault_read, UNCHANGED, false, 0 },
-	{ "write fault order 0", build_no_thp, lc_fault_write_small, UNCHANGED, false, 0 },
-	{ "write fault mTHP", build_pte_table, lc_fault_write_mthp, UNCHANGED, false, 0 },
-	{ "write fault PMD THP", build_empty, lc_fault_write_pmd, UNCHANGED, false, 0 },
-	{ "write fault on the zero page", build_zero, lc_cow_zero, UNCHANGED, false, 0 },
-	{ "COW of a small folio", build_small_forked, lc_cow_small, UNCHANGED, false, 0 },
-	{ "COW of an mTHP", build_mixed_forked, lc_cow_mthp, UNCHANGED, false, 0 },
+	{ "mmap", build_empty, lc_mmap, UNCHANGED, 0 },
+	{ "munmap cutting THPs", build_mixed, lc_munmap_cut, UNCHANGED, 0 },
+	{ "mprotect cutting THPs", build_mixed, lc_mprotect_cut, PARTIAL, 0 },
+	{ "mremap grow, moving", build_mixed_blocked, lc_mremap_grow_move, UNCHANGED, 0 },
+	{ "mremap MAYMOVE|FIXED aligned", build_mixed, lc_mremap_fixed_aligned, UNCHANGED, 0 },
+	{ "mremap DONTUNMAP of part of an mTHP", build_mixed, lc_mremap_dontunmap, UNCHANGED, 0 },
+	{ "mremap shrink cutting a THP", build_mixed, lc_mremap_shrink, UNCHANGED, 0 },
+	{ "madvise DONTNEED", build_mixed, lc_dontneed, UNCHANGED, 0 },
+	{ "madvise FREE", build_mixed, lc_free, PARTIAL, 0 },
+	{ "madvise COLD", build_mixed, lc_cold, PARTIAL, 0 },
+	{ "madvise PAGEOUT", build_mixed, lc_pageout, UNCHANGED, 0 },
+	{ "mlock (populates: partial)", build_empty, lc_mlock, PARTIAL, 0 },
+	{ "munlock cutting THPs", build_mixed_locked, lc_munlock, PARTIAL, 0 },
+	{ "fork of mTHP and PMD THP", build_mixed, lc_fork, UNCHANGED, 0 },
+	{ "fork of shared swap entries", build_swapped, lc_fork, UNCHANGED, 0 },
+	{ "fork of 3 pinned PMD THPs", build_pinned_thps, lc_fork, UNCHANGED, 0 },
+	{ "exit", build_mixed_forked, lc_exit, UNCHANGED, 0 },
+	{ "swapout", build_small, lc_swapout, UNCHANGED, 0 },
+	{ "uffd move of mTHPs", build_uffd_large, lc_uffd_move_large, PARTIAL, 1 },
+	{ "populate order 0", build_empty, lc_populate0, UNCHANGED, 0 },
+	{ "populate mTHP", build_empty, lc_populate_mthp, UNCHANGED, 0 },
+	{ "populate PMD", build_empty, lc_populate_pmd, UNCHANGED, 0 },
+	{ "populate read (zero page)", build_empty, lc_populate_read, UNCHANGED, 0 },
+	{ "read fault (zero page)", build_empty, lc_fault_read, UNCHANGED, 0 },
+	{ "write fault order 0", build_no_thp, lc_fault_write_small, UNCHANGED, 0 },
+	{ "write fault mTHP", build_pte_table, lc_fault_write_mthp, UNCHANGED, 0 },
+	{ "write fault PMD THP", build_empty, lc_fault_write_pmd, UNCHANGED, 0 },
+	{ "write fault on the zero page", build_zero, lc_cow_zero, UNCHANGED, 0 },
+	{ "COW of a small folio", build_small_forked, lc_cow_small, UNCHANGED, 0 },
+	{ "COW of an mTHP", build_mixed_forked, lc_cow_mthp, UNCHANGED, 0 },
 	/* do_huge_pmd_wp_page keeps its split when the copy fails (tests/test-fault.c) */
-	{ "COW of a PMD THP (keeps the split)", build_mixed_forked, lc_cow_pmd, PARTIAL, false, 0 },
-	{ "swap-in, read", build_swapped, lc_swapin_read, UNCHANGED, false, 0 },
-	{ "swap-in, write", build_swapped, lc_swapin_write, UNCHANGED, false, 0 },
-	{ "swap-in of a fork-shared entry, write", build_swapped_forked, lc_swapin_write, UNCHANGED,
-	  false, 0 },
-	{ "file read fault (keeps the page cache)", build_file, lc_file_read, PARTIAL, false, 0 },
+	{ "COW of a PMD THP (keeps the split)", build_mixed_forked, lc_cow_pmd, PARTIAL, 0 },
+	{ "swap-in, read", build_swapped, lc_swapin_read, UNCHANGED, 0 },
+	{ "swap-in, write", build_swapped, lc_swapin_write, UNCHANGED, 0 },
+	{ "swap-in of a fork-shared entry, write", build_swapped_forked, lc_swapin_write, UNCHANGED, 0 },
+	{ "file read fault (keeps the page cache)", build_file, lc_file_read, PARTIAL, 0 },
 };
 
 /* What UNCHANGED compares: every user mm's tables and VMAs, free memory, mms, the totals. */
@@ -664,8 +661,6 @@ static void check_failure(const struct lc_case *c, struct ptsim_machine *m, cons
 	if (ret != -ENOMEM)
 		fail_msg("%s: %s %llu: returned %lld, not -ENOMEM", c->name, how, (unsigned long long)n,
 			 (long long)ret);
-	if (c->known_bug)
-		return;
 	assert_invariants(m);
 	if (c->kind != UNCHANGED)
 		return;
@@ -699,8 +694,7 @@ static uint64_t lc_sweep_allocs(const struct lc_case *c)
 		ptsim_fail_nth_alloc(m, n);
 		ret = c->op(m);
 		if (ret >= c->ok_min) {
-			if (!c->known_bug)
-				assert_invariants(m);
+			assert_invariants(m);
 			snap_free(&before);
 			ptsim_machine_destroy(m);
 			return n - 1;
@@ -708,8 +702,6 @@ static uint64_t lc_sweep_allocs(const struct lc_case *c)
 		check_failure(c, m, &before, ret, "allocation", n);
 		snap_free(&before);
 		ptsim_machine_destroy(m);
-		if (c->known_bug && n >= 64)
-			return n;	/* (6): the call never succeeds */
 		assert_true(n < 20000);
 	}
 }
@@ -729,8 +721,6 @@ static void lc_sweep_host(const struct lc_case *c)
 	ptsim_machine_host_bytes(m, &b0);
 	if (c->op(m) < c->ok_min) {
 		ptsim_machine_destroy(m);
-		if (c->known_bug)
-			return;
 		fail_msg("%s: fails without a cap", c->name);
 	}
 	ptsim_machine_host_bytes(m, &b1);
@@ -749,7 +739,7 @@ static void lc_sweep_host(const struct lc_case *c)
 		ret = c->op(m);
 		if (ret < c->ok_min)
 			check_failure(c, m, &before, ret, "host cap +", cap);
-		else if (!c->known_bug)
+		else
 			assert_invariants(m);
 		snap_free(&before);
 		ptsim_machine_destroy(m);

@@ -367,6 +367,112 @@ static void test_dontunmap_cold_splits(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * A write fault on the shared zero page a read fault mapped: wp_page_copy's
+ * vmf_anon_prepare gives the VMA its anon_vma, so fork (vma_needs_copy)
+ * copies the new page's entry and the child reads what the parent wrote.
+ */
+static void test_zero_page_write_then_fork(void **state)
+{
+	struct ptsim_machine *m = machine();
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child;
+	struct ptsim_translation t, tc;
+	struct ptsim_folio_info fi;
+
+	(void)state;
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), -ENOENT);	/* the zero page: no folio */
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_ZERO], 1);
+	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
+	assert_true(fi.anon && fi.anon_exclusive);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_int_equal(ptsim_translate(child, VA, &tc), 0);
+	assert_int_equal(tc.pa, t.pa);	/* shared copy-on-write */
+	assert_true(t.read_only && tc.read_only);
+	assert_int_equal(ptsim_folio_info(child, VA, &fi), 0);
+	assert_int_equal(fi.mapcount, 2);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+static struct ptsim_machine *machine_without_hafdbs(void)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "patched");
+
+	ptsim_set_diag_handler(m, no_diag, NULL);
+	return m;
+}
+
+/* One access at va faults with kind fk; ptsim_fault handles it with one CAS; the access then succeeds. */
+static void check_fault_fixes(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t va,
+			      enum ptsim_access_kind kind, enum ptsim_fault_kind fk)
+{
+	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_access(mm, 0, va, kind, &f), -EFAULT);
+	assert_int_equal(f, fk);
+	assert_int_equal(ptsim_fault(mm, va, kind), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 1);
+	assert_int_equal(ptsim_access(mm, 0, va, kind, &f), 0);
+	assert_int_equal(f, PTSIM_FAULT_NONE);
+	/* and again: nothing left to do, a spurious fault counts nothing */
+	assert_int_equal(ptsim_fault(mm, va, kind), 0);
+	assert_int_equal(last(m).ev[PTSIM_EV_FAULT], 0);
+}
+
+/*
+ * A CPU without FEAT_HAFDBS (apple-m3) takes an access-flag fault on an old
+ * entry and a permission fault on a write to a writable clean one; arm64's
+ * do_page_fault hands both to handle_mm_fault, whose handle_pte_fault makes
+ * the entry young (and dirty for the write) with ptep_set_access_flags, and
+ * huge_pmd_set_accessed a PMD leaf. The access then goes through.
+ */
+static void test_fault_sets_young_dirty(void **state)
+{
+	struct ptsim_machine *m = machine_without_hafdbs();
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+	struct ptsim_translation t;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 2 * SZ_4K, 0, true), 0);
+	/* MADV_COLD: old */
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_4K, PTSIM_MADV_COLD), 0);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_false(t.af);
+	check_fault_fixes(m, mm, VA, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG);
+	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+	assert_true(t.af && t.dirty && !t.read_only);
+	/* MADV_FREE: old and clean, still writable (DBM): a read makes it young, a write dirty */
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_4K, PTSIM_MADV_FREE), 0);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_4K, &t), 0);
+	assert_true(!t.af && t.write && t.read_only);
+	check_fault_fixes(m, mm, VA + SZ_4K, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_4K, &t), 0);
+	assert_true(t.af && t.write && t.read_only);	/* young, still clean */
+	check_fault_fixes(m, mm, VA + SZ_4K, PTSIM_ACCESS_WRITE, PTSIM_FAULT_PERMISSION);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_4K, &t), 0);
+	assert_true(t.af && t.dirty && t.write && !t.read_only);
+	/* a PMD leaf made old */
+	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, SZ_2M, 9, true), 0);
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_2M, SZ_2M, PTSIM_MADV_COLD), 0);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &t), 0);
+	assert_int_equal(t.level, 2);
+	assert_false(t.af);
+	check_fault_fixes(m, mm, VA + SZ_2M + SZ_4K, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG);
+	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &t), 0);
+	assert_true(t.level == PMD_LEVEL && t.af);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +482,8 @@ int main(void)
 		cmocka_unit_test(test_swap_write_mlock_populate),
 		cmocka_unit_test(test_dontunmap_write_reuses),
 		cmocka_unit_test(test_dontunmap_cold_splits),
+		cmocka_unit_test(test_zero_page_write_then_fork),
+		cmocka_unit_test(test_fault_sets_young_dirty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,8 +17,12 @@
  *  - a zero VA has no entry, the shared zero page (never writable), or a
  *    frame of its own, which then becomes a new "zero" token (a zeroed
  *    folio a read fault or mlock's populate allocated);
- *  - a token VA has a present entry or a swap entry, never none (its
- *    content would be lost), unless the token is a zero one;
+ *  - a private token VA has a present entry or a swap entry, never none
+ *    (its content would be lost), unless the token is a zero one;
+ *  - a shared VA may have no entry: its content stays in the shmem object
+ *    (shmem_fault finds it in the object's page cache), and whenever it is
+ *    mapped it is the same frame, for as long as the object lives; never a
+ *    swap entry, never the zero page;
  *  - one frame holds one token: two VAs with different tokens on one frame
  *    means one read sees the other's write;
  *  - one token lives in one frame: two VAs with the same token on
@@ -29,19 +33,23 @@
  *    on, a pinned exclusive page fork copies for the child. Those VAs get
  *    a new token with the same content instead of a violation;
  *  - a mapped frame is a live folio, and a pinned folio stays live and
- *    pinned until the oracle unpins it (its frame is never reused);
+ *    pinned until the oracle unpins it (its frame is never reused), through
+ *    a VA that maps it or, mapped or not, with ptsim_unpin_user_page;
  *  - MADV_FREE'd content may be kept or read back as zero;
- *  - a user write that faulted succeeds on the access right after the one
- *    fault that handled it (the fault made the page writable); a write
+ *  - a user access that faulted succeeds on the access right after the one
+ *    fault that handled it (the fault made the page present, writable for a
+ *    write, young and dirty where the CPU has no hardware AF/DBM); a write
  *    populate, and mlock's populate of a private writable VMA, leave every
  *    page present and writable;
- *  - anonymous content lives in VMAs with an anon_vma (else fork skips it),
+ *  - private anonymous content lives in VMAs with an anon_vma (else fork
+ *    skips it),
  *    and the rmap of a PTE-mapped large folio (folio_mappings_in over every
  *    process) finds as many mappings as its mapcount;
  *  - a VA with a fault refused (SIGSEGV) is one its VMA does not allow;
- *  - ptsim_check_invariants reports nothing (after every call on 4K, every
- *    2nd on 16K, every 8th on 64K and after the last: it walks every table
- *    entry, 8192 per 64K table, and would otherwise take most of the time).
+ *  - ptsim_check_invariants reports nothing, and no entry lies outside the
+ *    arena (after every call on 4K, every 2nd on 16K, every 8th on 64K and
+ *    after the last: they walk every table entry, 8192 per 64K table, and
+ *    would otherwise take most of the time).
  *
  * A call that fails leaves the reference as it was (every public call
  * promises that), except the documented partial results (mlock's populate,
@@ -59,51 +67,6 @@
  * fit puts addr-0 mmaps and moves too.
  */
 #include "helpers.h"
-
-/*
- * Bugs other branches are fixing (issue 33). While a switch is 1 the oracle
- * skips the class of check that would report that bug; the lead sets it to 0
- * once the fix is merged.
- */
-/* (1) a pinned folio is freed when its last mapping goes (COW, munmap) */
-#ifndef ORACLE_KNOWN_BUG_PIN_FREED
-#define ORACLE_KNOWN_BUG_PIN_FREED 0
-#endif
-/* (2) MAP_SHARED|MAP_ANONYMOUS is not shared across fork; DONTNEED drops its content */
-#ifndef ORACLE_KNOWN_BUG_SHARED_ANON
-#define ORACLE_KNOWN_BUG_SHARED_ANON 0
-#endif
-/* (4) a write fault on a fork-shared swap entry maps the page read-only */
-#ifndef ORACLE_KNOWN_BUG_SWAP_WRITE_RO
-#define ORACLE_KNOWN_BUG_SWAP_WRITE_RO 0
-#endif
-/*
- * (5) the rmap after mremap DONTUNMAP: the old VMA keeps the anon_vma and
- * page offsets the moved pages' new VMA has too, and the model's rmap looks
- * in the first VMA that holds the index only. While 1, the rmap check skips
- * processes with two such VMAs.
- */
-#ifndef ORACLE_KNOWN_BUG_DONTUNMAP_RMAP
-#define ORACLE_KNOWN_BUG_DONTUNMAP_RMAP 0
-#endif
-/*
- * NEW (found by this oracle): a write fault on the shared zero page
- * (wp_page_copy_zero) gives the VMA no anon_vma, so fork does not copy the
- * page it mapped (vma_needs_copy) and the child reads zero.
- */
-#ifndef ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA
-#define ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA 1
-#endif
-/*
- * NEW: ptsim_fault on a present entry whose access flag is clear (a CPU
- * without FEAT_HAFDBS, after fork or MADV_COLD/FREE made it old), or on a
- * writable-clean one for a write, returns 0 without handle_pte_fault's
- * pte_mkyoung/pte_mkdirty + ptep_set_access_flags: the access faults again,
- * forever.
- */
-#ifndef ORACLE_NEW_BUG_FAULT_NO_MKYOUNG
-#define ORACLE_NEW_BUG_FAULT_NO_MKYOUNG 1
-#endif
 
 #define MAX_PROCS	4
 #define ARENA		(UINT64_C(4) << 30)	/* first fit starts here (get_unmapped_area) */
@@ -124,6 +87,7 @@ struct pg {
 struct obj {
 	uint32_t *tok;
 	uint8_t *st;
+	uint64_t *pfn;		/* the frame each page was seen in (0: none yet) */
 	uint64_t npages;
 };
 
@@ -141,7 +105,6 @@ struct cursor {
 
 struct pin {
 	uint64_t pfn;		/* head */
-	bool live;
 };
 
 struct oracle {
@@ -233,7 +196,8 @@ static void need_sync(struct proc *pr, uint64_t lo, uint64_t n)
 {
 	for (uint64_t i = lo; i < lo + n; i++) {
 		const struct pg *pg = &pr->pg[i];
-		bool need = pg->shared || pg->st == ST_TOK || pg->st == ST_LAZY || pg->obs == OBS_SWAP;
+		/* a shared page's content is its object's, with or without an entry */
+		bool need = !pg->shared && (pg->st == ST_TOK || pg->st == ST_LAZY || pg->obs == OBS_SWAP);
 
 		if (need)
 			pr->need[i / 64] |= UINT64_C(1) << (i % 64);
@@ -286,6 +250,16 @@ static const struct pt_table *cursor_at(struct oracle *o, const struct ptsim_mm 
 	return t;
 }
 
+/* The first non-empty entry of d[j, n), or n: eight at a time where they are empty. */
+static unsigned int skip_empty(const pte_t *d, unsigned int j, unsigned int n)
+{
+	while (j + 8 <= n && !(d[j] | d[j + 1] | d[j + 2] | d[j + 3] | d[j + 4] | d[j + 5] | d[j + 6] | d[j + 7]))
+		j += 8;
+	while (j < n && !d[j])
+		j++;
+	return j;
+}
+
 /* The first page from i on that has an entry or that the reference needs looked at. */
 static uint64_t next_interesting(struct oracle *o, const struct proc *pr, uint64_t i)
 {
@@ -298,11 +272,7 @@ static uint64_t next_interesting(struct oracle *o, const struct proc *pr, uint64
 		if (t->desc[idx])
 			return i;
 		if (t->level == PTE_LEVEL) {
-			unsigned int j = idx + 1;
-
-			while (j < t->entries && !t->desc[j])
-				j++;
-			i += j - idx;
+			i += skip_empty(t->desc, idx + 1, t->entries) - idx;
 		} else {
 			uint64_t size = pt_level_size(o->g, t->level), va = va_of(o, i);
 
@@ -395,21 +365,6 @@ static bool may_diverge(const struct oracle *o, unsigned int p, uint64_t i, cons
  * its mapcount counts: the sum over the processes of folio_mappings_in (the
  * anon_vma and index walk that COW reuse, split_folio and reclaim trust).
  */
-/* Two VMAs of mm with one anon_vma and overlapping page offsets (what DONTUNMAP leaves). */
-static bool aliased_pgoffs(const struct ptsim_mm *mm)
-{
-	for (size_t a = 0; a < mm->nr_vmas; a++)
-		for (size_t b = a + 1; b < mm->nr_vmas; b++) {
-			const struct vma *x = &mm->vmas[a], *y = &mm->vmas[b];
-			uint64_t xe = x->pgoff + ((x->end - x->start) >> mm->m->geo.page_shift);
-			uint64_t ye = y->pgoff + ((y->end - y->start) >> mm->m->geo.page_shift);
-
-			if (x->anon_vma && x->anon_vma == y->anon_vma && x->pgoff < ye && y->pgoff < xe)
-				return true;
-		}
-	return false;
-}
-
 static void check_rmap(struct oracle *o, const struct folio *f, uint64_t va)
 {
 	uint64_t head = folio_pfn(o->m, f), found = 0;
@@ -418,11 +373,8 @@ static void check_rmap(struct oracle *o, const struct folio *f, uint64_t va)
 	    o->rmap_gen[head - o->base_pfn] == o->gen)
 		return;
 	o->rmap_gen[head - o->base_pfn] = o->gen;
-	for (unsigned int q = 0; q < o->nr_procs; q++) {
-		if (ORACLE_KNOWN_BUG_DONTUNMAP_RMAP && aliased_pgoffs(o->procs[q].mm))
-			return;
+	for (unsigned int q = 0; q < o->nr_procs; q++)
 		found += folio_mappings_in(o->procs[q].mm, f);
-	}
 	if (found != (uint64_t)f->mapcount) {
 		const struct vma *v = find_vma(o->procs[0].mm, va);
 
@@ -457,7 +409,7 @@ static void check_page_inner(struct oracle *o, unsigned int p, uint64_t i)
 		if (!v || va < v->start || va >= v->end)
 			v = o->vma_cache = find_vma(pr->mm, va);
 		/* fork copies a VMA's pages only when it has an anon_vma (vma_needs_copy) */
-		if (v && !v->anon_vma && !ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA)
+		if (v && !v->anon_vma && !v->shmem)
 			violation(o, "proc %u va 0x%llx: anonymous content (0x%llx) in VMA [0x%llx, 0x%llx) without an anon_vma",
 				  p, (unsigned long long)va, (unsigned long long)d,
 				  (unsigned long long)v->start, (unsigned long long)v->end);
@@ -470,9 +422,23 @@ static void check_page_inner(struct oracle *o, unsigned int p, uint64_t i)
 		return;
 	}
 	st = content(o, pg, &tok);
-	if (ORACLE_KNOWN_BUG_SHARED_ANON && pg->shared) {
-		pg->obs = obs;	/* known bug (2): the shared object's content is not checked */
-		goto frame_live;
+	if (pg->shared) {
+		struct obj *ob = &o->objs[pg->obj];
+
+		/* shmem_fault maps a page of the object's page cache: never a swap entry, nor the zero page */
+		if (obs == OBS_SWAP || (obs == OBS_PRESENT && o->m->zero_pfn && pfn == o->m->zero_pfn))
+			violation(o, "proc %u va 0x%llx: shared anonymous page mapped by 0x%llx, not a page of its object",
+				  p, (unsigned long long)va, (unsigned long long)d);
+		if (obs == OBS_NONE) {
+			pg->obs = obs;	/* the content stays in the object */
+			return;
+		}
+		/* ... the same page each time: the object keeps it until its last mapping goes */
+		if (ob->pfn[pg->objpg] && ob->pfn[pg->objpg] != pfn)
+			violation(o, "proc %u va 0x%llx: page %u of shared object %u mapped from pfn 0x%llx, before from pfn 0x%llx",
+				  p, (unsigned long long)va, pg->objpg, pg->obj, (unsigned long long)pfn,
+				  (unsigned long long)ob->pfn[pg->objpg]);
+		ob->pfn[pg->objpg] = pfn;
 	}
 	if (obs == OBS_PRESENT && o->m->zero_pfn && pfn == o->m->zero_pfn) {
 		if (pte_valid(d) && !pte_rdonly(d))
@@ -565,7 +531,6 @@ static void check_page_inner(struct oracle *o, unsigned int p, uint64_t i)
 		}
 	}
 	pg->obs = obs;
-frame_live:
 	if (obs == OBS_PRESENT && pfn != o->m->zero_pfn) {
 		const struct folio *fo = pfn_folio(o->m, pfn);
 
@@ -586,6 +551,7 @@ static void check_page(struct oracle *o, unsigned int p, uint64_t i)
 
 static void check_all(struct oracle *o)
 {
+	const bool full = o->call % o->inv_every == 0 || o->call + 1 == o->nr_calls;
 	uint64_t bad = 1;
 
 	o->gen++;
@@ -598,28 +564,21 @@ static void check_all(struct oracle *o)
 		o->vma_cache = NULL;
 		for (uint64_t i = next_interesting(o, pr, 0); i < o->np; i = next_interesting(o, pr, i + 1))
 			check_page(o, p, i);
-		/* and nothing past the arrays */
-		if (pt_next_used(pr->mm, va_of(o, o->np), UINT64_C(1) << o->g->va_bits) !=
-		    UINT64_C(1) << o->g->va_bits)
-			violation(o, "proc %u: an entry above the arena", p);
+		/* and nothing outside the arrays (with the invariants: a 64K table above holds 8192) */
+		if (full && (pt_next_used(pr->mm, 0, ARENA) != ARENA ||
+			     pt_next_used(pr->mm, va_of(o, o->np), UINT64_C(1) << o->g->va_bits) !=
+			     UINT64_C(1) << o->g->va_bits))
+			violation(o, "proc %u: an entry outside the arena", p);
 	}
 	o->cur.t = NULL;
 	for (unsigned int k = 0; k < o->nr_pins; k++) {
 		const struct folio *f = pfn_folio(o->m, o->pins[k].pfn);
-		bool ok = f && f->live && !f->tail && f->pinned;
 
-		if (!ok && !ORACLE_KNOWN_BUG_PIN_FREED)
+		if (!f || !f->live || f->tail || !f->pinned)
 			violation(o, "pinned folio at pfn 0x%llx freed or reused while pinned",
 				  (unsigned long long)o->pins[k].pfn);
-		o->pins[k].live = ok;
 	}
-	for (unsigned int k = 0; k < o->nr_pins;) {
-		if (!o->pins[k].live)
-			o->pins[k] = o->pins[--o->nr_pins];	/* known bug (1): forget it */
-		else
-			k++;
-	}
-	if (o->call % o->inv_every == 0 || o->call + 1 == o->nr_calls)
+	if (full)
 		assert_int_equal(ptsim_check_invariants(o->m, &bad), 0);
 	else
 		bad = 0;
@@ -711,10 +670,11 @@ static int do_mmap(struct oracle *o)
 		return 0;
 	}
 	if (shared) {
-		struct obj ob = { calloc(n, 4), calloc(n, 1), n };
+		struct obj ob = { calloc(n, 4), calloc(n, 1), calloc(n, 8), n };
 
 		assert_non_null(ob.tok);
 		assert_non_null(ob.st);
+		assert_non_null(ob.pfn);
 		memset(ob.st, ST_ZERO, n);
 		o->objs = realloc(o->objs, (o->nr_objs + 1) * sizeof(*o->objs));
 		assert_non_null(o->objs);
@@ -772,22 +732,6 @@ static int do_mprotect(struct oracle *o)
 	return err;
 }
 
-/* The refault of the new bug ORACLE_NEW_BUG_FAULT_NO_MKYOUNG: an old entry, or a clean writable one. */
-static bool spurious_refault(struct oracle *o, struct ptsim_mm *mm, uint64_t va, bool write,
-			     enum ptsim_fault_kind fk)
-{
-	uint64_t pfn;
-	uint8_t obs;
-	pte_t d;
-
-	o->cur.t = NULL;
-	observe(o, mm, va, &obs, &pfn, &d);
-	if (obs != OBS_PRESENT)
-		return false;
-	return (fk == PTSIM_FAULT_ACCESS_FLAG && !pte_young(d)) ||
-	       (fk == PTSIM_FAULT_PERMISSION && write && pte_write(d) && pte_rdonly(d));
-}
-
 /* A user access per page of a range: fault when the access faults, then access again. */
 static int do_access(struct oracle *o)
 {
@@ -823,17 +767,9 @@ static int do_access(struct oracle *o)
 			if (err)
 				continue;
 			err = ptsim_access(pr->mm, 0, va, kind, &fk);
-			if (err && ORACLE_NEW_BUG_FAULT_NO_MKYOUNG && spurious_refault(o, pr->mm, va, write, fk))
-				continue;	/* the new bug above: no access happens */
-			if (err && !(ORACLE_KNOWN_BUG_SWAP_WRITE_RO && write && pg->obs == OBS_SWAP &&
-				     !pg->shared))
+			if (err)
 				violation(o, "proc %u va 0x%llx: the %s faults again (kind %d) after its fault was handled",
 					  p, (unsigned long long)va, write ? "write" : "read", fk);
-			if (err) {
-				/* known bug (4): the kernel's second fault would copy */
-				assert_int_equal(ptsim_fault(pr->mm, va, kind), 0);
-				assert_int_equal(ptsim_access(pr->mm, 0, va, kind, &fk), 0);
-			}
 		}
 		if (write) {
 			write_page(o, &pr->pg[i]);
@@ -876,10 +812,15 @@ static int do_populate(struct oracle *o)
 	for (uint64_t i = lo; i < lo + n; i++) {
 		struct ptsim_translation t;
 
+		/*
+		 * without VM_WRITE do_anonymous_page maps the new zeroed folio
+		 * clean and read-only: nothing is written, and reclaim may drop
+		 * it as lazyfree after an MADV_FREE even where fork shares it
+		 */
+		if (!(pr->pg[i].prot & PTSIM_PROT_WRITE))
+			continue;
 		write_page(o, &pr->pg[i]);
 		need_sync(pr, i, 1);
-		if (!(pr->pg[i].prot & PTSIM_PROT_WRITE))
-			continue;	/* mapped, writable only where the VMA allows */
 		if (ptsim_translate(pr->mm, va_of(o, i), &t) || !t.valid || (t.read_only && !t.write))
 			violation(o, "proc %u va 0x%llx: not writable after a write populate", p,
 				  (unsigned long long)va_of(o, i));
@@ -905,10 +846,6 @@ static int do_fork(struct oracle *o)
 		o->scratch[i] = 0;
 		if (pg->shared || (pg->st != ST_TOK && pg->st != ST_LAZY))
 			continue;
-		if (ORACLE_NEW_BUG_ZERO_WP_NO_ANON_VMA && !find_vma(pr->mm, va_of(o, i))->anon_vma) {
-			o->scratch[i] = 2;
-			continue;
-		}
 		if (ptsim_folio_info(pr->mm, va_of(o, i), &fi))
 			continue;
 		f = pfn_folio(o->m, fi.pfn);
@@ -922,10 +859,8 @@ static int do_fork(struct oracle *o)
 	ch->mm = child;
 	memcpy(ch->pg, pr->pg, o->np * sizeof(*pr->pg));
 	for (uint64_t i = 0; i < o->np; i++) {
-		if (o->scratch[i] == 1)	/* same content, the child's own frame */
+		if (o->scratch[i])	/* same content, the child's own frame */
 			ch->pg[i].tok = new_tok(o, o->tok_zero[ch->pg[i].tok]);
-		else if (o->scratch[i] == 2)
-			ch->pg[i].st = ST_ZERO;	/* the new bug above: the child gets nothing */
 	}
 	need_sync(ch, 0, o->np);
 	return 0;
@@ -1145,9 +1080,7 @@ static int do_mlock(struct oracle *o)
 		if (r)
 			violation(o, "proc %u va 0x%llx: not populated by mlock", p,
 				  (unsigned long long)va_of(o, i));
-		/* known bug (4) reaches here too: mlock's write fault on a fork-shared swap entry */
-		if (!r && (pg->prot & PTSIM_PROT_WRITE) && !pg->shared && t.read_only && !t.write &&
-		    !(ORACLE_KNOWN_BUG_SWAP_WRITE_RO && pg->obs == OBS_SWAP))
+		if (!r && (pg->prot & PTSIM_PROT_WRITE) && !pg->shared && t.read_only && !t.write)
 			violation(o, "proc %u va 0x%llx: read-only after mlock's write populate (desc 0x%llx, vma flags 0x%x)",
 				  p, (unsigned long long)va_of(o, i), (unsigned long long)t.desc,
 				  find_vma(pr->mm, va_of(o, i))->flags);
@@ -1163,23 +1096,28 @@ static int do_pin(struct oracle *o)
 	struct ptsim_folio_info fi;
 
 	if (o->nr_pins && rnd(o, 2)) {
-		/* unpin through a VA that still maps it */
 		unsigned int k = (unsigned int)rnd(o, o->nr_pins);
+		uint64_t pfn = o->pins[k].pfn;
+		bool via_va = rnd(o, 2);
 
-		for (unsigned int q = 0; q < o->nr_procs; q++)
+		/* half the time through a VA that still maps it, if one does */
+		for (unsigned int q = 0; via_va && q < o->nr_procs; q++)
 			for (uint64_t i = 0; i < o->np; i++) {
 				struct pg *pg = &o->procs[q].pg[i];
 
 				if (pg->obs != OBS_PRESENT)
 					continue;
-				if (ptsim_folio_info(o->procs[q].mm, va_of(o, i), &fi) ||
-				    fi.pfn != o->pins[k].pfn)
+				if (ptsim_folio_info(o->procs[q].mm, va_of(o, i), &fi) || fi.pfn != pfn)
 					continue;
 				logf_call(o, "unpin(p%u, 0x%llx)", q, (unsigned long long)va_of(o, i));
 				assert_int_equal(ptsim_folio_set_pinned(o->procs[q].mm, va_of(o, i), false), 0);
 				o->pins[k] = o->pins[--o->nr_pins];
 				return 0;
 			}
+		/* unpin_user_page: mapped or not (a pin outlives the folio's mappings) */
+		logf_call(o, "unpin_user_page(pfn 0x%llx)", (unsigned long long)pfn);
+		assert_int_equal(ptsim_unpin_user_page(o->m, pfn << o->g->page_shift), 0);
+		o->pins[k] = o->pins[--o->nr_pins];
 		return 0;
 	}
 	if (o->nr_pins == 64)
@@ -1193,7 +1131,7 @@ static int do_pin(struct oracle *o)
 	logf_call(o, "pin(p%u, 0x%llx) pfn 0x%llx order %u", p, (unsigned long long)va_of(o, lo),
 		  (unsigned long long)fi.pfn, fi.order);
 	assert_int_equal(ptsim_folio_set_pinned(pr->mm, va_of(o, lo), true), 0);
-	o->pins[o->nr_pins++] = (struct pin){ fi.pfn, true };
+	o->pins[o->nr_pins++] = (struct pin){ fi.pfn };
 	return 0;
 }
 
@@ -1354,6 +1292,7 @@ static void run_seed(enum ptsim_granule gr, uint64_t seed, uint64_t nr_calls, ui
 	for (size_t k = 0; k < o.nr_objs; k++) {
 		free(o.objs[k].tok);
 		free(o.objs[k].st);
+		free(o.objs[k].pfn);
 	}
 	free(o.objs);
 	free(o.tok_zero);

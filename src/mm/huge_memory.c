@@ -210,13 +210,60 @@ static pte_t *folio_page_pte(struct ptsim_mm *mm, const struct folio *f, uint64_
 	return NULL;
 }
 
+/*
+ * The pages of f some entry of mm maps, each found as folio_page_pte finds
+ * it: the VMAs that could hold a page of f are gathered once (a folio lies
+ * in one or two) and a PTE table is looked up once per PMD slot, so a
+ * caller that asks for many folios (COW reuse, split_folio, MADV_COLD, a
+ * test's rmap check) pays per page one entry read, not a scan of the VMAs.
+ */
 uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)
 {
-	uint64_t n = 0, va;
-	size_t vma;
+	const struct ptsim_geometry *g = &mm->m->geo;
+	const uint64_t nr = folio_nr_pages(f), pfn = folio_pfn(mm->m, f);
+	const struct pt_table *t = NULL;
+	uint64_t n = 0, slot = UINT64_MAX;
+	const struct vma *cand[8];
+	size_t nc = 0;
 
-	for (uint64_t i = 0; i < folio_nr_pages(f); i++)
-		n += folio_page_pte(mm, f, i, &va, &vma) != NULL;
+	for (size_t k = 0; k < mm->nr_vmas; k++) {
+		const struct vma *v = &mm->vmas[k];
+		uint64_t pages = (v->end - v->start) >> g->page_shift;
+
+		if (v->anon_vma != f->mapping || f->index >= v->pgoff + pages || v->pgoff >= f->index + nr)
+			continue;
+		if (nc == sizeof(cand) / sizeof(cand[0])) {
+			uint64_t va;
+			size_t vma;
+
+			/* many candidates: page by page over every VMA */
+			n = 0;
+			for (uint64_t i = 0; i < nr; i++)
+				n += folio_page_pte(mm, f, i, &va, &vma) != NULL;
+			return n;
+		}
+		cand[nc++] = v;
+	}
+	for (uint64_t i = 0; i < nr; i++) {
+		for (size_t c = 0; c < nc; c++) {
+			const struct vma *v = cand[c];
+			uint64_t va;
+			pte_t d;
+
+			if (f->index + i < v->pgoff || f->index + i - v->pgoff >= (v->end - v->start) >> g->page_shift)
+				continue;
+			va = v->start + ((f->index + i - v->pgoff) << g->page_shift);
+			if (ALIGN_DOWN64(va, g->pmd_size) != slot) {
+				slot = ALIGN_DOWN64(va, g->pmd_size);
+				t = pt_find_table(mm, va, PTE_LEVEL);
+			}
+			d = t ? t->desc[pt_index(g, PTE_LEVEL, va)] : 0;
+			if (pte_present(d) && pte_pfn(g, d) == pfn + i) {
+				n++;
+				break;
+			}
+		}
+	}
 	return n;
 }
 

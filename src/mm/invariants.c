@@ -42,6 +42,16 @@ static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned i
 		broken(c, va, t->level, ref, "contiguous group with a misaligned output address");
 }
 
+/* The first non-empty entry of a last-level table from i on, or n: empty runs eight at a time. */
+static unsigned int next_pte(const pte_t *d, unsigned int i, unsigned int n)
+{
+	while (i + 8 <= n && !(d[i] | d[i + 1] | d[i + 2] | d[i + 3] | d[i + 4] | d[i + 5] | d[i + 6] | d[i + 7]))
+		i += 8;
+	while (i < n && !d[i])
+		i++;
+	return i;
+}
+
 /*
  * Mappings are counted against the folios' own mapcounts: down (delta -1),
  * then back up (+1), with no report in between, so a diagnostic handler
@@ -50,11 +60,16 @@ static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned i
  */
 static void count_mappings(struct inv *c, const struct pt_table *t, int delta)
 {
+	const bool last = t->level == PTE_LEVEL;
+
 	for (unsigned int i = 0; i < t->entries; i++) {
-		pte_t d = t->desc[i];
+		pte_t d;
 		struct folio *f;
 
-		if (t->level < PTE_LEVEL && t->next[i]) {
+		if (last && (i = next_pte(t->desc, i, t->entries)) == t->entries)
+			break;
+		d = t->desc[i];
+		if (!last && t->next[i]) {
 			count_mappings(c, t->next[i], delta);
 			continue;
 		}
@@ -79,15 +94,20 @@ static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const stru
 {
 	const struct ptsim_geometry *g = &c->m->geo;
 	uint64_t size = pt_level_size(g, t->level), bytes = (uint64_t)t->entries * sizeof(pte_t);
+	const bool last = t->level == PTE_LEVEL;
 
 	c->host_bytes += table_host_bytes(g, t->level);
 	c->tables++;
 
 	for (unsigned int i = 0; i < t->entries; i++) {
-		uint64_t va = base + i * size;
-		pte_t d = t->desc[i];
+		uint64_t va;
+		pte_t d;
 
-		if (t->level < PTE_LEVEL && t->next[i]) {
+		if (last && (i = next_pte(t->desc, i, t->entries)) == t->entries)
+			break;
+		va = base + i * size;
+		d = t->desc[i];
+		if (!last && t->next[i]) {
 			if (!pte_valid(d) || !pmd_table(d) || pte_pfn(g, d) != t->next[i]->pfn ||
 			    t->next[i]->level != t->level + 1)
 				broken(c, va, t->level, d, "table descriptor and table disagree");

@@ -282,17 +282,23 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 
 /*
  * wp_page_copy for the shared zero page: a write to it gets a new zeroed,
- * exclusive, writable page (ptep_clear_flush, then set_ptes(1)).
+ * exclusive, writable page (ptep_clear_flush, then set_ptes(1)). Its
+ * vmf_anon_prepare gives the VMA its anon_vma first: a read fault mapped
+ * the zero page without one, and fork copies only VMAs that have one
+ * (vma_needs_copy).
  */
 static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
 {
 	struct ptsim_machine *m = mm->m;
 	struct folio *f;
-	int err = folio_alloc(m, 0, 0, &f);
+	int err = anon_vma_available(m, v);
 
+	if (!err)
+		err = folio_alloc(m, 0, 0, &f);
 	if (err)
 		return err;
 	folio_zero_user(m, 1);
+	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, va, &m->geo);
 	ptep_clear_flush(mm, va, ptep);
 	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, folio_pfn(mm->m, f), true), 1);
@@ -322,16 +328,17 @@ static void __ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 /*
  * ptep_set_access_flags (arm64, with contpte_ptep_set_access_flags): a write
  * permission change inside a contiguous block unfolds it first; otherwise
- * every entry of the block takes the new flags.
+ * every entry of the block takes the new flags. dirty: the fault is a write.
  */
-static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t entry)
+static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t entry,
+				  bool dirty)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	pte_t orig = __ptep_get(mm, ptep);
 
 	entry = pte_mknoncont(entry);
 	if (!pte_valid_cont(orig)) {
-		__ptep_set_access_flags(mm, addr, ptep, entry, true);
+		__ptep_set_access_flags(mm, addr, ptep, entry, dirty);
 		return;
 	}
 	orig = pte_mknoncont(ptep_get(mm, ptep));
@@ -348,7 +355,49 @@ static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
 		return;
 	}
 	__contpte_try_unfold(mm, addr, ptep, orig);
-	__ptep_set_access_flags(mm, addr, ptep, entry, true);
+	__ptep_set_access_flags(mm, addr, ptep, entry, dirty);
+}
+
+/*
+ * The end of handle_pte_fault for a present entry the access may use (no
+ * COW to do): the entry is made young, and dirty for a write (pte_mkdirty
+ * makes a writable entry hardware-writable), with ptep_set_access_flags
+ * under the PTE lock. That is how a CPU without hardware access-flag or
+ * dirty-state management (arm64 do_page_fault takes its access-flag and
+ * permission faults here) gets to use the page. An entry that already is so
+ * is a spurious fault, which the model does not count (arm64's
+ * flush_tlb_fix_spurious_fault does nothing).
+ */
+static void handle_pte_fault_access(struct ptsim_mm *mm, uint64_t va, pte_t *ptep, bool write)
+{
+	pte_t pte = *ptep, entry = pte_mkyoung(write ? pte_mkdirty(pte) : pte);
+
+	if (entry == pte)
+		return;
+	ptl_spin_lock(mm->m);
+	ptep_set_access_flags(mm, va, ptep, entry, write);
+}
+
+/*
+ * huge_pmd_set_accessed for a PMD leaf the access may use: touch_pmd makes
+ * it young, and dirty for a write, with pmdp_set_access_flags (arm64: the
+ * PTE version's compare-and-swap on the PMD, flush_tlb_page when dirty)
+ * under the PMD lock after pmd_same. Spurious when nothing changes, as above.
+ */
+static void huge_pmd_set_accessed(struct ptsim_mm *mm, uint64_t va, pte_t *pmdp, bool write)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t haddr = ALIGN_DOWN64(va, g->pmd_size);
+	pte_t pmd = *pmdp, entry = pte_mkyoung(write ? pte_mkdirty(pmd) : pmd);
+
+	if (entry == pmd)
+		return;
+	pmd_lock(mm->m);
+	read_desc(mm, PMD_LEVEL, pmdp);	/* pmd_same(*vmf->pmd, vmf->orig_pmd) */
+	entry &= PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
+	cmpxchg_desc(mm, haddr, PMD_LEVEL, pmdp, ((pmd ^ PTE_RDONLY) | (entry ^ PTE_RDONLY)) ^ PTE_RDONLY);
+	if (write)
+		flush_tlb_page(mm, haddr);
 }
 
 /*
@@ -376,7 +425,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 					   f->mapcount == 1));
 	if (reuse) {
 		folio_set_page_anon_exclusive(f, ref.idx, true);
-		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))));
+		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))), true);
 		return 0;
 	}
 	err = folio_alloc(m, 0, 0, &nf);
@@ -627,8 +676,19 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		fn_exit(mm->m);
 		return err;
 	}
-	if (leaf && pte_present(pte))
-		return 0;	/* a spurious fault: another access mapped it */
+	if (leaf && pte_present(pte)) {
+		/* handle_pte_fault / huge_pmd_set_accessed, or a spurious fault (another access mapped it) */
+		if (pte_protnone(pte) || pte_mkyoung(write ? pte_mkdirty(pte) : pte) == pte)
+			return 0;
+		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
+		kernel_call(mm->m, DO_PAGE_FAULT);
+		if (leaf->level == PTE_LEVEL)
+			handle_pte_fault_access(mm, va, &leaf->desc[idx], write);
+		else
+			huge_pmd_set_accessed(mm, va, &leaf->desc[idx], write);
+		fn_exit(mm->m);
+		return 0;
+	}
 	fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
 	kernel_call(mm->m, DO_PAGE_FAULT);
 	undo_start(mm->m);
@@ -727,14 +787,12 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	if (!pte_none(pte)) {
 		/*
 		 * handle_pte_fault on a present entry: a write to a writable
-		 * clean one (read in through PAGE_SHARED, no hardware DBM) makes
-		 * it dirty and young under the lock (ptep_set_access_flags);
-		 * anything else was mapped meanwhile, or is a spurious fault.
+		 * clean one (read in through PAGE_SHARED, no hardware DBM), or
+		 * an access to an old one (no hardware AF), makes it dirty or
+		 * young; anything else was mapped meanwhile, or is spurious.
 		 */
-		if (write && pte_present(pte) && pte_write(pte) && !pte_dirty(pte)) {
-			ptl_spin_lock(mm->m);
-			ptep_set_access_flags(mm, va, ptep, pte_mkdirty(pte_mkyoung(pte)));
-		}
+		if (pte_present(pte) && !pte_protnone(pte) && (!write || pte_write(pte)))
+			handle_pte_fault_access(mm, va, ptep, write);
 		return 0;
 	}
 	/*
@@ -798,6 +856,11 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 		return err ? err : -EFAULT;
 	}
 	if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, PTE_LEVEL, va)]))) {
+		pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, va)];
+
+		/* present: handle_pte_fault's young/dirty update (file COW is not modelled) */
+		if (pte_present(*ptep) && !pte_protnone(*ptep) && (!write || pte_write(*ptep)))
+			handle_pte_fault_access(mm, va, ptep, write);
 		fn_exit(m);
 		return 0;
 	}
