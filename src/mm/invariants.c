@@ -43,7 +43,7 @@ static void check_cont_group(struct inv *c, const struct pt_table *t, unsigned i
 }
 
 /* The first non-empty entry of a last-level table from i on, or n: empty runs eight at a time. */
-static unsigned int next_pte(const pte_t *d, unsigned int i, unsigned int n)
+NO_FUZZ_TRACE static unsigned int next_pte(const pte_t *d, unsigned int i, unsigned int n)
 {
 	while (i + 8 <= n && !(d[i] | d[i + 1] | d[i + 2] | d[i + 3] | d[i + 4] | d[i + 5] | d[i + 6] | d[i + 7]))
 		i += 8;
@@ -58,7 +58,7 @@ static unsigned int next_pte(const pte_t *d, unsigned int i, unsigned int n)
  * never sees a lowered mapcount. Between the two passes every mapcount must
  * be zero.
  */
-static void count_mappings(struct inv *c, const struct pt_table *t, int delta)
+NO_FUZZ_TRACE static void count_mappings(struct inv *c, const struct pt_table *t, int delta)
 {
 	const bool last = t->level == PTE_LEVEL;
 
@@ -89,7 +89,7 @@ static void count_user_mappings(struct inv *c, int delta)
 			count_mappings(c, c->m->mms[i]->pgd, delta);
 }
 
-static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
+NO_FUZZ_TRACE static uint64_t check_table(struct inv *c, const struct ptsim_mm *mm, const struct pt_table *t,
 			    uint64_t base)
 {
 	const struct ptsim_geometry *g = &c->m->geo;
