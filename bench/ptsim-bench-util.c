@@ -44,8 +44,8 @@ const struct command commands[] = {
 	{ "audit", cmd_audit,
 	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--reproducers DIR] [--json]",
 	  "random scenarios on every CPU and kernel: break-before-make findings, grouped, shrunk" },
-	{ "predict", cmd_predict, "[--json] [--only PREFIX]",
-	  "the mm-lifecycle workloads per kernel variant (predictions, nothing published)" },
+	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME]",
+	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)" },
 	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's" },
 };
 
