@@ -74,8 +74,8 @@ static int mmap_populated(struct ptsim_mm *mm, uint64_t len, unsigned int order)
 }
 
 /*
- * One user access to every page of [start, start + len), as a loop in the
- * benchmark program does; a page that faults is handled by the kernel's
+ * One user load or store every stride bytes of [start, start + len), as a
+ * loop of the benchmark program touching one byte per page does; a page that faults is handled by the kernel's
  * fault path (a missing page, or an access-flag or dirty fault on a CPU
  * without hardware updates) and the access is retried.
  */
@@ -95,6 +95,23 @@ static int user_access_range(struct ptsim_mm *mm, uint64_t start, uint64_t len, 
 		}
 	}
 	return err;
+}
+
+/*
+ * memset of [start, start + len) in a fresh anonymous mapping, as the
+ * reproduce programs replay it: the first write to each folio faults it in
+ * (a folio of the enabled mTHP size, zeroed), then every page is written.
+ */
+static int user_memset(struct ptsim_mm *mm, uint64_t start, uint64_t len, uint64_t folio)
+{
+	uint64_t faults = 0;
+	int err = 0;
+
+	for (uint64_t va = start; !err && va < start + len; va += folio)
+		err = ptsim_fault(mm, va, PTSIM_ACCESS_WRITE);
+	if (!err)
+		err = ptsim_touch(mm, 0, start, len, PTSIM_ACCESS_WRITE, &faults);
+	return err ? err : faults ? -EFAULT : 0;
 }
 
 /*
@@ -144,7 +161,7 @@ static int step_mremap(struct run *r)
 	int err = ptsim_mmap(r->mm, GIB, MIB, RW, ANON, NULL);
 
 	if (!err)
-		err = user_access_range(r->mm, GIB, MIB, PAGE, PTSIM_ACCESS_WRITE);
+		err = user_memset(r->mm, GIB, MIB, 64 * 1024);
 	if (!err)
 		err = ptsim_mremap(r->mm, GIB, MIB, MIB, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
 				   GIB + MIB, NULL);
@@ -229,7 +246,7 @@ static int setup_lazyfree(struct run *r)
 	if (!err)
 		err = ptsim_mmap(r->mm, GIB, LAZYFREE_SIZE, RW, ANON, NULL);
 	if (!err)
-		err = user_access_range(r->mm, GIB, LAZYFREE_SIZE, PAGE, PTSIM_ACCESS_WRITE);
+		err = user_memset(r->mm, GIB, LAZYFREE_SIZE, 64 * 1024);
 	if (!err)
 		err = ptsim_madvise(r->mm, GIB, LAZYFREE_SIZE, PTSIM_MADV_FREE);
 	return err;
@@ -332,8 +349,8 @@ static const struct workload workloads[] = {
 
 /*
  * A kernel spec: a preset, then ",+feature" or ",-feature" changes. -ENOENT
- * when a feature is not in this build (*missing names it), -EINVAL when the
- * preset is unknown.
+ * when a feature is not in this build (missing names it), -EINVAL when the
+ * preset is unknown or a change has no sign.
  */
 static int apply_kernel(struct ptsim_machine *m, const char *spec, char *missing, size_t len)
 {
@@ -347,8 +364,12 @@ static int apply_kernel(struct ptsim_machine *m, const char *spec, char *missing
 	while (!err && (tok = strtok_r(NULL, ",", &save))) {
 		enum ptsim_feature f;
 
-		if ((tok[0] != '+' && tok[0] != '-') || ptsim_feature_lookup(tok + 1, &f)) {
-			snprintf(missing, len, "%s", tok[0] == '+' || tok[0] == '-' ? tok + 1 : tok);
+		if (tok[0] != '+' && tok[0] != '-') {
+			err = -EINVAL;
+			break;
+		}
+		if (ptsim_feature_lookup(tok + 1, &f)) {
+			snprintf(missing, len, "%s", tok + 1);
 			err = -ENOENT;
 			break;
 		}
@@ -530,7 +551,7 @@ static void print_json_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 		printf(", \"error_pct\": ");
 		print_json_number(err_ok ? error_pct(res[i].value, v[i].published) : 0, err_ok);
 		printf(", \"status\": ");
-		if (res[i].err == -ENOENT) {
+		if (res[i].missing[0]) {
 			char why[128];
 
 			snprintf(why, sizeof(why), "needs feature %s, not in this build",
@@ -574,7 +595,7 @@ static void print_text_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 			snprintf(ms, sizeof(ms), "%.4g", res[i].ns / 1e6);
 		printf("  %-4s %-44s %10.4g %10s %9s %10s  %s\n", "pred", v[i].label,
 		       v[i].published, sim, err, ms, v[i].kernel);
-		if (res[i].err == -ENOENT)
+		if (res[i].missing[0])
 			printf("       (needs feature %s, not in this build)\n", res[i].missing);
 	}
 	if (res[0].have_value && res[n - 1].have_value && res[n - 1].ns > 0) {
@@ -645,7 +666,7 @@ int cmd_predict(int argc, char **argv)
 			memset(vr, 0, sizeof(*vr));
 			vr->err = run_variant(w, cpu, w->variants[n].kernel, &vr->ns, vr->missing,
 					      sizeof(vr->missing));
-			if (vr->err && vr->err != -ENOENT) {
+			if (vr->err && !vr->missing[0]) {
 				fprintf(stderr, "ptsim-bench predict: %s on %s failed: %s\n", w->id,
 					w->variants[n].kernel, ptsim_strerror(vr->err));
 				return 1;
