@@ -407,9 +407,14 @@ static struct ptsim_machine *machine_without_hafdbs(void)
 	return m;
 }
 
-/* One access at va faults with kind fk; ptsim_fault handles it with one CAS; the access then succeeds. */
+/*
+ * One access at va faults with kind fk; ptsim_fault handles it with one
+ * call of __ptep_set_access_flags and its one CAS (cas: the event of that
+ * atomic, PTE_CAS for a PTE, PMD_XCHG for a PMD); the access then succeeds.
+ */
 static void check_fault_fixes(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t va,
-			      enum ptsim_access_kind kind, enum ptsim_fault_kind fk)
+			      enum ptsim_access_kind kind, enum ptsim_fault_kind fk,
+			      enum ptsim_event cas)
 {
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
 	struct ptsim_stats st;
@@ -419,7 +424,10 @@ static void check_fault_fixes(struct ptsim_machine *m, struct ptsim_mm *mm, uint
 	assert_int_equal(ptsim_fault(mm, va, kind), 0);
 	st = last(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
-	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 1);
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 1);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], cas == PTSIM_EV_PTE_CAS);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 0);
+	assert_int_equal(st.ev[PTSIM_EV_PMD_XCHG], cas == PTSIM_EV_PMD_XCHG);
 	assert_int_equal(ptsim_access(mm, 0, va, kind, &f), 0);
 	assert_int_equal(f, PTSIM_FAULT_NONE);
 	/* and again: nothing left to do, a spurious fault counts nothing */
@@ -446,17 +454,20 @@ static void test_fault_sets_young_dirty(void **state)
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_4K, PTSIM_MADV_COLD), 0);
 	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
 	assert_false(t.af);
-	check_fault_fixes(m, mm, VA, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG);
+	check_fault_fixes(m, mm, VA, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG,
+			  PTSIM_EV_PTE_CAS);
 	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
 	assert_true(t.af && t.dirty && !t.read_only);
 	/* MADV_FREE: old and clean, still writable (DBM): a read makes it young, a write dirty */
 	assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_4K, PTSIM_MADV_FREE), 0);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_4K, &t), 0);
 	assert_true(!t.af && t.write && t.read_only);
-	check_fault_fixes(m, mm, VA + SZ_4K, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG);
+	check_fault_fixes(m, mm, VA + SZ_4K, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG,
+			  PTSIM_EV_PTE_CAS);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_4K, &t), 0);
 	assert_true(t.af && t.write && t.read_only);	/* young, still clean */
-	check_fault_fixes(m, mm, VA + SZ_4K, PTSIM_ACCESS_WRITE, PTSIM_FAULT_PERMISSION);
+	check_fault_fixes(m, mm, VA + SZ_4K, PTSIM_ACCESS_WRITE, PTSIM_FAULT_PERMISSION,
+			  PTSIM_EV_PTE_CAS);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_4K, &t), 0);
 	assert_true(t.af && t.dirty && t.write && !t.read_only);
 	/* a PMD leaf made old */
@@ -465,7 +476,8 @@ static void test_fault_sets_young_dirty(void **state)
 	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &t), 0);
 	assert_int_equal(t.level, 2);
 	assert_false(t.af);
-	check_fault_fixes(m, mm, VA + SZ_2M + SZ_4K, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG);
+	check_fault_fixes(m, mm, VA + SZ_2M + SZ_4K, PTSIM_ACCESS_READ, PTSIM_FAULT_ACCESS_FLAG,
+			  PTSIM_EV_PMD_XCHG);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_2M, &t), 0);
 	assert_true(t.level == PMD_LEVEL && t.af);
 	assert_invariants(m);

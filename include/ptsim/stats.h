@@ -20,7 +20,7 @@ enum ptsim_event {
 	PTSIM_EV_PTE_CAS,		/* compare-and-swap of one L3 descriptor (wrprotect) */
 	PTSIM_EV_PMD_READ,		/* load of one L2 descriptor */
 	PTSIM_EV_PMD_WRITE,		/* store of one L2 descriptor */
-	PTSIM_EV_PMD_XCHG,		/* atomic exchange of one L2 descriptor */
+	PTSIM_EV_PMD_XCHG,		/* atomic exchange or compare-and-swap of one L2 descriptor */
 	PTSIM_EV_PUD_READ,		/* load of one L1 (or higher) descriptor */
 	PTSIM_EV_PUD_WRITE,		/* store of one L1 (or higher) descriptor */
 	PTSIM_EV_TLBI_VA,		/* TLBI VALE1IS / VAE1IS: one page by VA and ASID */
@@ -34,10 +34,10 @@ enum ptsim_event {
 	PTSIM_EV_DSB_ISHST,		/* DSB ISHST before TLB maintenance */
 	PTSIM_EV_DSB_ISH,		/* DSB ISH completing TLB maintenance */
 	PTSIM_EV_ISB,			/* ISB */
-	PTSIM_EV_FLUSH_TLB_RANGE,	/* __flush_tlb_range calls that issued ops */
-	PTSIM_EV_FLUSH_TLB_MM,		/* flush_tlb_mm calls (incl. range fallback) */
-	PTSIM_EV_NOTIFIER_SECONDARY_TLBS, /* mmu_notifier_arch_invalidate_secondary_tlbs */
-	PTSIM_EV_MMU_NOTIFIER_RANGE,	/* mmu_notifier_invalidate_range_start/end pairs */
+	PTSIM_EV_FLUSH_TLB_RANGE,	/* __flush_tlb_range (inline) runs that issued ops */
+	PTSIM_EV_FLUSH_TLB_MM,		/* flush_tlb_mm (inline) runs (incl. range fallback) */
+	PTSIM_EV_NOTIFIER_SECONDARY_TLBS, /* mmu_notifier_arch_invalidate_secondary_tlbs tests */
+	PTSIM_EV_MMU_NOTIFIER_RANGE,	/* mmu_notifier_invalidate_range_start/end pairs (inline) */
 	PTSIM_EV_TABLE_ALLOC,		/* page-table page allocated */
 	PTSIM_EV_TABLE_FREE,		/* page-table page freed */
 	PTSIM_EV_FOLIO_ALLOC,		/* folio allocated */
@@ -47,14 +47,14 @@ enum ptsim_event {
 	PTSIM_EV_ANON_EXCL_TEST,	/* PageAnonExclusive test */
 	PTSIM_EV_PTL_LOCK,		/* page-table lock taken (and released) */
 	PTSIM_EV_LAZY_MMU,		/* arch_enter/leave_lazy_mmu_mode pairs */
-	PTSIM_EV_PMD_ITER,		/* change_pmd_range iterations (cond_resched) */
-	PTSIM_EV_PTEP_GET,		/* ptep_get calls (the contpte-aware wrapper) */
-	PTSIM_EV_CONTPTE_GATHER,	/* contpte_ptep_get gathers */
-	PTSIM_EV_SET_PTES,		/* set_ptes calls */
-	PTSIM_EV_SET_PTES_CHUNK,	/* __set_ptes calls (chunks, __sync_cache_and_tags) */
+	PTSIM_EV_PMD_ITER,		/* PMD loop turns (pmd_addr_end, the PMD checks) */
+	PTSIM_EV_PTEP_GET,		/* ptep_get runs (the inline contpte-aware wrapper) */
+	PTSIM_EV_CONTPTE_GATHER,	/* contpte_ptep_get calls and their gathers */
+	PTSIM_EV_SET_PTES,		/* set_ptes runs (inline; contpte_set_ptes is a call) */
+	PTSIM_EV_SET_PTES_CHUNK,	/* __set_ptes runs (chunks, __sync_cache_and_tags) */
 	PTSIM_EV_CONTPTE_CONVERT,	/* contpte_convert calls */
 	PTSIM_EV_CONTPTE_FOLD,		/* successful folds */
-	PTSIM_EV_CONTPTE_UNFOLD,	/* unfolds */
+	PTSIM_EV_CONTPTE_UNFOLD,	/* unfolds (__contpte_try_unfold calls) */
 	PTSIM_EV_FOLD_ATTEMPT,		/* __contpte_try_fold entered */
 	PTSIM_EV_TLB_GATHER_ADD,	/* tlb_flush_pte_range / pmd range bookkeeping */
 	PTSIM_EV_PTE_MODIFY,		/* pte_modify of one (batch head) entry */
@@ -88,7 +88,7 @@ enum ptsim_event {
 	PTSIM_EV_ANON_VMA_REF,		/* anon_vma reference taken (and dropped) */
 	PTSIM_EV_RMAP_MOVE,		/* folio_move_anon_rmap + index update */
 	PTSIM_EV_PTE_MAP,		/* pte_offset_map (RCU enter) and pte_unmap pairs */
-	PTSIM_EV_COND_RESCHED,		/* outer-loop cond_resched and signal check */
+	PTSIM_EV_COND_RESCHED,		/* cond_resched / might_sleep calls (dynamic_*_resched) */
 	PTSIM_EV_FOLIO_SPLIT,		/* large folio split to order 0 */
 	PTSIM_EV_SWAP_LOOKUP,		/* swap device get and swap-cache lookup */
 	PTSIM_EV_PAGE_CACHE_LOOKUP,	/* filemap_get_folio and friends */
@@ -102,7 +102,7 @@ enum ptsim_event {
 	PTSIM_EV_TLB_BATCH_ALLOC,	/* mmu_gather page batches allocated (tlb_next_batch) */
 	PTSIM_EV_TLB_FLUSH_MMU,		/* tlb_flush_mmu_free passes: batched pages and tables freed */
 	PTSIM_EV_RMAP_REMOVE,		/* folio_remove_rmap_pte(s)/_pmd calls */
-	PTSIM_EV_RMAP_DUP,		/* folio_try_dup_anon_rmap / folio_dup_file_rmap calls (fork) */
+	PTSIM_EV_RMAP_DUP,		/* folio_try_dup_anon_rmap / folio_dup_file_rmap (inline, fork) */
 	PTSIM_EV_PAGE_COPY,		/* pages copied (COW, pinned pages at fork) */
 	PTSIM_EV_MLOCK_FOLIO,		/* mlock_folio / munlock_folio calls */
 	PTSIM_EV_HELPER_CALL,		/* other out-of-line kernel helpers (anon_vma get/lock/...) */

@@ -55,6 +55,7 @@ static int64_t __get_user_pages(struct ptsim_mm *mm, struct vma *v, uint64_t sta
 		} else {
 			t = pt_lookup_leaf(mm, addr, &idx);
 		}
+		cond_resched(mm->m, 1);	/* before every follow_page_mask (v6.12 __get_user_pages) */
 		ptl_spin_lock(mm->m);	/* follow_page_pte */
 		pte = t && t->level == PTE_LEVEL ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, PMD_LEVEL, &t->desc[idx]) : 0;
 		if ((pte_present(pte) && (!write || pte_write(pte))) || retried) {

@@ -190,8 +190,15 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 			folio_unlock(m, ref.folio);
 			if (!err)
 				folio_put_unmapped(mm, ref.folio);
-			/* the table is locked again (its map and lazy MMU mode not counted) */
-			ptl_spin_lock(m);
+			/*
+			 * The table was unmapped and unlocked for the split;
+			 * madvise_cold_or_pageout_pte_range and madvise_free_pte_range
+			 * (v6.12) map and lock it again, flush what reclaim
+			 * batched, and enter lazy MMU mode again.
+			 */
+			pte_offset_map_lock(m);
+			flush_tlb_batched_pending(mm);
+			arch_enter_lazy_mmu_mode(m);
 			if (err) {
 				if (!batching)
 					return;
@@ -268,12 +275,17 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 
 			pmd_loop_step(mm->m);
 			if (t && pmd_is_leaf(t, idx) && lazy_huge_pmd(&w, t, idx, addr, next)) {
+				/* MADV_FREE's huge PMD returns before the cond_resched */
+				if (advice != LAZY_FREE)
+					cond_resched(mm->m, 1);
 				addr = next;
 				continue;
 			}
 			if (t && t->next[idx])
 				lazy_pte_range(&w, t->next[idx], addr, next);
 			reclaim_pages(mm, &w.isolated);
+			/* the pmd_entry callback's cond_resched at its end (v6.12 madvise.c) */
+			cond_resched(mm->m, 1);
 			addr = next;
 		}
 		tlb_end_vma(&tlb);

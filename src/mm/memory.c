@@ -307,22 +307,33 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 }
 
 /*
- * __ptep_set_access_flags: OR the new access, dirty and write state into the
- * entry with a compare-and-swap; a newly dirty entry flushes the stale
- * read-only translation (flush_tlb_page).
+ * __ptep_set_access_flags (v6.12 arch/arm64/mm/fault.c, an out-of-line
+ * function): read the entry, and unless it already is the new one, OR the
+ * new access, dirty and write state into it with a cmpxchg loop (one
+ * attempt: nothing races in the model); a newly dirty entry flushes the
+ * stale read-only translation (flush_tlb_page). level: arm64's
+ * pmdp_set_access_flags is this function on the PMD.
  */
-static void __ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t entry,
-				    bool dirty)
+static void __ptep_set_access_flags_level(struct ptsim_mm *mm, uint64_t addr, int level,
+					  pte_t *ptep, pte_t entry, bool dirty)
 {
-	pte_t pte = __ptep_get(mm, ptep), val;
+	pte_t pte, val;
 
+	kernel_call(mm->m, __PTEP_SET_ACCESS_FLAGS);
+	pte = read_desc(mm, level, ptep);
 	if (pte == entry)
 		return;
 	entry &= PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
 	val = ((pte ^ PTE_RDONLY) | (entry ^ PTE_RDONLY)) ^ PTE_RDONLY;
-	cmpxchg_desc(mm, addr, PTE_LEVEL, ptep, val);
+	cmpxchg_desc(mm, addr, level, ptep, val);
 	if (dirty)
 		flush_tlb_page(mm, addr);
+}
+
+static void __ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t entry,
+				    bool dirty)
+{
+	__ptep_set_access_flags_level(mm, addr, PTE_LEVEL, ptep, entry, dirty);
 }
 
 /*
@@ -341,6 +352,7 @@ static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
 		__ptep_set_access_flags(mm, addr, ptep, entry, dirty);
 		return;
 	}
+	kernel_call(mm->m, CONTPTE_PTEP_SET_ACCESS_FLAGS);
 	orig = pte_mknoncont(ptep_get(mm, ptep));
 	if (orig == entry)
 		return;
@@ -381,7 +393,7 @@ static void handle_pte_fault_access(struct ptsim_mm *mm, uint64_t va, pte_t *pte
 /*
  * huge_pmd_set_accessed for a PMD leaf the access may use: touch_pmd makes
  * it young, and dirty for a write, with pmdp_set_access_flags (arm64: the
- * PTE version's compare-and-swap on the PMD, flush_tlb_page when dirty)
+ * call of __ptep_set_access_flags on the PMD, flush_tlb_page when dirty)
  * under the PMD lock after pmd_same. Spurious when nothing changes, as above.
  */
 static void huge_pmd_set_accessed(struct ptsim_mm *mm, uint64_t va, pte_t *pmdp, bool write)
@@ -394,10 +406,8 @@ static void huge_pmd_set_accessed(struct ptsim_mm *mm, uint64_t va, pte_t *pmdp,
 		return;
 	pmd_lock(mm->m);
 	read_desc(mm, PMD_LEVEL, pmdp);	/* pmd_same(*vmf->pmd, vmf->orig_pmd) */
-	entry &= PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
-	cmpxchg_desc(mm, haddr, PMD_LEVEL, pmdp, ((pmd ^ PTE_RDONLY) | (entry ^ PTE_RDONLY)) ^ PTE_RDONLY);
-	if (write)
-		flush_tlb_page(mm, haddr);
+	read_desc(mm, PMD_LEVEL, pmdp);	/* touch_pmd: pmd_mkyoung(*pmd) */
+	__ptep_set_access_flags_level(mm, haddr, PMD_LEVEL, pmdp, entry, write);
 }
 
 /*
@@ -507,9 +517,9 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pinned) {
 		for (uint64_t i = 0; i < folio_nr_pages(ref.folio); i++)
 			folio_set_page_anon_exclusive(ref.folio, i, true);
-		cmpxchg_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx],
-			  pte_mkwrite(pte_mkdirty(pte_mkyoung(pmd))));
-		flush_tlb_page(mm, haddr);
+		/* pmdp_set_access_flags(..., 1): __ptep_set_access_flags on the PMD */
+		__ptep_set_access_flags_level(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx],
+					      pte_mkwrite(pte_mkdirty(pte_mkyoung(pmd))), true);
 		return 0;
 	}
 	err = pt_table_alloc(mm, PTE_LEVEL, &pte_table);

@@ -110,8 +110,10 @@ static void mlock_vma_pages_range(struct mlock_walk *w)
 			pmd_lock(mm->m);	/* mlock_pte_range on a PMD leaf */
 			if (ref.folio)
 				mlock_folio(mm, ref.folio, w->vma->flags & VM_LOCKED);
+			cond_resched(mm->m, 1);	/* mlock_pte_range's end (v6.12) */
 		} else if (t && t->next[idx]) {
 			mlock_pte_range(w, t->next[idx], addr, next);
+			cond_resched(mm->m, 1);
 		}
 		addr = next;
 	}

@@ -29,18 +29,30 @@ static bool maybe_change_pte_writable(const struct vma *v, pte_t pte)
 	return (v->flags & VM_WRITE) && !pte_protnone(pte) && !pte_uffd_wp(pte);
 }
 
-/* can_change_pte_writable (v6.16): shared needs dirty, private an exclusive anon page. */
-static bool can_change_pte_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
+/* The tests of can_change_pte_writable: shared needs dirty, private an exclusive anon page. */
+static bool change_writable_tests(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
 {
 	struct page_ref ref;
 
-	kernel_call(mm->m, CAN_CHANGE_PTE_WRITABLE);
 	if (!maybe_change_pte_writable(v, pte))
 		return false;
 	if (v->flags & VM_SHARED)
 		return pte_dirty(pte);
 	ref = vm_normal_page(mm, pte);
 	return folio_test_anon(mm->m, ref.folio) && page_anon_exclusive(mm, &ref, 0);
+}
+
+/* can_change_pte_writable (v6.16 mm/mprotect.c): a global function, so a call. */
+static bool can_change_pte_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
+{
+	kernel_call(mm->m, CAN_CHANGE_PTE_WRITABLE);
+	return change_writable_tests(mm, v, pte);
+}
+
+/* can_change_pmd_writable (v6.12 mm/huge_memory.c): static inline, the same tests. */
+static bool can_change_pmd_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pmd)
+{
+	return change_writable_tests(mm, v, pmd);
 }
 
 static bool is_cow_mapping(unsigned int flags)
@@ -99,13 +111,16 @@ struct cp_ctx {
 	uint64_t pages;
 };
 
-/* prot_commit_flush_ptes: commit nr entries from idx, then widen the gather. */
+/*
+ * prot_commit_flush_ptes (v6.17, __always_inline): commit nr entries from
+ * idx with a call of arm64's modify_prot_commit_ptes, then widen the gather.
+ */
 static void prot_commit_flush_ptes(struct cp_ctx *c, uint64_t addr, pte_t *ptep, pte_t oldpte,
 				   pte_t ptent, unsigned int nr, unsigned int idx, bool set_write)
 {
 	const struct ptsim_geometry *g = &c->mm->m->geo;
 
-	kernel_call(c->mm->m, PROT_COMMIT_FLUSH_PTES);
+	kernel_call(c->mm->m, MODIFY_PROT_COMMIT_PTES);
 	addr += (uint64_t)idx << g->page_shift;
 	ptep += idx;
 	oldpte = pte_advance_pfn(g, oldpte, idx);
@@ -136,14 +151,17 @@ static void commit_anon_folio_batch(struct cp_ctx *c, const struct page_ref *ref
 	}
 }
 
-/* set_write_prot_commit_flush_ptes (v6.17) */
+/*
+ * set_write_prot_commit_flush_ptes (v6.17, __always_inline): its tests are
+ * the static can_change_shared_pte_writable and maybe_change_pte_writable,
+ * compiled inline: no call of can_change_pte_writable.
+ */
 static void set_write_prot_commit_flush_ptes(struct cp_ctx *c, const struct page_ref *ref,
 					     uint64_t addr, pte_t *ptep, pte_t oldpte, pte_t ptent,
 					     unsigned int nr)
 {
 	bool set_write;
 
-	kernel_call(c->mm->m, CAN_CHANGE_PTE_WRITABLE);
 	if (c->vma.flags & VM_SHARED) {
 		/* can_change_shared_pte_writable: dirtiness of the OR-gathered batch */
 		set_write = maybe_change_pte_writable(&c->vma, ptent) && pte_dirty(ptent);
@@ -169,7 +187,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 	bool try_writable = c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE;
 
 	fn_enter(m, PTSIM_FN_CHANGE_PTE_RANGE);
-	ptl_spin_lock(m);
+	pte_offset_map_lock(m);
 	flush_tlb_batched_pending(mm);
 	arch_enter_lazy_mmu_mode(m);
 	while (addr < end) {
@@ -191,7 +209,8 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			}
 			nr = mprotect_folio_pte_batch(mm, ref.folio, ptep, oldpte, max_nr,
 						      FPB_RESPECT_SOFT_DIRTY | FPB_RESPECT_WRITE);
-			/* modify_prot_start_ptes (arm64): get_and_clear_ptes */
+			/* modify_prot_start_ptes (arm64 mmu.c, a call): get_and_clear_ptes */
+			kernel_call(m, MODIFY_PROT_START_PTES);
 			oldpte = get_and_clear_full_ptes(mm, addr, ptep, nr, 0);
 			ptent = pte_modify(m, oldpte, c->newprot);
 			if (try_writable && !pte_write(ptent))
@@ -204,7 +223,8 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 				if (prot_numa_skip(c->mm, &c->vma, oldpte, ref.folio))
 					goto next;
 			}
-			/* ptep_modify_prot_start (pre-v6.17 arm64): ptep_get_and_clear */
+			/* ptep_modify_prot_start (pre-v6.17 arm64 mmu.c, a call): ptep_get_and_clear */
+			kernel_call(m, PTEP_MODIFY_PROT_START);
 			oldpte = ptep_get_and_clear(mm, addr, ptep);
 			ptent = pte_modify(m, oldpte, c->newprot);
 			if (try_writable && !pte_write(ptent) &&
@@ -244,7 +264,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 	pmdp_invalidate(mm, addr, &t->desc[idx], oldpmd);	/* pmdp_invalidate_ad */
 	entry = pmd_modify(oldpmd, c->newprot);
 	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
-	    can_change_pte_writable(mm, &c->vma, entry))	/* can_change_pmd_writable: the same tests */
+	    can_change_pmd_writable(mm, &c->vma, entry))
 		entry = pte_mkwrite(entry);
 	set_pmd_at(mm, addr, &t->desc[idx], entry);
 	if (pte_needs_flush(mm->m, oldpmd, entry))	/* huge_pmd_needs_flush */
@@ -277,6 +297,7 @@ static void change_pmd_range(struct cp_ctx *c, struct pt_table *t, uint64_t addr
 		}
 		change_pte_range(c, &t->next[idx]->desc[pt_index(g, PTE_LEVEL, addr)], addr, next);
 next:
+		cond_resched(c->mm->m, 1);	/* change_pmd_range, every PMD (v6.12 .. v6.17) */
 		addr = next;
 	}
 }

@@ -147,6 +147,7 @@ static void move_page_tables(struct move_ctx *c, uint64_t old, uint64_t new, uin
 		struct pt_table *old_pmd_t, *new_pmd_t, *new_pte_t;
 		unsigned int oi;
 
+		cond_resched(mm->m, 1);	/* every extent (v6.12 move_page_tables) */
 		extent = get_extent(o, n, len - done, g->pud_size);
 		/* get_old_pud: nothing below this PUD entry, nothing to move */
 		old_pmd_t = pt_walk_table(mm, o, PMD_LEVEL, false, &err);

@@ -222,10 +222,17 @@ static void zap_pmd_range(struct zap_ctx *z, struct pt_table *t, uint64_t addr, 
 		if (t->next[idx] && !pte_none(pmd)) {
 			uint64_t a = addr;
 
-			while ((a = zap_pte_range(z, t->next[idx], a, next)) < next)
-				;	/* the batches filled: flushed, go on from there */
+			/*
+			 * The batches filled: flushed, go on from there. The
+			 * kernel does it with pmd--, another turn of the loop.
+			 */
+			while ((a = zap_pte_range(z, t->next[idx], a, next)) < next) {
+				cond_resched(z->mm->m, 1);
+				pmd_loop_step(z->mm->m);
+			}
 		}
 next:
+		cond_resched(z->mm->m, 1);	/* zap_pmd_range's loop condition (v6.12) */
 		addr = next;
 	}
 }

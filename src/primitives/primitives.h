@@ -62,12 +62,15 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(ANON_VMA_LOCK_READ, "anon_vma_lock_read", PRIM_INLINE, PTSIM_EV_ANON_VMA_LOCK,	\
 	  "include/linux/rmap.h: down_read of the root anon_vma's rwsem (rmap_walk)")		\
 	X(MMU_NOTIFIER_RANGE_START, "mmu_notifier_invalidate_range_start", PRIM_INLINE,	\
-	  PTSIM_EV_MMU_NOTIFIER_RANGE,								\
-	  "include/linux/mmu_notifier.h: calls out only when the mm has notifiers")		\
+	  PRIM_EVENTS,										\
+	  "include/linux/mmu_notifier.h: tests mm_has_notifiers (no call without notifiers); "	\
+	  "its might_sleep calls dynamic_might_resched (PREEMPT_DYNAMIC)")			\
 	X(LAZY_MMU_MODE, "arch_enter_lazy_mmu_mode", PRIM_INLINE, PTSIM_EV_LAZY_MMU,		\
 	  "arch/arm64/include/asm/pgtable.h (the generic no-op before arm64 had one)")	\
 	X(COND_RESCHED, "cond_resched", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
-	  "kernel/sched/core.c: __cond_resched")						\
+	  "kernel/sched/core.c: dynamic_cond_resched (arm64 PREEMPT_DYNAMIC, a static key)")	\
+	X(MIGHT_RESCHED, "might_sleep", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
+	  "include/linux/kernel.h: might_resched is dynamic_might_resched (kernel/sched/core.c)") \
 	X(LRU_ADD_DRAIN, "lru_add_drain", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
 	  "mm/swap.c (priced as one call, the cond_resched class)")				\
 	X(MUTEX_LOCK, "mutex_lock", PRIM_CALL, PTSIM_EV_PTL_LOCK,				\
@@ -86,9 +89,9 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(COPY_USER_HIGHPAGE, "copy_user_highpage", PRIM_CALL, PTSIM_EV_PAGE_COPY,		\
 	  "include/linux/highmem.h -> copy_page: a COW copy")					\
 	X(FOLIO_TRY_DUP_ANON_RMAP, "__folio_try_dup_anon_rmap", PRIM_INLINE, PTSIM_EV_RMAP_DUP,	\
-	  "include/linux/rmap.h (always inline; the model prices it as a call: issue 26)")	\
+	  "include/linux/rmap.h: __always_inline; the mapcount atomic, no call")		\
 	X(FOLIO_DUP_FILE_RMAP, "folio_dup_file_rmap_ptes", PRIM_INLINE, PTSIM_EV_RMAP_DUP,	\
-	  "include/linux/rmap.h (always inline; priced as a call: issue 26)")		\
+	  "include/linux/rmap.h: __folio_dup_file_rmap, __always_inline; the mapcount atomic")	\
 	X(FOLIO_GET, "folio_get", PRIM_INLINE, PTSIM_EV_FOLIO_GET,				\
 	  "include/linux/mm.h: an atomic increment")						\
 	X(FOLIO_REF_ADD, "folio_ref_add", PRIM_INLINE, PTSIM_EV_FOLIO_GET,			\
@@ -110,7 +113,7 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 /* folio_pte_batch (src/primitives/pte_batch.c). */
 #define PTSIM_PRIMITIVES_BATCH(X)								\
 	X(FOLIO_PTE_BATCH, "folio_pte_batch", PRIM_INLINE, PTSIM_EV_PTE_BATCH,			\
-	  "mm/internal.h (static inline; the model has priced it as a call: issue 26)")
+	  "mm/internal.h: static inline (v6.12); its entries are read with ptep_get")
 
 /* The swap cache and swap map. */
 #define PTSIM_PRIMITIVES_SWAP(X)								\
@@ -130,7 +133,7 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(PTE_LOOP_STEP, "pte loop step", PRIM_INLINE, PTSIM_EV_PTE_LOOP,			\
 	  "one turn of a PTE loop: do { } while (pte++, addr += PAGE_SIZE, addr != end)")	\
 	X(PMD_LOOP_STEP, "pmd loop step", PRIM_INLINE, PTSIM_EV_PMD_ITER,			\
-	  "one turn of a PMD loop: pmd_addr_end, the PMD checks, its cond_resched")
+	  "one turn of a PMD loop: pmd_addr_end and the PMD checks (a cond_resched is apart)")
 
 /*
  * Calls of out-of-line kernel functions the model counts at their entry
@@ -144,16 +147,39 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(CONTPTE_FOLD, "contpte_convert (fold)", PRIM_CALL, PTSIM_EV_CONTPTE_FOLD,		\
 	  "arch/arm64/mm/contpte.c: a fold that passed its checks")				\
 	X(CONTPTE_TRY_UNFOLD, "__contpte_try_unfold", PRIM_CALL, PTSIM_EV_CONTPTE_UNFOLD,	\
-	  "arch/arm64/mm/contpte.c (contpte_try_unfold, inline, calls it)")			\
+	  "arch/arm64/mm/contpte.c (contpte_try_unfold, inline, calls it; it calls "		\
+	  "contpte_convert)")									\
+	X(CONTPTE_SET_PTES, "contpte_set_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "arch/arm64/mm/contpte.c (set_ptes, inline, calls it for nr > 1)")			\
+	X(CONTPTE_GET_AND_CLEAR_FULL_PTES, "contpte_get_and_clear_full_ptes", PRIM_CALL,	\
+	  PTSIM_EV_HELPER_CALL,									\
+	  "arch/arm64/mm/contpte.c (get_and_clear_full_ptes, inline, calls it for nr > 1)")	\
+	X(CONTPTE_CLEAR_FULL_PTES, "contpte_clear_full_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "arch/arm64/mm/contpte.c (clear_full_ptes, inline, calls it for nr > 1)")		\
+	X(CONTPTE_WRPROTECT_PTES, "contpte_wrprotect_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "arch/arm64/mm/contpte.c (wrprotect_ptes, inline, calls it for nr > 1)")		\
+	X(CONTPTE_CLEAR_YOUNG_DIRTY_PTES, "contpte_clear_young_dirty_ptes", PRIM_CALL,		\
+	  PTSIM_EV_HELPER_CALL,									\
+	  "arch/arm64/mm/contpte.c (clear_young_dirty_ptes, inline, calls it unless one "	\
+	  "non-cont entry)")									\
+	X(CONTPTE_PTEP_SET_ACCESS_FLAGS, "contpte_ptep_set_access_flags", PRIM_CALL,		\
+	  PTSIM_EV_HELPER_CALL,									\
+	  "arch/arm64/mm/contpte.c (ptep_set_access_flags, inline, calls it for a cont entry)")	\
 	X(CONTPTE_PTEP_GET, "contpte_ptep_get", PRIM_CALL, PTSIM_EV_CONTPTE_GATHER,		\
 	  "arch/arm64/mm/contpte.c (ptep_get, inline, calls it for a cont entry)")		\
 	X(CAN_CHANGE_PTE_WRITABLE, "can_change_pte_writable", PRIM_CALL,			\
 	  PTSIM_EV_CAN_CHANGE_WRITABLE,							\
-	  "mm/mprotect.c (v6.17: can_change_{shared,private}_pte_writable)")			\
-	X(PROT_COMMIT_FLUSH_PTES, "prot_commit_flush_ptes", PRIM_CALL, PTSIM_EV_PROT_COMMIT,	\
-	  "mm/mprotect.c (v6.17): modify_prot_commit_ptes and the gather update")		\
+	  "mm/mprotect.c: a global function (v6.16); v6.17's batched path calls the static "	\
+	  "can_change_shared_pte_writable / maybe_change_pte_writable inline instead")		\
+	X(MODIFY_PROT_COMMIT_PTES, "modify_prot_commit_ptes", PRIM_CALL, PTSIM_EV_PROT_COMMIT,	\
+	  "arch/arm64/mm/mmu.c (v6.17; set_ptes), called by mm/mprotect.c's __always_inline "	\
+	  "prot_commit_flush_ptes")								\
 	X(PTEP_MODIFY_PROT_COMMIT, "ptep_modify_prot_commit", PRIM_CALL, PTSIM_EV_PROT_COMMIT,	\
-	  "arch/arm64/mm/mmu.c (before v6.17's batched commit)")				\
+	  "arch/arm64/mm/mmu.c (before v6.17's batched commit): set_pte_at")			\
+	X(MODIFY_PROT_START_PTES, "modify_prot_start_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "arch/arm64/mm/mmu.c (v6.17): get_and_clear_ptes")					\
+	X(PTEP_MODIFY_PROT_START, "ptep_modify_prot_start", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "arch/arm64/mm/mmu.c (before v6.17): the erratum 2645198 test, ptep_get_and_clear")	\
 	X(SYSCALL, "el0_svc", PRIM_CALL, PTSIM_EV_SYSCALL,					\
 	  "arch/arm64/kernel/entry-common.c: a system call's entry and return")		\
 	X(DO_PAGE_FAULT, "do_page_fault", PRIM_CALL, PTSIM_EV_FAULT,				\
@@ -209,23 +235,29 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(__PTEP_GET, "__ptep_get", PRIM_INLINE, PTSIM_EV_PTE_READ,				\
 	  "arch/arm64/include/asm/pgtable.h: READ_ONCE of the entry")				\
 	X(PTEP_GET, "ptep_get", PRIM_INLINE, PTSIM_EV_PTEP_GET,					\
-	  "arch/arm64/include/asm/pgtable.h: static inline; calls contpte_ptep_get for a cont "	\
-	  "entry (the model prices the wrapper as a call: issue 26)")				\
+	  "arch/arm64/include/asm/pgtable.h: static inline, the cont-bit test after the load; "	\
+	  "only a cont entry calls contpte_ptep_get")						\
 	X(__SET_PTES, "__set_ptes", PRIM_INLINE, PTSIM_EV_SET_PTES_CHUNK,			\
-	  "arch/arm64/include/asm/pgtable.h: __sync_cache_and_tags, nr stores")		\
+	  "arch/arm64/include/asm/pgtable.h: static inline; __sync_cache_and_tags's tests, "	\
+	  "nr stores")										\
 	X(SET_PTES, "set_ptes", PRIM_INLINE, PTSIM_EV_SET_PTES,					\
-	  "arch/arm64/include/asm/pgtable.h: static __always_inline; contpte_set_ptes is a "	\
-	  "call (the model prices the wrapper as a call: issue 26)")				\
-	X(__PTEP_SET_ACCESS_FLAGS, "__ptep_set_access_flags", PRIM_CALL, PTSIM_EV_PTE_CAS,	\
-	  "arch/arm64/mm/fault.c: a cmpxchg loop")						\
+	  "arch/arm64/include/asm/pgtable.h: static __always_inline; for nr == 1 the inline "	\
+	  "unfold and fold tests, for nr > 1 the contpte_set_ptes call")			\
+	X(__PTEP_SET_ACCESS_FLAGS, "__ptep_set_access_flags", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "arch/arm64/mm/fault.c: the call; its cmpxchg loop is one atomic (cmpxchg_desc)")	\
 	X(__TLBI, "__tlbi", PRIM_INLINE, PRIM_EVENTS,						\
 	  "arch/arm64/include/asm/tlbflush.h: one TLBI instruction (twice with REPEAT_TLBI)")	\
 	X(DSB_ISH, "dsb(ish)", PRIM_INLINE, PTSIM_EV_DSB_ISH,					\
 	  "arch/arm64/include/asm/barrier.h")							\
 	X(__FLUSH_TLB_RANGE, "__flush_tlb_range", PRIM_INLINE, PTSIM_EV_FLUSH_TLB_RANGE,	\
-	  "arch/arm64/include/asm/tlbflush.h: static inline (priced as a call: issue 26)")	\
+	  "arch/arm64/include/asm/tlbflush.h: static inline (flush_tlb_range too): the range "	\
+	  "rounding and the limit test")							\
 	X(FLUSH_TLB_MM, "flush_tlb_mm", PRIM_INLINE, PTSIM_EV_FLUSH_TLB_MM,			\
-	  "arch/arm64/include/asm/tlbflush.h: static inline (priced as a call: issue 26)")
+	  "arch/arm64/include/asm/tlbflush.h: static inline: the ASID load")			\
+	X(MMU_NOTIFIER_ARCH_INVALIDATE_SECONDARY_TLBS,						\
+	  "mmu_notifier_arch_invalidate_secondary_tlbs", PRIM_INLINE,				\
+	  PTSIM_EV_NOTIFIER_SECONDARY_TLBS,							\
+	  "include/linux/mmu_notifier.h: the mm_has_notifiers test; no call without notifiers")
 
 /* The mmu_gather's bookkeeping (include/asm-generic/tlb.h, mm/mmu_gather.c). */
 #define PTSIM_PRIMITIVES_GATHER(X)								\
@@ -347,10 +379,18 @@ static inline void anon_vma_lock_read(struct ptsim_machine *m)
 
 /* ---- the mmu notifier and lazy MMU mode ---- */
 
-/* mmu_notifier_invalidate_range_start: one notifier range (its end is not counted apart). */
+/*
+ * mmu_notifier_invalidate_range_start and its _end: one notifier range. Both
+ * are inline and call out only when the mm has notifiers, which no model mm
+ * has: the range's two mm_has_notifiers tests (MMU_NOTIFIER_RANGE), and the
+ * start's might_sleep, which on arm64's PREEMPT_DYNAMIC kernels is a call of
+ * dynamic_might_resched (v6.12 include/linux/kernel.h, counted as a
+ * COND_RESCHED).
+ */
 static inline void mmu_notifier_invalidate_range_start(struct ptsim_machine *m)
 {
-	prim_count(m, PRIM_MMU_NOTIFIER_RANGE_START, 1);
+	count(m, PTSIM_EV_MMU_NOTIFIER_RANGE, 1);
+	prim_count(m, PRIM_MIGHT_RESCHED, 1);
 }
 
 /* arch_enter_lazy_mmu_mode: a PTE loop batches its barriers until the leave. */
@@ -359,7 +399,7 @@ static inline void arch_enter_lazy_mmu_mode(struct ptsim_machine *m)
 	prim_count(m, PRIM_LAZY_MMU_MODE, 1);
 }
 
-/* cond_resched: n voluntary preemption points. */
+/* cond_resched: n voluntary preemption points (each a dynamic_cond_resched call). */
 static inline void cond_resched(struct ptsim_machine *m, uint64_t n)
 {
 	prim_count(m, PRIM_COND_RESCHED, n);

@@ -79,10 +79,16 @@ static const struct {
 	[PTSIM_EV_DSB_ISHST] = { C_DSB_LIGHT, 1, false },
 	[PTSIM_EV_DSB_ISH] = { C_DSB_TLBI, 1, false },
 	[PTSIM_EV_ISB] = { C_ISB, 1, false },
-	[PTSIM_EV_FLUSH_TLB_RANGE] = { C_CALL, 1, false },
-	[PTSIM_EV_FLUSH_TLB_MM] = { C_CALL, 1, false },
-	[PTSIM_EV_NOTIFIER_SECONDARY_TLBS] = { C_CALL, 1, false },
-	[PTSIM_EV_MMU_NOTIFIER_RANGE] = { C_CALL, 2, false },
+	/*
+	 * Inline in v6.12 (arch/arm64/include/asm/tlbflush.h, mmu_notifier.h):
+	 * __flush_tlb_range's rounding and limit test, flush_tlb_mm's ASID
+	 * load, the mm_has_notifiers tests (no call without notifiers; the
+	 * range start's might_sleep call is a COND_RESCHED).
+	 */
+	[PTSIM_EV_FLUSH_TLB_RANGE] = { C_BIT_TEST, 2, false },
+	[PTSIM_EV_FLUSH_TLB_MM] = { C_BIT_TEST, 1, false },
+	[PTSIM_EV_NOTIFIER_SECONDARY_TLBS] = { C_BIT_TEST, 1, false },
+	[PTSIM_EV_MMU_NOTIFIER_RANGE] = { C_BIT_TEST, 2, false },	/* start's and end's tests */
 	[PTSIM_EV_TABLE_ALLOC] = { C_ALLOC, 1, false },
 	[PTSIM_EV_TABLE_FREE] = { C_ALLOC, 0.5, false },
 	[PTSIM_EV_FOLIO_ALLOC] = { C_ALLOC, 1, false },
@@ -92,18 +98,19 @@ static const struct {
 	[PTSIM_EV_ANON_EXCL_TEST] = { C_BIT_TEST, 1, false },
 	[PTSIM_EV_PTL_LOCK] = { C_ATOMIC, 2, false },	/* lock and unlock */
 	[PTSIM_EV_LAZY_MMU] = { C_BIT_TEST, 2, false },	/* thread flag set and clear */
-	[PTSIM_EV_PMD_ITER] = { C_CALL, 1, false },	/* loop step with cond_resched */
-	[PTSIM_EV_PTEP_GET] = { C_CALL, 1, false },
-	[PTSIM_EV_CONTPTE_GATHER] = { C_CALL, 1, false },
-	[PTSIM_EV_SET_PTES] = { C_CALL, 1, false },
-	[PTSIM_EV_SET_PTES_CHUNK] = { C_CALL, 1, false },	/* __set_ptes, __sync_cache_and_tags */
-	[PTSIM_EV_CONTPTE_CONVERT] = { C_CALL, 1, false },
+	[PTSIM_EV_PMD_ITER] = { C_BIT_TEST, 2, false },	/* pmd_addr_end, the checks; no call */
+	/* v6.12 asm/pgtable.h: ptep_get, set_ptes, __set_ptes are inline; their calls are apart */
+	[PTSIM_EV_PTEP_GET] = { C_BIT_TEST, 1, false },	/* the cont-bit test */
+	[PTSIM_EV_CONTPTE_GATHER] = { C_CALL, 1, false },	/* the contpte_ptep_get call */
+	[PTSIM_EV_SET_PTES] = { C_BIT_TEST, 2, false },	/* nr test, unfold/fold tests */
+	[PTSIM_EV_SET_PTES_CHUNK] = { C_BIT_TEST, 2, false },	/* __sync_cache_and_tags's tests */
+	[PTSIM_EV_CONTPTE_CONVERT] = { C_CALL, 1, false },	/* static, two callers: a call */
 	[PTSIM_EV_CONTPTE_FOLD] = { C_FREE, 0, false },
-	[PTSIM_EV_CONTPTE_UNFOLD] = { C_FREE, 0, false },
+	[PTSIM_EV_CONTPTE_UNFOLD] = { C_CALL, 1, false },	/* the __contpte_try_unfold call */
 	[PTSIM_EV_FOLD_ATTEMPT] = { C_CALL, 1, false },
 	[PTSIM_EV_TLB_GATHER_ADD] = { C_BIT_TEST, 2, false },	/* min/max of the range */
 	[PTSIM_EV_PTE_MODIFY] = { C_BIT_TEST, 2, false },	/* inline mask and or */
-	[PTSIM_EV_PTE_BATCH] = { C_CALL, 1, false },
+	[PTSIM_EV_PTE_BATCH] = { C_BIT_TEST, 2, false },	/* inline (mm/internal.h): the set-up */
 	[PTSIM_EV_PROT_COMMIT] = { C_CALL, 1, false },
 	[PTSIM_EV_CAN_CHANGE_WRITABLE] = { C_CALL, 1, false },
 	[PTSIM_EV_PTE_LOOP] = { C_BIT_TEST, 2, false },
@@ -147,7 +154,7 @@ static const struct {
 	[PTSIM_EV_TLB_BATCH_ALLOC] = { C_ALLOC, 1, false },	/* __get_free_page(GFP_NOWAIT) */
 	[PTSIM_EV_TLB_FLUSH_MMU] = { C_CALL, 2, false },	/* free_pages_and_swap_cache, call_rcu */
 	[PTSIM_EV_RMAP_REMOVE] = { C_CALL, 2, false },	/* mapcount atomics and stats */
-	[PTSIM_EV_RMAP_DUP] = { C_CALL, 2, false },
+	[PTSIM_EV_RMAP_DUP] = { C_ATOMIC, 1, false },	/* always inline: the mapcount atomic */
 	[PTSIM_EV_PAGE_COPY] = { C_ZERO_KIB, 2, true },	/* copy: a load and a store stream */
 	[PTSIM_EV_MLOCK_FOLIO] = { C_CALL, 2, false },	/* per-CPU batch add, LRU work */
 	[PTSIM_EV_HELPER_CALL] = { C_CALL, 1, false },

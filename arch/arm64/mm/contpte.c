@@ -175,13 +175,17 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 	return orig_pte;
 }
 
-/* contpte_set_ptes: chunks ending at block boundaries; cont only on full aligned chunks (§3.5). */
+/*
+ * contpte_set_ptes: chunks ending at block boundaries; cont only on full
+ * aligned chunks (§3.5). An out-of-line call (v6.12 contpte.c, EXPORT_SYMBOL_GPL).
+ */
 void contpte_set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte,
 		      unsigned int nr)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t end = addr + ((uint64_t)nr << g->page_shift);
 
+	kernel_call(mm->m, CONTPTE_SET_PTES);
 	if (!mm_is_user(mm)) {
 		__set_ptes(mm, addr, ptep, pte, nr);
 		return;
@@ -217,15 +221,18 @@ static void contpte_try_unfold_partial(struct ptsim_mm *mm, uint64_t addr, pte_t
 	}
 }
 
+/* The batch helpers below are out-of-line calls too (v6.12 contpte.c). */
 pte_t contpte_get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
 				      unsigned int nr)
 {
+	kernel_call(mm->m, CONTPTE_GET_AND_CLEAR_FULL_PTES);
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
 	return __get_and_clear_full_ptes(mm, addr, ptep, nr);
 }
 
 void contpte_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
+	kernel_call(mm->m, CONTPTE_CLEAR_FULL_PTES);
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
 	__clear_full_ptes(mm, addr, ptep, nr);
 }
@@ -240,6 +247,7 @@ void contpte_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t start = addr, end = addr + ((uint64_t)nr << g->page_shift);
 
+	kernel_call(mm->m, CONTPTE_CLEAR_YOUNG_DIRTY_PTES);
 	if (pte_cont(__ptep_get(mm, ptep + nr - 1)))
 		end = ALIGN_UP64(end, g->cont_pte_size);
 	if (pte_cont(__ptep_get(mm, ptep))) {
@@ -253,6 +261,7 @@ void contpte_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 /* contpte_wrprotect_ptes: fully covered blocks stay folded; the caller flushes. */
 void contpte_wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
+	kernel_call(mm->m, CONTPTE_WRPROTECT_PTES);
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
 	__wrprotect_ptes(mm, addr, ptep, nr);
 }

@@ -47,22 +47,29 @@ void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, 
 	*p = val;
 }
 
-pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
+/* An atomic store of val, counted as ev and shown to the checker; the old value. */
+static pte_t atomic_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val,
+			 enum ptsim_event ev)
 {
 	struct ptsim_machine *m = mm->m;
 	struct hw_as as = mm_as(mm);
 	pte_t old = *p;
 
-	count(m, desc_event(level, 2), 1);
+	count(m, ev, 1);
 	bbm_check_write(m, &as, addr, level, old, val);
 	*p = val;
 	return old;
 }
 
+pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
+{
+	return atomic_desc(mm, addr, level, p, val, desc_event(level, 2));
+}
+
 pte_t cmpxchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val)
 {
-	count(mm->m, PTSIM_EV_PTE_CAS, 1);
-	return xchg_desc(mm, addr, level, p, val);
+	return atomic_desc(mm, addr, level, p, val,
+			   level == PTE_LEVEL ? PTSIM_EV_PTE_CAS : desc_event(level, 2));
 }
 
 pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep)
@@ -155,6 +162,11 @@ void __wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned 
 		__ptep_set_wrprotect(mm, addr, ptep + i);
 }
 
+/*
+ * ptep_get (v6.12 asm/pgtable.h, static inline): the load and a test of the
+ * cont bit (PTEP_GET, priced as the inline test it is); only a contiguous
+ * entry calls out, to contpte_ptep_get (counted there as the call).
+ */
 pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep)
 {
 	pte_t pte;
@@ -166,6 +178,11 @@ pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep)
 	return contpte_ptep_get(mm, ptep, pte);
 }
 
+/*
+ * set_ptes (v6.12 asm/pgtable.h, static __always_inline): SET_PTES is its
+ * inline tests; nr == 1 stays inline (the unfold test, __set_ptes, the fold
+ * pre-filter), nr > 1 calls contpte_set_ptes (counted there as the call).
+ */
 void set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr)
 {
 	count(mm->m, PTSIM_EV_SET_PTES, 1);
@@ -281,12 +298,10 @@ void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 	for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size) {
 		pte_t val = pte_clear_young_dirty(__ptep_get(mm, ptep + i), flags);
 
-		if (flags == (CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY)) {
+		if (flags == (CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY))
 			set_desc(mm, addr, PTE_LEVEL, ptep + i, val);
-		} else {
-			count(mm->m, PTSIM_EV_PTE_CAS, 1);
-			xchg_desc(mm, addr, PTE_LEVEL, ptep + i, val);
-		}
+		else	/* __clear_young_dirty_pte: one cmpxchg, no race */
+			cmpxchg_desc(mm, addr, PTE_LEVEL, ptep + i, val);
 	}
 }
 

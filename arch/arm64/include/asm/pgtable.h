@@ -171,9 +171,10 @@ void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val
 void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 /*
- * A compare-and-swap of one descriptor that succeeds at once (the loops of
- * __ptep_set_access_flags, pmdp_set_access_flags): counted as a CAS, and as
- * the exchange xchg_desc makes of it (the model counts both: issue 26).
+ * A compare-and-swap of one descriptor that succeeds at once (the cmpxchg
+ * loops of __ptep_set_access_flags and __clear_young_dirty_pte, v6.12
+ * arch/arm64/mm/fault.c and asm/pgtable.h): one atomic, counted once, as a
+ * PTE_CAS for an L3 descriptor and a PMD_XCHG (the L2 atomic) for a PMD.
  */
 pte_t cmpxchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p);
