@@ -295,11 +295,20 @@ void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned in
 		__wrprotect_ptes(mm, addr, ptep, nr);
 		return;
 	}
-	if (nr == 1 || !feature(mm->m, PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER)) {
-		/* arm64 for one entry; the generic loop before the batch helper */
-		for (unsigned int i = 0; i < nr; i++)
-			ptep_set_wrprotect(mm, addr + ((uint64_t)i << mm->m->geo.page_shift),
-					   ptep + i);
+	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER)) {
+		/*
+		 * The generic loop over the ptep_set_wrprotect of 4602e5757bcc
+		 * ("arm64/mm: wire up PTE_CONT for user mappings"): the unfold
+		 * check reads the entry, then __ptep_set_wrprotect reads it again.
+		 */
+		for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size) {
+			contpte_try_unfold(mm, addr, ptep + i, __ptep_get(mm, ptep + i));
+			__ptep_set_wrprotect(mm, addr, ptep + i);
+		}
+		return;
+	}
+	if (nr == 1) {
+		ptep_set_wrprotect(mm, addr, ptep);	/* arm64's one-entry form, one read */
 		return;
 	}
 	contpte_wrprotect_ptes(mm, addr, ptep, nr);
