@@ -70,7 +70,7 @@ static int setup_64k_folios(struct ptsim_mm *mm, int arg)
 	return mmap_populated(mm, 64 * MIB, 4);
 }
 
-/* MADV_DONTNEED one page at a time over contpte memory. */
+/* MADV_DONTNEED one page at a time over 64K mTHP (contpte blocks where contpte is built in). */
 static int measure_dontneed_per_page(struct ptsim_mm *mm, int arg)
 {
 	const uint64_t page = 4096;
@@ -340,6 +340,9 @@ int cmd_predict(int argc, char **argv)
 		printf("\n]\n");
 	else
 		printf("\nPredictions only: no constant is fitted on these rows and none has a "
-		       "published value.\nWorkloads: doc/workloads.md (lifecycle).\n");
+		       "published value.\nKernels: v6.8 has no contpte (CONFIG_ARM64_CONTPTE came "
+		       "with v6.9); v6.9-midpoint is v6.9's core-mm\nbatching without contpte (v6.9 "
+		       "built with CONFIG_ARM64_CONTPTE=n).\n"
+		       "Workloads: doc/workloads.md (lifecycle).\n");
 	return 0;
 }
