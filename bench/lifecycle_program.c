@@ -287,9 +287,9 @@ static int step_pageout(struct run *r)
 /* contpte v5's four steps; contpte-inline (__always_inline) counts as contpte-batch. */
 #define CONTPTE_V5_STEPS(basic, batch, fold) {						\
 	{ "v6.9,-arm64_contpte", "baseline: fork+zap batching, no contpte", 1.0 },	\
-	{ "v6.9-midpoint", "contpte-basic", basic },					\
-	{ "v6.9-midpoint,+contpte_wrprotect_helper,+contpte_clear_helpers,+pte_batch_hint", \
-	  "contpte-batch", batch },							\
+	{ "v6.9,-contpte_wrprotect_helper,-contpte_clear_helpers,-pte_batch_hint,-contpte_autofold", \
+	  "contpte-basic", basic },							\
+	{ "v6.9,-contpte_autofold", "contpte-batch", batch },				\
 	{ "v6.9", "contpte-fold (merged v6.9)", fold } }
 
 static const struct workload workloads[] = {
@@ -688,6 +688,9 @@ int cmd_predict(int argc, char **argv)
 		printf("\n]\n");
 	else
 		printf("Predictions: no constant is fitted on these rows and none has a target.\n"
+		       "Kernels: v6.8 has no contpte (CONFIG_ARM64_CONTPTE came with v6.9); "
+		       "v6.9-midpoint is v6.9's core-mm\nbatching without contpte (v6.9 built with "
+		       "CONFIG_ARM64_CONTPTE=n).\n"
 		       "Methods and sources: doc/workloads.md (lifecycle).\n");
 	return 0;
 }

@@ -81,6 +81,8 @@ check(k["lifecycle.m3.mprotect_none_to_rw_toggle"] == ["v6.18", "v6.18,+arm64_pt
       "mprotect pair")
 check(k["lifecycle.x1.pageout_lazyfree_128m_64k"] == ["v6.16,-lazyfree_unmap_batching", "v6.16"],
       "pageout pair")
+check(k["lifecycle.altra.fork_1g_pte_mapped_thp"][0] == "v6.9,-arm64_contpte", "contpte v5 baseline")
+check(all(v["status"] == "ok" for r in a for v in r["variants"]), "a kernel was skipped")
 check(computed >= 14, "only %d simulated values computed" % computed)
 for x in bad:
     print("FAIL:", x)

@@ -48,6 +48,12 @@ expect 2 "run: --max-work needs a positive number" run "$dir/loop.scn" --max-wor
 expect 1 "run: cannot read $dir: Is a directory" run "$dir"
 scn empty '# nothing but a comment\n'
 expect 2 "run: $dir/empty.scn: no operations" run "$dir/empty.scn"
+# any preset without contpte (CONFIG_ARM64_CONTPTE=n): plain helpers, every entry read once;
+# a kernel build option is not switched off under a contiguous user entry
+scn nocont 'machine cpu=neoverse-n1 preset=v6.17\nthp 64K\nmm A\nmmap A 1G 64K rw\nfault A 1G write\ncheckpoint f\nmunmap A 1G 64K\n'
+expect 0 "pte_read=16 pte_xchg=16 " run "$dir/nocont.scn" --features v6.17,-arm64_contpte
+scn busy 'machine cpu=neoverse-n1 preset=v6.17\nthp 64K\nmm A\nmmap A 1G 64K rw\nfault A 1G write\nfeature arm64_contpte off\n'
+expect 1 "busy.scn:line 6: feature failed: busy" run "$dir/busy.scn"
 # the audit's presets: one to eight, each known
 expect 2 "audit: --presets: expected a comma-separated list of presets" audit --presets ""
 expect 2 "audit: --presets: expected a comma-separated list of presets" audit --presets ,

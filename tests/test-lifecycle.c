@@ -5,9 +5,28 @@
 #define VA SZ_1G
 #define SZ_1M (SZ_2M / 2)
 
-/* The three kernels of the zap and fork series: v6.8 loops, the v6.9 midpoint, v6.9 helpers. */
-static const char *const variants[] = { "v6.8", "v6.9-midpoint", "v6.9" };
-enum { B0, B1, A };
+/*
+ * The kernels of the zap and fork series: v6.8 loops (no contpte), the v6.9
+ * merge window after the core-mm batching (= v6.9 with CONFIG_ARM64_CONTPTE=n),
+ * 4602e5757bcc that wired contpte up before the arm64 batch helpers (v6.9
+ * with the four helper features off), and v6.9.
+ */
+static const char *const variants[] = { "v6.8", "v6.9-midpoint", "v6.9", "v6.9" };
+enum { B0, B1, W, A };
+
+/* A machine of kernel v: W switches v6.9's arm64 batch helpers off again. */
+static struct ptsim_machine *variant_machine(enum ptsim_granule gr, unsigned int va_bits, int v)
+{
+	static const enum ptsim_feature helpers[] = {
+		PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER, PTSIM_FEAT_CONTPTE_CLEAR_HELPERS,
+		PTSIM_FEAT_PTE_BATCH_HINT, PTSIM_FEAT_CONTPTE_AUTOFOLD,
+	};
+	struct ptsim_machine *m = new_machine(gr, va_bits, PTSIM_CPU_NEOVERSE_N1, variants[v]);
+
+	for (size_t i = 0; v == W && i < sizeof(helpers) / sizeof(helpers[0]); i++)
+		assert_int_equal(ptsim_feature_set(m, helpers[i], false), 0);
+	return m;
+}
 
 static struct ptsim_mm *populated(struct ptsim_machine *m, uint64_t len, unsigned int order)
 {
@@ -33,19 +52,22 @@ static void test_munmap_per_block(void **state)
 	/* per block; g = 16 (no early exit) */
 	static const struct {
 		uint64_t reads, xchgs, writes, block_flushes, rmap_calls, slots;
-	} want[3] = {
-		[B0] = { .reads = 32 + 16, .xchgs = 32, .writes = 16, .block_flushes = 1,
+	} want[4] = {
+		/* zap_pte_range's ptep_get and ptep_get_and_clear_full, no contpte_convert */
+		[B0] = { .reads = 16, .xchgs = 16, .writes = 0, .block_flushes = 0,
 			 .rmap_calls = 16, .slots = 16 },
-		[B1] = { .reads = 32 + 16 * 16, .xchgs = 32, .writes = 16, .block_flushes = 1,
+		/* folio_pte_batch reads the 15 others, the generic clear_full_ptes exchanges */
+		[B1] = { .reads = 16, .xchgs = 16, .writes = 0, .block_flushes = 0,
 			 .rmap_calls = 1, .slots = 2 },
+		[W] = { .reads = 32 + 16 * 16, .xchgs = 32, .writes = 16, .block_flushes = 1,
+			.rmap_calls = 1, .slots = 2 },
 		[A] = { .reads = 1 + 16, .xchgs = 16, .writes = 0, .block_flushes = 0,
 			.rmap_calls = 1, .slots = 2 },
 	};
 
 	(void)state;
 	for (int v = B0; v <= A; v++) {
-		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
-						      variants[v]);
+		struct ptsim_machine *m = variant_machine(PTSIM_GRANULE_4K, 48, v);
 		struct ptsim_mm *mm = populated(m, SZ_2M, 4);
 		struct ptsim_stats st;
 
@@ -92,17 +114,18 @@ static void test_munmap_1g(void **state)
 		unsigned int order;
 		uint64_t reads, xchg, writes, slots, forced;
 	} rows[] = {
-		{ B0, 4, 786432, 524288, 262144, 262144, 27 },
+		{ B0, 4, 262144, 262144, 0, 262144, 27 },
+		{ W, 4, 786432 + 262144 * 15, 524288, 262144, 32768, 3 },
 		{ A, 4, 278528, 262144, 0, 32768, 3 },
 		{ A, 9, 278528, 262144, 0, 1024, 0 },
+		/* contpte's unfold check reads each entry once more (ptep_get_and_clear) */
 		{ A, 0, 524288, 262144, 0, 262144, 27 },
-		{ B0, 0, 524288, 262144, 0, 262144, 27 },
+		{ B0, 0, 262144, 262144, 0, 262144, 27 },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
-						      variants[rows[i].variant]);
+		struct ptsim_machine *m = variant_machine(PTSIM_GRANULE_4K, 48, rows[i].variant);
 		struct ptsim_mm *mm = populated(m, SZ_1G, rows[i].order);
 		struct ptsim_stats st;
 
@@ -142,12 +165,22 @@ static void test_exit_1g(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_TABLE_FREE], 514);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 16384);
 	assert_invariants(m);
-	/* the v6.8 kernel still unfolds every block, flushing each, though the mm dies */
+	/* contpte without the batch helpers (4602e5757bcc) unfolds every block, though the mm dies */
 	ptsim_mm_destroy(mm);
-	assert_int_equal(ptsim_feature_preset(m, "v6.8"), 0);
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_CLEAR_HELPERS, false), 0);
 	mm = populated(m, SZ_1G, 4);
 	assert_int_equal(ptsim_mm_exit(mm), 0);
 	assert_int_equal(last(m).ev[PTSIM_EV_CONTPTE_CONVERT], 16384);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	/* v6.8 has no contpte: nothing to unfold, one read and one exchange per entry */
+	assert_int_equal(ptsim_feature_preset(m, "v6.8"), 0);
+	mm = populated(m, SZ_1G, 4);
+	assert_int_equal(ptsim_mm_exit(mm), 0);
+	st = last(m);
+	assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 0);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 262144);
+	assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 262144);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);
@@ -230,22 +263,23 @@ static void test_teardown_no_stale_tlb(void **state)
 static void test_fork_per_block(void **state)
 {
 	static const struct {
-		const char *preset;
+		int variant;
 		bool autofold;
 		uint64_t r, cas, x, w, bf;
 		bool child_cont, parent_cont;
 	} rows[] = {
-		{ "v6.8", true, 64 + 16, 16, 32, 48, 2, true, false },
-		{ "v6.8", false, 48 + 16, 16, 16, 32, 1, false, false },
-		/* the spec's 48 + 16g assumes the pre-helper ptep_set_wrprotect read twice */
-		{ "v6.9-midpoint", false, 32 + 16 * 16, 16, 16, 32, 1, true, false },
-		{ "v6.9", true, 17 + 16, 16, 0, 16, 0, true, true },
+		/* copy_present_pte: ptep_get, ptep_set_wrprotect's read and CAS, set_pte_at */
+		{ B0, false, 16 + 16, 16, 0, 16, 0, false, false },
+		/* ptep_get, folio_pte_batch's 15, __wrprotect_ptes, one __set_ptes of 16 */
+		{ B1, false, 1 + 15 + 16, 16, 0, 16, 0, false, false },
+		/* 4602e5757bcc's ptep_set_wrprotect reads twice: the spec's 48 + 16g */
+		{ W, false, 48 + 16 * 16, 16, 16, 32, 1, true, false },
+		{ A, true, 17 + 16, 16, 0, 16, 0, true, true },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
-						      rows[i].preset);
+		struct ptsim_machine *m = variant_machine(PTSIM_GRANULE_4K, 48, rows[i].variant);
 		struct ptsim_mm *mm, *child = NULL;
 		struct ptsim_translation tp, tc;
 		struct ptsim_folio_info fi;
@@ -279,19 +313,22 @@ static void test_fork_per_block(void **state)
 	}
 }
 
-/* Order-0 pages: 3 reads, 1 CAS, 1 write per PTE in every kernel. */
+/*
+ * Order-0 pages: 1 CAS and 1 write per PTE in every kernel; 2 reads, a third
+ * with contpte (set_ptes(1) reads the child's entry for contpte_try_unfold)
+ * and a fourth at 4602e5757bcc (its ptep_set_wrprotect reads twice).
+ */
 static void test_fork_order0(void **state)
 {
 	(void)state;
 	for (int v = B0; v <= A; v++) {
-		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
-						      variants[v]);
+		struct ptsim_machine *m = variant_machine(PTSIM_GRANULE_4K, 48, v);
 		struct ptsim_mm *mm = populated(m, SZ_2M, 0), *child = NULL;
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_fork(mm, &child), 0);
 		st = last(m);
-		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 3 * 512);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], (v == W ? 4 : v == A ? 3 : 2) * 512);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 512);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 512);
 		assert_int_equal(st.ev[PTSIM_EV_RMAP_DUP], 512);
@@ -1125,9 +1162,8 @@ static void test_mremap_respect_write(void **state)
 /*
  * The general forms on 16K and 64K pages (G entries per block, g = G reads
  * per gather before the early exit): munmap A 1 + g reads and G exchanges per
- * block, v6.8 2G + g, 2G, G and one block flush; fork A 1 + g + G reads, G
- * CAS and G stores, v6.8 with autofold 4G + g, 2G exchanges, 3G stores, 2
- * block flushes.
+ * block, v6.8 (no contpte) G reads and G exchanges; fork A 1 + g + G reads, G
+ * CAS and G stores, v6.8 2G reads, G CAS and G stores; no block flush but A's.
  */
 static void test_other_granules(void **state)
 {
@@ -1150,20 +1186,20 @@ static void test_other_granules(void **state)
 			assert_int_equal(ptsim_populate(mm, VA, len, grs[k].order, true), 0);
 			assert_int_equal(ptsim_munmap(mm, VA, len), 0);
 			st = last(m);
-			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g : 2 * G + g));
-			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], blocks * (v617 ? G : 2 * G));
-			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], blocks * (v617 ? 0 : G));
-			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], blocks * (v617 ? 0 : 1));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g : G));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], blocks * G);
+			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 0);
+			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 0);
 			assert_int_equal(ptsim_mmap(mm, VA, len, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
 						    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
 			assert_int_equal(ptsim_populate(mm, VA, len, grs[k].order, true), 0);
 			assert_int_equal(ptsim_fork(mm, &child), 0);
 			st = last(m);
-			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g + G : 4 * G + g));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g + G : 2 * G));
 			assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], blocks * G);
-			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], blocks * (v617 ? 0 : 2 * G));
-			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], blocks * (v617 ? G : 3 * G));
-			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], blocks * (v617 ? 0 : 2));
+			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 0);
+			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], blocks * G);
+			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 0);
 			ptsim_mm_destroy(child);
 			assert_invariants(m);
 			ptsim_mm_destroy(mm);

@@ -115,8 +115,8 @@ enum ptsim_feature {
 	PTSIM_FEAT_UFFD_MOVE_ERR_RESET,
 	/*
 	 * The v6.9 PTE-batching series under contpte (doc/mm-lifecycle.md). They
-	 * predate the series above, so "baseline" has them; presets "v6.8" and
-	 * "v6.9-midpoint" take them away again.
+	 * predate the series above, so "baseline" has them; presets "v6.6" and
+	 * "v6.8" have none of them, "v6.9-midpoint" only the two core-mm ones.
 	 */
 	PTSIM_FEAT_FORK_PTE_BATCHING,		/* "mm/memory: optimize fork() with PTE-mapped THP" */
 	PTSIM_FEAT_ZAP_PTE_BATCHING,		/* "mm/memory: optimize unmap/zap with PTE-mapped THP" */
@@ -133,8 +133,22 @@ enum ptsim_feature {
 	PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH,	/* "arm64/mm: Elide TLB flush in certain pte ..." (v6.19) */
 	/* "arm64: mm: Handle invalid large leaf mappings correctly" (2026) */
 	PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX,
-	/* "mm: support batched unmap for lazyfree large folios during reclamation" (v6.16 form) */
+	/*
+	 * "mm: support batched unmap for lazyfree large folios during
+	 * reclamation" (v6.15), in the form of its v6.16 fix (also in 6.15.y)
+	 */
 	PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING,
+	/*
+	 * CONFIG_ARM64_CONTPTE (v6.9, "arm64/mm: wire up PTE_CONT for user
+	 * mappings"): the contpte layer between core mm and the arm64 PTE
+	 * helpers. Off: the kernel built without it, or before it (v6.8):
+	 * ptep_get, set_ptes, ... are the plain __ptep_get, __set_ptes, ...;
+	 * no user PTE is ever contiguous, nothing folds, unfolds or gathers, and
+	 * the contpte_* features and pte_batch_hint do nothing. The kernel
+	 * linear map keeps its contiguous entries. Switching it off fails with
+	 * -EBUSY while a user mm of the machine maps a contiguous entry.
+	 */
+	PTSIM_FEAT_ARM64_CONTPTE,
 	PTSIM_FEAT__COUNT
 };
 
@@ -194,11 +208,15 @@ PTSIM_API int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim
 /*
  * Switch one kernel feature of m on or off, read it, or apply a preset.
  * Presets: "baseline" (v6.16: the kernel before the series the reproduce rows
- * measure), "patched" (every modelled change), a release "v6.8", "v6.9",
- * "v6.10", "v6.16" ... "v6.19" (every merged feature up to it), and
- * "v6.9-midpoint" (the v6.9 merge window after the core-mm batching, before
- * the arm64 batch helpers). Behaviour switches are never set by a preset.
- * -EINVAL for another name. Features are machine-wide, as a kernel's are.
+ * measure), "patched" (every modelled change), a release "v6.6", "v6.8" ...
+ * "v6.19" (every merged feature up to it; "v6.6" and "v6.8" have no contpte,
+ * CONFIG_ARM64_CONTPTE came with v6.9), and "v6.9-midpoint" (v6.9's core-mm
+ * fork and zap batching over the plain arm64 PTE helpers: v6.9 built with
+ * CONFIG_ARM64_CONTPTE=n, as the v6.9 merge window was after the core-mm
+ * batching and before contpte was wired up). Behaviour switches are never set
+ * by a preset. -EINVAL for another name. Features are machine-wide, as a
+ * kernel's are. -EBUSY, and nothing changes, when the switch or the preset
+ * would turn "arm64_contpte" off while a user mm of m maps a contiguous entry.
  */
 PTSIM_API int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on);
 PTSIM_API int ptsim_feature_get(const struct ptsim_machine *m, enum ptsim_feature feat,

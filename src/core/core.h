@@ -224,6 +224,8 @@ struct ptsim_mm {
 struct kernel_map;
 void kernel_map_free(struct kernel_map *k);
 struct kernel_map *kernel_map_copy(const struct kernel_map *k);
+/* Does a user mm of m map a valid contiguous PTE? (src/mm/mm.c; for the arm64_contpte switch) */
+bool machine_maps_user_cont(const struct ptsim_machine *m);
 
 /* ---- undo log: a failed public operation leaves the model unchanged ---- */
 enum undo_kind { UNDO_TABLE, UNDO_FOLIO };

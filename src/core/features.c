@@ -6,9 +6,13 @@
 
 /*
  * Name and release of each feature. The release is major * 100 + minor, times
- * ten (v6.17 = 6170); 6085 is the v6.9 merge window between the core-mm
- * batching and the arm64 helpers; UNMERGED is a posted series ("patched" only);
- * NEVER a behaviour switch no preset sets.
+ * ten (v6.17 = 6170); 6085 is the v6.9 merge window after David Hildenbrand's
+ * fork and zap batching and before Ryan Roberts' contpte series
+ * (4602e5757bcc wired contpte up, then came the arm64 batch helpers): the
+ * same counts as v6.9 built with CONFIG_ARM64_CONTPTE=n. UNMERGED is a
+ * posted series ("patched" only); NEVER a behaviour switch no preset sets.
+ * The releases were checked against the v6.12 tree (what it has, what it has
+ * not) and the merge logs in spec/mm-lifecycle.md.
  */
 #define UNMERGED 99990u
 #define NEVER 0u
@@ -42,17 +46,29 @@ static const struct {
 	[PTSIM_FEAT_FAULTAROUND_WHOLE_FOLIO] = { "faultaround_whole_folio", 6180 },
 	[PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH] = { "arm64_pte_needs_flush", 6190 },
 	[PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX] = { "linear_map_invalid_leaf_fix", UNMERGED },
-	[PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING] = { "lazyfree_unmap_batching", 6160 },
+	/*
+	 * 354dffd29575 is v6.15; the model has the form of its fix ddd05742b45b
+	 * (v6.16, Cc stable: 6.15.y has it too), which also batches a folio
+	 * not mapped whole from its first page.
+	 */
+	[PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING] = { "lazyfree_unmap_batching", 6150 },
+	[PTSIM_FEAT_ARM64_CONTPTE] = { "arm64_contpte", 6090 },
 };
 
-/* Presets: each turns on the features released up to its release. */
+/*
+ * Presets: each turns on the features released up to its release. v6.6 and
+ * v6.8 have none of the modelled ones (v6.6 has set_ptes already; anonymous
+ * mTHP came with v6.8, which the model does not tie to a preset); v6.11 to
+ * v6.14 have what v6.10 has.
+ */
 static const struct {
 	const char *name;
 	unsigned int release;
 } presets[] = {
-	{ "baseline", 6160 }, { "patched", UNMERGED }, { "v6.8", 6080 }, { "v6.9-midpoint", 6085 },
-	{ "v6.9", 6090 }, { "v6.10", 6100 }, { "v6.16", 6160 }, { "v6.17", 6170 },
-	{ "v6.18", 6180 }, { "v6.19", 6190 },
+	{ "baseline", 6160 }, { "patched", UNMERGED }, { "v6.6", 6060 }, { "v6.8", 6080 },
+	{ "v6.9-midpoint", 6085 }, { "v6.9", 6090 }, { "v6.10", 6100 }, { "v6.11", 6110 },
+	{ "v6.12", 6120 }, { "v6.13", 6130 }, { "v6.14", 6140 }, { "v6.15", 6150 },
+	{ "v6.16", 6160 }, { "v6.17", 6170 }, { "v6.18", 6180 }, { "v6.19", 6190 },
 };
 
 const char *ptsim_feature_name(enum ptsim_feature feat)
@@ -91,6 +107,18 @@ int features_from_preset(const char *preset, bool on[PTSIM_FEAT__COUNT])
 	return 0;
 }
 
+/*
+ * A kernel built without contpte never sees a contiguous user entry: it is
+ * not switched off under one (its plain helpers would change one entry of a
+ * block and leave the block malformed).
+ */
+static int may_set_contpte(const struct ptsim_machine *m, bool on)
+{
+	if (m->features[PTSIM_FEAT_ARM64_CONTPTE] && !on && machine_maps_user_cont(m))
+		return -EBUSY;
+	return 0;
+}
+
 int ptsim_feature_preset(struct ptsim_machine *m, const char *preset)
 {
 	bool features[PTSIM_FEAT__COUNT];
@@ -99,6 +127,8 @@ int ptsim_feature_preset(struct ptsim_machine *m, const char *preset)
 	VALIDATE(m);
 	REFUSE_IN_HANDLER(m);
 	err = features_from_preset(preset, features);
+	if (!err)
+		err = may_set_contpte(m, features[PTSIM_FEAT_ARM64_CONTPTE]);
 	if (err)
 		return err;
 	memcpy(m->features, features, sizeof(features));
@@ -107,8 +137,15 @@ int ptsim_feature_preset(struct ptsim_machine *m, const char *preset)
 
 int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on)
 {
+	int err;
+
 	VALIDATE(m && (unsigned int)feat < PTSIM_FEAT__COUNT);
 	REFUSE_IN_HANDLER(m);
+	if (feat == PTSIM_FEAT_ARM64_CONTPTE) {
+		err = may_set_contpte(m, on);
+		if (err)
+			return err;
+	}
 	m->features[feat] = on;
 	return 0;
 }

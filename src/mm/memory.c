@@ -340,12 +340,20 @@ static void __ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *p
  * ptep_set_access_flags (arm64, with contpte_ptep_set_access_flags): a write
  * permission change inside a contiguous block unfolds it first; otherwise
  * every entry of the block takes the new flags. dirty: the fault is a write.
+ * Without CONFIG_ARM64_CONTPTE it is __ptep_set_access_flags itself (v6.8:
+ * arm64's ptep_set_access_flags, the same code), with no read of its own.
  */
 static void ptep_set_access_flags(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t entry,
 				  bool dirty)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
-	pte_t orig = __ptep_get(mm, ptep);
+	pte_t orig;
+
+	if (!config_arm64_contpte(mm->m)) {
+		__ptep_set_access_flags(mm, addr, ptep, entry, dirty);
+		return;
+	}
+	orig = __ptep_get(mm, ptep);
 
 	entry = pte_mknoncont(entry);
 	if (!pte_valid_cont(orig)) {

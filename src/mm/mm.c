@@ -151,6 +151,25 @@ bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global
 	return false;
 }
 
+/* A valid contiguous entry in the last-level tables under t. */
+static bool table_maps_cont(const struct pt_table *t)
+{
+	for (unsigned int i = 0; i < t->entries; i++) {
+		if (t->level == PTE_LEVEL ? pte_valid_cont(t->desc[i])
+					  : t->next[i] && table_maps_cont(t->next[i]))
+			return true;
+	}
+	return false;
+}
+
+bool machine_maps_user_cont(const struct ptsim_machine *m)
+{
+	for (size_t i = 0; i < m->nr_mms; i++)
+		if (!m->mms[i]->kernel && m->mms[i]->pgd && table_maps_cont(m->mms[i]->pgd))
+			return true;
+	return false;
+}
+
 int ptsim_mm_set_threads(struct ptsim_mm *mm, unsigned int threads)
 {
 	VALIDATE(mm && !mm->kernel && threads >= 1);

@@ -150,7 +150,7 @@ static void ___ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
 	*ptep = pte_wrprotect(old);
 }
 
-/* __ptep_set_wrprotect: one read, then the compare-and-swap. */
+/* __ptep_set_wrprotect: one read, then the compare-and-swap (v6.8's ptep_set_wrprotect too). */
 static void __ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 {
 	___ptep_set_wrprotect(mm, addr, ptep, __ptep_get(mm, ptep));
@@ -165,12 +165,15 @@ void __wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned 
 /*
  * ptep_get (v6.12 asm/pgtable.h, static inline): the load and a test of the
  * cont bit (PTEP_GET, priced as the inline test it is); only a contiguous
- * entry calls out, to contpte_ptep_get (counted there as the call).
+ * entry calls out, to contpte_ptep_get (counted there as the call). Without
+ * contpte, __ptep_get (v6.8: the generic READ_ONCE), no wrapper.
  */
 pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep)
 {
 	pte_t pte;
 
+	if (!config_arm64_contpte(mm->m))
+		return __ptep_get(mm, ptep);
 	count(mm->m, PTSIM_EV_PTEP_GET, 1);
 	pte = __ptep_get(mm, ptep);
 	if (!pte_valid_cont(pte))
@@ -182,9 +185,15 @@ pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep)
  * set_ptes (v6.12 asm/pgtable.h, static __always_inline): SET_PTES is its
  * inline tests; nr == 1 stays inline (the unfold test, __set_ptes, the fold
  * pre-filter), nr > 1 calls contpte_set_ptes (counted there as the call).
+ * Without contpte, __set_ptes (v6.8's arm64 set_ptes: one
+ * __sync_cache_and_tags, nr stores), never a contiguous entry.
  */
 void set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr)
 {
+	if (!config_arm64_contpte(mm->m)) {
+		__set_ptes(mm, addr, ptep, pte, nr);
+		return;
+	}
 	count(mm->m, PTSIM_EV_SET_PTES, 1);
 	pte = pte_mknoncont(pte);
 	if (nr == 1) {
@@ -197,8 +206,11 @@ void set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsign
 	}
 }
 
+/* ptep_get_and_clear: without contpte, the exchange alone (no read for the unfold check). */
 pte_t ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 {
+	if (!config_arm64_contpte(mm->m))
+		return __ptep_get_and_clear(mm, addr, ptep);
 	contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
 	return __ptep_get_and_clear(mm, addr, ptep);
 }
@@ -207,7 +219,8 @@ pte_t ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
  * The generic get_and_clear_full_ptes (include/linux/pgtable.h), used before
  * arm64 had the batch helpers: one ptep_get_and_clear_full per entry, which
  * arm64 serves with ptep_get_and_clear (unfolding a cont block at its first
- * entry); access and dirty OR-ed into the first.
+ * entry; without contpte a plain exchange); access and dirty OR-ed into the
+ * first.
  */
 static pte_t generic_get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
 					     unsigned int nr)
@@ -226,12 +239,19 @@ static pte_t generic_get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr,
 	return pte;
 }
 
+/*
+ * get_and_clear_full_ptes: before arm64's batch helpers the generic loop;
+ * since them, __get_and_clear_full_ptes itself when contpte is not built
+ * in (the same exchanges as the generic loop), else the contpte version.
+ */
 pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
 			      int full)
 {
 	(void)full;	/* arm64 ignores it (contpte_clear_full_ptes) */
 	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_CLEAR_HELPERS))
 		return generic_get_and_clear_full_ptes(mm, addr, ptep, nr);
+	if (!config_arm64_contpte(mm->m))
+		return __get_and_clear_full_ptes(mm, addr, ptep, nr);
 	if (nr == 1) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(mm, ptep));
 		return __get_and_clear_full_ptes(mm, addr, ptep, 1);
@@ -239,11 +259,16 @@ pte_t get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 	return contpte_get_and_clear_full_ptes(mm, addr, ptep, nr);
 }
 
+/* clear_full_ptes: as get_and_clear_full_ptes (without contpte, __clear_full_ptes). */
 void clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr, int full)
 {
 	(void)full;
 	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_CLEAR_HELPERS)) {
 		generic_get_and_clear_full_ptes(mm, addr, ptep, nr);
+		return;
+	}
+	if (!config_arm64_contpte(mm->m)) {
+		__clear_full_ptes(mm, addr, ptep, nr);
 		return;
 	}
 	if (nr == 1) {
@@ -254,11 +279,19 @@ void clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned i
 	contpte_clear_full_ptes(mm, addr, ptep, nr);
 }
 
-/* ptep_set_wrprotect: one read; the unfold's check and the CAS start from the same value. */
+/*
+ * ptep_set_wrprotect: one read; the unfold's check and the CAS start from the
+ * same value. Without contpte, __ptep_set_wrprotect.
+ */
 static void ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 {
-	pte_t orig = __ptep_get(mm, ptep);
+	pte_t orig;
 
+	if (!config_arm64_contpte(mm->m)) {
+		__ptep_set_wrprotect(mm, addr, ptep);
+		return;
+	}
+	orig = __ptep_get(mm, ptep);
 	if (pte_cont(orig)) {
 		contpte_try_unfold(mm, addr, ptep, orig);
 		orig = pte_mknoncont(orig);
@@ -266,13 +299,31 @@ static void ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 	___ptep_set_wrprotect(mm, addr, ptep, orig);
 }
 
+/*
+ * wrprotect_ptes: without contpte, __wrprotect_ptes (v6.9+), or before the
+ * batch helper the generic loop of ptep_set_wrprotect: the same read and
+ * CAS per entry either way.
+ */
 void wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {
-	if (nr == 1 || !feature(mm->m, PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER)) {
-		/* arm64 for one entry; the generic loop before the batch helper */
-		for (unsigned int i = 0; i < nr; i++)
-			ptep_set_wrprotect(mm, addr + ((uint64_t)i << mm->m->geo.page_shift),
-					   ptep + i);
+	if (!config_arm64_contpte(mm->m)) {
+		__wrprotect_ptes(mm, addr, ptep, nr);
+		return;
+	}
+	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_WRPROTECT_HELPER)) {
+		/*
+		 * The generic loop over the ptep_set_wrprotect of 4602e5757bcc
+		 * ("arm64/mm: wire up PTE_CONT for user mappings"): the unfold
+		 * check reads the entry, then __ptep_set_wrprotect reads it again.
+		 */
+		for (unsigned int i = 0; i < nr; i++, addr += mm->m->geo.page_size) {
+			contpte_try_unfold(mm, addr, ptep + i, __ptep_get(mm, ptep + i));
+			__ptep_set_wrprotect(mm, addr, ptep + i);
+		}
+		return;
+	}
+	if (nr == 1) {
+		ptep_set_wrprotect(mm, addr, ptep);	/* arm64's one-entry form, one read */
 		return;
 	}
 	contpte_wrprotect_ptes(mm, addr, ptep, nr);
@@ -320,11 +371,18 @@ static void generic_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, p
 	}
 }
 
+/*
+ * clear_young_dirty_ptes: arm64 defines it since v6.10 ("contpte_clear_young_dirty"):
+ * without contpte as __clear_young_dirty_ptes, else the contpte version;
+ * before v6.10 the generic loop.
+ */
 void clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
 			    unsigned int flags)
 {
 	if (!feature(mm->m, PTSIM_FEAT_CONTPTE_CLEAR_YOUNG_DIRTY))
 		generic_clear_young_dirty_ptes(mm, addr, ptep, nr, flags);
+	else if (!config_arm64_contpte(mm->m))
+		__clear_young_dirty_ptes(mm, addr, ptep, nr, flags);
 	else if (nr == 1 && !pte_cont(__ptep_get(mm, ptep)))
 		__clear_young_dirty_ptes(mm, addr, ptep, 1, flags);
 	else
@@ -341,7 +399,9 @@ unsigned int pte_batch_hint(struct ptsim_mm *mm, const pte_t *ptep, pte_t pte)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 
-	if (!pte_valid_cont(pte) || !feature(mm->m, PTSIM_FEAT_PTE_BATCH_HINT))
+	/* the generic pte_batch_hint without contpte or before arm64's (v6.9) */
+	if (!config_arm64_contpte(mm->m) || !pte_valid_cont(pte) ||
+	    !feature(mm->m, PTSIM_FEAT_PTE_BATCH_HINT))
 		return 1;
 	return g->cont_ptes - ptep_index_in_block(g, ptep);
 }

@@ -179,7 +179,17 @@ pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t v
 pte_t cmpxchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p);
 
-/* ---- contpte-aware wrappers (arch/arm64/pgtable.c, contpte.c) ---- */
+/*
+ * ---- contpte-aware wrappers (arch/arm64/pgtable.c, contpte.c) ----
+ * Without CONFIG_ARM64_CONTPTE (feature "arm64_contpte" off: v6.8 and before,
+ * or a v6.9+ kernel built without it) the header's #else branch makes each of
+ * them the plain helper: ptep_get is __ptep_get, set_ptes __set_ptes, and so
+ * on; the wrappers below then do exactly what that helper does.
+ */
+static inline bool config_arm64_contpte(const struct ptsim_machine *m)
+{
+	return m->features[PTSIM_FEAT_ARM64_CONTPTE];
+}
 pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep);
 
 /* ---- PMD-level helpers (a PMD entry is a descriptor like any other) ---- */
