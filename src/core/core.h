@@ -304,6 +304,8 @@ struct ptsim_machine {
 	uint64_t asid_generation;
 	unsigned int asid_cur;			/* where the search for a free ASID starts */
 	uint64_t next_anon_vma;
+	/* table pages freed by operations that count nothing (op_end_uncounted: ptsim_mm_destroy) */
+	uint64_t uncounted_table_frees;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
 	uint64_t thp_orders;		/* anonymous fault orders enabled (bit n: order n) */
 	/*
@@ -375,6 +377,12 @@ static inline void fn_exit(struct ptsim_machine *m)
  */
 void op_begin(struct ptsim_machine *m);
 void op_end(struct ptsim_machine *m, int err);
+/*
+ * End an operation whose work is not the model's to count (ptsim_mm_destroy
+ * freeing the simulator's copy of an mm): what it counted is dropped, its
+ * stats read zero and the totals do not move.
+ */
+void op_end_uncounted(struct ptsim_machine *m);
 
 static inline void op_keep_partial(struct ptsim_machine *m)
 {

@@ -72,12 +72,18 @@ void ptsim_mm_destroy(struct ptsim_mm *mm)
 		return;
 	}
 	machine_remove_mm(m, mm);
+	/*
+	 * Freeing the model's mm counts nothing (mm.h): the kernel's teardown
+	 * is ptsim_mm_exit's (exit_mmap, free_pgtables included); what is left
+	 * here (the PGD, and whatever an mm destroyed without an exit still
+	 * maps) goes uncounted, and the machine's totals do not move.
+	 */
 	op_begin(m);
 	/* user ASIDs stay taken until the next rollover; the kernel's global entries must go now */
 	if (mm->kernel)
 		tlb_drop_global(m);
 	mm_free_contents(mm);
-	op_end(m, 0);
+	op_end_uncounted(m);
 	free(mm);
 }
 
