@@ -29,7 +29,12 @@ struct ptsim_mm;
  * flushes every TLB, counted in this call).
  */
 PTSIM_API int ptsim_mm_create(struct ptsim_machine *m, struct ptsim_mm **out);
-/* Unmaps everything, frees tables and folios. Also frees a machine made by ptsim_mm_clone. */
+/*
+ * Frees mm: its tables, the folios only it maps, its VMAs. Counts nothing:
+ * the machine's totals stay as they were and ptsim_last_stats reads zero
+ * afterwards (the counted teardown is ptsim_mm_exit's, exit_mmap). Also
+ * frees a machine made by ptsim_mm_clone.
+ */
 PTSIM_API void ptsim_mm_destroy(struct ptsim_mm *mm);
 /*
  * Identical copy of mm for before/after runs. Features are machine-wide, so the

@@ -106,6 +106,13 @@ enum ptsim_event {
 	PTSIM_EV_PAGE_COPY,		/* pages copied (COW, pinned pages at fork) */
 	PTSIM_EV_MLOCK_FOLIO,		/* mlock_folio / munlock_folio calls */
 	PTSIM_EV_HELPER_CALL,		/* other out-of-line kernel helpers (anon_vma get/lock/...) */
+	PTSIM_EV_SLAB_ALLOC,		/* kmem_cache_alloc: a VMA, its lock, an anon_vma, an avc, a maple node */
+	PTSIM_EV_SLAB_FREE,		/* kmem_cache_free of one of those */
+	PTSIM_EV_MAPLE_NODE_WRITE,	/* maple-tree nodes written by a store, a dup or a rewrite */
+	PTSIM_EV_RWSEM,			/* rw_semaphore taken and released (mmap_lock, a VMA's lock) */
+	PTSIM_EV_VM_STAT,		/* per-CPU or per-mm counter update (vm_stat_account, mm counters) */
+	PTSIM_EV_MEMCG_CHARGE,		/* mem_cgroup_charge / mem_cgroup_swapin_charge_folio */
+	PTSIM_EV_LRU_ADD,		/* folio_add_lru(_vma): the folio into the per-CPU LRU batch */
 	PTSIM_EV__COUNT
 };
 

@@ -194,6 +194,8 @@ struct vma {
 	bool uffd;		/* registered with the mm's userfaultfd context */
 	int fd;			/* open file of a file mapping, -1 for anonymous */
 	uint32_t shmem;		/* shared anonymous: its shmem object's file number + 1; 0 = none */
+	uint32_t avc;		/* anon_vma_chain entries (1 once prepared; a fork's child has more) */
+	uint64_t vm_lock_seq;	/* the mm_lock_seq of the mmap_lock hold that write-locked it; 0 never */
 };
 
 struct ptsim_mm {
@@ -217,6 +219,7 @@ struct ptsim_mm {
 	uint64_t mmap_base;		/* top-down search start, 0 until first needed */
 	/* [gapless_base, gapless_end) is covered by VMAs without a gap; 0: not known */
 	uint64_t gapless_base, gapless_end;
+	uint64_t mm_lock_seq;		/* one per mmap_write_lock hold (vma_start_write compares it) */
 	bool booting;			/* table pages come from memblock */
 	uint64_t boot_pgtable_bytes;
 };
@@ -306,6 +309,8 @@ struct ptsim_machine {
 	uint64_t asid_generation;
 	unsigned int asid_cur;			/* where the search for a free ASID starts */
 	uint64_t next_anon_vma;
+	/* table pages freed by operations that count nothing (op_end_uncounted: ptsim_mm_destroy) */
+	uint64_t uncounted_table_frees;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
 	uint64_t thp_orders;		/* anonymous fault orders enabled (bit n: order n) */
 	/*
@@ -377,6 +382,12 @@ static inline void fn_exit(struct ptsim_machine *m)
  */
 void op_begin(struct ptsim_machine *m);
 void op_end(struct ptsim_machine *m, int err);
+/*
+ * End an operation whose work is not the model's to count (ptsim_mm_destroy
+ * freeing the simulator's copy of an mm): what it counted is dropped, its
+ * stats read zero and the totals do not move.
+ */
+void op_end_uncounted(struct ptsim_machine *m);
 
 static inline void op_keep_partial(struct ptsim_machine *m)
 {

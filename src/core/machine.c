@@ -212,6 +212,18 @@ void op_end(struct ptsim_machine *m, int err)
 	for_each_touched(m, total_event);
 }
 
+void op_end_uncounted(struct ptsim_machine *m)
+{
+	if (--m->op_depth)
+		return;
+	/* the invariant checker's balance of table pages still holds without them */
+	m->uncounted_table_frees += m->op.ev[PTSIM_EV_TABLE_FREE];
+	for_each_touched(m, zero_event);
+	m->op_touched[0] = m->op_touched[1] = 0;
+	m->fn_touched = 0;
+	m->op_partial = false;
+}
+
 int ptsim_last_func_stats(const struct ptsim_machine *m, enum ptsim_func fn, struct ptsim_stats *out)
 {
 	VALIDATE(m && out && (unsigned int)fn < PTSIM_FN__COUNT);

@@ -119,6 +119,13 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_PAGE_COPY] = "page_copy",
 	[PTSIM_EV_MLOCK_FOLIO] = "mlock_folio",
 	[PTSIM_EV_HELPER_CALL] = "helper_call",
+	[PTSIM_EV_SLAB_ALLOC] = "slab_alloc",
+	[PTSIM_EV_SLAB_FREE] = "slab_free",
+	[PTSIM_EV_MAPLE_NODE_WRITE] = "maple_node_write",
+	[PTSIM_EV_RWSEM] = "rwsem",
+	[PTSIM_EV_VM_STAT] = "vm_stat",
+	[PTSIM_EV_MEMCG_CHARGE] = "memcg_charge",
+	[PTSIM_EV_LRU_ADD] = "lru_add",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

@@ -321,7 +321,7 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
 	unsigned int file = vma_file_nr(m, v);
-	uint64_t examined = 0;
+	uint64_t examined = 0, rss = 0;
 
 	for (uint64_t pg = start_pgoff; pg <= end_pgoff;) {
 		struct folio *fo = filemap_lookup(m, file, pg);
@@ -360,10 +360,14 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 					 (unsigned int)run);
 				fo->mapcount += (int)run;
 				filemap_map_folio_range(m, run);
+				rss += run;
 				run = 0;
 			}
 		}
 	}
+	/* v6.12 adds what it mapped to the mm's file (or shmem) counter once, after the loop */
+	if (rss)
+		add_mm_counter(m);
 	if (!v->shmem)
 		mmap_miss_decrement(m, &m->opens[v->fd].ra, examined, false);
 }

@@ -356,19 +356,45 @@ static int prepare_child(struct fork_ctx *c)
 			return -ENOMEM;
 		dst->cap_vmas = src->nr_vmas;
 	}
+	/*
+	 * dup_mmap (v6.12 kernel/fork.c): both mmap_locks taken for writing,
+	 * the parent's VMA tree copied whole (__mt_dup); then per VMA: the
+	 * parent's write-locked, a VM_DONTCOPY one cleared from the child's
+	 * tree (a store that moves boundaries) and taken off its counts; any
+	 * other charged when VM_ACCOUNT, copied (vm_area_dup), given an
+	 * anon_vma of its own (anon_vma_fork, not for VM_WIPEONFORK) and
+	 * stored over its own range in the copied tree (vma_iter_bulk_store:
+	 * an exact fit).
+	 */
+	mmap_write_lock(src);
+	mmap_write_lock(dst);
+	__mt_dup(src->m, src->nr_vmas);
 	for (size_t i = 0; i < src->nr_vmas; i++) {
-		const struct vma *v = &src->vmas[i];
+		struct vma *v = &src->vmas[i];
 		struct vma *d;
 
-		if (v->flags & VM_DONTCOPY)
+		vma_start_write(src, v);
+		if (v->flags & VM_DONTCOPY) {
+			vma_iter_store(src->m, true);	/* vma_iter_clear_gfp */
+			vm_stat_account(src->m);
 			continue;
+		}
+		if (accountable_mapping(v))
+			security_vm_enough_memory_mm(src->m);
 		d = &dst->vmas[dst->nr_vmas++];
 		*d = *v;
+		vm_area_dup(src->m, d);
 		vma_get_shmem(src->m, d);	/* vm_area_dup: get_file */
 		d->uffd = false;	/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK */
-		if (v->flags & VM_WIPEONFORK)
+		if (v->flags & VM_WIPEONFORK) {
 			d->anon_vma = 0;
-		else if (vma_needs_copy(v) && (err = prepare_vma(c, v, &copies, &splits)))
+			d->avc = 0;
+		} else {
+			anon_vma_fork(src->m, d, v);
+		}
+		vma_iter_store(src->m, false);
+		if (!(v->flags & VM_WIPEONFORK) && vma_needs_copy(v) &&
+		    (err = prepare_vma(c, v, &copies, &splits)))
 			return err;
 	}
 	if (splits) {

@@ -51,11 +51,7 @@ static inline int anon_vma_available(const struct ptsim_machine *m, const struct
 {
 	return v->anon_vma || m->next_anon_vma <= ANON_VMA_MAX ? 0 : -ENOMEM;
 }
-static inline void anon_vma_prepare(struct ptsim_machine *m, struct vma *v)
-{
-	if (!v->anon_vma)
-		v->anon_vma = m->next_anon_vma++;
-}
+/* anon_vma_prepare itself (counted) is a primitive: src/primitives/primitives.h. */
 /* Host bytes a folio's records can take at most (whole host pages of them). */
 static inline uint64_t folio_host_bytes(unsigned int order)
 {
@@ -140,6 +136,8 @@ bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 /* First fit for an anonymous mapping of len bytes (see ptsim_mmap). */
 int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out);
 int vma_insert(struct ptsim_mm *mm, const struct vma *v);
+/* __mmap_region's counted work for the new VMA at idx: charge, vm_area_alloc, store, counts. */
+void mmap_region_account(struct ptsim_mm *mm, size_t idx);
 struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
 
 /* vma.c */

@@ -340,6 +340,11 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	}
 	op_begin(mm->m);
 	syscall_enter(mm->m);
+	/* madvise_lock: the advice that changes VMA flags writes (madvise_need_mmap_write) */
+	if (flags_only)
+		mmap_write_lock(mm);
+	else
+		mmap_read_lock(mm);
 	if (flags_only) {
 		err = vma_modify(mm, start, start + len, madvise_flags, &f);	/* madvise_update_vma */
 	} else {

@@ -12,6 +12,23 @@
 
 #include <stdlib.h>
 
+/*
+ * A fault's fixed work (v6.12 arch/arm64/mm/fault.c do_page_fault ->
+ * handle_mm_fault): the exception's entry and return and the walk of
+ * __handle_mm_fault (C_FAULT), the VMA found and read-locked under RCU
+ * (lock_vma_under_rcu, vma_end_read), and mm_account_fault's PGFAULT
+ * events. The folio's memcg charge, LRU add and mm counters are counted
+ * where the fault path makes them. A fault the model takes for
+ * get_user_pages (__mm_populate) is counted the same, although the kernel's
+ * faultin_page enters handle_mm_fault under the mmap_lock its caller holds.
+ */
+static void do_page_fault(struct ptsim_machine *m)
+{
+	kernel_call(m, DO_PAGE_FAULT);
+	lock_vma_under_rcu(m);
+	mm_account_fault(m);
+}
+
 /* vm_normal_page + page_folio: special entries (the zero page) have no normal page. */
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 {
@@ -26,6 +43,20 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 	if (ref.folio)
 		ref.idx = pfn - folio_pfn(mm->m, ref.folio);
 	return ref;
+}
+
+/*
+ * A new anonymous folio's accounting in the fault paths (v6.12
+ * alloc_anon_folio / vma_alloc_anon_folio_pmd / folio_prealloc charge it,
+ * do_anonymous_page / __do_huge_pmd_anonymous_page count it and put it on
+ * the LRU): mem_cgroup_charge, add_mm_counter(MM_ANONPAGES),
+ * folio_add_lru_vma.
+ */
+static void new_anon_folio_accounting(struct ptsim_machine *m)
+{
+	mem_cgroup_charge(m);
+	add_mm_counter(m);
+	folio_add_lru_vma(m);
 }
 
 /* The PTE an anonymous fault installs for the first page of folio (mk_pte + write bits). */
@@ -134,7 +165,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	uint64_t nr = UINT64_C(1) << order;
 
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-	kernel_call(m, DO_PAGE_FAULT);
+	do_page_fault(m);
 	if (!write) {
 		/* do_anonymous_page read fault: special zero-page PTE, never writable */
 		pte_t entry = pte_mkspecial(pfn_pte(g, zpfn, v->page_prot));
@@ -143,6 +174,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 		fn_exit(m);
 		return;
 	}
+	new_anon_folio_accounting(m);
 	folio_zero_user(m, nr);
 	folio_init_anon(pf->folio, v, pf->addr, g);
 	pte_t entry = anon_fault_pte(g, v, folio_pfn(mm->m, pf->folio), true);
@@ -215,9 +247,10 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 
 			pf[i].folio = shmem_get_folio(mm, v, pgoff, pf[i].folio);
 			fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-			kernel_call(m, DO_PAGE_FAULT);
+			do_page_fault(m);
 			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, PTE_LEVEL, pf[i].addr)],
 				 file_fault_pte(g, v, folio_pfn(m, pf[i].folio), write), 1);
+			add_mm_counter(m);	/* set_pte_range: MM_SHMEMPAGES */
 			pf[i].folio->mapcount++;
 			fn_exit(m);
 		}
@@ -297,6 +330,8 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 		err = folio_alloc(m, 0, 0, &f);
 	if (err)
 		return err;
+	/* wp_page_copy: folio_prealloc charges it; inc_mm_counter (the old page was the zero page) */
+	new_anon_folio_accounting(m);
 	folio_zero_user(m, 1);
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, va, &m->geo);
@@ -449,12 +484,14 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	err = folio_alloc(m, 0, 0, &nf);
 	if (err)
 		return err;
+	mem_cgroup_charge(m);	/* folio_prealloc; no counter moves: the old folio was anonymous */
 	copy_user_highpage(m);
 	folio_init_anon(nf, v, va, g);
 	nf->mapcount = 1;
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	ptep_clear_flush(mm, va, ptep);
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), true), 1);
+	folio_add_lru_vma(m);
 	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);	/* folio_remove_rmap_pte */
 	if (--f->mapcount == 0)
 		folio_put(m, f);	/* a pinned page stays with its pin */
@@ -485,11 +522,15 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 		return err;
 	swap_cache_get_folio(m);
 	count_vm_event_pgmajfault(m);
+	mem_cgroup_swapin_charge_folio(m);
+	folio_add_lru_vma(m);
 	submit_bio(m, g->page_size >> 10);	/* swap_read_folio */
 	ptl_spin_lock(m);
 	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
 	folio_init_anon(f, v, va, g);
 	folio_set_page_anon_exclusive(f, 0, exclusive);
+	add_mm_counter(m);	/* MM_ANONPAGES up */
+	add_mm_counter(m);	/* MM_SWAPENTS down */
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, f), write && exclusive), 1);
 	f->mapcount = 1;
 	if (write && !exclusive) {
@@ -567,6 +608,7 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 		return err;
 	if (folio_alloc(m, g->pmd_order, 0, &f))
 		return 1;	/* VM_FAULT_FALLBACK */
+	new_anon_folio_accounting(m);
 	folio_zero_user(m, folio_nr_pages(f));
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, haddr, g);
@@ -654,6 +696,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		return err;
 	nr = folio_nr_pages(f);
 	a = ALIGN_DOWN64(va, g->page_size << f->order);
+	new_anon_folio_accounting(m);
 	folio_zero_user(m, nr);
 	ptl_spin_lock(m);
 	if (nr == 1)
@@ -678,7 +721,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 
 	if (leaf && leaf->level == PTE_LEVEL && (is_swap_pte(pte) || (write && is_zero_pte(mm, pte)))) {
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-		kernel_call(mm->m, DO_PAGE_FAULT);
+		do_page_fault(mm->m);
 		err = is_swap_pte(pte) ? do_swap_page(mm, v, va, &leaf->desc[idx], write)
 				       : wp_page_copy_zero(mm, v, va, &leaf->desc[idx]);
 		fn_exit(mm->m);
@@ -686,7 +729,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	}
 	if (leaf && pte_present(pte) && write && !pte_write(pte) && !pte_protnone(pte)) {
 		fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
-		kernel_call(mm->m, DO_PAGE_FAULT);
+		do_page_fault(mm->m);
 		if (leaf->level == PTE_LEVEL)
 			ptl_spin_lock(mm->m);	/* handle_pte_fault */
 		err = leaf->level == PTE_LEVEL ? do_wp_page(mm, v, va, &leaf->desc[idx])
@@ -699,7 +742,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		if (pte_protnone(pte) || pte_mkyoung(write ? pte_mkdirty(pte) : pte) == pte)
 			return 0;
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-		kernel_call(mm->m, DO_PAGE_FAULT);
+		do_page_fault(mm->m);
 		if (leaf->level == PTE_LEVEL)
 			handle_pte_fault_access(mm, va, &leaf->desc[idx], write);
 		else
@@ -708,7 +751,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		return 0;
 	}
 	fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-	kernel_call(mm->m, DO_PAGE_FAULT);
+	do_page_fault(mm->m);
 	undo_start(mm->m);
 	err = do_anonymous_page(mm, v, va, write);
 	if (err)
@@ -736,11 +779,13 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 	    folio_maps_whole(mm, v, fo) && pte_range_none(mm, ptep - idx, nr)) {
 		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
 			 file_fault_pte(g, v, folio_pfn(mm->m, fo), write), (unsigned int)nr);
+		add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
 		fo->mapcount += (int)nr;
 		return;
 	}
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	set_ptes(mm, addr, ptep, file_fault_pte(g, v, folio_pfn(mm->m, fo) + idx, write), 1);
+	add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
 	fo->mapcount++;
 }
 
@@ -854,7 +899,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	if (v->shmem) {
 		/* a failed shmem fault (OOM, SIGBUS) leaves the model as it was */
 		fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-		kernel_call(m, DO_PAGE_FAULT);
+		do_page_fault(m);
 		undo_start(m);
 		err = handle_shmem_fault(mm, v, va, write);
 		if (err)
@@ -867,7 +912,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	if (v->fd < 0)
 		return handle_anon_fault(mm, v, va, write);
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-	kernel_call(m, DO_PAGE_FAULT);
+	do_page_fault(m);
 	t = pt_walk_table(mm, va, PTE_LEVEL, true, &err);
 	if (!t) {
 		fn_exit(m);

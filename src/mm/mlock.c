@@ -185,6 +185,7 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 	}
 	op_begin(mm->m);
 	syscall_enter(mm->m);
+	mmap_write_lock(mm);	/* do_mlock / munlock: mmap_write_lock_killable */
 	err = start < end ? vma_modify(mm, start, end, set_locked, &f) : 0;
 	if (err) {
 		/* vma_modify failed before anything changed: so do the totals */

@@ -72,12 +72,18 @@ void ptsim_mm_destroy(struct ptsim_mm *mm)
 		return;
 	}
 	machine_remove_mm(m, mm);
+	/*
+	 * Freeing the model's mm counts nothing (mm.h): the kernel's teardown
+	 * is ptsim_mm_exit's (exit_mmap, free_pgtables included); what is left
+	 * here (the PGD, and whatever an mm destroyed without an exit still
+	 * maps) goes uncounted, and the machine's totals do not move.
+	 */
 	op_begin(m);
 	/* user ASIDs stay taken until the next rollover; the kernel's global entries must go now */
 	if (mm->kernel)
 		tlb_drop_global(m);
 	mm_free_contents(mm);
-	op_end(m, 0);
+	op_end_uncounted(m);
 	free(mm);
 }
 
@@ -251,6 +257,28 @@ bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
 	return i == mm->nr_vmas || mm->vmas[i].start >= end;
 }
 
+/*
+ * __mmap_region's work for the new VMA at idx (v6.12 mm/mmap.c): the
+ * commit charge of a VM_ACCOUNT (private writable) mapping
+ * (security_vm_enough_memory_mm), a new vm_area_struct (vm_area_alloc),
+ * write-locked and stored in the tree where it adds a range, and the mm's
+ * counts (vm_stat_account). vma_merge_new_range's attempt to extend a
+ * neighbour instead (the model does not merge a new mapping),
+ * khugepaged_enter_vma, perf_event_mmap (an atomic test with no perf
+ * event) and a file's vma_link_file (the i_mmap lock) are not counted.
+ */
+void mmap_region_account(struct ptsim_mm *mm, size_t idx)
+{
+	struct vma *v = &mm->vmas[idx];
+
+	if (accountable_mapping(v))
+		security_vm_enough_memory_mm(mm->m);
+	vm_area_alloc(mm->m);
+	vma_start_write(mm, v);
+	vma_iter_store(mm->m, true);
+	vm_stat_account(mm->m);
+}
+
 int vma_insert(struct ptsim_mm *mm, const struct vma *v)
 {
 	size_t i = vma_index_after(mm, v->start);
@@ -313,6 +341,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	const struct ptsim_geometry *g;
 	unsigned int share;
 	struct vma v = { 0 };
+	bool search;
 	int err;
 
 	VALIDATE(mm && !mm->kernel && len && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
@@ -324,6 +353,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	VALIDATE(!(flags & ~(PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS)));
 	VALIDATE(IS_ALIGNED64(addr, g->page_size) && IS_ALIGNED64(len, g->page_size));
 	VALIDATE(len <= (UINT64_C(1) << g->va_bits) && addr <= (UINT64_C(1) << g->va_bits) - len);
+	search = !addr;
 	if (!addr) {
 		err = get_unmapped_area(mm, len, &addr);
 		if (err)
@@ -341,6 +371,9 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	v.flags |= (prot & PTSIM_PROT_EXEC) ? VM_EXEC : 0;
 	op_begin(mm->m);
 	syscall_enter(mm->m);
+	mmap_write_lock(mm);	/* vm_mmap_pgoff: mmap_write_lock_killable */
+	if (search)
+		vm_unmapped_area(mm->m);	/* arch_get_unmapped_area_topdown */
 	err = 0;
 	if (share == PTSIM_MAP_SHARED) {
 		/*
@@ -358,6 +391,8 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 		if (err && v.shmem)
 			shmem_evict(mm->m, v.shmem - 1);	/* no VMA took it */
 	}
+	if (!err)
+		mmap_region_account(mm, vma_index(mm, find_vma(mm, addr)));
 	op_end(mm->m, err);
 	if (err)
 		return err;

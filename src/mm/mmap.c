@@ -122,9 +122,11 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 		return -ENOMEM;
 	op_begin(mm->m);
 	syscall_enter(mm->m);
-	if (!addr)
+	mmap_write_lock(mm);	/* vm_mmap_pgoff: mmap_write_lock_killable */
+	if (!addr) {
+		vm_unmapped_area(mm->m);	/* the gap search, whatever alignment it asks */
 		err = file_unmapped_area(mm, len, pgoff << g->page_shift, &addr);
-	else
+	} else
 		err = range_is_free(mm, addr, addr + len) ? 0 : -EEXIST;
 	if (!err) {
 		v.start = addr;
@@ -137,6 +139,8 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 		v.pgoff = pgoff;
 		v.fd = (int)fd;
 		err = vma_insert(mm, &v);
+		if (!err)
+			mmap_region_account(mm, vma_index(mm, find_vma(mm, addr)));
 	}
 	op_end(mm->m, err);
 	if (!err && out_addr)

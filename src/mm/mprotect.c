@@ -363,8 +363,17 @@ static void mprotect_fixup(struct ptsim_mm *mm, struct mmu_gather *tlb, size_t i
 	if (end < mm->vmas[idx].end)
 		vma_split(mm, idx, end);
 	v = &mm->vmas[idx];
+	/*
+	 * v6.12 mprotect_fixup: vma_start_write before vm_flags_reset, then
+	 * vm_stat_account of the old flags (minus) and the new (plus). The
+	 * commit charge of a private VMA that becomes writable without
+	 * VM_ACCOUNT is not counted: the model keeps no VM_ACCOUNT flag.
+	 */
+	vma_start_write(mm, v);
 	v->flags = newflags;
 	v->page_prot = vm_get_page_prot(newflags);	/* vma_set_page_prot */
+	vm_stat_account(mm->m);
+	vm_stat_account(mm->m);
 	idx = vma_merge_around(mm, idx);
 	c.vma = mm->vmas[idx];
 	c.newprot = c.vma.page_prot;
@@ -411,6 +420,7 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 		return err;
 	}
 	syscall_enter(m);
+	mmap_write_lock(mm);	/* mmap_write_lock_killable */
 	tlb_gather_mmu(&tlb, mm);
 	for (addr = start; addr < end;) {
 		struct vma *v = find_vma(mm, addr);

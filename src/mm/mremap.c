@@ -246,14 +246,27 @@ static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t n
 	struct spare_tables none = { .n = 0 };
 	uint64_t mo = old, mn = new, ml = len;
 
-	/* copy_vma */
+	/*
+	 * move_vma (v6.12): the commit charge of a VM_ACCOUNT mapping, the
+	 * old VMA write-locked; copy_vma: a vm_area_dup with a clone of the
+	 * anon_vma chain, linked (vma_link: write-locked, stored where it adds
+	 * a range); after the move, vm_stat_account of the new range
+	 */
+	if (accountable_mapping(&ov))
+		security_vm_enough_memory_mm(mm->m);
+	vma_start_write(mm, find_vma(mm, old));
 	nv.start = new;
 	nv.end = new + new_len;
 	nv.pgoff = ov.pgoff + ((old - ov.start) >> g->page_shift);
+	vm_area_dup(mm->m, &nv);
+	anon_vma_clone(mm->m, &nv, &ov);
 	vma_insert(mm, &nv);	/* the slot was reserved */
+	vma_start_write(mm, find_vma(mm, new));
+	vma_iter_store(mm->m, true);
 	try_realign_addr(mm, &ov, &mo, &mn, &ml);
 	move_page_tables(&c, mo, mn, ml);
 	vma_merge_around(mm, vma_index(mm, find_vma(mm, new)));
+	vm_stat_account(mm->m);
 	if (!dontunmap)
 		do_vmi_munmap(mm, old, old + len, &none);
 }
@@ -317,6 +330,9 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 		return -ENOMEM;
 	op_begin(m);
 	syscall_enter(m);
+	mmap_write_lock(mm);	/* mmap_write_lock_killable */
+	if (move && !(flags & PTSIM_MREMAP_FIXED))
+		vm_unmapped_area(m);	/* get_unmapped_area of the new range */
 	err = spare_tables_alloc(mm, &spare, old + MIN(old_len, new_len), old + old_len);
 	if (!err && move && (flags & PTSIM_MREMAP_FIXED) && !range_is_free(mm, new_addr, new_addr + new_len)) {
 		struct spare_tables target;
@@ -346,9 +362,18 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 		move_vma(mm, old, old_len, new_addr, new_len, flags & PTSIM_MREMAP_DONTUNMAP);
 		dest = new_addr;
 	} else if (new_len > old_len) {
-		/* vma_expand: the VMA grows in place; nothing is mapped yet */
+		/*
+		 * vma_expand: the VMA grows in place; nothing is mapped yet. The
+		 * commit charge of the growth (VM_ACCOUNT), the VMA write-locked
+		 * and its new range stored, vm_stat_account of the growth.
+		 */
 		size_t idx = vma_index(mm, find_vma(mm, old));
 
+		if (accountable_mapping(&mm->vmas[idx]))
+			security_vm_enough_memory_mm(m);
+		vma_start_write(mm, &mm->vmas[idx]);
+		vma_iter_store(m, true);
+		vm_stat_account(m);
 		mm->vmas[idx].end = old + new_len;
 		mm->gapless_end = 0;
 		vma_merge_around(mm, idx);

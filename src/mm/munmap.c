@@ -20,6 +20,8 @@ static void free_vma_pgtables(struct mmu_gather *tlb, size_t first, size_t last,
 	const struct ptsim_geometry *g = &mm->m->geo;
 
 	fn_enter(mm->m, PTSIM_FN_FREE_PGTABLES);
+	for (size_t i = first; i <= last; i++)
+		unlink_anon_vmas(mm->m, &mm->vmas[i]);	/* free_pgtables, before it frees tables */
 	for (size_t i = first; i <= last;) {
 		uint64_t start = mm->vmas[i].start, end = mm->vmas[i].end;
 
@@ -39,6 +41,25 @@ static void unmap_vmas(struct mmu_gather *tlb, size_t first, size_t last)
 	mmu_notifier_invalidate_range_start(mm->m);
 	for (size_t i = first; i <= last; i++)
 		unmap_page_range(tlb, mm, mm->vmas[i].start, mm->vmas[i].end, NULL);
+}
+
+/*
+ * vms_gather_munmap_vmas' detach tree (v6.12): the VMAs going are stored
+ * one by one at indices 0, 1, ... of a tree of their own, not in RCU mode
+ * (mas_store_gfp). The first is stored as the root pointer itself
+ * (wr_store_root of index 0: no node); the second needs a leaf, the rest
+ * are appended to it in place. __mt_destroy frees that leaf.
+ */
+static void detach_tree_store(struct ptsim_machine *m, size_t i)
+{
+	if (i)
+		vma_iter_store(m, i == 1);	/* i == 1: the leaf's allocation */
+}
+
+static void detach_tree_destroy(struct ptsim_machine *m, size_t n)
+{
+	if (n > 1)
+		__mt_destroy(m, 1);
 }
 
 void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spare_tables *spare)
@@ -63,6 +84,12 @@ void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spa
 		split_huge_pmd_address(mm, end, spare);
 		vma_split(mm, last, end);
 	}
+	/* each VMA going is write-locked and stored in the detach tree */
+	for (size_t i = first; i <= last; i++) {
+		vma_start_write(mm, &mm->vmas[i]);
+		detach_tree_store(mm->m, i - first);
+	}
+	vma_iter_store(mm->m, true);	/* vma_iter_clear_gfp: the range becomes a gap */
 	floor = first ? mm->vmas[first - 1].end : 0;	/* FIRST_USER_ADDRESS is 0 on arm64 */
 	ceiling = last + 1 < mm->nr_vmas ? mm->vmas[last + 1].start : 0;
 	/* vms_clear_ptes */
@@ -70,6 +97,16 @@ void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spa
 	unmap_vmas(&tlb, first, last);
 	free_vma_pgtables(&tlb, first, last, floor, ceiling);
 	tlb_finish_mmu(&tlb);
+	/*
+	 * vms_complete_munmap_vmas: total_vm and the exec/stack/data counts
+	 * lowered once, each VMA freed (remove_vma), the commit charge given
+	 * back, the detach tree destroyed
+	 */
+	vm_stat_account(mm->m);
+	for (size_t i = first; i <= last; i++)
+		vm_area_free(mm->m);
+	vm_unacct_memory(mm->m);
+	detach_tree_destroy(mm->m, last - first + 1);
 	for (size_t n = last - first + 1; n; n--)
 		vma_remove(mm, first);
 }
@@ -97,6 +134,8 @@ int ptsim_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 	err = spare_tables_alloc(mm, &spare, start, start + len);
 	if (!err) {
 		syscall_enter(m);
+		/* mmap_write_lock_killable, downgraded for the zap, mmap_read_unlock */
+		mmap_write_lock(mm);
 		do_vmi_munmap(mm, start, start + len, &spare);
 		spare_tables_free(mm, &spare);
 	}
@@ -112,13 +151,26 @@ int ptsim_mm_exit(struct ptsim_mm *mm)
 	REFUSE_IN_HANDLER(mm->m);
 	op_begin(mm->m);
 	if (mm->nr_vmas) {
+		/*
+		 * exit_mmap (v6.12): the zap under mmap_read_lock, then under
+		 * mmap_write_lock free_pgtables (which unlinks each VMA's
+		 * anon_vma chain), each VMA freed at once (remove_vma with
+		 * unreachable: __vm_area_free, no RCU), the commit charge given
+		 * back and the VMA tree destroyed
+		 */
+		mmap_read_lock(mm);
 		tlb_gather_mmu_fullmm(&tlb, mm);
 		unmap_vmas(&tlb, 0, mm->nr_vmas - 1);
+		mmap_write_lock(mm);
 		/* FIRST_USER_ADDRESS and USER_PGTABLES_CEILING are both 0 on arm64 */
 		free_vma_pgtables(&tlb, 0, mm->nr_vmas - 1, 0, 0);
 		tlb_finish_mmu(&tlb);
-		for (size_t i = 0; i < mm->nr_vmas; i++)
+		for (size_t i = 0; i < mm->nr_vmas; i++) {
+			__vm_area_free(mm->m);
 			vma_put_shmem(mm->m, &mm->vmas[i]);	/* remove_vma */
+		}
+		vm_unacct_memory(mm->m);
+		__mt_destroy(mm->m, maple_tree_nodes(mm->nr_vmas));
 		mm->nr_vmas = 0;
 		mm->gapless_base = mm->gapless_end = 0;
 	}

@@ -563,8 +563,9 @@ int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 			return -EINVAL;
 		addr = v->end;
 	}
-	/* userfaultfd_register -> vma_modify_flags_uffd */
+	/* userfaultfd_register (mmap_write_lock) -> vma_modify_flags_uffd */
 	op_begin(mm->m);
+	mmap_write_lock(mm);
 	err = vma_modify(mm, start, start + len, uffd_register_vma, NULL);
 	op_end(mm->m, err);
 	return err;

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* VMA split and merge (models vma_modify_flags / split_vma / vma_merge in mm/vma.c). */
+/*
+ * VMA split and merge (models vma_modify_flags / __split_vma /
+ * vma_merge_existing_range / commit_merge / vma_complete in v6.12
+ * mm/vma.c), counting their work: the VMA structures allocated and freed
+ * (vm_area_dup, vm_area_free), the maple-tree store, the VMA write locks,
+ * the anon_vma chains cloned and unlinked.
+ */
 #include "internal.h"
 #include "primitives.h"
 
@@ -27,12 +33,26 @@ size_t vma_index(const struct ptsim_mm *mm, const struct vma *v)
 	return (size_t)(v - mm->vmas);
 }
 
-/* split_vma: [start, addr) stays at idx, [addr, end) becomes idx + 1. Capacity must be reserved. */
+/*
+ * __split_vma: [start, addr) stays at idx, [addr, end) becomes idx + 1.
+ * Capacity must be reserved. The new piece is a vm_area_dup of the VMA with
+ * a clone of its anon_vma chain; both are write-locked, the anon_vma (if
+ * any) is locked around the change (vma_prepare, vma_complete), and the
+ * new piece is stored in the tree, which moves a boundary.
+ */
 void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 {
 	struct vma *v = &mm->vmas[idx];
 	struct vma tail = *v;
 
+	kernel_call(mm->m, SPLIT_VMA);
+	vm_area_dup(mm->m, &tail);
+	anon_vma_clone(mm->m, &tail, v);
+	vma_start_write(mm, v);
+	vma_start_write(mm, &tail);
+	if (v->anon_vma)
+		anon_vma_lock_write(mm->m);
+	vma_iter_store(mm->m, true);
 	tail.start = addr;
 	tail.pgoff = v->pgoff + ((addr - v->start) >> mm->m->geo.page_shift);
 	v->end = addr;
@@ -40,7 +60,6 @@ void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 	mm->vmas[idx + 1] = tail;
 	mm->nr_vmas++;
 	vma_get_shmem(mm->m, &tail);	/* __split_vma: get_file for the new piece */
-	kernel_call(mm->m, SPLIT_VMA);
 }
 
 void vma_remove(struct ptsim_mm *mm, size_t idx)
@@ -60,25 +79,75 @@ static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const stru
 	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
 }
 
+/* The VMA after idx joins it (the array's side of a merge; the counting is commit_merge's). */
 static void merge_next(struct ptsim_mm *mm, size_t idx)
 {
 	struct vma *a = &mm->vmas[idx], *b = &mm->vmas[idx + 1];
 
 	a->end = b->end;
-	if (!a->anon_vma)
+	if (!a->anon_vma) {
 		a->anon_vma = b->anon_vma;
+		a->avc = b->avc;
+	}
 	vma_put_shmem(mm->m, b);	/* the merged-away VMA's fput */
 	memmove(b, b + 1, (mm->nr_vmas - idx - 2) * sizeof(*b));
 	mm->nr_vmas--;
-	kernel_call(mm->m, VMA_MERGE);
 }
 
-/* Merge idx with its neighbours where possible; returns the index of the merged VMA. */
+/*
+ * The work of one merge of the VMAs [first, first + n] into the one at
+ * first (vma_merge_existing_range -> commit_merge -> vma_complete, v6.12):
+ * every VMA involved write-locked; the kept one takes a removed one's
+ * anon_vma when it has none (dup_anon_vma: anon_vma_clone); the anon_vma
+ * locked around the change; one store of the kept VMA's new range; each
+ * removed VMA's chain unlinked (anon_vma_merge) and the VMA freed.
+ */
+static void commit_merge(struct ptsim_mm *mm, size_t first, size_t n)
+{
+	struct ptsim_machine *m = mm->m;
+	struct vma *kept = &mm->vmas[first];
+	bool anon = kept->anon_vma;
+
+	kernel_call(m, VMA_MERGE);
+	for (size_t i = 0; i <= n; i++)
+		vma_start_write(mm, &mm->vmas[first + i]);
+	for (size_t i = 1; i <= n && !kept->anon_vma; i++) {
+		if (mm->vmas[first + i].anon_vma) {
+			anon_vma_clone(m, kept, &mm->vmas[first + i]);
+			break;
+		}
+	}
+	for (size_t i = 1; i <= n; i++)
+		anon |= mm->vmas[first + i].anon_vma != 0;
+	if (anon)
+		anon_vma_lock_write(m);
+	vma_iter_store(m, true);
+	for (size_t i = 1; i <= n; i++) {
+		unlink_anon_vmas(m, &mm->vmas[first + i]);
+		vm_area_free(m);
+	}
+}
+
+/*
+ * Merge idx with its neighbours where possible, in one merge as
+ * vma_merge_existing_range does (prev, the VMA and next become prev);
+ * returns the index of the merged VMA.
+ */
 size_t vma_merge_around(struct ptsim_mm *mm, size_t idx)
 {
-	if (idx + 1 < mm->nr_vmas && can_merge(mm, &mm->vmas[idx], &mm->vmas[idx + 1]))
+	bool next = idx + 1 < mm->nr_vmas && can_merge(mm, &mm->vmas[idx], &mm->vmas[idx + 1]);
+	bool prev = idx > 0 && can_merge(mm, &mm->vmas[idx - 1], &mm->vmas[idx]);
+
+	/* prev and next must also be compatible with each other: else only next joins */
+	if (next && prev && mm->vmas[idx - 1].anon_vma && mm->vmas[idx + 1].anon_vma &&
+	    mm->vmas[idx - 1].anon_vma != mm->vmas[idx + 1].anon_vma)
+		prev = false;
+	if (!next && !prev)
+		return idx;
+	commit_merge(mm, prev ? idx - 1 : idx, (size_t)prev + (size_t)next);
+	if (next)
 		merge_next(mm, idx);
-	if (idx > 0 && can_merge(mm, &mm->vmas[idx - 1], &mm->vmas[idx])) {
+	if (prev) {
 		merge_next(mm, idx - 1);
 		idx--;
 	}
@@ -128,6 +197,7 @@ int vma_modify(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 			split_huge_pmd_address(mm, end, &spare);
 			vma_split(mm, idx, end);
 		}
+		vma_start_write(mm, &mm->vmas[idx]);	/* before vm_flags_reset */
 		modify(&mm->vmas[idx], arg);
 		idx = vma_merge_around(mm, idx);
 		a = mm->vmas[idx].end;

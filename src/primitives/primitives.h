@@ -42,6 +42,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	PTSIM_PRIMITIVES_CALLS(X)								\
 	PTSIM_PRIMITIVES_GATHER(X)								\
 	PTSIM_PRIMITIVES_MEMORY(X)								\
+	PTSIM_PRIMITIVES_VMA(X)									\
+	PTSIM_PRIMITIVES_FAULT(X)								\
 	PTSIM_PRIMITIVES_ARCH(X)
 
 /* Page-table maps and locks, the anon_vma lock, the notifier, lazy MMU mode. */
@@ -226,6 +228,75 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(SPLIT_VMA, "__split_vma", PRIM_CALL, PTSIM_EV_VMA_SPLIT, "mm/vma.c")			\
 	X(VMA_MERGE, "vma_merge_existing_range", PRIM_CALL, PTSIM_EV_VMA_MERGE,		\
 	  "mm/vma.c (v6.12; vma_merge before it)")
+
+/*
+ * The VMA machinery (v6.12: mm/vma.c, mm/mmap.c, kernel/fork.c, mm/rmap.c,
+ * lib/maple_tree.c): VMA structures, the maple tree of VMAs, mmap_lock and
+ * the per-VMA locks, anon_vma set-up and the accounting.
+ */
+#define PTSIM_PRIMITIVES_VMA(X)									\
+	X(MMAP_WRITE_LOCK, "mmap_write_lock", PRIM_CALL, PTSIM_EV_RWSEM,			\
+	  "include/linux/mmap_lock.h: down_write of mm->mmap_lock (kernel/locking/rwsem.c) "	\
+	  "and its release, which ends the hold's VMA write locks (vma_end_write_all)")		\
+	X(MMAP_READ_LOCK, "mmap_read_lock", PRIM_CALL, PTSIM_EV_RWSEM,				\
+	  "include/linux/mmap_lock.h: down_read of mm->mmap_lock and its release")		\
+	X(VMA_START_WRITE, "vma_start_write", PRIM_INLINE, PTSIM_EV_RWSEM,			\
+	  "include/linux/mm.h: down_write/up_write of the VMA's lock, once per mmap_lock hold "	\
+	  "(vm_lock_seq == mm_lock_seq: nothing)")						\
+	X(VM_AREA_ALLOC, "vm_area_alloc", PRIM_CALL, PRIM_EVENTS,				\
+	  "kernel/fork.c: the vm_area_struct and its vma_lock (vma_lock_alloc), two slab "	\
+	  "allocations (v6.4 .. v6.14)")							\
+	X(VM_AREA_DUP, "vm_area_dup", PRIM_CALL, PRIM_EVENTS,					\
+	  "kernel/fork.c: as vm_area_alloc, the copy of the original included")		\
+	X(VM_AREA_FREE, "vm_area_free", PRIM_CALL, PRIM_EVENTS,				\
+	  "kernel/fork.c: call_rcu; __vm_area_free frees the vma_lock and the vm_area_struct")	\
+	X(VMA_ITER_STORE, "vma_iter_store", PRIM_CALL, PRIM_EVENTS,				\
+	  "mm/vma.h: vma_iter_prealloc (mas_preallocate) and mas_store_prealloc "		\
+	  "(lib/maple_tree.c): the nodes the store writes")					\
+	X(MT_DUP, "__mt_dup", PRIM_CALL, PRIM_EVENTS,						\
+	  "lib/maple_tree.c: dup_mmap copies the parent's VMA tree, every node")		\
+	X(MT_DESTROY, "__mt_destroy", PRIM_CALL, PTSIM_EV_SLAB_FREE,				\
+	  "lib/maple_tree.c: exit_mmap frees every node of the VMA tree")			\
+	X(ANON_VMA_PREPARE, "__anon_vma_prepare", PRIM_CALL, PRIM_EVENTS,			\
+	  "mm/rmap.c: an anon_vma_chain and an anon_vma from their slabs, the anon_vma lock, "	\
+	  "mm->page_table_lock")								\
+	X(ANON_VMA_CLONE, "anon_vma_clone", PRIM_CALL, PRIM_EVENTS,				\
+	  "mm/rmap.c: one anon_vma_chain per chain entry of the source, under the root lock")	\
+	X(ANON_VMA_FORK, "anon_vma_fork", PRIM_CALL, PRIM_EVENTS,				\
+	  "mm/rmap.c: anon_vma_clone, then the child's own anon_vma and its chain entry")	\
+	X(UNLINK_ANON_VMAS, "unlink_anon_vmas", PRIM_CALL, PRIM_EVENTS,			\
+	  "mm/rmap.c: every chain entry off its interval tree and freed, under the root lock")	\
+	X(VM_STAT_ACCOUNT, "vm_stat_account", PRIM_CALL, PTSIM_EV_VM_STAT,			\
+	  "mm/mmap.c: total_vm and the data/exec/stack page counts")				\
+	X(SECURITY_VM_ENOUGH_MEMORY, "security_vm_enough_memory_mm", PRIM_CALL, PRIM_EVENTS,	\
+	  "security/security.c -> __vm_enough_memory (mm/util.c): the commit charge "		\
+	  "(percpu_counter_add of vm_committed_as) of a VM_ACCOUNT mapping")			\
+	X(VM_UNACCT_MEMORY, "vm_unacct_memory", PRIM_INLINE, PTSIM_EV_VM_STAT,			\
+	  "include/linux/mman.h: the commit charge given back (percpu_counter_add)")		\
+	X(VM_UNMAPPED_AREA, "vm_unmapped_area", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/mmap.c: unmapped_area(_topdown), mas_empty_area(_rev) over the tree's gaps")
+
+/*
+ * A fault's fixed work beyond the exception (v6.12 arch/arm64/mm/fault.c
+ * do_page_fault, mm/memory.c): the per-VMA lock, the accounting, the memcg
+ * charge and the LRU add of a new folio, the mm counters.
+ */
+#define PTSIM_PRIMITIVES_FAULT(X)								\
+	X(LOCK_VMA_UNDER_RCU, "lock_vma_under_rcu", PRIM_CALL, PRIM_EVENTS,			\
+	  "mm/memory.c: mas_walk of the VMA tree under RCU, vma_start_read (down_read_trylock "	\
+	  "of the VMA's lock); vma_end_read after the fault")					\
+	X(MM_ACCOUNT_FAULT, "mm_account_fault", PRIM_INLINE, PTSIM_EV_VM_STAT,			\
+	  "mm/memory.c: count_vm_event(PGFAULT) and count_memcg_event_mm(PGFAULT); min_flt is "	\
+	  "a task field, perf_sw_event a static-key nop with no perf event")			\
+	X(MEM_CGROUP_CHARGE, "mem_cgroup_charge", PRIM_CALL, PTSIM_EV_MEMCG_CHARGE,		\
+	  "include/linux/memcontrol.h -> __mem_cgroup_charge (mm/memcontrol.c): charge_memcg")	\
+	X(MEM_CGROUP_SWAPIN_CHARGE, "mem_cgroup_swapin_charge_folio", PRIM_CALL,		\
+	  PTSIM_EV_MEMCG_CHARGE, "mm/memcontrol.c: the charge of a folio read from swap")	\
+	X(FOLIO_ADD_LRU_VMA, "folio_add_lru_vma", PRIM_CALL, PTSIM_EV_LRU_ADD,			\
+	  "mm/swap.c: folio_add_lru into the per-CPU batch (folio_add_lru likewise)")		\
+	X(ADD_MM_COUNTER, "add_mm_counter", PRIM_INLINE, PTSIM_EV_VM_STAT,			\
+	  "include/linux/mm.h: percpu_counter_add of mm->rss_stat[member] (inc/dec_mm_counter "	\
+	  "likewise)")
 
 /*
  * The arm64 primitives (arch/arm64/primitives/), registered for their
@@ -660,6 +731,248 @@ static inline void put_anon_vma(struct ptsim_machine *m)
 static inline void syscall_enter(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_SYSCALL, 1);
+}
+
+/* ---- the VMA machinery (v6.12) ---- */
+
+/*
+ * mmap_write_lock .. mmap_write_unlock: one hold of mm->mmap_lock for
+ * writing. The kernel's unlock bumps mm->mm_lock_seq (vma_end_write_all);
+ * the model gives each hold a new sequence as it starts, which is the same
+ * to vma_start_write.
+ */
+static inline void mmap_write_lock(struct ptsim_mm *mm)
+{
+	prim_count(mm->m, PRIM_MMAP_WRITE_LOCK, 1);
+	mm->mm_lock_seq++;
+}
+
+/* mmap_read_lock .. mmap_read_unlock. */
+static inline void mmap_read_lock(struct ptsim_mm *mm)
+{
+	prim_count(mm->m, PRIM_MMAP_READ_LOCK, 1);
+}
+
+/* vma_start_write: v's lock taken and released once per mmap_lock hold. */
+static inline void vma_start_write(struct ptsim_mm *mm, struct vma *v)
+{
+	if (v->vm_lock_seq == mm->mm_lock_seq)
+		return;
+	prim_count(mm->m, PRIM_VMA_START_WRITE, 1);
+	v->vm_lock_seq = mm->mm_lock_seq;
+}
+
+/* vm_area_alloc: a vm_area_struct and its vma_lock (v6.4 .. v6.14: two slab caches). */
+static inline void vm_area_alloc(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_SLAB_ALLOC, 2);
+}
+
+/* vm_area_dup: as vm_area_alloc; the copy's vma_lock is new, so it is not write-locked. */
+static inline void vm_area_dup(struct ptsim_machine *m, struct vma *copy)
+{
+	count(m, PTSIM_EV_SLAB_ALLOC, 2);
+	copy->vm_lock_seq = 0;
+}
+
+/* vm_area_free: call_rcu, then both objects back to their slabs. */
+static inline void vm_area_free(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_HELPER_CALL, 1);
+	count(m, PTSIM_EV_SLAB_FREE, 2);
+}
+
+/* __vm_area_free: both objects back to their slabs at once (exit_mmap's unreachable VMAs). */
+static inline void __vm_area_free(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_SLAB_FREE, 2);
+}
+
+/*
+ * vma_iter_store (mas_store_prealloc after vma_iter_prealloc) in the VMA
+ * tree, which is in RCU mode (MM_MT_FLAGS). A store over exactly the range
+ * an entry already has (mas_wr_store_type: wr_exact_fit) rewrites that slot
+ * in place: one node written, nothing allocated. A store that moves or adds
+ * a boundary inside a leaf is a wr_node_store, which in RCU mode
+ * (mas_prealloc_calc: 1) writes a new copy of the leaf from one
+ * preallocated node and frees the old one after a grace period
+ * (ma_free_rcu). Not modelled: a leaf that overflows (wr_split_store: about
+ * one store in eight into a 16-slot leaf writes two leaves and the parent)
+ * or empties (wr_rebalance), and a store spanning leaves.
+ */
+static inline void vma_iter_store(struct ptsim_machine *m, bool new_bounds)
+{
+	count(m, PTSIM_EV_MAPLE_NODE_WRITE, 1);
+	if (new_bounds) {
+		count(m, PTSIM_EV_SLAB_ALLOC, 1);
+		count(m, PTSIM_EV_SLAB_FREE, 1);
+	}
+}
+
+/*
+ * The nodes of a VMA tree holding nr_vmas VMAs: 2 * nr_vmas + 1 ranges
+ * (the VMAs and the gaps around them) in full 16-slot leaves
+ * (MAPLE_RANGE64_SLOTS), under full 10-slot internal nodes
+ * (MAPLE_ARANGE64_SLOTS). A real tree is less full: this is a lower bound.
+ */
+static inline uint64_t maple_tree_nodes(size_t nr_vmas)
+{
+	uint64_t level = (2 * (uint64_t)nr_vmas + 1 + 15) / 16, nodes = level;
+
+	while (level > 1) {
+		level = (level + 9) / 10;
+		nodes += level;
+	}
+	return nodes;
+}
+
+/* __mt_dup: every node of the parent's tree allocated and copied for the child. */
+static inline void __mt_dup(struct ptsim_machine *m, size_t nr_vmas)
+{
+	count(m, PTSIM_EV_SLAB_ALLOC, maple_tree_nodes(nr_vmas));
+	count(m, PTSIM_EV_MAPLE_NODE_WRITE, maple_tree_nodes(nr_vmas));
+}
+
+/* __mt_destroy: the tree's nodes freed. */
+static inline void __mt_destroy(struct ptsim_machine *m, uint64_t nodes)
+{
+	prim_count(m, PRIM_MT_DESTROY, nodes);
+}
+
+/* The anon_vma_chain entries of v (a VMA given an anon_vma some other way has one). */
+static inline uint32_t vma_avcs(const struct vma *v)
+{
+	return v->anon_vma ? MAX(v->avc, 1u) : 0;
+}
+
+/*
+ * anon_vma_prepare: a VMA's first anonymous folio gives it an anon_vma id.
+ * Callers check anon_vma_available before they change anything: the ids
+ * fit 31 bits, and none left is -ENOMEM. A new anon_vma is
+ * __anon_vma_prepare's work (find_mergeable_anon_vma finding none):
+ * an anon_vma_chain and an anon_vma allocated, the anon_vma locked and
+ * mm->page_table_lock taken to link them.
+ */
+static inline void anon_vma_prepare(struct ptsim_machine *m, struct vma *v)
+{
+	if (v->anon_vma)
+		return;
+	v->anon_vma = m->next_anon_vma++;
+	v->avc = 1;
+	count(m, PTSIM_EV_SLAB_ALLOC, 2);
+	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+	count(m, PTSIM_EV_PTL_LOCK, 1);
+}
+
+/* anon_vma_clone (a split, copy_vma, a merge's dup_anon_vma): dst gets src's chain. */
+static inline void anon_vma_clone(struct ptsim_machine *m, struct vma *dst, const struct vma *src)
+{
+	uint32_t n = vma_avcs(src);
+
+	dst->avc = n;
+	if (!n)
+		return;
+	count(m, PTSIM_EV_SLAB_ALLOC, n);
+	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+}
+
+/* anon_vma_fork: the parent's chain cloned, then the child's own anon_vma and its entry. */
+static inline void anon_vma_fork(struct ptsim_machine *m, struct vma *child,
+				 const struct vma *parent)
+{
+	uint32_t n = vma_avcs(parent);
+
+	if (!n)
+		return;
+	anon_vma_clone(m, child, parent);
+	count(m, PTSIM_EV_SLAB_ALLOC, 2);
+	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+	child->avc = n + 1;
+}
+
+/*
+ * unlink_anon_vmas: v's chain entries freed. The anon_vmas they pointed at
+ * are freed with their last reference (put_anon_vma), which the model does
+ * not track.
+ */
+static inline void unlink_anon_vmas(struct ptsim_machine *m, const struct vma *v)
+{
+	uint32_t n = vma_avcs(v);
+
+	if (!n)
+		return;
+	count(m, PTSIM_EV_SLAB_FREE, n);
+	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+}
+
+/* vm_stat_account: the mm's total_vm and its data/exec/stack counts. */
+static inline void vm_stat_account(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_VM_STAT_ACCOUNT, 1);
+}
+
+/* accountable_mapping (mm/mmap.c): a private writable mapping is VM_ACCOUNT. */
+static inline bool accountable_mapping(const struct vma *v)
+{
+	return (v->flags & (VM_SHARED | VM_WRITE)) == VM_WRITE;
+}
+
+/* security_vm_enough_memory_mm: the call and the commit charge. */
+static inline void security_vm_enough_memory_mm(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_HELPER_CALL, 1);
+	count(m, PTSIM_EV_VM_STAT, 1);
+}
+
+/* vm_unacct_memory: the commit charge given back. */
+static inline void vm_unacct_memory(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_VM_UNACCT_MEMORY, 1);
+}
+
+/* vm_unmapped_area: the gap search over the VMA tree. */
+static inline void vm_unmapped_area(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_VM_UNMAPPED_AREA, 1);
+}
+
+/* ---- a fault's fixed work (v6.12) ---- */
+
+/* lock_vma_under_rcu: the call, its mas_walk, and the VMA's read lock taken and released. */
+static inline void lock_vma_under_rcu(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_HELPER_CALL, 1);
+	count(m, PTSIM_EV_RWSEM, 1);
+}
+
+/* mm_account_fault: count_vm_event(PGFAULT) and count_memcg_event_mm(PGFAULT). */
+static inline void mm_account_fault(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_MM_ACCOUNT_FAULT, 2);
+}
+
+/* mem_cgroup_charge: a new folio charged to the mm's memcg. */
+static inline void mem_cgroup_charge(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_MEM_CGROUP_CHARGE, 1);
+}
+
+/* mem_cgroup_swapin_charge_folio: a folio read from swap charged. */
+static inline void mem_cgroup_swapin_charge_folio(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_MEM_CGROUP_SWAPIN_CHARGE, 1);
+}
+
+/* folio_add_lru_vma: a new folio into the per-CPU LRU batch. */
+static inline void folio_add_lru_vma(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_ADD_LRU_VMA, 1);
+}
+
+/* add_mm_counter (inc_mm_counter, dec_mm_counter): one mm counter update. */
+static inline void add_mm_counter(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_ADD_MM_COUNTER, 1);
 }
 
 /* ---- loop steps ---- */
