@@ -408,8 +408,8 @@ static struct ptsim_machine *machine_without_hafdbs(void)
 }
 
 /*
- * One access at va faults with kind fk; ptsim_fault handles it with one
- * call of __ptep_set_access_flags and its one CAS (cas: the event of that
+ * One access at va faults with kind fk; ptsim_fault handles it (after
+ * lock_vma_under_rcu) with one call of __ptep_set_access_flags and its one CAS (cas: the event of that
  * atomic, PTE_CAS for a PTE, PMD_XCHG for a PMD); the access then succeeds.
  */
 static void check_fault_fixes(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t va,
@@ -424,7 +424,8 @@ static void check_fault_fixes(struct ptsim_machine *m, struct ptsim_mm *mm, uint
 	assert_int_equal(ptsim_fault(mm, va, kind), 0);
 	st = last(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
-	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 1);
+	/* __ptep_set_access_flags, and the fault's lock_vma_under_rcu */
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 2);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], cas == PTSIM_EV_PTE_CAS);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 0);
 	assert_int_equal(st.ev[PTSIM_EV_PMD_XCHG], cas == PTSIM_EV_PMD_XCHG);

@@ -121,7 +121,8 @@ static void test_mprotect_plain_ptes(void **state)
 			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 24);	/* ptep_get, unfold tests */
 			assert_int_equal(st.ev[PTSIM_EV_SET_PTES], 8);
 			assert_int_equal(st.ev[PTSIM_EV_SET_PTES_CHUNK], 8);
-			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 8);	/* the starts */
+			/* the starts, and the merge's vm_area_free (call_rcu) */
+			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 8 + pass);
 			assert_int_equal(st.ev[PTSIM_EV_PROT_COMMIT], 8);	/* the commits */
 			assert_int_equal(st.ev[PTSIM_EV_PTE_MAP], 1);
 			assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], 1);
@@ -131,15 +132,24 @@ static void test_mprotect_plain_ptes(void **state)
 			assert_int_equal(st.ev[PTSIM_EV_FLUSH_TLB_RANGE], 1);
 			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], 0);
 			assert_int_equal(st.ev[PTSIM_EV_FOLD_ATTEMPT], 0);
+			/*
+			 * mprotect_fixup's VMA work: the first pass splits the
+			 * 32K off the 2M VMA (__split_vma), the second merges it
+			 * back (vma_merge_existing_range); each stores one
+			 * maple node (priced as two calls). Charged apart below.
+			 */
+			assert_int_equal(st.ev[PTSIM_EV_VMA_SPLIT], !pass);
+			assert_int_equal(st.ev[PTSIM_EV_VMA_MERGE], pass);
+			assert_int_equal(st.ev[PTSIM_EV_MAPLE_NODE_WRITE], 1);
 			if (pass && k == 0) {
 				assert_int_equal(st.ev[PTSIM_EV_CAN_CHANGE_WRITABLE], 8);
 				assert_int_equal(st.ev[PTSIM_EV_ANON_EXCL_TEST], 8);
 				/* starts, commits, can_change, 2 for the map, 2 resched points */
-				assert_true(calls_charged(&st) == 8 + 8 + 8 + 2 + 2);
+				assert_true(calls_charged(&st) == 8 + 8 + 8 + 2 + 2 + 1 + 2 + 1);
 			} else {
 				assert_int_equal(st.ev[PTSIM_EV_CAN_CHANGE_WRITABLE], 0);
 				assert_int_equal(st.ev[PTSIM_EV_ANON_EXCL_TEST], pass ? 8 : 0);
-				assert_true(calls_charged(&st) == 8 + 8 + 2 + 2);
+				assert_true(calls_charged(&st) == 8 + 8 + 2 + 2 + 1 + 2 + pass);
 			}
 		}
 		ptsim_machine_destroy(m);
@@ -170,7 +180,8 @@ static void test_mprotect_contpte_block(void **state)
 		assert_int_equal(ptsim_populate(mm, VA, SZ_64K, 4, true), 0);
 		st = last_op(m);
 		assert_int_equal(st.ev[PTSIM_EV_SET_PTES], 1);
-		assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 1);	/* contpte_set_ptes */
+		/* contpte_set_ptes, and the fault's lock_vma_under_rcu */
+		assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 2);
 		assert_int_equal(ptsim_mprotect(mm, VA, SZ_64K, RO), 0);
 		st = last_op(m);
 		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_GATHER], 1);

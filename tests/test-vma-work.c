@@ -143,12 +143,14 @@ static void test_mprotect_split_merge(void **state)
 		CHECK(m, "mprotect middle", { PTSIM_EV_SYSCALL, 1 }, { PTSIM_EV_VMA_SPLIT, 2 },
 		      { PTSIM_EV_VMA_MERGE, 0 }, { PTSIM_EV_RWSEM, 4 }, { PTSIM_EV_SLAB_ALLOC, 8 },
 		      { PTSIM_EV_SLAB_FREE, 2 }, { PTSIM_EV_MAPLE_NODE_WRITE, 2 },
-		      { PTSIM_EV_ANON_VMA_LOCK, 4 }, { PTSIM_EV_VM_STAT, 2 }, { PTSIM_EV_HELPER_CALL, 0 });
+		      { PTSIM_EV_ANON_VMA_LOCK, 4 }, { PTSIM_EV_VM_STAT, 2 },
+		      { PTSIM_EV_HELPER_CALL, 4 });	/* a prot start call per PTE */
 		assert_int_equal(ptsim_mprotect(mm, A + 4 * SZ_4K, 4 * SZ_4K, RW), 0);
 		CHECK(m, "mprotect merge back", { PTSIM_EV_SYSCALL, 1 }, { PTSIM_EV_VMA_SPLIT, 0 },
 		      { PTSIM_EV_VMA_MERGE, 1 }, { PTSIM_EV_RWSEM, 4 }, { PTSIM_EV_SLAB_ALLOC, 1 },
 		      { PTSIM_EV_SLAB_FREE, 7 }, { PTSIM_EV_MAPLE_NODE_WRITE, 1 },
-		      { PTSIM_EV_ANON_VMA_LOCK, 3 }, { PTSIM_EV_VM_STAT, 2 }, { PTSIM_EV_HELPER_CALL, 2 });
+		      { PTSIM_EV_ANON_VMA_LOCK, 3 }, { PTSIM_EV_VM_STAT, 2 },
+		      { PTSIM_EV_HELPER_CALL, 2 + 4 });	/* 2 vm_area_free, the starts */
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);
 	}
