@@ -135,6 +135,19 @@ enum ptsim_feature {
 	PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX,
 	/* "mm: support batched unmap for lazyfree large folios during reclamation" (v6.16 form) */
 	PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING,
+	/*
+	 * "mm: track mapcount of large folios in single value" (v6.11): every
+	 * rmap change of a large folio also updates folio->_large_mapcount.
+	 */
+	PTSIM_FEAT_LARGE_MAPCOUNT,
+	/*
+	 * "mm/rmap: basic MM owner tracking for large folios (!hugetlb)" (v6.15;
+	 * CONFIG_MM_ID, selected by CONFIG_TRANSPARENT_HUGEPAGE): that update
+	 * runs under the folio's large-mapcount bit lock and keeps two per-MM
+	 * mapcount slots. The per-page mapcounts stay: the model follows the
+	 * default config (CONFIG_NO_PAGE_MAPCOUNT, EXPERIMENTAL, defaults off).
+	 */
+	PTSIM_FEAT_MM_ID_MAPCOUNT,
 	PTSIM_FEAT__COUNT
 };
 
