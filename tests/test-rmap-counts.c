@@ -240,6 +240,45 @@ static void test_munmap_after_fork(void **state)
 }
 
 /*
+ * The deferred split queue (deferred_split_folio). Before v6.10 every
+ * removal that left pages of an anonymous large folio unmapped called it
+ * (one call per PTE in v6.8), and the first queued the folio under the
+ * queue's spinlock, even when the folio was then unmapped whole; freeing
+ * it took it off again (folio_undo_large_rmappable and the lock). From
+ * v6.10 only a partly mapped folio is queued. Every munmap also takes its
+ * PTE table's lock once; order-0 pages never touch the queue.
+ */
+static void test_deferred_split(void **state)
+{
+	static const struct {
+		uint64_t len;
+		uint64_t calls[NR_KERNELS], locks[NR_KERNELS];
+	} rows[] = {
+		/* the whole folio: v6.8 16 calls and v6.9 1, + the unqueue at its free */
+		{ SZ_64K, { 16 + 1, 1 + 1, 0, 0 }, { 1 + 2, 1 + 2, 1, 1 } },
+		/* half of it: the folio stays, partly mapped, queued in every kernel */
+		{ SZ_64K / 2, { 8, 1, 1, 1 }, { 1 + 1, 1 + 1, 1 + 1, 1 + 1 } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		for (int k = 0; k < NR_KERNELS; k++) {
+			struct ptsim_machine *m = kernel_machine(k);
+			struct ptsim_mm *mm = populated(m, SZ_64K, 4);
+			struct ptsim_stats st;
+
+			assert_int_equal(ptsim_munmap(mm, VA, rows[i].len), 0);
+			st = last(m);
+			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], rows[i].calls[k]);
+			assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], rows[i].locks[k]);
+			assert_invariants(m);
+			ptsim_mm_destroy(mm);
+			ptsim_machine_destroy(m);
+		}
+	}
+}
+
+/*
  * Anonymous write faults: folio_add_new_anon_rmap sets (does not
  * increment) the new folio's mapcounts and marks every page exclusive:
  * per page for a 64K folio, plus its _nr_pages_mapped and (v6.11)
@@ -352,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_munmap_64k_folio),
 		cmocka_unit_test(test_munmap_order0),
 		cmocka_unit_test(test_munmap_after_fork),
+		cmocka_unit_test(test_deferred_split),
 		cmocka_unit_test(test_anon_faults),
 		cmocka_unit_test(test_cow_fault),
 		cmocka_unit_test(test_file_faults),

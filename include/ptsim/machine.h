@@ -148,6 +148,13 @@ enum ptsim_feature {
 	 * default config (CONFIG_NO_PAGE_MAPCOUNT, EXPERIMENTAL, defaults off).
 	 */
 	PTSIM_FEAT_MM_ID_MAPCOUNT,
+	/*
+	 * "mm/rmap: do not add fully unmapped large folio to deferred split
+	 * list" (v6.10): only a partly mapped anonymous large folio is queued
+	 * for a deferred split; before it every unmap that left a page of one
+	 * unmapped called deferred_split_folio, and the first queued it.
+	 */
+	PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL,
 	PTSIM_FEAT__COUNT
 };
 

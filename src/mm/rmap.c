@@ -109,6 +109,28 @@ void folio_add_new_anon_rmap(struct ptsim_mm *mm, struct folio *f, bool exclusiv
 	__lruvec_stat_mod_folio(m);	/* NR_ANON_MAPPED */
 }
 
+/*
+ * __folio_remove_rmap's deferred split for a large anonymous folio that lost
+ * mapped pages. Before v6.10 ("deferred_split_partial" off) it calls
+ * deferred_split_folio every time, partly mapped or not, which returns at
+ * its list_empty test once the folio is queued; from v6.10 only a folio
+ * still partly mapped is passed on, and only when not queued yet (v6.12
+ * tests folio_test_partially_mapped instead of the list). Queueing takes
+ * the queue's spinlock; the folio leaves the queue when freed (folio_free).
+ */
+static void queue_deferred_split(struct ptsim_machine *m, struct folio *f)
+{
+	bool queued = f->flags & FOLIO_DEFERRED_SPLIT;
+
+	if (feature(m, PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL) && (f->mapcount <= 0 || queued))
+		return;
+	kernel_call(m, DEFERRED_SPLIT_FOLIO);
+	if (queued)
+		return;
+	split_queue_lock(m);
+	f->flags |= FOLIO_DEFERRED_SPLIT;
+}
+
 void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
 {
 	struct ptsim_machine *m = mm->m;
@@ -128,6 +150,8 @@ void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int n
 	}
 	if (last)
 		__lruvec_stat_mod_folio(m);	/* __folio_mod_stat: NR_{ANON,FILE}_MAPPED */
+	if (last && f->order && (f->flags & FOLIO_ANON))
+		queue_deferred_split(m, f);
 	if (f->mapcount < 0)
 		diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, f), 3, 0, 0,
 			    "folio mapcount below zero after an unmap");

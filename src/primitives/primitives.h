@@ -71,7 +71,10 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(LRU_ADD_DRAIN, "lru_add_drain", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
 	  "mm/swap.c (priced as one call, the cond_resched class)")				\
 	X(MUTEX_LOCK, "mutex_lock", PRIM_CALL, PTSIM_EV_PTL_LOCK,				\
-	  "kernel/locking/mutex.c (arm64's pgtable_split_lock; counted as a table lock)")
+	  "kernel/locking/mutex.c (arm64's pgtable_split_lock; counted as a table lock)")	\
+	X(SPLIT_QUEUE_LOCK, "spin_lock_irqsave(&ds_queue->split_queue_lock)", PRIM_INLINE,	\
+	  PTSIM_EV_PTL_LOCK,									\
+	  "mm/huge_memory.c: the deferred split queue's spinlock (counted as a table lock)")
 
 /* Folio references, flags and locks. */
 #define PTSIM_PRIMITIVES_FOLIO(X)								\
@@ -190,6 +193,12 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/mlock.c (munlock_folio likewise): the per-CPU batch and the LRU work")		\
 	X(FOLIO_REMOVE_RMAP_PTES, "folio_remove_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_REMOVE,	\
 	  "mm/rmap.c (folio_remove_rmap_pte, folio_remove_rmap_pmd likewise)")		\
+	X(DEFERRED_SPLIT_FOLIO, "deferred_split_folio", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/huge_memory.c: queues a large anonymous folio for a split under memory pressure") \
+	X(FOLIO_UNDO_LARGE_RMAPPABLE, "folio_undo_large_rmappable", PRIM_CALL,			\
+	  PTSIM_EV_HELPER_CALL,								\
+	  "mm/huge_memory.c: a queued folio leaves the queue as it is freed "			\
+	  "(v6.12: folio_unqueue_deferred_split)")						\
 	X(FOLIO_ADD_NEW_ANON_RMAP, "folio_add_new_anon_rmap", PRIM_CALL, PTSIM_EV_RMAP_ADD,	\
 	  "mm/rmap.c: a new anonymous folio's first mappings")				\
 	X(FOLIO_ADD_ANON_RMAP_PTES, "folio_add_anon_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_ADD,	\
@@ -389,6 +398,12 @@ static inline void arch_enter_lazy_mmu_mode(struct ptsim_machine *m)
 static inline void cond_resched(struct ptsim_machine *m, uint64_t n)
 {
 	prim_count(m, PRIM_COND_RESCHED, n);
+}
+
+/* spin_lock_irqsave of the deferred split queue's lock (and its unlock). */
+static inline void split_queue_lock(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SPLIT_QUEUE_LOCK, 1);
 }
 
 /* mutex_lock of a sleeping lock the model counts as a table lock (pgtable_split_lock). */
