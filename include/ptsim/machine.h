@@ -149,6 +149,26 @@ enum ptsim_feature {
 	 * -EBUSY while a user mm of the machine maps a contiguous entry.
 	 */
 	PTSIM_FEAT_ARM64_CONTPTE,
+	/*
+	 * "mm: track mapcount of large folios in single value" (v6.11): every
+	 * rmap change of a large folio also updates folio->_large_mapcount.
+	 */
+	PTSIM_FEAT_LARGE_MAPCOUNT,
+	/*
+	 * "mm/rmap: basic MM owner tracking for large folios (!hugetlb)" (v6.15;
+	 * CONFIG_MM_ID, selected by CONFIG_TRANSPARENT_HUGEPAGE): that update
+	 * runs under the folio's large-mapcount bit lock and keeps two per-MM
+	 * mapcount slots. The per-page mapcounts stay: the model follows the
+	 * default config (CONFIG_NO_PAGE_MAPCOUNT, EXPERIMENTAL, defaults off).
+	 */
+	PTSIM_FEAT_MM_ID_MAPCOUNT,
+	/*
+	 * "mm/rmap: do not add fully unmapped large folio to deferred split
+	 * list" (v6.10): only a partly mapped anonymous large folio is queued
+	 * for a deferred split; before it every unmap that left a page of one
+	 * unmapped called deferred_split_folio, and the first queued it.
+	 */
+	PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL,
 	PTSIM_FEAT__COUNT
 };
 

@@ -102,7 +102,7 @@ enum ptsim_event {
 	PTSIM_EV_TLB_BATCH_ALLOC,	/* mmu_gather page batches allocated (tlb_next_batch) */
 	PTSIM_EV_TLB_FLUSH_MMU,		/* tlb_flush_mmu_free passes: batched pages and tables freed */
 	PTSIM_EV_RMAP_REMOVE,		/* folio_remove_rmap_pte(s)/_pmd calls */
-	PTSIM_EV_RMAP_DUP,		/* folio_try_dup_anon_rmap / folio_dup_file_rmap (inline, fork) */
+	PTSIM_EV_RMAP_DUP,		/* __folio_try_dup_anon_rmap / __folio_dup_file_rmap entries (fork) */
 	PTSIM_EV_PAGE_COPY,		/* pages copied (COW, pinned pages at fork) */
 	PTSIM_EV_MLOCK_FOLIO,		/* mlock_folio / munlock_folio calls */
 	PTSIM_EV_HELPER_CALL,		/* other out-of-line kernel helpers (anon_vma get/lock/...) */
@@ -113,6 +113,11 @@ enum ptsim_event {
 	PTSIM_EV_VM_STAT,		/* per-CPU or per-mm counter update (vm_stat_account, mm counters) */
 	PTSIM_EV_MEMCG_CHARGE,		/* mem_cgroup_charge / mem_cgroup_swapin_charge_folio */
 	PTSIM_EV_LRU_ADD,		/* folio_add_lru(_vma): the folio into the per-CPU LRU batch */
+	PTSIM_EV_RMAP_ADD,		/* folio_add_new_anon_rmap / folio_add_{anon,file}_rmap_* calls */
+	PTSIM_EV_MAPCOUNT_ATOMIC,	/* atomic RMW of a page's _mapcount or a folio's mapcounts */
+	PTSIM_EV_MAPCOUNT_SET,		/* plain store of a mapcount field (atomic_set, MM_ID slots) */
+	PTSIM_EV_PAGE_FLAG_ATOMIC,	/* SetPageAnonExclusive / ClearPageAnonExclusive (set/clear_bit) */
+	PTSIM_EV_LRUVEC_STAT,		/* __lruvec_stat_mod_folio calls (NR_*_MAPPED, NR_ANON_THPS) */
 	PTSIM_EV__COUNT
 };
 

@@ -90,6 +90,7 @@ enum folio_flags {
 	FOLIO_WORKINGSET = 1u << 4,
 	FOLIO_MLOCKED = 1u << 5,
 	FOLIO_LAZYFREE = 1u << 6,	/* MADV_FREE'd anonymous memory: PG_swapbacked clear */
+	FOLIO_DEFERRED_SPLIT = 1u << 7,	/* on its node's deferred split queue (_deferred_list) */
 };
 
 /*

@@ -53,6 +53,9 @@ static const struct {
 	 */
 	[PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING] = { "lazyfree_unmap_batching", 6150 },
 	[PTSIM_FEAT_ARM64_CONTPTE] = { "arm64_contpte", 6090 },
+	[PTSIM_FEAT_LARGE_MAPCOUNT] = { "large_mapcount", 6110 },
+	[PTSIM_FEAT_MM_ID_MAPCOUNT] = { "mm_id_mapcount", 6150 },
+	[PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL] = { "deferred_split_partial", 6100 },
 };
 
 /*

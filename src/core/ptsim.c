@@ -126,6 +126,11 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_VM_STAT] = "vm_stat",
 	[PTSIM_EV_MEMCG_CHARGE] = "memcg_charge",
 	[PTSIM_EV_LRU_ADD] = "lru_add",
+	[PTSIM_EV_RMAP_ADD] = "rmap_add",
+	[PTSIM_EV_MAPCOUNT_ATOMIC] = "mapcount_atomic",
+	[PTSIM_EV_MAPCOUNT_SET] = "mapcount_set",
+	[PTSIM_EV_PAGE_FLAG_ATOMIC] = "page_flag_atomic",
+	[PTSIM_EV_LRUVEC_STAT] = "lruvec_stat",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

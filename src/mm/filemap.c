@@ -358,9 +358,9 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 
 				set_ptes(mm, ra, ptep + (int64_t)(first - start_pgoff), pte_mkyoung(pte),
 					 (unsigned int)run);
-				fo->mapcount += (int)run;
 				filemap_map_folio_range(m, run);
 				rss += run;
+				folio_add_file_rmap_ptes(mm, fo, (unsigned int)run);	/* set_pte_range */
 				run = 0;
 			}
 		}

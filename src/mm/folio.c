@@ -172,6 +172,15 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 
 	if (f->contended)
 		u64map_del(&fs->lock_contention, pfn);
+	/*
+	 * a queued large folio leaves the deferred split queue as it is freed
+	 * (folio_undo_large_rmappable, v6.12 folio_unqueue_deferred_split,
+	 * after an inline list_empty test): a call and the queue's spinlock
+	 */
+	if (f->flags & FOLIO_DEFERRED_SPLIT) {
+		kernel_call(m, FOLIO_UNDO_LARGE_RMAPPABLE);
+		split_queue_lock(m);
+	}
 	memset(f, 0, nr * sizeof(*f));
 	physmem_free(&m->phys, pfn, order);
 	fs->nr_folios--;
@@ -213,11 +222,13 @@ void folio_split_records(struct ptsim_machine *m, struct folio *f)
 		struct folio *p = &f[i];
 
 		*p = (struct folio){
-			.index = f->index + i, .flags = f->flags & ~FOLIO_LOCKED, .live = 1,
+			.index = f->index + i,
+			.flags = f->flags & ~(FOLIO_LOCKED | FOLIO_DEFERRED_SPLIT), .live = 1,
 			.anon_exclusive = p->anon_exclusive, .mapping = f->mapping,
 		};
 	}
 	f->order = 0;
+	f->flags &= ~FOLIO_DEFERRED_SPLIT;	/* the split takes it off the queue */
 	m->folios.nr_folios += nr - 1;
 }
 

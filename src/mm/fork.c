@@ -54,26 +54,63 @@ static bool vma_needs_copy(const struct vma *v)
 }
 
 /*
- * __folio_try_dup_anon_rmap for nr pages from idx: -EBUSY when the folio may
- * be pinned and one of them is exclusive (the child must get a copy); else
- * every page becomes shared and the mapcount grows.
+ * __folio_try_dup_anon_rmap (include/linux/rmap.h, always inline) for nr
+ * pages from idx, or the PMD mapping (pmd): -EBUSY when the folio may be
+ * pinned and one of them is exclusive (the child must get a copy). Else
+ * per page (v6.9+ for a batch; v6.8 calls it per PTE) an exclusive page is
+ * made shared (PageAnonExclusive, ClearPageAnonExclusive) and its _mapcount
+ * raised; a large folio's _large_mapcount follows once (v6.11+). A PMD
+ * raises _entire_mapcount; only its head page's exclusivity counts there.
  */
 static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, struct folio *f,
-				   uint64_t idx, unsigned int nr)
+				   uint64_t idx, unsigned int nr, bool pmd)
 {
+	struct ptsim_machine *m = mm->m;
 	bool maybe_pinned = folio_needs_cow_for_dma(v, f);
 
-	__folio_try_dup_anon_rmap(mm->m);
+	__folio_try_dup_anon_rmap_enter(m);
+	if (pmd) {
+		if (PageAnonExclusive(m, f, 0)) {
+			if (maybe_pinned)
+				return -EBUSY;
+			ClearPageAnonExclusive(m, f, 0);
+		}
+		page_mapcount_atomic(m, 1);	/* _entire_mapcount */
+		folio_mod_large_mapcount(m, false);
+		/* one PMD mapping: the model counts it once in mapcount */
+		for (uint64_t i = 1; i < folio_nr_pages(f); i++)
+			folio_set_page_anon_exclusive(f, i, false);
+		f->mapcount++;
+		return 0;
+	}
 	if (maybe_pinned) {
 		for (unsigned int i = 0; i < nr; i++) {
-			if (PageAnonExclusive(mm->m, f, idx + i))
+			if (PageAnonExclusive(m, f, idx + i))
 				return -EBUSY;
 		}
 	}
-	for (unsigned int i = 0; i < nr; i++)
-		folio_set_page_anon_exclusive(f, idx + i, false);
+	for (unsigned int i = 0; i < nr; i++) {
+		if (PageAnonExclusive(m, f, idx + i))
+			ClearPageAnonExclusive(m, f, idx + i);
+	}
+	page_mapcount_atomic(m, nr);	/* atomic_inc per page (the folio's for order 0) */
+	if (f->order)
+		folio_mod_large_mapcount(m, false);
 	f->mapcount += (int)nr;
 	return 0;
+}
+
+/*
+ * __folio_dup_file_rmap (include/linux/rmap.h, always inline): per page an
+ * atomic_inc of _mapcount, then a large folio's _large_mapcount (v6.11+).
+ */
+static void folio_dup_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+{
+	__folio_dup_file_rmap_enter(mm->m);
+	page_mapcount_atomic(mm->m, nr);
+	if (f->order)
+		folio_mod_large_mapcount(mm->m, false);
+	f->mapcount += (int)nr;
 }
 
 /*
@@ -108,8 +145,7 @@ static void copy_present_page(struct fork_ctx *c, pte_t *dst, uint64_t addr)
 	nf->flags |= FOLIO_ANON | FOLIO_UPTODATE;
 	nf->mapping = c->vma->anon_vma;
 	nf->index = ((addr - c->vma->start) >> g->page_shift) + c->vma->pgoff;
-	folio_set_page_anon_exclusive(nf, 0, true);	/* folio_add_new_anon_rmap(EXCLUSIVE) */
-	nf->mapcount = 1;
+	folio_add_new_anon_rmap(mm, nf, true, false);
 	pte = pfn_pte(g, folio_pfn(c->dst->m, nf), c->vma->page_prot);
 	if (c->vma->flags & VM_WRITE)
 		pte = pte_mkwrite(pte_mkdirty(pte));	/* maybe_mkwrite(pte_mkdirty()) */
@@ -140,18 +176,17 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 		nr = folio_pte_batch_flags(mm, f, src, &pte, max_nr, flags);
 		folio_get(mm->m);	/* folio_ref_add */
 		if (f->flags & FOLIO_ANON) {
-			if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, nr))
+			if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, nr, false))
 				return 0;	/* -EAGAIN */
 		} else {
-			folio_dup_file_rmap_ptes(mm->m);
-			f->mapcount += (int)nr;
+			folio_dup_file_rmap_ptes(mm, f, nr);
 		}
 		__copy_present_ptes(c, dst, src, pte, addr, nr);
 		return nr;
 	}
 	folio_get(mm->m);
 	if (f->flags & FOLIO_ANON) {
-		if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, 1)) {
+		if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, 1, false)) {
 			if (!*prealloc)
 				return 0;	/* -EAGAIN: allocate, then try again */
 			copy_present_page(c, dst, addr);
@@ -159,8 +194,7 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 			return 1;
 		}
 	} else {
-		folio_dup_file_rmap_ptes(mm->m);
-		f->mapcount++;
+		folio_dup_file_rmap_ptes(mm, f, 1);
 	}
 copy_pte:
 	__copy_present_ptes(c, dst, src, pte, addr, 1);
@@ -237,7 +271,7 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 	ptl_spin_lock(mm->m);	/* the parent's nested */
 	if (ref.folio) {
 		folio_get(mm->m);
-		if (folio_try_dup_anon_rmap(mm, c->vma, ref.folio, 0, 1)) {
+		if (folio_try_dup_anon_rmap(mm, c->vma, ref.folio, 0, 1, true)) {
 			if (c->used_split == c->nr_split) {
 				diag_report(mm->m, PTSIM_DIAG_INVARIANT, addr, 2, pmd, 0,
 					    "fork split a pinned THP with no table set aside");
@@ -246,9 +280,6 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 			__split_huge_pmd_locked(mm, src_t, addr, c->split_tables[c->used_split++]);
 			return false;
 		}
-		/* one PMD mapping: the model counts it once in mapcount, so the dup added 1 */
-		for (uint64_t i = 1; i < folio_nr_pages(ref.folio); i++)
-			folio_set_page_anon_exclusive(ref.folio, i, false);
 	}
 	if (is_cow_mapping(c->vma->flags) && pte_write(pmd)) {
 		pmdp_set_wrprotect(mm, addr, &src_t->desc[idx]);

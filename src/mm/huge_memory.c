@@ -31,16 +31,22 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 	set_ptes(mm, haddr, pte_table->desc, entry, g->ptrs_per_table);
 
 	f = pfn_folio(m, pte_pfn(g, old_pmd));
-	if (f)
-		f->mapcount += (int)g->ptrs_per_table - 1;
 	/*
 	 * folio_add_anon_rmap_ptes(RMAP_EXCLUSIVE when the head page is
-	 * PageAnonExclusive): a PMD mapping's exclusivity is its head page's,
-	 * and every page mapped by the new PTEs inherits it.
+	 * PageAnonExclusive), then folio_remove_rmap_pmd (v6.12
+	 * __split_huge_pmd_locked): a PMD mapping's exclusivity is its head
+	 * page's, and every page mapped by the new PTEs inherits it.
 	 */
-	if (f && (f->flags & FOLIO_ANON))
+	if (f && (f->flags & FOLIO_ANON)) {
+		bool excl = folio_page_anon_exclusive(f, 0);
+
 		for (uint64_t i = 1; i < folio_nr_pages(f); i++)
-			folio_set_page_anon_exclusive(f, i, folio_page_anon_exclusive(f, 0));
+			folio_set_page_anon_exclusive(f, i, false);
+		folio_add_anon_rmap_ptes(mm, f, 0, g->ptrs_per_table, excl, true);
+		folio_remove_rmap_pmd(mm, f, true);
+	} else if (f) {
+		f->mapcount += (int)g->ptrs_per_table - 1;
+	}
 	/* pmd_populate: the PMD now points at the filled table */
 	set_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx], pfn_pte(g, pte_table->pfn, PMD_TYPE_TABLE));
 	pmd_table->next[idx] = pte_table;

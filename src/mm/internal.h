@@ -192,10 +192,27 @@ bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint6
 void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
 int split_folio(struct ptsim_mm *mm, struct folio *f);
 /*
- * folio_remove_rmap_ptes (mm/rmap.c): nr fewer mappings of f, counted; a
- * mapcount below zero is an invariant diagnostic. Freeing is the caller's.
+ * folio_remove_rmap_ptes (mm/rmap.c): nr fewer mappings of f, with the
+ * per-page and per-folio mapcount work counted; a mapcount below zero is an
+ * invariant diagnostic. Freeing is the caller's.
  */
 void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr);
+/* folio_remove_rmap_pmd: one PMD mapping fewer; ptes_stay when a split just PTE-mapped it. */
+void folio_remove_rmap_pmd(struct ptsim_mm *mm, struct folio *f, bool ptes_stay);
+/* folio_add_file_rmap_ptes: nr more PTE mappings of a file folio. */
+void folio_add_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr);
+/*
+ * folio_add_anon_rmap_ptes: nr more PTE mappings of pages idx.. of an
+ * anonymous folio, exclusive (RMAP_EXCLUSIVE) or not; pmd_mapped when a PMD
+ * still maps it (a split).
+ */
+void folio_add_anon_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx,
+			      unsigned int nr, bool exclusive, bool pmd_mapped);
+/*
+ * folio_add_new_anon_rmap: the first mappings of a new anonymous folio, all
+ * its pages by PTEs, or one PMD (pmd); sets the mapcount and exclusivity.
+ */
+void folio_add_new_anon_rmap(struct ptsim_mm *mm, struct folio *f, bool exclusive, bool pmd);
 /* flush_tlb_batched_pending (mm/rmap.c): flush_tlb_mm when reclaim deferred a flush on mm. */
 void flush_tlb_batched_pending(struct ptsim_mm *mm);
 /* PTE mappings of f's pages in mm (anonymous folios, found through their index). */

@@ -93,9 +93,6 @@ static void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
 	f->flags |= FOLIO_ANON | FOLIO_UPTODATE;
 	f->mapping = v->anon_vma;
 	f->index = ((addr - v->start) >> g->page_shift) + v->pgoff;
-	/* folio_add_new_anon_rmap: a new anonymous folio is exclusive on every page */
-	for (uint64_t i = 0; i < folio_nr_pages(f); i++)
-		folio_set_page_anon_exclusive(f, i, true);
 }
 
 /* pte_range_none: every target entry must still be empty. */
@@ -180,11 +177,11 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	pte_t entry = anon_fault_pte(g, v, folio_pfn(mm->m, pf->folio), true);
 
 	if (order == g->pmd_order) {
-		pf->folio->mapcount = 1;
+		folio_add_new_anon_rmap(mm, pf->folio, true, true);
 		set_desc(mm, pf->addr, PMD_LEVEL, &pf->table->desc[pt_index(g, PMD_LEVEL, pf->addr)],
 			 pte_to_pmd_leaf(entry));
 	} else {
-		pf->folio->mapcount = (int)nr;
+		folio_add_new_anon_rmap(mm, pf->folio, true, false);
 		set_ptes(mm, pf->addr, &pf->table->desc[pt_index(g, PTE_LEVEL, pf->addr)], entry,
 			 (unsigned int)nr);
 	}
@@ -251,7 +248,7 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, PTE_LEVEL, pf[i].addr)],
 				 file_fault_pte(g, v, folio_pfn(m, pf[i].folio), write), 1);
 			add_mm_counter(m);	/* set_pte_range: MM_SHMEMPAGES */
-			pf[i].folio->mapcount++;
+			folio_add_file_rmap_ptes(mm, pf[i].folio, 1);	/* set_pte_range */
 			fn_exit(m);
 		}
 	}
@@ -336,8 +333,8 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, va, &m->geo);
 	ptep_clear_flush(mm, va, ptep);
+	folio_add_new_anon_rmap(mm, f, true, false);
 	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, folio_pfn(mm->m, f), true), 1);
-	f->mapcount = 1;
 	return 0;
 }
 
@@ -477,7 +474,8 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 		(!f->pinned && (f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
 					   f->mapcount == 1));
 	if (reuse) {
-		folio_set_page_anon_exclusive(f, ref.idx, true);
+		if (!folio_page_anon_exclusive(f, ref.idx))
+			SetPageAnonExclusive(m, f, ref.idx);
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))), true);
 		return 0;
 	}
@@ -487,13 +485,13 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	mem_cgroup_charge(m);	/* folio_prealloc; no counter moves: the old folio was anonymous */
 	copy_user_highpage(m);
 	folio_init_anon(nf, v, va, g);
-	nf->mapcount = 1;
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	ptep_clear_flush(mm, va, ptep);
+	folio_add_new_anon_rmap(mm, nf, true, false);
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), true), 1);
 	folio_add_lru_vma(m);
-	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);	/* folio_remove_rmap_pte */
-	if (--f->mapcount == 0)
+	folio_remove_rmap_ptes(mm, f, 1);	/* folio_remove_rmap_pte */
+	if (f->mapcount == 0)
 		folio_put(m, f);	/* a pinned page stays with its pin */
 	return 0;
 }
@@ -528,11 +526,15 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	ptl_spin_lock(m);
 	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
 	folio_init_anon(f, v, va, g);
-	folio_set_page_anon_exclusive(f, 0, exclusive);
+	/*
+	 * a folio new to the rmap (not yet anon): folio_add_new_anon_rmap with
+	 * RMAP_EXCLUSIVE when the entry was (v6.10+; v6.8 and v6.9 took
+	 * folio_add_anon_rmap_pte, an atomic_inc_and_test where this stores)
+	 */
+	folio_add_new_anon_rmap(mm, f, exclusive, false);
 	add_mm_counter(m);	/* MM_ANONPAGES up */
 	add_mm_counter(m);	/* MM_SWAPENTS down */
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, f), write && exclusive), 1);
-	f->mapcount = 1;
 	if (write && !exclusive) {
 		/* FAULT_FLAG_WRITE is still set */
 		fn_enter(m, PTSIM_FN_DO_WP_PAGE);
@@ -564,6 +566,8 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 
 	pmd_lock(m);
 	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pinned) {
+		if (!folio_page_anon_exclusive(ref.folio, 0))
+			SetPageAnonExclusive(m, ref.folio, 0);	/* the head page's, for the PMD */
 		for (uint64_t i = 0; i < folio_nr_pages(ref.folio); i++)
 			folio_set_page_anon_exclusive(ref.folio, i, true);
 		/* pmdp_set_access_flags(..., 1): __ptep_set_access_flags on the PMD */
@@ -612,7 +616,7 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 	folio_zero_user(m, folio_nr_pages(f));
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, haddr, g);
-	f->mapcount = 1;
+	folio_add_new_anon_rmap(mm, f, true, true);
 	pmd_lock(m);
 	set_desc(mm, haddr, PMD_LEVEL, &t->desc[pt_index(g, PMD_LEVEL, haddr)],
 		 pte_to_pmd_leaf(anon_fault_pte(g, v, folio_pfn(mm->m, f), true)));
@@ -705,7 +709,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		pte_range_none(mm, &t->desc[pt_index(g, PTE_LEVEL, a)], nr);
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, a, g);
-	f->mapcount = (int)nr;
+	folio_add_new_anon_rmap(mm, f, true, false);
 	set_ptes(mm, a, &t->desc[pt_index(g, PTE_LEVEL, a)], anon_fault_pte(g, v, folio_pfn(mm->m, f), true),
 		 (unsigned int)nr);
 	return 0;
@@ -780,13 +784,13 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
 			 file_fault_pte(g, v, folio_pfn(mm->m, fo), write), (unsigned int)nr);
 		add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
-		fo->mapcount += (int)nr;
+		folio_add_file_rmap_ptes(mm, fo, (unsigned int)nr);	/* set_pte_range */
 		return;
 	}
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	set_ptes(mm, addr, ptep, file_fault_pte(g, v, folio_pfn(mm->m, fo) + idx, write), 1);
 	add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
-	fo->mapcount++;
+	folio_add_file_rmap_ptes(mm, fo, 1);	/* set_pte_range */
 }
 
 /* should_fault_around + do_fault_around: a window of fault_around_pages aligned slots. */

@@ -13,12 +13,174 @@
 #include "pte_batch.h"
 #include "primitives.h"
 
+/*
+ * The mapcount work of mm/rmap.c, as the kernel of each modelled version
+ * executes it (v6.8 .. v6.19, the default config: CONFIG_PAGE_MAPCOUNT, and
+ * from v6.15 CONFIG_MM_ID with THP). A large folio's mapping of nr pages
+ * touches every page's _mapcount, then the folio's _nr_pages_mapped when a
+ * page became mapped or unmapped, and (v6.11, "large_mapcount") its
+ * _large_mapcount; __folio_mod_stat calls __lruvec_stat_mod_folio when the
+ * number of mapped pages changed.
+ *
+ * The model keeps one mapcount per folio (every PTE mapping of any of its
+ * pages, a PMD mapping counting once), not one per page. Whether a page of
+ * the batch became mapped (unmapped) is decided as if every page of the
+ * folio had the same mapcount: true when the folio held (holds) fewer
+ * mappings than pages before the add (after the removal). That is exact for
+ * folios mapped whole, once or by several mms (fork), and for a folio mapped
+ * once and partly.
+ */
+
+/* __folio_add_rmap at the PTE level for nr pages of f: true when pages became mapped. */
+static bool __folio_add_rmap(struct ptsim_mm *mm, struct folio *f, unsigned int nr,
+			     bool pmd_mapped)
+{
+	struct ptsim_machine *m = mm->m;
+	bool first;
+
+	if (!folio_test_large(m, f)) {
+		page_mapcount_atomic(m, 1);	/* atomic_inc_and_test(&folio->_mapcount) */
+		first = f->mapcount == 0;
+	} else {
+		page_mapcount_atomic(m, nr);	/* atomic_inc_and_test per page */
+		first = (uint64_t)f->mapcount < folio_nr_pages(f);
+		if (first)
+			nr_pages_mapped_atomic(m);
+		/* a PMD mapping already counts every page mapped (ENTIRELY_MAPPED) */
+		first = first && !pmd_mapped;
+		folio_mod_large_mapcount(m, false);
+	}
+	f->mapcount += (int)nr;
+	return first;
+}
+
+void folio_add_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+{
+	kernel_call(mm->m, FOLIO_ADD_FILE_RMAP_PTES);
+	if (__folio_add_rmap(mm, f, nr, false))
+		__lruvec_stat_mod_folio(mm->m);	/* __folio_mod_stat: NR_FILE_MAPPED */
+}
+
+void folio_add_anon_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx,
+			      unsigned int nr, bool exclusive, bool pmd_mapped)
+{
+	kernel_call(mm->m, FOLIO_ADD_ANON_RMAP_PTES);
+	if (__folio_add_rmap(mm, f, nr, pmd_mapped))
+		__lruvec_stat_mod_folio(mm->m);	/* __folio_mod_stat: NR_ANON_MAPPED */
+	for (unsigned int i = 0; exclusive && i < nr; i++)
+		SetPageAnonExclusive(mm->m, f, idx + i);	/* RMAP_EXCLUSIVE */
+}
+
+/*
+ * folio_add_new_anon_rmap: a new folio's mapcounts are set, not
+ * incremented (atomic_set), per page for an mTHP; every page is exclusive
+ * (RMAP_EXCLUSIVE) or none is. A PMD-mapped folio sets _entire_mapcount and
+ * marks only its head page, and is accounted as a THP too (NR_ANON_THPS).
+ * The model marks every page of a PMD folio, which a split passes on.
+ */
+void folio_add_new_anon_rmap(struct ptsim_mm *mm, struct folio *f, bool exclusive, bool pmd)
+{
+	struct ptsim_machine *m = mm->m;
+	uint64_t nr = folio_nr_pages(f);
+
+	kernel_call(m, FOLIO_ADD_NEW_ANON_RMAP);
+	for (uint64_t i = 0; i < nr; i++)
+		folio_set_page_anon_exclusive(f, i, exclusive && pmd);
+	if (!folio_test_large(m, f) || !pmd) {
+		/* _mapcount per page, and for an mTHP _large_mapcount and _nr_pages_mapped */
+		for (uint64_t i = 0; i < nr; i++) {
+			mapcount_set(m, 1);
+			if (exclusive)
+				SetPageAnonExclusive(m, f, i);
+		}
+		if (nr > 1) {
+			folio_mod_large_mapcount(m, true);
+			mapcount_set(m, 1);
+		}
+		f->mapcount = (int)nr;
+	} else {
+		mapcount_set(m, 2);	/* _entire_mapcount, _nr_pages_mapped = ENTIRELY_MAPPED */
+		folio_mod_large_mapcount(m, true);
+		if (exclusive)
+			SetPageAnonExclusive(m, f, 0);
+		__lruvec_stat_mod_folio(m);	/* NR_ANON_THPS */
+		f->mapcount = 1;
+	}
+	__lruvec_stat_mod_folio(m);	/* NR_ANON_MAPPED */
+}
+
+/*
+ * __folio_remove_rmap's deferred split for a large anonymous folio that lost
+ * mapped pages. Before v6.10 ("deferred_split_partial" off) it calls
+ * deferred_split_folio every time, partly mapped or not, which returns at
+ * its list_empty test once the folio is queued; from v6.10 only a folio
+ * still partly mapped is passed on, and only when not queued yet (v6.12
+ * tests folio_test_partially_mapped instead of the list). Queueing takes
+ * the queue's spinlock; the folio leaves the queue when freed (folio_free).
+ */
+static void queue_deferred_split(struct ptsim_machine *m, struct folio *f)
+{
+	bool queued = f->flags & FOLIO_DEFERRED_SPLIT;
+
+	if (feature(m, PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL) && (f->mapcount <= 0 || queued))
+		return;
+	kernel_call(m, DEFERRED_SPLIT_FOLIO);
+	if (queued)
+		return;
+	split_queue_lock(m);
+	f->flags |= FOLIO_DEFERRED_SPLIT;
+}
+
 void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
 {
-	kernel_call(mm->m, FOLIO_REMOVE_RMAP_PTES);
+	struct ptsim_machine *m = mm->m;
+	bool last;
+
+	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);
 	f->mapcount -= (int)nr;
+	if (!folio_test_large(m, f)) {
+		page_mapcount_atomic(m, 1);	/* atomic_add_negative(-1, &folio->_mapcount) */
+		last = f->mapcount <= 0;
+	} else {
+		folio_mod_large_mapcount(m, false);
+		page_mapcount_atomic(m, nr);	/* atomic_add_negative per page */
+		last = (uint64_t)MAX(f->mapcount, 0) < folio_nr_pages(f);
+		if (last)
+			nr_pages_mapped_atomic(m);	/* atomic_sub_return_relaxed */
+	}
+	if (last)
+		__lruvec_stat_mod_folio(m);	/* __folio_mod_stat: NR_{ANON,FILE}_MAPPED */
+	if (last && f->order && (f->flags & FOLIO_ANON))
+		queue_deferred_split(m, f);
 	if (f->mapcount < 0)
-		diag_report(mm->m, PTSIM_DIAG_INVARIANT, folio_pfn(mm->m, f), 3, 0, 0,
+		diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, f), 3, 0, 0,
+			    "folio mapcount below zero after an unmap");
+}
+
+/*
+ * folio_remove_rmap_pmd: one PMD mapping of f goes (_entire_mapcount).
+ * When it was the last, _nr_pages_mapped drops ENTIRELY_MAPPED and the THP
+ * is accounted out (NR_ANON_THPS), and its pages as unmapped unless PTEs
+ * still map them (ptes_stay: a split mapped them just before).
+ */
+void folio_remove_rmap_pmd(struct ptsim_mm *mm, struct folio *f, bool ptes_stay)
+{
+	struct ptsim_machine *m = mm->m;
+	int64_t pmd_left;
+
+	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);	/* folio_remove_rmap_pmd */
+	f->mapcount--;
+	pmd_left = f->mapcount - (ptes_stay ? (int64_t)folio_nr_pages(f) : 0);
+	folio_mod_large_mapcount(m, false);
+	page_mapcount_atomic(m, 1);	/* atomic_add_negative(-1, &folio->_entire_mapcount) */
+	if (pmd_left <= 0) {
+		nr_pages_mapped_atomic(m);
+		if (!ptes_stay && f->mapcount <= 0)
+			__lruvec_stat_mod_folio(m);	/* NR_ANON_MAPPED */
+		__lruvec_stat_mod_folio(m);	/* NR_ANON_THPS */
+	}
+	if (f->mapcount < 0)
+		diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, f), 2, 0, 0,
 			    "folio mapcount below zero after an unmap");
 }
 
@@ -129,7 +291,9 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 		if ((f->flags & (FOLIO_ANON | FOLIO_LAZYFREE)) == FOLIO_ANON) {
 			swap_duplicate(m);
 			set_ptes(mm, a, ptep, swap_pte(f, i, swap_base, pteval), 1);
-			folio_set_page_anon_exclusive(f, i, false);	/* folio_try_share_anon_rmap_pte */
+			/* folio_try_share_anon_rmap_pte of an exclusive page (v6.12 try_to_unmap_one) */
+			if (folio_page_anon_exclusive(f, i))
+				ClearPageAnonExclusive(m, f, i);
 		}
 		folio_remove_rmap_ptes(mm, f, step);
 	}

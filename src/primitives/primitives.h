@@ -76,7 +76,10 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(LRU_ADD_DRAIN, "lru_add_drain", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
 	  "mm/swap.c (priced as one call, the cond_resched class)")				\
 	X(MUTEX_LOCK, "mutex_lock", PRIM_CALL, PTSIM_EV_PTL_LOCK,				\
-	  "kernel/locking/mutex.c (arm64's pgtable_split_lock; counted as a table lock)")
+	  "kernel/locking/mutex.c (arm64's pgtable_split_lock; counted as a table lock)")	\
+	X(SPLIT_QUEUE_LOCK, "spin_lock_irqsave(&ds_queue->split_queue_lock)", PRIM_INLINE,	\
+	  PTSIM_EV_PTL_LOCK,									\
+	  "mm/huge_memory.c: the deferred split queue's spinlock (counted as a table lock)")
 
 /* Folio references, flags and locks. */
 #define PTSIM_PRIMITIVES_FOLIO(X)								\
@@ -91,9 +94,29 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(COPY_USER_HIGHPAGE, "copy_user_highpage", PRIM_CALL, PTSIM_EV_PAGE_COPY,		\
 	  "include/linux/highmem.h -> copy_page: a COW copy")					\
 	X(FOLIO_TRY_DUP_ANON_RMAP, "__folio_try_dup_anon_rmap", PRIM_INLINE, PTSIM_EV_RMAP_DUP,	\
-	  "include/linux/rmap.h: __always_inline; the mapcount atomic, no call")		\
-	X(FOLIO_DUP_FILE_RMAP, "folio_dup_file_rmap_ptes", PRIM_INLINE, PTSIM_EV_RMAP_DUP,	\
-	  "include/linux/rmap.h: __folio_dup_file_rmap, __always_inline; the mapcount atomic")	\
+	  "include/linux/rmap.h: always inline; its entry's tests (the per-page work apart)")	\
+	X(FOLIO_DUP_FILE_RMAP, "__folio_dup_file_rmap", PRIM_INLINE, PTSIM_EV_RMAP_DUP,		\
+	  "include/linux/rmap.h: always inline; its entry's tests (the per-page work apart)")	\
+	X(PAGE_MAPCOUNT_ATOMIC, "atomic_*(&page->_mapcount)", PRIM_INLINE,			\
+	  PTSIM_EV_MAPCOUNT_ATOMIC,								\
+	  "include/linux/rmap.h, mm/rmap.c: one page's (or an order-0 folio's) _mapcount: "	\
+	  "atomic_inc (dup), atomic_inc_and_test (add), atomic_add_negative (remove), "	\
+	  "_entire_mapcount likewise for a PMD")						\
+	X(NR_PAGES_MAPPED_ATOMIC, "atomic_{add,sub}_return_relaxed(&folio->_nr_pages_mapped)",	\
+	  PRIM_INLINE, PTSIM_EV_MAPCOUNT_ATOMIC,						\
+	  "mm/rmap.c: __folio_add_rmap / __folio_remove_rmap when pages became (un)mapped")	\
+	X(FOLIO_LARGE_MAPCOUNT, "folio_{add,sub}_large_mapcount", PRIM_INLINE, PRIM_EVENTS,	\
+	  "include/linux/rmap.h (v6.11: one atomic; v6.15 CONFIG_MM_ID: the bit lock's "	\
+	  "atomic and plain stores of the count, the MM slot and the unlock)")		\
+	X(MAPCOUNT_SET, "atomic_set(&page->_mapcount)", PRIM_INLINE, PTSIM_EV_MAPCOUNT_SET,	\
+	  "mm/rmap.c: folio_add_new_anon_rmap initialises a new folio's mapcounts")		\
+	X(SET_PAGE_ANON_EXCLUSIVE, "SetPageAnonExclusive", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
+	  "include/linux/page-flags.h: set_bit of PG_anon_exclusive")			\
+	X(CLEAR_PAGE_ANON_EXCLUSIVE, "ClearPageAnonExclusive", PRIM_INLINE,			\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC,								\
+	  "include/linux/page-flags.h: clear_bit of PG_anon_exclusive")			\
+	X(LRUVEC_STAT_MOD_FOLIO, "__lruvec_stat_mod_folio", PRIM_CALL, PTSIM_EV_LRUVEC_STAT,	\
+	  "mm/memcontrol.c: __folio_mod_stat's NR_{ANON,FILE}_MAPPED / NR_ANON_THPS update")	\
 	X(FOLIO_GET, "folio_get", PRIM_INLINE, PTSIM_EV_FOLIO_GET,				\
 	  "include/linux/mm.h: an atomic increment")						\
 	X(FOLIO_REF_ADD, "folio_ref_add", PRIM_INLINE, PTSIM_EV_FOLIO_GET,			\
@@ -198,6 +221,18 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/mlock.c (munlock_folio likewise): the per-CPU batch and the LRU work")		\
 	X(FOLIO_REMOVE_RMAP_PTES, "folio_remove_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_REMOVE,	\
 	  "mm/rmap.c (folio_remove_rmap_pte, folio_remove_rmap_pmd likewise)")		\
+	X(DEFERRED_SPLIT_FOLIO, "deferred_split_folio", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/huge_memory.c: queues a large anonymous folio for a split under memory pressure") \
+	X(FOLIO_UNDO_LARGE_RMAPPABLE, "folio_undo_large_rmappable", PRIM_CALL,			\
+	  PTSIM_EV_HELPER_CALL,								\
+	  "mm/huge_memory.c: a queued folio leaves the queue as it is freed "			\
+	  "(v6.12: folio_unqueue_deferred_split)")						\
+	X(FOLIO_ADD_NEW_ANON_RMAP, "folio_add_new_anon_rmap", PRIM_CALL, PTSIM_EV_RMAP_ADD,	\
+	  "mm/rmap.c: a new anonymous folio's first mappings")				\
+	X(FOLIO_ADD_ANON_RMAP_PTES, "folio_add_anon_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_ADD,	\
+	  "mm/rmap.c (folio_add_anon_rmap_pte likewise)")					\
+	X(FOLIO_ADD_FILE_RMAP_PTES, "folio_add_file_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_ADD,	\
+	  "mm/rmap.c (folio_add_file_rmap_pte likewise)")					\
 	X(FOLIO_MOVE_ANON_RMAP, "folio_move_anon_rmap", PRIM_CALL, PTSIM_EV_RMAP_MOVE,		\
 	  "mm/rmap.c")										\
 	X(FOLIO_GET_ANON_VMA, "folio_get_anon_vma", PRIM_CALL, PRIM_EVENTS,			\
@@ -476,6 +511,12 @@ static inline void cond_resched(struct ptsim_machine *m, uint64_t n)
 	prim_count(m, PRIM_COND_RESCHED, n);
 }
 
+/* spin_lock_irqsave of the deferred split queue's lock (and its unlock). */
+static inline void split_queue_lock(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SPLIT_QUEUE_LOCK, 1);
+}
+
 /* mutex_lock of a sleeping lock the model counts as a table lock (pgtable_split_lock). */
 static inline void mutex_lock(struct ptsim_machine *m)
 {
@@ -670,16 +711,78 @@ static inline void copy_user_highpage(struct ptsim_machine *m)
 	prim_count(m, PRIM_COPY_USER_HIGHPAGE, 1);
 }
 
-/* __folio_try_dup_anon_rmap: the mapcount and exclusivity work of a fork's copy. */
-static inline void __folio_try_dup_anon_rmap(struct ptsim_machine *m)
+/* __folio_try_dup_anon_rmap's entry: folio_needs_cow_for_dma and folio_test_large. */
+static inline void __folio_try_dup_anon_rmap_enter(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_FOLIO_TRY_DUP_ANON_RMAP, 1);
 }
 
-/* folio_dup_file_rmap_ptes: a file folio's mapcount raised for a fork's copy. */
-static inline void folio_dup_file_rmap_ptes(struct ptsim_machine *m)
+/* __folio_dup_file_rmap's entry: folio_test_large. */
+static inline void __folio_dup_file_rmap_enter(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_FOLIO_DUP_FILE_RMAP, 1);
+}
+
+/* ---- mapcounts and exclusivity (include/linux/rmap.h, mm/rmap.c) ---- */
+
+/* nr atomics on per-page _mapcount fields (or an order-0 folio's, or _entire_mapcount). */
+static inline void page_mapcount_atomic(struct ptsim_machine *m, uint64_t nr)
+{
+	prim_count(m, PRIM_PAGE_MAPCOUNT_ATOMIC, nr);
+}
+
+/* The atomic update of a large folio's _nr_pages_mapped. */
+static inline void nr_pages_mapped_atomic(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_NR_PAGES_MAPPED_ATOMIC, 1);
+}
+
+/* nr plain stores initialising mapcount fields (atomic_set). */
+static inline void mapcount_set(struct ptsim_machine *m, uint64_t nr)
+{
+	prim_count(m, PRIM_MAPCOUNT_SET, nr);
+}
+
+/*
+ * folio_add_large_mapcount / folio_sub_large_mapcount of a large folio
+ * (none before v6.11, "large_mapcount"): one atomic_add/atomic_sub; from
+ * v6.15 ("mm_id_mapcount", CONFIG_MM_ID) the bit_spin_lock's atomic, then
+ * plain stores of _large_mapcount and this MM's slot, and the unlocking
+ * store (__bit_spin_unlock). folio_set_large_mapcount (a new folio) is the
+ * store alone, plus the slot's id and count with CONFIG_MM_ID.
+ */
+static inline void folio_mod_large_mapcount(struct ptsim_machine *m, bool set)
+{
+	if (!feature(m, PTSIM_FEAT_LARGE_MAPCOUNT))
+		return;
+	if (set) {
+		count(m, PTSIM_EV_MAPCOUNT_SET, feature(m, PTSIM_FEAT_MM_ID_MAPCOUNT) ? 3 : 1);
+	} else if (feature(m, PTSIM_FEAT_MM_ID_MAPCOUNT)) {
+		count(m, PTSIM_EV_MAPCOUNT_ATOMIC, 1);
+		count(m, PTSIM_EV_MAPCOUNT_SET, 3);
+	} else {
+		count(m, PTSIM_EV_MAPCOUNT_ATOMIC, 1);
+	}
+}
+
+/* SetPageAnonExclusive of page idx of f (set_bit). */
+static inline void SetPageAnonExclusive(struct ptsim_machine *m, struct folio *f, uint64_t idx)
+{
+	prim_count(m, PRIM_SET_PAGE_ANON_EXCLUSIVE, 1);
+	folio_set_page_anon_exclusive(f, idx, true);
+}
+
+/* ClearPageAnonExclusive of page idx of f (clear_bit). */
+static inline void ClearPageAnonExclusive(struct ptsim_machine *m, struct folio *f, uint64_t idx)
+{
+	prim_count(m, PRIM_CLEAR_PAGE_ANON_EXCLUSIVE, 1);
+	folio_set_page_anon_exclusive(f, idx, false);
+}
+
+/* __lruvec_stat_mod_folio: one NR_*_MAPPED or NR_ANON_THPS update. */
+static inline void __lruvec_stat_mod_folio(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_LRUVEC_STAT_MOD_FOLIO, 1);
 }
 
 /* __filemap_remove_folio: a folio's pages leave the page cache. */

@@ -164,8 +164,8 @@ static const struct {
 	[PTSIM_EV_TLB_BATCH_SLOT] = { C_BIT_TEST, 2, false },	/* store the page, bump nr */
 	[PTSIM_EV_TLB_BATCH_ALLOC] = { C_ALLOC, 1, false },	/* __get_free_page(GFP_NOWAIT) */
 	[PTSIM_EV_TLB_FLUSH_MMU] = { C_CALL, 2, false },	/* free_pages_and_swap_cache, call_rcu */
-	[PTSIM_EV_RMAP_REMOVE] = { C_CALL, 2, false },	/* mapcount atomics and stats */
-	[PTSIM_EV_RMAP_DUP] = { C_ATOMIC, 1, false },	/* always inline: the mapcount atomic */
+	[PTSIM_EV_RMAP_REMOVE] = { C_CALL, 1, false },	/* the call; its atomics and stats apart */
+	[PTSIM_EV_RMAP_DUP] = { C_BIT_TEST, 2, false },	/* inline: the pin and large tests */
 	[PTSIM_EV_PAGE_COPY] = { C_ZERO_KIB, 2, true },	/* copy: a load and a store stream */
 	[PTSIM_EV_MLOCK_FOLIO] = { C_CALL, 2, false },	/* per-CPU batch add, LRU work */
 	[PTSIM_EV_HELPER_CALL] = { C_CALL, 1, false },
@@ -179,6 +179,12 @@ static const struct {
 	[PTSIM_EV_MEMCG_CHARGE] = { C_CALL, 4, false },
 	/* folio_batch_add to the per-CPU batch, the lru lock's drain amortised over the batch */
 	[PTSIM_EV_LRU_ADD] = { C_CALL, 2, false },
+	[PTSIM_EV_RMAP_ADD] = { C_CALL, 1, false },	/* the call; its atomics and stats apart */
+	[PTSIM_EV_MAPCOUNT_ATOMIC] = { C_ATOMIC, 1, false },	/* LDADD/LDADDAL on a struct page */
+	[PTSIM_EV_MAPCOUNT_SET] = { C_PTE_STORE, 1, false },	/* one plain store */
+	[PTSIM_EV_PAGE_FLAG_ATOMIC] = { C_ATOMIC, 1, false },	/* set_bit/clear_bit: LDSET/LDCLR */
+	/* the call and the node and memcg per-CPU counter updates: two calls' worth */
+	[PTSIM_EV_LRUVEC_STAT] = { C_CALL, 2, false },
 };
 
 enum unit { NS, CYCLES, GBPS };

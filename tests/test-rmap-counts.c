@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The per-page and per-folio rmap work of fork, munmap and faults, per
+ * kernel version (issue 26 item 1): one 64K folio (16 x 4K pages) against
+ * 16 order-0 pages.
+ *
+ * v6.8 copies and zaps entry by entry (folio_try_dup_anon_rmap_pte,
+ * folio_remove_rmap_pte per PTE); v6.9 batches a folio's entries into one
+ * __folio_try_dup_anon_rmap / folio_remove_rmap_ptes, whose loops still touch
+ * every page (PageAnonExclusive, ClearPageAnonExclusive, page->_mapcount);
+ * v6.11 adds folio->_large_mapcount, updated once a batch; v6.15 (CONFIG_MM_ID
+ * with THP) updates it under the folio's bit lock with the MM slots. The
+ * per-page mapcounts stay: CONFIG_NO_PAGE_MAPCOUNT is off by default.
+ */
+#include "helpers.h"
+
+#define VA SZ_1G
+
+enum { K68, K69, K612, K616, NR_KERNELS };
+
+static const char *const kernel_names[NR_KERNELS] = { "v6.8", "v6.9", "v6.12", "v6.16" };
+
+/*
+ * A machine running kernel k. No preset is named v6.12: v6.10 with the
+ * large-folio mapcount (v6.11) has every feature v6.12 has.
+ */
+static struct ptsim_machine *kernel_machine(int k)
+{
+	struct ptsim_machine *m;
+
+	if (k != K612)
+		return new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, kernel_names[k]);
+	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.10");
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_LARGE_MAPCOUNT, true), 0);
+	return m;
+}
+
+static struct ptsim_mm *populated(struct ptsim_machine *m, uint64_t len, unsigned int order)
+{
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, len);
+
+	assert_int_equal(ptsim_populate(mm, VA, len, order, true), 0);
+	return mm;
+}
+
+static struct ptsim_stats last(struct ptsim_machine *m)
+{
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_last_stats(m, &st), 0);
+	return st;
+}
+
+/* The rmap events of one operation. */
+struct rmap_counts {
+	uint64_t dup, add, remove, excl_test, flag_atomic, mapcount_atomic, mapcount_set, lruvec;
+	uint64_t folio_get;
+};
+
+static void assert_rmap_counts(const struct ptsim_stats *st, const struct rmap_counts *w)
+{
+	assert_int_equal(st->ev[PTSIM_EV_RMAP_DUP], w->dup);
+	assert_int_equal(st->ev[PTSIM_EV_RMAP_ADD], w->add);
+	assert_int_equal(st->ev[PTSIM_EV_RMAP_REMOVE], w->remove);
+	assert_int_equal(st->ev[PTSIM_EV_ANON_EXCL_TEST], w->excl_test);
+	assert_int_equal(st->ev[PTSIM_EV_PAGE_FLAG_ATOMIC], w->flag_atomic);
+	assert_int_equal(st->ev[PTSIM_EV_MAPCOUNT_ATOMIC], w->mapcount_atomic);
+	assert_int_equal(st->ev[PTSIM_EV_MAPCOUNT_SET], w->mapcount_set);
+	assert_int_equal(st->ev[PTSIM_EV_LRUVEC_STAT], w->lruvec);
+	assert_int_equal(st->ev[PTSIM_EV_FOLIO_GET], w->folio_get);
+}
+
+/*
+ * fork of a written 64K folio: every page is exclusive, so each is tested
+ * and cleared and its _mapcount raised; the entry's tests and the folio
+ * reference are per PTE in v6.8, per batch after.
+ */
+static void test_fork_64k_folio(void **state)
+{
+	static const struct rmap_counts want[NR_KERNELS] = {
+		[K68] = { .dup = 16, .excl_test = 16, .flag_atomic = 16, .mapcount_atomic = 16,
+			  .folio_get = 16 },
+		[K69] = { .dup = 1, .excl_test = 16, .flag_atomic = 16, .mapcount_atomic = 16,
+			  .folio_get = 1 },
+		/* + the atomic_add of _large_mapcount */
+		[K612] = { .dup = 1, .excl_test = 16, .flag_atomic = 16, .mapcount_atomic = 17,
+			   .folio_get = 1 },
+		/* the bit lock's atomic; the count, the MM slot and the unlock stored */
+		[K616] = { .dup = 1, .excl_test = 16, .flag_atomic = 16, .mapcount_atomic = 17,
+			   .mapcount_set = 3, .folio_get = 1 },
+	};
+
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = kernel_machine(k);
+		struct ptsim_mm *mm = populated(m, SZ_64K, 4), *child = NULL;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		st = last(m);
+		assert_rmap_counts(&st, &want[k]);
+		assert_invariants(m);
+		ptsim_mm_destroy(child);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* fork of 16 order-0 pages: the same in every kernel, one of everything per page. */
+static void test_fork_order0(void **state)
+{
+	static const struct rmap_counts want = { .dup = 16, .excl_test = 16, .flag_atomic = 16,
+						 .mapcount_atomic = 16, .folio_get = 16 };
+
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = kernel_machine(k);
+		struct ptsim_mm *mm = populated(m, SZ_64K, 0), *child = NULL;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		st = last(m);
+		assert_rmap_counts(&st, &want);
+		assert_invariants(m);
+		ptsim_mm_destroy(child);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * A second fork finds every page shared already: the tests stay, the
+ * clears go.
+ */
+static void test_fork_twice(void **state)
+{
+	struct ptsim_machine *m = kernel_machine(K612);
+	struct ptsim_mm *mm = populated(m, SZ_64K, 4), *c1 = NULL, *c2 = NULL;
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_fork(mm, &c1), 0);
+	assert_int_equal(ptsim_fork(mm, &c2), 0);
+	st = last(m);
+	assert_rmap_counts(&st, &(struct rmap_counts){ .dup = 1, .excl_test = 16,
+						       .mapcount_atomic = 17, .folio_get = 1 });
+	assert_invariants(m);
+	ptsim_mm_destroy(c2);
+	ptsim_mm_destroy(c1);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * munmap of a 64K folio mapped once: every page's last mapping goes, so
+ * _nr_pages_mapped and NR_ANON_MAPPED follow: per PTE in v6.8, once per
+ * batch after.
+ */
+static void test_munmap_64k_folio(void **state)
+{
+	static const struct rmap_counts want[NR_KERNELS] = {
+		[K68] = { .remove = 16, .mapcount_atomic = 16 + 16, .lruvec = 16 },
+		[K69] = { .remove = 1, .mapcount_atomic = 16 + 1, .lruvec = 1 },
+		[K612] = { .remove = 1, .mapcount_atomic = 16 + 1 + 1, .lruvec = 1 },
+		[K616] = { .remove = 1, .mapcount_atomic = 16 + 1 + 1, .mapcount_set = 3,
+			   .lruvec = 1 },
+	};
+
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = kernel_machine(k);
+		struct ptsim_mm *mm = populated(m, SZ_64K, 4);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
+		st = last(m);
+		assert_rmap_counts(&st, &want[k]);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* munmap of 16 order-0 pages: one call, one atomic and one stat update per page, always. */
+static void test_munmap_order0(void **state)
+{
+	static const struct rmap_counts want = { .remove = 16, .mapcount_atomic = 16, .lruvec = 16 };
+
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = kernel_machine(k);
+		struct ptsim_mm *mm = populated(m, SZ_64K, 0);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
+		st = last(m);
+		assert_rmap_counts(&st, &want);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 16);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * munmap in the parent after fork: the child still maps every page, so no
+ * page's last mapping goes: no _nr_pages_mapped update, no stat.
+ */
+static void test_munmap_after_fork(void **state)
+{
+	static const struct rmap_counts want[NR_KERNELS] = {
+		[K68] = { .remove = 16, .mapcount_atomic = 16 },
+		[K69] = { .remove = 1, .mapcount_atomic = 16 },
+		[K612] = { .remove = 1, .mapcount_atomic = 17 },
+		[K616] = { .remove = 1, .mapcount_atomic = 17, .mapcount_set = 3 },
+	};
+
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = kernel_machine(k);
+		struct ptsim_mm *mm = populated(m, SZ_64K, 4), *child = NULL;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
+		st = last(m);
+		assert_rmap_counts(&st, &want[k]);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 0);
+		/* the child's exit then frees it, its removal the last */
+		assert_int_equal(ptsim_munmap(child, VA, SZ_64K), 0);
+		st = last(m);
+		assert_int_equal(st.ev[PTSIM_EV_LRUVEC_STAT], k == K68 ? 16 : 1);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
+		assert_invariants(m);
+		ptsim_mm_destroy(child);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * The deferred split queue (deferred_split_folio). Before v6.10 every
+ * removal that left pages of an anonymous large folio unmapped called it
+ * (one call per PTE in v6.8), and the first queued the folio under the
+ * queue's spinlock, even when the folio was then unmapped whole; freeing
+ * it took it off again (folio_undo_large_rmappable and the lock). From
+ * v6.10 only a partly mapped folio is queued. Every munmap also takes its
+ * PTE table's lock once; order-0 pages never touch the queue.
+ */
+static void test_deferred_split(void **state)
+{
+	static const struct {
+		uint64_t len;
+		uint64_t calls[NR_KERNELS], locks[NR_KERNELS];
+	} rows[] = {
+		/*
+		 * the whole folio: v6.8 16 calls and v6.9 1, + the unqueue at
+		 * its free; the VMA goes too (vm_area_free's call_rcu: + 1);
+		 * from v6.9 the zap of the contpte block calls
+		 * contpte_get_and_clear_full_ptes (+ 1)
+		 */
+		{ SZ_64K, { 16 + 1 + 1, 1 + 1 + 1 + 1, 0 + 1 + 1, 0 + 1 + 1 }, { 1 + 2, 1 + 2, 1, 1 } },
+		/* half of it: the folio stays, partly mapped, queued in every kernel */
+		/* (+ 1 vm_area_free of the unmapped half, + 1 contpte call from v6.9) */
+		{ SZ_64K / 2, { 8 + 1, 1 + 1 + 1, 1 + 1 + 1, 1 + 1 + 1 },
+		  { 1 + 1, 1 + 1, 1 + 1, 1 + 1 } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		for (int k = 0; k < NR_KERNELS; k++) {
+			struct ptsim_machine *m = kernel_machine(k);
+			struct ptsim_mm *mm = populated(m, SZ_64K, 4);
+			struct ptsim_stats st;
+
+			assert_int_equal(ptsim_munmap(mm, VA, rows[i].len), 0);
+			st = last(m);
+			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], rows[i].calls[k]);
+			assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], rows[i].locks[k]);
+			assert_invariants(m);
+			ptsim_mm_destroy(mm);
+			ptsim_machine_destroy(m);
+		}
+	}
+}
+
+/*
+ * Anonymous write faults: folio_add_new_anon_rmap sets (does not
+ * increment) the new folio's mapcounts and marks every page exclusive:
+ * per page for a 64K folio, plus its _nr_pages_mapped and (v6.11)
+ * _large_mapcount, with the MM slot's id and count from v6.15; a PMD THP
+ * sets _entire_mapcount and marks the head only, and is accounted as a THP.
+ */
+static void test_anon_faults(void **state)
+{
+	static const struct {
+		unsigned int order;
+		uint64_t len, faults;
+		struct rmap_counts want[NR_KERNELS];
+	} rows[] = {
+		{ 0, SZ_64K, 16, {
+			[K68] = { .add = 16, .flag_atomic = 16, .mapcount_set = 16, .lruvec = 16 },
+			[K69] = { .add = 16, .flag_atomic = 16, .mapcount_set = 16, .lruvec = 16 },
+			[K612] = { .add = 16, .flag_atomic = 16, .mapcount_set = 16, .lruvec = 16 },
+			[K616] = { .add = 16, .flag_atomic = 16, .mapcount_set = 16, .lruvec = 16 },
+		} },
+		{ 4, SZ_64K, 1, {
+			[K68] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 1, .lruvec = 1 },
+			[K69] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 1, .lruvec = 1 },
+			[K612] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 2, .lruvec = 1 },
+			[K616] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 4, .lruvec = 1 },
+		} },
+		{ 9, SZ_2M, 1, {
+			[K68] = { .add = 1, .flag_atomic = 1, .mapcount_set = 2, .lruvec = 2 },
+			[K69] = { .add = 1, .flag_atomic = 1, .mapcount_set = 2, .lruvec = 2 },
+			[K612] = { .add = 1, .flag_atomic = 1, .mapcount_set = 3, .lruvec = 2 },
+			[K616] = { .add = 1, .flag_atomic = 1, .mapcount_set = 5, .lruvec = 2 },
+		} },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		for (int k = 0; k < NR_KERNELS; k++) {
+			struct ptsim_machine *m = kernel_machine(k);
+			struct ptsim_mm *mm = populated(m, rows[i].len, rows[i].order);
+			struct ptsim_stats st = last(m);
+
+			assert_int_equal(st.ev[PTSIM_EV_FAULT], rows[i].faults);
+			assert_rmap_counts(&st, &rows[i].want[k]);
+			assert_invariants(m);
+			ptsim_mm_destroy(mm);
+			ptsim_machine_destroy(m);
+		}
+	}
+}
+
+/*
+ * A COW fault after fork (do_wp_page's wp_page_copy): the new page's
+ * folio_add_new_anon_rmap and the old page's folio_remove_rmap_pte, which
+ * is not the last mapping (the child keeps it).
+ */
+static void test_cow_fault(void **state)
+{
+	struct ptsim_machine *m = kernel_machine(K616);
+	struct ptsim_mm *mm = populated(m, SZ_4K, 0), *child = NULL;
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	st = last(m);
+	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .remove = 1, .excl_test = 1,
+						       .flag_atomic = 1, .mapcount_atomic = 1,
+						       .mapcount_set = 1, .lruvec = 1 });
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * File (shmem) faults: set_pte_range's folio_add_file_rmap_ptes. The first
+ * mapping of the page raises NR_FILE_MAPPED; a child's fault-around maps
+ * the page the parent maps already, which changes no statistic.
+ */
+static void test_file_faults(void **state)
+{
+	struct ptsim_machine *m = kernel_machine(K616);
+	struct ptsim_mm *mm = NULL, *child = NULL;
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_mmap(mm, VA, SZ_64K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	st = last(m);
+	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .mapcount_atomic = 1,
+						       .lruvec = 1 });
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_READ), 0);
+	st = last(m);
+	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .mapcount_atomic = 1 });
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fork_64k_folio),
+		cmocka_unit_test(test_fork_order0),
+		cmocka_unit_test(test_fork_twice),
+		cmocka_unit_test(test_munmap_64k_folio),
+		cmocka_unit_test(test_munmap_order0),
+		cmocka_unit_test(test_munmap_after_fork),
+		cmocka_unit_test(test_deferred_split),
+		cmocka_unit_test(test_anon_faults),
+		cmocka_unit_test(test_cow_fault),
+		cmocka_unit_test(test_file_faults),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
