@@ -20,19 +20,10 @@ enum { K68, K69, K612, K616, NR_KERNELS };
 
 static const char *const kernel_names[NR_KERNELS] = { "v6.8", "v6.9", "v6.12", "v6.16" };
 
-/*
- * A machine running kernel k. No preset is named v6.12: v6.10 with the
- * large-folio mapcount (v6.11) has every feature v6.12 has.
- */
+/* A machine running kernel k (the preset of that release). */
 static struct ptsim_machine *kernel_machine(int k)
 {
-	struct ptsim_machine *m;
-
-	if (k != K612)
-		return new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, kernel_names[k]);
-	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.10");
-	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_LARGE_MAPCOUNT, true), 0);
-	return m;
+	return new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, kernel_names[k]);
 }
 
 static struct ptsim_mm *populated(struct ptsim_machine *m, uint64_t len, unsigned int order)
