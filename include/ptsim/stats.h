@@ -96,7 +96,7 @@ enum ptsim_event {
 	PTSIM_EV_FAULT_RETRY,		/* VM_FAULT_RETRY: the fault is taken again */
 	PTSIM_EV_IO_REQUEST,		/* read I/O submissions (read_pages) */
 	PTSIM_EV_IO_KIB,		/* KiB read from storage */
-	PTSIM_EV_MAP_PAGES,		/* pages mapped by filemap_map_pages (fault-around) */
+	PTSIM_EV_MAP_PAGES,		/* pages filemap_map_pages examines (fault-around): their tests */
 	PTSIM_EV_EXEC_CALL,		/* calls into a stub (cold instruction line) */
 	PTSIM_EV_TLB_BATCH_SLOT,	/* mmu_gather page-batch slots used (encoded_pages[]) */
 	PTSIM_EV_TLB_BATCH_ALLOC,	/* mmu_gather page batches allocated (tlb_next_batch) */

@@ -343,7 +343,11 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 
 		for (; pg <= fend; pg++) {
 			pte_t *p = ptep + (int64_t)(pg - start_pgoff);	/* may precede the window */
-			bool none = pte_none(__ptep_get(mm, p));
+			bool none;
+
+			/* filemap_map_folio_range: the page's tests, then ptep_get of its PTE */
+			filemap_map_folio_range(m);
+			none = pte_none(ptep_get(mm, p));
 
 			if (!(fo->flags & FOLIO_WORKINGSET))
 				examined++;
@@ -358,7 +362,9 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 
 				set_ptes(mm, ra, ptep + (int64_t)(first - start_pgoff), pte_mkyoung(pte),
 					 (unsigned int)run);
-				filemap_map_folio_range(m, run);
+				/* set_pte_range (a call: mm/memory.c), then folio_ref_add */
+				kernel_call(m, SET_PTE_RANGE);
+				folio_ref_add(m);
 				rss += run;
 				folio_add_file_rmap_ptes(mm, fo, (unsigned int)run);	/* set_pte_range */
 				run = 0;

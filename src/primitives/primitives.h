@@ -254,8 +254,12 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/filemap.c: an xarray walk of the page cache")					\
 	X(FILEMAP_REMOVE_FOLIO, "__filemap_remove_folio", PRIM_CALL, PTSIM_EV_PAGE_CACHE_LOOKUP, \
 	  "mm/filemap.c: a folio's pages out of the page cache")				\
-	X(FILEMAP_MAP_FOLIO_RANGE, "filemap_map_folio_range", PRIM_CALL, PTSIM_EV_MAP_PAGES,	\
-	  "mm/filemap.c: fault-around maps a run of a folio's pages (counted per page)")	\
+	X(FILEMAP_MAP_FOLIO_RANGE, "filemap_map_folio_range", PRIM_INLINE, PTSIM_EV_MAP_PAGES,	\
+	  "mm/filemap.c: static, inlined into filemap_map_pages (filemap_map_order0_folio "	\
+	  "likewise): per page examined, the PageHWPoison and workingset tests")		\
+	X(SET_PTE_RANGE, "set_pte_range", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/memory.c: a global function, called from mm/filemap.c once per run of a "	\
+	  "folio's pages: its set_ptes and rmap add are counted apart")			\
 	X(PGMAJFAULT, "count_vm_event(PGMAJFAULT)", PRIM_INLINE, PTSIM_EV_MAJOR_FAULT,		\
 	  "include/linux/vmstat.h: a major fault (its I/O and retry are counted apart)")	\
 	X(SUBMIT_BIO, "submit_bio", PRIM_CALL, PRIM_EVENTS,					\
@@ -791,10 +795,14 @@ static inline void __filemap_remove_folio(struct ptsim_machine *m)
 	prim_count(m, PRIM_FILEMAP_REMOVE_FOLIO, 1);
 }
 
-/* filemap_map_folio_range: nr pages of a folio mapped by fault-around. */
-static inline void filemap_map_folio_range(struct ptsim_machine *m, uint64_t nr)
+/*
+ * filemap_map_folio_range (v6.12 mm/filemap.c, static and inlined): the
+ * tests of one page it examines, PageHWPoison and folio_test_workingset
+ * (its ptep_get is counted by the caller).
+ */
+static inline void filemap_map_folio_range(struct ptsim_machine *m)
 {
-	prim_count(m, PRIM_FILEMAP_MAP_FOLIO_RANGE, nr);
+	prim_count(m, PRIM_FILEMAP_MAP_FOLIO_RANGE, 1);
 }
 
 /* count_vm_event(PGMAJFAULT): the fault needed I/O. */

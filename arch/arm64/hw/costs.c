@@ -159,7 +159,7 @@ static const struct {
 	[PTSIM_EV_FAULT_RETRY] = { C_FAULT, 1, false },	/* the fault is taken again */
 	[PTSIM_EV_IO_REQUEST] = { C_IO_REQUEST, 1, false },
 	[PTSIM_EV_IO_KIB] = { C_IO_KIB, 1, false },
-	[PTSIM_EV_MAP_PAGES] = { C_CALL, 1, false },
+	[PTSIM_EV_MAP_PAGES] = { C_BIT_TEST, 2, false },	/* PageHWPoison, workingset */
 	[PTSIM_EV_EXEC_CALL] = { C_EXEC_CALL, 1, false },
 	[PTSIM_EV_TLB_BATCH_SLOT] = { C_BIT_TEST, 2, false },	/* store the page, bump nr */
 	[PTSIM_EV_TLB_BATCH_ALLOC] = { C_ALLOC, 1, false },	/* __get_free_page(GFP_NOWAIT) */
