@@ -135,6 +135,12 @@ enum ptsim_feature {
 	PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX,
 	/* "mm: support batched unmap for lazyfree large folios during reclamation" (v6.16 form) */
 	PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING,
+	/*
+	 * "userfaultfd: use per-vma locks in userfaultfd operations" (v6.9):
+	 * UFFDIO_MOVE finds dst then src by uffd_move_lock, a missing VMA is
+	 * -ENOENT (-EINVAL before).
+	 */
+	PTSIM_FEAT_UFFD_PER_VMA_LOCK,
 	PTSIM_FEAT__COUNT
 };
 

@@ -43,6 +43,7 @@ static const struct {
 	[PTSIM_FEAT_ARM64_PTE_NEEDS_FLUSH] = { "arm64_pte_needs_flush", 6190 },
 	[PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX] = { "linear_map_invalid_leaf_fix", UNMERGED },
 	[PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING] = { "lazyfree_unmap_batching", 6160 },
+	[PTSIM_FEAT_UFFD_PER_VMA_LOCK] = { "uffd_per_vma_lock", 6090 },
 };
 
 /* Presets: each turns on the features released up to its release. */
