@@ -141,6 +141,12 @@ enum ptsim_feature {
 	 * -ENOENT (-EINVAL before).
 	 */
 	PTSIM_FEAT_UFFD_PER_VMA_LOCK,
+	/*
+	 * "mm: Copy-on-Write (COW) reuse support for PTE-mapped THP" (v6.15): a
+	 * write fault may reuse a page of a large anonymous folio mapped only
+	 * by this mm, more than one page of it mapped, no pin (off: copied).
+	 */
+	PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO,
 	PTSIM_FEAT__COUNT
 };
 

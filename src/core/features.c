@@ -44,6 +44,7 @@ static const struct {
 	[PTSIM_FEAT_LINEAR_MAP_INVALID_LEAF_FIX] = { "linear_map_invalid_leaf_fix", UNMERGED },
 	[PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING] = { "lazyfree_unmap_batching", 6160 },
 	[PTSIM_FEAT_UFFD_PER_VMA_LOCK] = { "uffd_per_vma_lock", 6090 },
+	[PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO] = { "wp_reuse_large_anon_folio", 6150 },
 };
 
 /* Presets: each turns on the features released up to its release. */
