@@ -14,11 +14,13 @@
 /* The features each merged release turns on, on top of the ones before it. */
 static const char *const v69_core[] = { "fork_pte_batching", "zap_pte_batching", NULL };
 static const char *const v69[] = { "contpte_wrprotect_helper", "contpte_clear_helpers",
-				   "pte_batch_hint", "contpte_autofold", "arm64_contpte", NULL };
+				   "pte_batch_hint", "contpte_autofold", "arm64_contpte",
+				   "uffd_per_vma_lock", NULL };
 static const char *const v610[] = { "madv_free_pte_batching", "contpte_clear_young_dirty",
 					"deferred_split_partial", NULL };
 static const char *const v611[] = { "large_mapcount", NULL };
-static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount", NULL };
+static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount",
+				    "wp_reuse_large_anon_folio", NULL };
 static const char *const v617[] = { "mprotect_pte_batching", "contpte_get_early_exit",
 				    "contpte_bbml2_elision", "mremap_pte_batching", NULL };
 static const char *const v618[] = { "linear_map_blocks", "mremap_batch_respect_write",

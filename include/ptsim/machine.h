@@ -169,6 +169,18 @@ enum ptsim_feature {
 	 * unmapped called deferred_split_folio, and the first queued it.
 	 */
 	PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL,
+	/*
+	 * "userfaultfd: use per-vma locks in userfaultfd operations" (v6.9):
+	 * UFFDIO_MOVE finds dst then src by uffd_move_lock, a missing VMA is
+	 * -ENOENT (-EINVAL before).
+	 */
+	PTSIM_FEAT_UFFD_PER_VMA_LOCK,
+	/*
+	 * "mm: Copy-on-Write (COW) reuse support for PTE-mapped THP" (v6.15): a
+	 * write fault may reuse a page of a large anonymous folio mapped only
+	 * by this mm, more than one page of it mapped, no pin (off: copied).
+	 */
+	PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO,
 	PTSIM_FEAT__COUNT
 };
 

@@ -25,10 +25,16 @@ struct ptsim_mm;
 PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 
 /*
- * UFFDIO_MOVE: move_pages(). Returns the bytes moved (> 0), or a negative
- * errno when nothing was moved (-EINVAL, -ENOENT, -EEXIST, -EBUSY, -EAGAIN,
- * -ENOMEM); a move that fails before anything changed leaves the model as it
- * was. A failure after some pages moved returns the bytes moved, as the
+ * UFFDIO_MOVE: userfaultfd_move() and move_pages(). Returns the bytes moved
+ * (> 0), or a negative errno when nothing was moved (-EINVAL, -ENOENT,
+ * -EEXIST, -EBUSY, -EAGAIN, -ENOMEM); a move that fails before anything
+ * changed leaves the model as it was. The checks come in the kernel's order
+ * (doc/uffd-move.md): mmap_changing first (-EAGAIN, whatever the arguments;
+ * only a NULL or kernel mm is -EINVAL before it), then the arguments
+ * (-EINVAL), then the VMAs: a missing dst or src VMA is -ENOENT with
+ * PTSIM_FEAT_UFFD_PER_VMA_LOCK (v6.9), -EINVAL without; a shared VMA, a range
+ * past its VMA's end, different access flags or protection, one VMA mlocked
+ * and the other not, a read-only source or an unregistered dst are -EINVAL. A failure after some pages moved returns the bytes moved, as the
  * kernel does; and, as in the kernel, an error can also come back after a
  * source THP was split or (the batched variant's sticky error) after a batch
  * moved: the model keeps what happened and the totals count it.
@@ -38,7 +44,10 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
 PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
 				  unsigned int mode);
 
-/* ctx->mmap_changing: while set, UFFDIO_MOVE fails with -EAGAIN. */
+/*
+ * ctx->mmap_changing: while set, UFFDIO_MOVE fails with -EAGAIN before it
+ * looks at its arguments (userfaultfd_move), counting only its system call.
+ */
 PTSIM_API int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing);
 
 /*

@@ -56,6 +56,8 @@ static const struct {
 	[PTSIM_FEAT_LARGE_MAPCOUNT] = { "large_mapcount", 6110 },
 	[PTSIM_FEAT_MM_ID_MAPCOUNT] = { "mm_id_mapcount", 6150 },
 	[PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL] = { "deferred_split_partial", 6100 },
+	[PTSIM_FEAT_UFFD_PER_VMA_LOCK] = { "uffd_per_vma_lock", 6090 },
+	[PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO] = { "wp_reuse_large_anon_folio", 6150 },
 };
 
 /*

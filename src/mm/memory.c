@@ -451,11 +451,44 @@ static void huge_pmd_set_accessed(struct ptsim_mm *mm, uint64_t va, pte_t *pmdp,
 }
 
 /*
+ * __wp_can_reuse_large_anon_folio (mm/memory.c, v6.15: "mm: Copy-on-Write
+ * (COW) reuse support for PTE-mapped THP", David Hildenbrand's MM owner
+ * tracking series): a page of a large folio is reused only when more than
+ * one page of the folio is mapped (a last mapped page is copied, to give the
+ * large folio back), no other mm maps the folio (folio_maybe_mapped_shared)
+ * and every reference is a mapping (folio_large_mapcount ==
+ * folio_ref_count: a pin's reference breaks it). Before v6.15 (feature
+ * wp_reuse_large_anon_folio off) wp_can_reuse_anon_folio never reused a
+ * page of a large folio (v6.12).
+ */
+static bool __wp_can_reuse_large_anon_folio(struct ptsim_mm *mm, const struct folio *f)
+{
+	if (!feature(mm->m, PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO))
+		return false;
+	if (f->mapcount <= 1)
+		return false;
+	if (f->pinned)
+		return false;
+	return folio_mappings_in(mm, f) == (uint64_t)f->mapcount;
+}
+
+/*
+ * wp_can_reuse_anon_folio (mm/memory.c): a small folio is reused when its
+ * one reference is our mapping (folio_ref_count == 1: not pinned, mapped
+ * once); a large one as __wp_can_reuse_large_anon_folio decides.
+ */
+static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct folio *f)
+{
+	if (f->order)
+		return __wp_can_reuse_large_anon_folio(mm, f);
+	return !f->pinned && f->mapcount == 1;
+}
+
+/*
  * do_wp_page for an anonymous page, entered with the PTE lock held (by
  * handle_pte_fault or do_swap_page): reuse it (wp_page_reuse) when it is
- * exclusive or nobody else maps its folio and no pin holds a reference to
- * it (wp_can_reuse_anon_folio: every reference must be a mapping of ours),
- * else copy it (wp_page_copy: ptep_clear_flush, then the new page writable
+ * exclusive or wp_can_reuse_anon_folio says every reference to its folio
+ * is a mapping of ours (per release, above), else copy it (wp_page_copy: ptep_clear_flush, then the new page writable
  * with set_ptes(1)).
  */
 static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
@@ -470,9 +503,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 
 	if (!f || !(f->flags & FOLIO_ANON))
 		return -EFAULT;	/* file COW is not modelled */
-	reuse = PageAnonExclusive(m, f, ref.idx) ||
-		(!f->pinned && (f->order ? folio_mappings_in(mm, f) == (uint64_t)f->mapcount :
-					   f->mapcount == 1));
+	reuse = PageAnonExclusive(m, f, ref.idx) || wp_can_reuse_anon_folio(mm, f);
 	if (reuse) {
 		if (!folio_page_anon_exclusive(f, ref.idx))
 			SetPageAnonExclusive(m, f, ref.idx);

@@ -363,19 +363,69 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 	return 0;
 }
 
-/* validate_move_areas */
-static int validate_move_areas(const struct vma *dst, const struct vma *src)
+/*
+ * validate_move_areas (mm/userfaultfd.c, v6.8 .. v6.12): the same access
+ * flags and page protection, both mlocked or neither, a writable source, dst
+ * registered with this context, both anonymous (the model has no VM_PFNMAP,
+ * VM_IO, VM_HUGETLB, VM_MIXEDMAP or VM_SHADOW_STACK for vma_move_compatible to
+ * refuse). Every refusal is -EINVAL. Before the per-VMA-lock lookup (v6.8) it
+ * ends with anon_vma_prepare(dst_vma): -ENOMEM last.
+ */
+static int validate_move_areas(const struct ptsim_machine *m, const struct vma *dst,
+			       const struct vma *src)
 {
 	const unsigned int access = VM_READ | VM_WRITE | VM_EXEC;
 
 	if ((dst->flags & access) != (src->flags & access) || dst->page_prot != src->page_prot)
 		return -EINVAL;
+	if ((dst->flags & VM_LOCKED) != (src->flags & VM_LOCKED))
+		return -EINVAL;
 	if (!(src->flags & VM_WRITE))
 		return -EINVAL;
-	if (!(dst->flags & VM_ANON) || !(src->flags & VM_ANON) ||
-	    (dst->flags & VM_SHARED) || (src->flags & VM_SHARED))
+	if (!dst->uffd)
 		return -EINVAL;
+	if (!(dst->flags & VM_ANON) || !(src->flags & VM_ANON))
+		return -EINVAL;
+	if (!feature(m, PTSIM_FEAT_UFFD_PER_VMA_LOCK))
+		return anon_vma_available(m, dst);
 	return 0;
+}
+
+/*
+ * uffd_move_lock: find the two VMAs. With the per-VMA-lock lookup
+ * ("userfaultfd: use per-vma locks in userfaultfd operations", v6.9) dst comes
+ * first, through uffd_lock_vma -> find_vma_and_prepare_anon (no VMA: -ENOENT;
+ * a private dst without an anon_vma gets one: -ENOMEM), then src through
+ * lock_vma_under_rcu or find_vmas_mm_locked (no VMA: -ENOENT). Before it
+ * (v6.8) move_pages looked src then dst up under mmap_lock with find_vma, and
+ * a missing one was -EINVAL like the range checks after it.
+ *
+ * The kernel keeps the anon_vma find_vma_and_prepare_anon gave dst when a
+ * later check fails; the model reports the -ENOMEM at the kernel's place but
+ * gives dst its anon_vma only once every check passed, so a refused move
+ * leaves the model as it was.
+ */
+static int uffd_move_lock(struct ptsim_mm *mm, uint64_t dst, uint64_t src, struct vma **dst_vmap,
+			  struct vma **src_vmap)
+{
+	const struct ptsim_machine *m = mm->m;
+	int err;
+
+	if (!feature(m, PTSIM_FEAT_UFFD_PER_VMA_LOCK)) {
+		*src_vmap = find_vma(mm, src);
+		*dst_vmap = find_vma(mm, dst);
+		return *src_vmap && *dst_vmap ? 0 : -EINVAL;
+	}
+	*dst_vmap = find_vma(mm, dst);
+	if (!*dst_vmap)
+		return -ENOENT;
+	if (!((*dst_vmap)->flags & VM_SHARED)) {
+		err = anon_vma_available(m, *dst_vmap);
+		if (err)
+			return err;
+	}
+	*src_vmap = find_vma(mm, src);
+	return *src_vmap ? 0 : -ENOENT;
 }
 
 /* move_splits_huge_pmd */
@@ -397,17 +447,18 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 	int64_t err = 0;
 
 	syscall_enter(m);
-	if (mm->uffd_mmap_changing)
-		return -EAGAIN;
-	c.dst_vma = find_vma(mm, dst);
-	c.src_vma = find_vma(mm, src);
-	if (!c.dst_vma || !c.src_vma || dst + len > c.dst_vma->end || src + len > c.src_vma->end ||
-	    !c.dst_vma->uffd)
-		return -EINVAL;
-	err = validate_move_areas(c.dst_vma, c.src_vma);
+	err = uffd_move_lock(mm, dst, src, &c.dst_vma, &c.src_vma);
 	if (err)
 		return err;
-	err = anon_vma_available(m, c.dst_vma);
+	/*
+	 * The kernel re-reads ctx->mmap_changing here, under map_changing_lock
+	 * (v6.9; under mmap_lock in userfaultfd_move before): the model's flag
+	 * cannot change between ptsim_uffd_move's first read and this one.
+	 */
+	if ((c.src_vma->flags & VM_SHARED) || src + len > c.src_vma->end ||
+	    (c.dst_vma->flags & VM_SHARED) || dst + len > c.dst_vma->end)
+		return -EINVAL;
+	err = validate_move_areas(m, c.dst_vma, c.src_vma);
 	if (err)
 		return err;
 	anon_vma_prepare(m, c.dst_vma);
@@ -513,9 +564,21 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 	uint64_t top;
 	int64_t ret;
 
-	VALIDATE(mm && !mm->kernel && len && !(mode & ~(PTSIM_UFFDIO_MOVE_MODE_DONTWAKE |
-					 PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)));
+	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
+	if (mm->uffd_mmap_changing) {
+		/*
+		 * userfaultfd_move (fs/userfaultfd.c, v6.8 .. v6.12) reads
+		 * ctx->mmap_changing before it copies the argument block in:
+		 * -EAGAIN whatever the arguments say, a zeroed block included.
+		 */
+		op_begin(mm->m);
+		syscall_enter(mm->m);
+		op_end(mm->m, -EAGAIN);
+		return -EAGAIN;
+	}
+	VALIDATE(len && !(mode & ~(PTSIM_UFFDIO_MOVE_MODE_DONTWAKE |
+				   PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)));
 	g = &mm->m->geo;
 	top = UINT64_C(1) << g->va_bits;
 	VALIDATE(IS_ALIGNED64(dst | src | len, g->page_size));
