@@ -312,6 +312,68 @@ static void test_mremap_cond_resched(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * The events of one operation on two 64K folios at VA (set up identically),
+ * on preset with the out-of-line folio_pte_batch (v6.17) on or off.
+ */
+enum batch_op { BATCH_MUNMAP, BATCH_MLOCK, BATCH_MREMAP };
+
+static struct ptsim_stats batch_op_stats(const char *preset, bool call, enum batch_op op)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, preset);
+	struct ptsim_mm *mm;
+	struct ptsim_stats st;
+	uint64_t out = 0;
+
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_FOLIO_PTE_BATCH_CALL, call), 0);
+	mm = new_mm_with_vma(m, VA, SZ_2M);
+	assert_int_equal(ptsim_populate(mm, VA, 2 * SZ_64K, 4, true), 0);
+	if (op == BATCH_MUNMAP)
+		assert_int_equal(ptsim_munmap(mm, VA, 2 * SZ_64K), 0);
+	else if (op == BATCH_MLOCK)
+		assert_int_equal(ptsim_mlock(mm, VA, 2 * SZ_64K), 0);
+	else
+		assert_int_equal(ptsim_mremap(mm, VA, 2 * SZ_64K, 2 * SZ_64K,
+					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+					      4 * SZ_1G + SZ_64K, &out), 0);
+	st = last_op(m);
+	ptsim_machine_destroy(m);
+	return st;
+}
+
+/*
+ * v6.17's folio_pte_batch (mm/util.c) is a call for the callers without
+ * flags: zap_present_ptes, folio_mlock_step and v6.17's
+ * mremap_folio_pte_batch each make one per batch (two folios: two), and
+ * nothing else moves. v6.18's mremap respects the write bit through the
+ * inline folio_pte_batch_flags: no call.
+ */
+static void test_folio_pte_batch_call(void **state)
+{
+	static const struct {
+		const char *preset;
+		enum batch_op op;
+		uint64_t calls;
+	} rows[] = {
+		{ "v6.17", BATCH_MUNMAP, 2 }, { "v6.17", BATCH_MLOCK, 2 },
+		{ "v6.17", BATCH_MREMAP, 2 }, { "v6.18", BATCH_MREMAP, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ptsim_stats on = batch_op_stats(rows[i].preset, true, rows[i].op);
+		struct ptsim_stats off = batch_op_stats(rows[i].preset, false, rows[i].op);
+
+		assert_int_equal(on.ev[PTSIM_EV_PTE_BATCH], off.ev[PTSIM_EV_PTE_BATCH]);
+		assert_true(on.ev[PTSIM_EV_PTE_BATCH] >= rows[i].calls);
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			if (e != PTSIM_EV_HELPER_CALL)
+				assert_int_equal(on.ev[e], off.ev[e]);
+		assert_int_equal(on.ev[PTSIM_EV_HELPER_CALL] - off.ev[PTSIM_EV_HELPER_CALL],
+				 rows[i].calls);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_madvise_relock_after_split),
 		cmocka_unit_test(test_mlock_cond_resched),
 		cmocka_unit_test(test_mremap_cond_resched),
+		cmocka_unit_test(test_folio_pte_batch_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,6 +181,14 @@ enum ptsim_feature {
 	 * by this mm, more than one page of it mapped, no pin (off: copied).
 	 */
 	PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO,
+	/*
+	 * "mm: folio_pte_batch() improvements" (D. Hildenbrand, v6.17):
+	 * folio_pte_batch() becomes an out-of-line function in mm/util.c
+	 * around the inline folio_pte_batch_flags(), and the callers that
+	 * pass no flags (zap, mlock, lazyfree unmap, mremap before its v6.18
+	 * fix) call it: one call per batch (before: inline, no call).
+	 */
+	PTSIM_FEAT_FOLIO_PTE_BATCH_CALL,
 	PTSIM_FEAT__COUNT
 };
 

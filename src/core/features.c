@@ -58,6 +58,7 @@ static const struct {
 	[PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL] = { "deferred_split_partial", 6100 },
 	[PTSIM_FEAT_UFFD_PER_VMA_LOCK] = { "uffd_per_vma_lock", 6090 },
 	[PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO] = { "wp_reuse_large_anon_folio", 6150 },
+	[PTSIM_FEAT_FOLIO_PTE_BATCH_CALL] = { "folio_pte_batch_call", 6170 },
 };
 
 /*

@@ -38,8 +38,8 @@ static unsigned int folio_mlock_step(struct ptsim_mm *mm, const struct folio *f,
 
 	if (!folio_test_large(mm->m, f))
 		return 1;
-	nr = folio_pte_batch_flags(mm, f, ptep, &ptent,
-				   (unsigned int)((end - addr) >> mm->m->geo.page_shift), 0);
+	nr = folio_pte_batch(mm, f, ptep, ptent,
+			     (unsigned int)((end - addr) >> mm->m->geo.page_shift));
 	return nr;
 }
 

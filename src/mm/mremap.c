@@ -31,16 +31,18 @@ static unsigned int mremap_folio_pte_batch(struct ptsim_mm *mm, pte_t *ptep, pte
 					   unsigned int max_nr)
 {
 	struct page_ref ref;
-	unsigned int flags = 0, nr;
+	unsigned int nr;
 
 	if (max_nr == 1)
 		return 1;
 	ref = vm_normal_page(mm, pte);	/* vm_normal_folio */
 	if (!folio_test_large(mm->m, ref.folio))
 		return 1;
+	/* v6.17 calls folio_pte_batch; the v6.18 fix respects the write bit (inline flags variant) */
 	if (feature(mm->m, PTSIM_FEAT_MREMAP_BATCH_RESPECT_WRITE))
-		flags |= FPB_RESPECT_WRITE;
-	nr = folio_pte_batch_flags(mm, ref.folio, ptep, &pte, max_nr, flags);
+		nr = folio_pte_batch_flags(mm, ref.folio, ptep, &pte, max_nr, FPB_RESPECT_WRITE);
+	else
+		nr = folio_pte_batch(mm, ref.folio, ptep, pte, max_nr);
 	return nr;
 }
 

@@ -238,7 +238,7 @@ static unsigned int folio_unmap_pte_batch(struct ptsim_mm *mm, const struct foli
 	if (!feature(mm->m, PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING) || !f->order ||
 	    (f->flags & (FOLIO_ANON | FOLIO_LAZYFREE)) != (FOLIO_ANON | FOLIO_LAZYFREE))
 		return 1;
-	nr = folio_pte_batch_flags(mm, f, ptep, &pte, max_nr, 0);
+	nr = folio_pte_batch(mm, f, ptep, pte, max_nr);
 	return nr;
 }
 

@@ -77,7 +77,7 @@ static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent
 		return 1;
 	}
 	if (folio_test_large(mm->m, ref.folio) && max_nr != 1) {
-		nr = folio_pte_batch_flags(mm, ref.folio, ptep, &ptent, max_nr, 0);
+		nr = folio_pte_batch(mm, ref.folio, ptep, ptent, max_nr);
 	}
 	zap_present_folio_ptes(z, ref.folio, ptep, addr, nr);
 	return nr;

@@ -137,8 +137,11 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 
 /* folio_pte_batch (src/primitives/pte_batch.c). */
 #define PTSIM_PRIMITIVES_BATCH(X)								\
-	X(FOLIO_PTE_BATCH, "folio_pte_batch", PRIM_INLINE, PTSIM_EV_PTE_BATCH,			\
-	  "mm/internal.h: static inline (v6.12); its entries are read with ptep_get")
+	X(FOLIO_PTE_BATCH, "folio_pte_batch_flags", PRIM_INLINE, PTSIM_EV_PTE_BATCH,		\
+	  "mm/internal.h: static inline (v6.12's folio_pte_batch); its entries are read "	\
+	  "with ptep_get")									\
+	X(FOLIO_PTE_BATCH_CALL, "folio_pte_batch", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/util.c (v6.17): the out-of-line entry of the callers without flags")
 
 /* The swap cache and swap map. */
 #define PTSIM_PRIMITIVES_SWAP(X)								\

@@ -54,3 +54,12 @@ unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, p
 	fn_exit(mm->m);
 	return MIN(nr, max_nr);
 }
+
+/* folio_pte_batch (mm/util.c since v6.17; before, the same inline code): no flags, no merge. */
+unsigned int folio_pte_batch(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep, pte_t pte,
+			     unsigned int max_nr)
+{
+	if (feature(mm->m, PTSIM_FEAT_FOLIO_PTE_BATCH_CALL))
+		kernel_call(mm->m, FOLIO_PTE_BATCH_CALL);
+	return folio_pte_batch_flags(mm, f, ptep, &pte, max_nr, 0);
+}

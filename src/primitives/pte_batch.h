@@ -21,4 +21,12 @@
 unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep,
 				   pte_t *ptentp, unsigned int max_nr, unsigned int flags);
 
+/*
+ * folio_pte_batch: the batch of a caller that passes no flags (zap, mlock,
+ * the lazyfree unmap, mremap before v6.18). Inline before v6.17; from v6.17
+ * ("folio_pte_batch_call") an out-of-line function in mm/util.c, one call a batch.
+ */
+unsigned int folio_pte_batch(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep, pte_t pte,
+			     unsigned int max_nr);
+
 #endif
