@@ -213,6 +213,16 @@ static void test_mprotect_contpte_block(void **state)
 	}
 }
 
+/* A VMA over two PMD tables at VA, each with 8 order-0 pages present. */
+static struct ptsim_mm *two_tables(struct ptsim_machine *m)
+{
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+
+	assert_int_equal(ptsim_populate(mm, VA, 8 * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, 8 * SZ_4K, 0, true), 0);
+	return mm;
+}
+
 /*
  * munmap of two PMDs of one VMA: zap_pmd_range calls cond_resched every turn
  * (its loop condition), and the notifier range's might_sleep once more.
@@ -220,12 +230,10 @@ static void test_mprotect_contpte_block(void **state)
 static void test_zap_cond_resched(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.16");
-	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+	struct ptsim_mm *mm = two_tables(m);
 	struct ptsim_stats st;
 
 	(void)state;
-	assert_int_equal(ptsim_populate(mm, VA, 8 * SZ_4K, 0, true), 0);
-	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, 8 * SZ_4K, 0, true), 0);
 	assert_int_equal(ptsim_munmap(mm, VA, 2 * SZ_2M), 0);
 	st = last_op(m);
 	assert_int_equal(st.ev[PTSIM_EV_PMD_ITER], 2);
@@ -273,12 +281,10 @@ static void test_madvise_relock_after_split(void **state)
 static void test_mlock_cond_resched(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.16");
-	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+	struct ptsim_mm *mm = two_tables(m);
 	struct ptsim_stats st;
 
 	(void)state;
-	assert_int_equal(ptsim_populate(mm, VA, 8 * SZ_4K, 0, true), 0);
-	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, 8 * SZ_4K, 0, true), 0);
 	assert_int_equal(ptsim_mlock(mm, VA, 2 * SZ_2M), 0);
 	st = last_op(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1008);
@@ -295,13 +301,11 @@ static void test_mlock_cond_resched(void **state)
 static void test_mremap_cond_resched(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "v6.16");
-	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+	struct ptsim_mm *mm = two_tables(m);
 	struct ptsim_stats st;
 	uint64_t out = 0;
 
 	(void)state;
-	assert_int_equal(ptsim_populate(mm, VA, 8 * SZ_4K, 0, true), 0);
-	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, 8 * SZ_4K, 0, true), 0);
 	assert_int_equal(ptsim_mremap(mm, VA, 2 * SZ_2M, 2 * SZ_2M,
 				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, 4 * SZ_1G, &out), 0);
 	assert_true(out == 4 * SZ_1G);
