@@ -111,6 +111,10 @@ static void test_machine_and_mm(void **state)
 	BAD(ptsim_feature_get(w.m, PTSIM_FEAT__COUNT, &b));
 	BAD(ptsim_feature_preset(w.m, NULL == w.m ? "" : "other"));
 	BAD(ptsim_feature_lookup(NULL, NULL));
+	BAD(ptsim_preset_release(NULL, &u));
+	BAD(ptsim_preset_release("v9.9", &u));
+	BAD(ptsim_preset_release("v6.17", NULL));
+	assert_null(ptsim_preset_name(~0u));
 	BAD(ptsim_cpu_lookup("none", (enum ptsim_cpu *)&u));
 	BAD(ptsim_last_stats(w.m, NULL));
 	BAD(ptsim_total_stats(NULL, &st));

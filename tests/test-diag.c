@@ -61,6 +61,39 @@ static void test_version_and_errors(void **state)
 		assert_non_null(ptsim_event_name((enum ptsim_event)e));
 }
 
+/* The presets enumerate in features.c's order, each one a machine accepts, with its release. */
+static void test_preset_enumeration(void **state)
+{
+	static const struct {
+		const char *name;
+		unsigned int release;
+	} want[] = {
+		{ "baseline", 6160 }, { "patched", PTSIM_RELEASE_UNMERGED }, { "v6.6", 6060 },
+		{ "v6.8", 6080 }, { "v6.9-midpoint", 6085 }, { "v6.9", 6090 }, { "v6.10", 6100 },
+		{ "v6.11", 6110 }, { "v6.12", 6120 }, { "v6.13", 6130 }, { "v6.14", 6140 },
+		{ "v6.15", 6150 }, { "v6.16", 6160 }, { "v6.17", 6170 }, { "v6.18", 6180 },
+		{ "v6.19", 6190 },
+	};
+	const unsigned int n = sizeof(want) / sizeof(want[0]);
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	unsigned int r;
+
+	(void)state;
+	ptsim_machine_config_init(&cfg);
+	assert_int_equal(ptsim_machine_create(&cfg, &m), 0);
+	for (unsigned int i = 0; i < n; i++) {
+		assert_non_null(ptsim_preset_name(i));
+		assert_string_equal(ptsim_preset_name(i), want[i].name);
+		assert_int_equal(ptsim_preset_release(want[i].name, &r), 0);
+		assert_int_equal(r, want[i].release);
+		assert_int_equal(ptsim_feature_preset(m, want[i].name), 0);
+	}
+	assert_null(ptsim_preset_name(n));
+	assert_int_equal(ptsim_preset_release("v6.7", &r), -EINVAL);
+	ptsim_machine_destroy(m);
+}
+
 /* A handler that tries to change the model from inside an operation. */
 struct reentry {
 	struct ptsim_mm *mm;
@@ -125,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_handler_reentry_refused),
 		cmocka_unit_test(test_handler_and_backtrace),
 		cmocka_unit_test(test_version_and_errors),
+		cmocka_unit_test(test_preset_enumeration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -264,6 +264,24 @@ PTSIM_API int ptsim_feature_get(const struct ptsim_machine *m, enum ptsim_featur
 PTSIM_API int ptsim_feature_preset(struct ptsim_machine *m, const char *preset);
 
 /*
+ * The presets, for listing them: the i-th preset's name (i from 0: "baseline",
+ * "patched", "v6.6", ...), NULL for i past the last. Every name it returns is
+ * one ptsim_feature_preset and ptsim_machine_config.preset accept.
+ */
+PTSIM_API const char *ptsim_preset_name(unsigned int i);
+
+/* A posted series no release has: the release of "patched". */
+#define PTSIM_RELEASE_UNMERGED 99990u
+
+/*
+ * The kernel release whose merged features preset turns on, in *out as
+ * major * 1000 + minor * 10 (v6.17: 6170; "baseline": 6160), 6085 for
+ * "v6.9-midpoint" (part way through the v6.9 merge window) and
+ * PTSIM_RELEASE_UNMERGED for "patched". -EINVAL for another name or NULL.
+ */
+PTSIM_API int ptsim_preset_release(const char *preset, unsigned int *out);
+
+/*
  * The folio orders anonymous faults may use (the transparent_hugepage
  * "hugepages-<size>/enabled" knobs): bit n allows order n; orders below the
  * PMD order are mTHP (do_anonymous_page maps the highest that fits and is

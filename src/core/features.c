@@ -14,7 +14,7 @@
  * The releases were checked against the v6.12 tree (what it has, what it has
  * not) and the merge logs in spec/mm-lifecycle.md.
  */
-#define UNMERGED 99990u
+#define UNMERGED PTSIM_RELEASE_UNMERGED
 #define NEVER 0u
 
 static const struct {
@@ -90,6 +90,23 @@ int ptsim_feature_lookup(const char *name, enum ptsim_feature *out)
 	for (unsigned int f = 0; f < PTSIM_FEAT__COUNT; f++) {
 		if (!strcmp(name, features[f].name)) {
 			*out = (enum ptsim_feature)f;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *ptsim_preset_name(unsigned int i)
+{
+	return i < sizeof(presets) / sizeof(presets[0]) ? presets[i].name : NULL;
+}
+
+int ptsim_preset_release(const char *preset, unsigned int *out)
+{
+	VALIDATE(preset && out);
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		if (!strcmp(preset, presets[i].name)) {
+			*out = presets[i].release;
 			return 0;
 		}
 	}
