@@ -470,18 +470,22 @@ int cmd_audit(int argc, char **argv)
 
 		switch (c) {
 		case 'c':
-			if (parse_cpus(optarg, &cpus)) {
-				fprintf(stderr, "audit: --cpu: unknown CPU in %s\n", optarg);
+			if (parse_cpus("audit", optarg, &cpus, NULL, NULL))
 				return 2;
-			}
 			break;
 		case 's':
 		case 'n':
 		case 'r': {
 			unsigned long long v = strtoull(optarg, &end, 0);
+			const char *opt = c == 's' ? "--seconds" : c == 'n' ? "--scenarios" : "--seed";
 
 			if (!*optarg || *end) {
-				fprintf(stderr, "audit: %s needs a number\n", argv[optind - 1]);
+				fprintf(stderr, "audit: %s needs a number\n", opt);
+				return 2;
+			}
+			if (!v && c != 'r') {
+				/* 0 seconds or 0 scenarios would audit nothing */
+				fprintf(stderr, "audit: %s needs a positive number\n", opt);
 				return 2;
 			}
 			if (c == 's')
@@ -527,7 +531,9 @@ int cmd_audit(int argc, char **argv)
 		cfg.preset = t;
 		err = ptsim_machine_create(&cfg, &m);
 		if (err == -EINVAL) {
-			fprintf(stderr, "audit: unknown preset %s\n", t);
+			fprintf(stderr, "audit: unknown preset '%s'; valid: ", t);
+			print_valid_presets(stderr);
+			fprintf(stderr, "\n");
 			return 2;
 		} else if (err) {
 			fprintf(stderr, "audit: preset %s: %s\n", t, ptsim_strerror(err));

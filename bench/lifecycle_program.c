@@ -629,8 +629,9 @@ int cmd_predict(int argc, char **argv)
 		case 'o': only = optarg; break;
 		case 'c':
 			if (ptsim_cpu_lookup(optarg, &cpu_override)) {
-				fprintf(stderr, "ptsim-bench predict: unknown CPU %s (ptsim-bench cpus)\n",
-					optarg);
+				fprintf(stderr, "ptsim-bench predict: unknown CPU '%s'; valid: ", optarg);
+				print_valid_cpus(stderr);
+				fprintf(stderr, "\n");
 				return 2;
 			}
 			have_cpu = true;

@@ -2,6 +2,7 @@
 /* ptsim-bench's command table, usage, progress and JSON helpers (main is in ptsim-bench.c). */
 #include "rows.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
@@ -35,18 +36,54 @@ void json_string(const char *s)
 
 const struct command commands[] = {
 	{ "reproduce", cmd_reproduce, "[--json] [--svg FILE] [--only PREFIX] [--detail ID] [--check]",
-	  "every modelled published result: published vs simulated" },
-	{ "cpus", cmd_cpus, "[--json]", "CPU descriptions and every cost-profile constant with its source" },
-	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows" },
+	  "every modelled published result: published vs simulated",
+	  "  --json         the rows as JSON instead of the table\n"
+	  "  --svg FILE     also draw each row's error against its target band into FILE\n"
+	  "  --only PREFIX  only the rows whose id starts with PREFIX (e.g. mprotect.)\n"
+	  "  --detail ID    one row: its counts before and after, event by event\n"
+	  "  --check        exit 3 when a row misses its target, naming each on stderr\n" },
+	{ "cpus", cmd_cpus, "[--json]", "CPU descriptions and every cost-profile constant with its source",
+	  "  --json         as JSON\n" },
+	{ "list", cmd_list, "[cpus|features|presets|events]... [--json]",
+	  "the names --cpu, --features and --presets take, and the events, with their meaning",
+	  "  cpus           CPU profiles with a summary (every constant: ptsim-bench cpus)\n"
+	  "  features       kernel features with the release that merged them\n"
+	  "  presets        presets with their release and the features they turn on\n"
+	  "  events         counted events with their price class\n"
+	  "                 (no list named: all four)\n"
+	  "  --json         as one JSON object with a member per list\n" },
+	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
 	{ "run", cmd_run,
 	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N] [--findings] [--json]",
-	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint" },
+	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
+	  "  FILE           the scenario (doc/scenario.md)\n"
+	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
+	  "                 (default: the scenario's; names: ptsim-bench list cpus)\n"
+	  "  --granule LIST comma-separated 4K, 16K, 64K (any case; default: the scenario's)\n"
+	  "  --features SPEC  a kernel: presets and features, comma-separated, +name/-name\n"
+	  "                 to switch one on/off; repeat to compare kernels (at most 8)\n"
+	  "                 (names: ptsim-bench list presets features)\n"
+	  "  --max-work N   stop a run after N units of simulated work (a positive number)\n"
+	  "  --findings     record break-before-make and invariant findings per run\n"
+	  "  --json         as JSON\n" },
 	{ "audit", cmd_audit,
 	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--reproducers DIR] [--json]",
-	  "random scenarios on every CPU and kernel: break-before-make findings, grouped, shrunk" },
+	  "random scenarios on every CPU and kernel: break-before-make findings, grouped, shrunk",
+	  "  --cpu LIST     comma-separated CPU names, or all (default: all)\n"
+	  "  --seconds N    stop after N seconds (N > 0; default 60)\n"
+	  "  --scenarios N  stop after N scenarios instead (N > 0)\n"
+	  "  --seed S       the first scenario's seed (default 1)\n"
+	  "  --presets LIST comma-separated presets to run each scenario on\n"
+	  "                 (default v6.16,v6.17,v6.18,v6.19,patched; ptsim-bench list presets)\n"
+	  "  --reproducers DIR  write each finding's shrunk scenario into DIR\n"
+	  "  --json         as JSON\n" },
 	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME]",
-	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)" },
-	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's" },
+	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)",
+	  "  --json         as JSON\n"
+	  "  --only PREFIX  only the workloads whose id starts with PREFIX\n"
+	  "  --cpu NAME     price every workload on this CPU instead of the published one\n" },
+	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's",
+	  "  --json         as JSON\n" },
 };
 
 const size_t nr_commands = sizeof(commands) / sizeof(commands[0]);
@@ -54,7 +91,7 @@ const size_t nr_commands = sizeof(commands) / sizeof(commands[0]);
 int usage(FILE *f)
 {
 	fprintf(f, "usage: ptsim-bench COMMAND [OPTIONS]\n"
-		   "       ptsim-bench COMMAND --help | --help | --version\n\ncommands:\n");
+		   "       ptsim-bench COMMAND --help | help COMMAND | --help | --version\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n  %-10s %s\n", commands[i].name, commands[i].args, "",
 			commands[i].what);
@@ -63,11 +100,80 @@ int usage(FILE *f)
 
 int command_usage(const char *name, FILE *f)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i].name, name))
-			fprintf(f, "usage: ptsim-bench %s%s%s\n  %s\n", name,
-				*commands[i].args ? " " : "", commands[i].args, commands[i].what);
-	return f == stdout ? 0 : 2;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(commands[i].name, name))
+			continue;
+		fprintf(f, "usage: ptsim-bench %s%s%s\n  %s\n", name, *commands[i].args ? " " : "",
+			commands[i].args, commands[i].what);
+		if (*commands[i].options)
+			fprintf(f, "\noptions:\n%s", commands[i].options);
+		fprintf(f, "  --help         this text\n");
+		return f == stdout ? 0 : 2;
+	}
+	fprintf(stderr, "ptsim-bench: unknown command %s\n", name);
+	return 2;
+}
+
+/* "a, b, c": the names of one kind on f. */
+void print_valid_cpus(FILE *f)
+{
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++)
+		fprintf(f, "%s%s", c ? ", " : "", ptsim_cpu_name((enum ptsim_cpu)c));
+}
+
+void print_valid_presets(FILE *f)
+{
+	for (unsigned int i = 0; ptsim_preset_name(i); i++)
+		fprintf(f, "%s%s", i ? ", " : "", ptsim_preset_name(i));
+}
+
+void print_valid_features(FILE *f)
+{
+	for (unsigned int i = 0; i < PTSIM_FEAT__COUNT; i++)
+		fprintf(f, "%s%s", i ? ", " : "", ptsim_feature_name((enum ptsim_feature)i));
+}
+
+int parse_cpus(const char *cmd, const char *list, unsigned int *mask, enum ptsim_cpu *order,
+	       unsigned int *nr)
+{
+	char buf[256];
+	unsigned int n = 0;
+
+	*mask = 0;
+	if (!strcmp(list, "all")) {
+		for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+			if (order)
+				order[n] = (enum ptsim_cpu)c;
+			n++;
+		}
+		*mask = (1u << PTSIM_CPU__COUNT) - 1;
+	} else if (strlen(list) < sizeof(buf)) {
+		strcpy(buf, list);
+		for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+		     t = strtok_r(NULL, ",", &save)) {
+			enum ptsim_cpu c;
+
+			if (ptsim_cpu_lookup(t, &c)) {
+				fprintf(stderr, "%s: --cpu: unknown CPU '%s'; valid: ", cmd, t);
+				print_valid_cpus(stderr);
+				fprintf(stderr, ", all\n");
+				return -EINVAL;
+			}
+			if (*mask & (1u << c))
+				continue;	/* named twice: printed once */
+			*mask |= 1u << c;
+			if (order)
+				order[n] = c;
+			n++;
+		}
+	}
+	if (nr)
+		*nr = n;
+	if (!*mask) {
+		fprintf(stderr, "%s: --cpu: expected a comma-separated list of CPUs, or all\n", cmd);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int parse_json_option(const char *name, int argc, char **argv, bool *json)

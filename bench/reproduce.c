@@ -187,15 +187,13 @@ static bool target_band(const struct outcome *o, double *lo, double *hi)
  * fits are hollow diamonds; green inside the target, red outside, grey for
  * report-only rows. Errors beyond the axis are drawn at its edge with the value.
  */
-static int write_svg(const char *path, const struct outcome *o, unsigned int n)
+static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 {
 	const double axis_lo = -40, axis_hi = 40;
 	const int row_h = 26, left = 360, plot_w = 520, top = 70;
 	const int width = left + plot_w + 90, height = top + (int)n * row_h + 50;
-	FILE *f = fopen(path, "w");
+	int err;
 
-	if (!f)
-		return -1;
 #define X(v) (left + (int)((fmin(fmax((v), axis_lo), axis_hi) - axis_lo) / (axis_hi - axis_lo) * plot_w))
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -236,7 +234,11 @@ static int write_svg(const char *path, const struct outcome *o, unsigned int n)
 	}
 #undef X
 	fprintf(f, "</svg>\n");
-	return fclose(f) ? -1 : 0;
+	err = ferror(f) ? errno : 0;
+	if (fclose(f) && !err)
+		err = errno;
+	errno = err;
+	return err ? -1 : 0;
 }
 
 static void print_detail(const struct outcome *o)
@@ -299,6 +301,7 @@ int cmd_reproduce(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *only = "", *svg = NULL, *detail = NULL;
+	FILE *svg_file = NULL;
 	bool json = false, check = false;
 	struct outcome *o;
 	unsigned int n = 0;
@@ -337,9 +340,17 @@ int cmd_reproduce(int argc, char **argv)
 		list_ids(stderr);
 		return 2;
 	}
-	o = calloc(n, sizeof(*o));
-	if (!o)
+	/* an unwritable --svg fails before the simulation, not after it */
+	if (svg && !(svg_file = fopen(svg, "w"))) {
+		fprintf(stderr, "reproduce: cannot write %s: %s\n", svg, strerror(errno));
 		return 1;
+	}
+	o = calloc(n, sizeof(*o));
+	if (!o) {
+		if (svg_file)
+			fclose(svg_file);
+		return 1;
+	}
 	n = 0;
 	for (unsigned int i = 0; i < nr_published_rows; i++) {
 		const struct published *r = &published_rows[i];
@@ -359,8 +370,8 @@ int cmd_reproduce(int argc, char **argv)
 		print_json(o, n);
 	else
 		print_table(o, n);
-	if (svg && write_svg(svg, o, n)) {
-		fprintf(stderr, "reproduce: cannot write %s\n", svg);
+	if (svg_file && write_svg(svg_file, o, n)) {
+		fprintf(stderr, "reproduce: cannot write %s: %s\n", svg, strerror(errno));
 		status = 1;
 	}
 	for (unsigned int i = 0; i < n; i++) {
@@ -368,6 +379,17 @@ int cmd_reproduce(int argc, char **argv)
 			status = 1;
 		else if (check && o[i].has_target && !o[i].within && !status)
 			status = 3;	/* --check: a row misses its target */
+	}
+	for (unsigned int i = 0; status == 3 && i < n; i++) {
+		char target[64];
+
+		if (o[i].err || !o[i].has_target || o[i].within)
+			continue;
+		/* --check: one line per row that misses, then exit 3 */
+		target_text(&o[i], target, sizeof(target));
+		fprintf(stderr, "reproduce: --check: %s misses its target: simulated %.4g, "
+			"published %.4g (%+.1f%%), target %s\n", o[i].row->id, o[i].res.simulated,
+			o[i].row->value, o[i].error_pct, target);
 	}
 	free(o);
 	return status;

@@ -106,6 +106,7 @@ struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *args, *what;
+	const char *options;	/* one line per option: what it does (the --help text) */
 };
 extern const struct command commands[];
 extern const size_t nr_commands;
@@ -120,8 +121,19 @@ int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
-/* A comma-separated list of CPU names ("all": every profile) as a bit per CPU. */
-int parse_cpus(const char *list, unsigned int *mask);
+int cmd_list(int argc, char **argv);
+/*
+ * A comma-separated list of CPU names ("all": every profile) as a bit per CPU
+ * in *mask and, when order is not NULL, the CPUs in the order named (each
+ * once; *nr of them). -EINVAL after printing "CMD: --cpu: unknown CPU 'X';
+ * valid: ..." (or an empty list) on stderr.
+ */
+int parse_cpus(const char *cmd, const char *list, unsigned int *mask, enum ptsim_cpu *order,
+	       unsigned int *nr);
+/* The valid names, comma-separated, on f (for error messages). */
+void print_valid_cpus(FILE *f);
+void print_valid_presets(FILE *f);
+void print_valid_features(FILE *f);
 /* The whole file at path (malloc'd; *len bytes), or NULL. */
 char *read_file(const char *path, size_t *len);
 

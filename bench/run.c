@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_SETS 8
 
@@ -55,48 +56,53 @@ char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-int parse_cpus(const char *list, unsigned int *mask)
-{
-	char buf[256];
-
-	if (!strcmp(list, "all")) {
-		*mask = (1u << PTSIM_CPU__COUNT) - 1;
-		return 0;
-	}
-	if (strlen(list) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, list);
-	*mask = 0;
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		enum ptsim_cpu c;
-
-		if (ptsim_cpu_lookup(t, &c))
-			return -EINVAL;
-		*mask |= 1u << c;
-	}
-	return *mask ? 0 : -EINVAL;
-}
-
-/* "4K,64K": bit per granule shift. */
+/* "4K,64k": bit per granule shift (any case). */
 static int parse_granules(const char *list, unsigned int *mask)
 {
 	char buf[64];
 
-	if (strlen(list) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, list);
 	*mask = 0;
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(t, "4K"))
-			*mask |= 1u << PTSIM_GRANULE_4K;
-		else if (!strcmp(t, "16K"))
-			*mask |= 1u << PTSIM_GRANULE_16K;
-		else if (!strcmp(t, "64K"))
-			*mask |= 1u << PTSIM_GRANULE_64K;
-		else
-			return -EINVAL;
+	if (strlen(list) >= sizeof(buf)) {
+		fprintf(stderr, "run: --granule: expected 4K, 16K or 64K, comma-separated\n");
+		return -EINVAL;
 	}
+	strcpy(buf, list);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(t, "4K")) {
+			*mask |= 1u << PTSIM_GRANULE_4K;
+		} else if (!strcasecmp(t, "16K")) {
+			*mask |= 1u << PTSIM_GRANULE_16K;
+		} else if (!strcasecmp(t, "64K")) {
+			*mask |= 1u << PTSIM_GRANULE_64K;
+		} else {
+			fprintf(stderr, "run: --granule: unknown granule '%s'; valid: 4K, 16K, 64K\n", t);
+			return -EINVAL;
+		}
+	}
+	if (!*mask)
+		fprintf(stderr, "run: --granule: expected 4K, 16K or 64K, comma-separated\n");
 	return *mask ? 0 : -EINVAL;
+}
+
+/*
+ * The first name of a --features SPEC that is neither a feature nor a preset
+ * (the check scenario_apply_features makes), or NULL; in buf.
+ */
+static const char *unknown_feature(const char *spec, char *buf, size_t len)
+{
+	if (strlen(spec) >= len)
+		return spec;
+	strcpy(buf, spec);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum ptsim_feature f;
+		unsigned int r;
+
+		if (*t == '+' || *t == '-')
+			t++;
+		if (ptsim_feature_lookup(t, &f) && ptsim_preset_release(t, &r))
+			return t;
+	}
+	return NULL;
 }
 
 static double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s)
@@ -158,7 +164,8 @@ int cmd_run(int argc, char **argv)
 	};
 	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
 	const char *sets[MAX_SETS];
-	unsigned int nr_sets = 0, cpus = 0, granules = 0;
+	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
+	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
 	bool json = false, first = true, want_findings = false;
 	struct scenario s;
 	char err[256], *text;
@@ -170,16 +177,12 @@ int cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (parse_cpus(optarg, &cpus)) {
-				fprintf(stderr, "run: --cpu: unknown CPU in %s\n", optarg);
+			if (parse_cpus("run", optarg, &cpus, cpu_order, &nr_cpus))
 				return 2;
-			}
 			break;
 		case 'g':
-			if (parse_granules(optarg, &granules)) {
-				fprintf(stderr, "run: --granule: expected 4K, 16K or 64K in %s\n", optarg);
+			if (parse_granules(optarg, &granules))
 				return 2;
-			}
 			break;
 		case 'f':
 			if (nr_sets == MAX_SETS) {
@@ -225,8 +228,10 @@ int cmd_run(int argc, char **argv)
 		return 2;
 	}
 	free(text);
-	if (!cpus)
+	if (!cpus) {
 		cpus = 1u << s.machine.cpu;
+		cpu_order[nr_cpus++] = s.machine.cpu;
+	}
 	if (!granules)
 		granules = 1u << s.machine.granule;
 	if (!nr_sets)
@@ -245,7 +250,15 @@ int cmd_run(int argc, char **argv)
 			return 1;
 		}
 		if (scenario_apply_features(m, sets[i])) {
-			fprintf(stderr, "run: --features %s: unknown feature or preset\n", sets[i]);
+			char buf[256];
+			const char *bad = unknown_feature(sets[i], buf, sizeof(buf));
+
+			fprintf(stderr, "run: --features %s: unknown feature or preset '%s'\n  presets: ",
+				sets[i], bad ? bad : sets[i]);
+			print_valid_presets(stderr);
+			fprintf(stderr, "\n  features: ");
+			print_valid_features(stderr);
+			fprintf(stderr, "\n");
 			ptsim_machine_destroy(m);
 			scenario_free(&s);
 			return 2;
@@ -259,15 +272,17 @@ int cmd_run(int argc, char **argv)
 	}
 	if (json)
 		printf("[");
-	for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
+	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
+		enum ptsim_cpu cpu = cpu_order[ci];	/* in the order --cpu names them */
+
 		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
 			struct scn_result res[MAX_SETS];
 			struct findings fs[MAX_SETS];
 			struct scn_machine mc = s.machine;
 
-			if (!(cpus & (1u << cpu)) || !(granules & (1u << gr)))
+			if (!(granules & (1u << gr)))
 				continue;
-			mc.cpu = (enum ptsim_cpu)cpu;
+			mc.cpu = cpu;
 			mc.granule = (enum ptsim_granule)gr;
 			if (gr != s.machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
 				mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
