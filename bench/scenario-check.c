@@ -9,6 +9,7 @@
 #include "scenario.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static int load(const char *name, struct scenario *s)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	text = read_file(path, &len);
 	if (!text) {
-		fprintf(stderr, "cannot read %s\n", path);
+		fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	ret = scenario_parse(text, len, path, s, err, sizeof(err));
@@ -204,7 +205,7 @@ static void check_all_run(void)
 	unsigned int n = 0;
 
 	if (!d) {
-		fprintf(stderr, "cannot open %s\n", dir);
+		fprintf(stderr, "cannot open %s: %s\n", dir, strerror(errno));
 		failures++;
 		return;
 	}

@@ -119,6 +119,12 @@ if [ -n "$misses" ] && [ "$got" != 3 ] || [ -z "$misses" ] && [ "$got" != 0 ]; t
 fi
 out=$("$bench" reproduce --only uffd.android.move_pages_pte_speedup --check 2>&1 | grep -- '--check:')
 [ -z "$out" ] || { echo "FAIL: reproduce --check names a report-only row: $out"; fail=1; }
+check=$(dirname "$bench")/scenario-check
+if [ -x "$check" ]; then
+	out=$("$check" /nonexistent 2>&1)
+	printf '%s\n' "$out" | grep -qxF "cannot open /nonexistent: No such file or directory" ||
+		{ echo "FAIL: scenario-check /nonexistent:"; printf '%s\n' "$out" | tail -3; fail=1; }
+fi
 
 # list: every name with its meaning
 expect_line 0 "  apple-m3       Apple M3 P-core (Linux VM, 4K pages), 4.05 GHz, L2 TLB 3072, TLBIRANGE, BBM level 0" list cpus
