@@ -5,17 +5,23 @@ set -u
 bench=$1
 inc=${2:-}
 fail=0
-expect() {	# expect STATUS PATTERN ARGS...: exit status, and PATTERN in the output
-	want=$1 pattern=$2
-	shift 2
+# check GREP-OPTIONS STATUS TEXT ARGS...: exit status, and TEXT in the output as grep finds it
+check() {
+	opts=$1 want=$2 text=$3
+	shift 3
 	out=$("$bench" "$@" 2>&1)
 	got=$?
-	if [ "$got" != "$want" ] || ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
-		echo "FAIL: ptsim-bench $* -> status $got (want $want), output:"
-		printf '%s\n' "$out" | head -5
+	if [ "$got" != "$want" ] || ! printf '%s\n' "$out" | grep -q $opts -- "$text"; then
+		echo "FAIL: ptsim-bench $* -> status $got (want $want), want: $text"
+		echo "output:"
+		printf '%s\n' "$out" | head -8
 		fail=1
 	fi
 }
+# expect STATUS PATTERN ARGS...: exit status, and PATTERN (a regex) in the output
+expect() { check "" "$@"; }
+# expect_line STATUS LINE ARGS...: exit status, and LINE exactly as one line of the output
+expect_line() { check -xF "$@"; }
 expect 0 "ptsim-bench [0-9]" --version
 expect 0 "usage: ptsim-bench COMMAND" --help
 expect 0 "usage: ptsim-bench reproduce" help reproduce
@@ -37,20 +43,6 @@ expect 2 "unknown feature or preset" run /dev/null --features nosuch
 expect 2 "needs a number" audit --scenarios x
 expect 2 "unknown preset" audit --presets v9.9
 
-# expect_line STATUS LINE ARGS...: exit status, and LINE exactly as one line of the output
-expect_line() {
-	want=$1 line=$2
-	shift 2
-	out=$("$bench" "$@" 2>&1)
-	got=$?
-	if [ "$got" != "$want" ] || ! printf '%s\n' "$out" | grep -qxF -- "$line"; then
-		echo "FAIL: ptsim-bench $* -> status $got (want $want), want the line:"
-		echo "  $line"
-		echo "output:"
-		printf '%s\n' "$out" | head -8
-		fail=1
-	fi
-}
 cpus="apple-m3, neoverse-v2, ampereone, neoverse-n1, neoverse-v1, neoverse-v3, android-x1"
 presets="baseline, patched, v6.6, v6.8, v6.9-midpoint, v6.9, v6.10, v6.11, v6.12, v6.13, v6.14, v6.15, v6.16, v6.17, v6.18, v6.19"
 scn=$(mktemp)
