@@ -189,6 +189,27 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 }
 
 /*
+ * The pending faults of a populate of nr pages that each need folio_bytes of
+ * host memory, with the operation and its undo log started; NULL when they
+ * cannot fit the host-memory limit (checked before anything is allocated)
+ * or the array cannot be allocated: the populate is -ENOMEM.
+ */
+static struct pending_fault *populate_begin(struct ptsim_machine *m, uint64_t nr,
+					    uint64_t folio_bytes)
+{
+	struct pending_fault *pf;
+
+	if (nr * (sizeof(*pf) + folio_bytes) > host_room(m))
+		return NULL;
+	pf = malloc(nr * sizeof(*pf));
+	if (!pf)
+		return NULL;
+	op_begin(m);
+	undo_start(m);
+	return pf;
+}
+
+/*
  * ptsim_populate of a shmem VMA, order 0 only (shmem_enabled "never"): each
  * page is the object's, found or allocated and cleared (shmem_get_folio),
  * then mapped with set_ptes(1) as finish_fault maps it. Phase 1 takes the
@@ -204,13 +225,9 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 	struct pending_fault *pf;
 	int err = 0;
 
-	if (nr * (sizeof(*pf) + folio_host_bytes(0)) > host_room(m))
-		return -ENOMEM;
-	pf = malloc(nr * sizeof(*pf));
+	pf = populate_begin(m, nr, folio_host_bytes(0));
 	if (!pf)
 		return -ENOMEM;
-	op_begin(m);
-	undo_start(m);
 	for (i = 0; i < nr && !err; i++) {
 		uint64_t a = addr + (i << g->page_shift);
 		struct pt_table *t = pt_walk_table(mm, a, PTE_LEVEL, true, &err);
@@ -286,14 +303,9 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 	if (err)
 		return err;
 	nr = len / size;
-	/* a populate that cannot fit the host-memory limit fails before it allocates anything */
-	if (nr * (sizeof(*pf) + (write ? folio_host_bytes(order) : 0)) > host_room(m))
-		return -ENOMEM;
-	pf = malloc(nr * sizeof(*pf));
+	pf = populate_begin(m, nr, write ? folio_host_bytes(order) : 0);
 	if (!pf)
 		return -ENOMEM;
-	op_begin(m);
-	undo_start(m);
 	err = prepare_faults(mm, addr, len, order, write, pf);
 	if (!err && !write)
 		err = zero_pfn(m, &zpfn);
