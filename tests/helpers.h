@@ -23,6 +23,15 @@
 #define SZ_2M	UINT64_C(0x200000)
 #define SZ_1G	UINT64_C(0x40000000)
 
+/* The events of the machine's last operation (ptsim_last_stats, which must succeed). */
+static inline struct ptsim_stats last_stats(const struct ptsim_machine *m)
+{
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_last_stats(m, &st), 0);
+	return st;
+}
+
 /*
  * The tests' default diagnostic handler: a diagnostic the test did not ask for
  * fails it, with the report's kind, place and message. A test that expects

@@ -26,14 +26,6 @@ static struct ptsim_machine *machine(void)
 	return m;
 }
 
-static struct ptsim_stats last(const struct ptsim_machine *m)
-{
-	struct ptsim_stats st;
-
-	assert_int_equal(ptsim_last_stats(m, &st), 0);
-	return st;
-}
-
 static struct ptsim_stats total(const struct ptsim_machine *m)
 {
 	struct ptsim_stats st;
@@ -98,7 +90,7 @@ static void test_thp_cow_enomem(void **state)
 	/* the second is the copy: the split stays and is counted */
 	assert_int_equal(ptsim_fail_nth_alloc(m, 2), 0);
 	assert_int_equal(ptsim_fault(child, VA + SZ_4K, PTSIM_ACCESS_WRITE), -ENOMEM);
-	st = last(m);
+	st = last_stats(m);
 	after = total(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
 	assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
@@ -124,7 +116,7 @@ static void test_thp_cow_enomem(void **state)
 
 	/* with memory back, the same fault copies the page */
 	assert_int_equal(ptsim_fault(child, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 0);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 1);
 	assert_int_equal(ptsim_translate(child, VA + SZ_4K, &t), 0);
@@ -161,7 +153,7 @@ static void check_shared_swap_write(struct ptsim_machine *m, struct ptsim_mm *mm
 	struct ptsim_stats st;
 
 	assert_int_equal(ptsim_fault(mm, va, PTSIM_ACCESS_WRITE), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
 	assert_int_equal(st.ev[PTSIM_EV_MAJOR_FAULT], 1);
 	assert_int_equal(st.ev[PTSIM_EV_SWAP_LOOKUP], 1);
@@ -191,7 +183,7 @@ static void check_shared_swap_write(struct ptsim_machine *m, struct ptsim_mm *mm
 	assert_int_equal(fi.mapcount, 1);
 	assert_writes_without_fault(mm, va);
 	assert_int_equal(ptsim_fault(mm, va, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FAULT], 0);	/* spurious: nothing to do */
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FAULT], 0);	/* spurious: nothing to do */
 }
 
 /* Swap-out, then fork: both mms hold the entry, neither exclusively. */
@@ -250,7 +242,7 @@ static void test_swap_write_mlock_populate(void **state)
 	assert_int_equal(ptsim_madvise(mm, VA, 16 * SZ_4K, PTSIM_MADV_PAGEOUT), 0);
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_mlock(child, VA, 16 * SZ_4K), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 16);
 	assert_int_equal(st.ev[PTSIM_EV_MAJOR_FAULT], 16);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 16);
@@ -320,7 +312,7 @@ static void test_dontunmap_write_reuses(void **state)
 		assert_int_equal(ptsim_translate(mm, at[i], &t), 0);
 		assert_true(t.read_only);
 		assert_int_equal(ptsim_fault(mm, at[i], PTSIM_ACCESS_WRITE), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 0);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 0);
@@ -350,7 +342,7 @@ static void test_dontunmap_cold_splits(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_madvise(mm, NEW, 8 * SZ_4K, PTSIM_MADV_COLD), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_SPLIT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_SPLIT], 1);
 	for (uint64_t i = 0; i < 16; i++) {
 		uint64_t a = i < 8 ? NEW + i * SZ_4K : VA + i * SZ_4K;
 
@@ -383,7 +375,7 @@ static void test_zero_page_write_then_fork(void **state)
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), -ENOENT);	/* the zero page: no folio */
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_ZERO], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_ZERO], 1);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 	assert_true(fi.anon && fi.anon_exclusive);
 	assert_int_equal(ptsim_fork(mm, &child), 0);
@@ -422,7 +414,7 @@ static void check_fault_fixes(struct ptsim_machine *m, struct ptsim_mm *mm, uint
 	assert_int_equal(ptsim_access(mm, 0, va, kind, &f), -EFAULT);
 	assert_int_equal(f, fk);
 	assert_int_equal(ptsim_fault(mm, va, kind), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
 	/* __ptep_set_access_flags, and the fault's lock_vma_under_rcu */
 	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 2);
@@ -433,7 +425,7 @@ static void check_fault_fixes(struct ptsim_machine *m, struct ptsim_mm *mm, uint
 	assert_int_equal(f, PTSIM_FAULT_NONE);
 	/* and again: nothing left to do, a spurious fault counts nothing */
 	assert_int_equal(ptsim_fault(mm, va, kind), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FAULT], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FAULT], 0);
 }
 
 /*

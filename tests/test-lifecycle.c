@@ -38,14 +38,6 @@ static struct ptsim_mm *populated(struct ptsim_machine *m, uint64_t len, unsigne
 	return mm;
 }
 
-static struct ptsim_stats last(struct ptsim_machine *m)
-{
-	struct ptsim_stats st;
-
-	assert_int_equal(ptsim_last_stats(m, &st), 0);
-	return st;
-}
-
 /* One 64K folio per contpte block, written (young and dirty), unmapped whole: spec table 2.4. */
 static void test_munmap_per_block(void **state)
 {
@@ -72,7 +64,7 @@ static void test_munmap_per_block(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_2M), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * want[v].reads);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * want[v].xchgs);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 32 * want[v].writes);
@@ -97,7 +89,7 @@ static void test_munmap_early_exit(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_munmap(mm, VA, SZ_2M), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 32 * 3);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PTE_READ], 32 * 3);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);
 }
@@ -130,7 +122,7 @@ static void test_munmap_1g(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_1G), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], rows[i].reads);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], rows[i].xchg);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], rows[i].writes);
@@ -157,7 +149,7 @@ static void test_exit_1g(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_mm_exit(mm), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 278528);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 262144);
 	assert_int_equal(st.ev[PTSIM_EV_TLBI_VA] + st.ev[PTSIM_EV_TLBI_RANGE], 0);
@@ -170,14 +162,14 @@ static void test_exit_1g(void **state)
 	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_CLEAR_HELPERS, false), 0);
 	mm = populated(m, SZ_1G, 4);
 	assert_int_equal(ptsim_mm_exit(mm), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_CONTPTE_CONVERT], 16384);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_CONTPTE_CONVERT], 16384);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
 	/* v6.8 has no contpte: nothing to unfold, one read and one exchange per entry */
 	assert_int_equal(ptsim_feature_preset(m, "v6.8"), 0);
 	mm = populated(m, SZ_1G, 4);
 	assert_int_equal(ptsim_mm_exit(mm), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_CONTPTE_CONVERT], 0);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 262144);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 262144);
@@ -205,9 +197,9 @@ static void test_munmap_partial(void **state)
 	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, SZ_2M, 4, true), 0);
 	/* from the middle of the THP to 8 pages into the first 64K folio of the next PMD */
 	assert_int_equal(ptsim_munmap(mm, VA + SZ_1M, SZ_1M + 8 * SZ_4K), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
-	assert_int_equal(last(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
-	assert_int_equal(last(m).ev[PTSIM_EV_TABLE_FREE], 0);	/* both PTE tables are shared */
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_TABLE_FREE], 0);	/* both PTE tables are shared */
 	assert_int_equal(ptsim_translate(mm, VA + SZ_1M - SZ_4K, &tr), 0);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_1M, &tr), -ENOENT);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_2M + 7 * SZ_4K, &tr), -ENOENT);
@@ -221,7 +213,7 @@ static void test_munmap_partial(void **state)
 	assert_invariants(m);
 	/* unmapping the rest frees every table; a second munmap of nothing is fine */
 	assert_int_equal(ptsim_munmap(mm, VA, 3 * SZ_2M), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_TABLE_FREE], 4);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_TABLE_FREE], 4);
 	assert_int_equal(ptsim_munmap(mm, VA, 3 * SZ_2M), 0);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
@@ -288,7 +280,7 @@ static void test_fork_per_block(void **state)
 		ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_AUTOFOLD, rows[i].autofold);
 		mm = populated(m, SZ_2M, 4);
 		assert_int_equal(ptsim_fork(mm, &child), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * rows[i].r);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 32 * rows[i].cas);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * rows[i].x);
@@ -327,7 +319,7 @@ static void test_fork_order0(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_fork(mm, &child), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], (v == W ? 4 : v == A ? 3 : 2) * 512);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 512);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 512);
@@ -358,7 +350,7 @@ static void test_cow_after_fork(void **state)
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_translate(child, VA, &before), 0);
 	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 1);
 	assert_int_equal(ptsim_translate(child, VA, &after), 0);
 	assert_true(after.write && after.pa != before.pa);
 	assert_int_equal(ptsim_translate(child, VA + SZ_4K, &after), 0);
@@ -373,8 +365,8 @@ static void test_cow_after_fork(void **state)
 	assert_int_equal(ptsim_translate(mm, VA + SZ_64K + SZ_4K, &before), 0);
 	assert_true(before.cont && !before.write);
 	assert_int_equal(ptsim_fault(mm, VA + SZ_64K + SZ_4K, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_64K + SZ_4K, &after), 0);
 	assert_true(after.write && !after.cont && after.pa == before.pa);
 	assert_int_equal(ptsim_folio_info(mm, VA + SZ_64K + SZ_4K, &fi), 0);
@@ -400,8 +392,8 @@ static void test_fork_pinned(void **state)
 	(void)state;
 	assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
 	assert_int_equal(ptsim_fork(mm, &child), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 16);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_ALLOC], 16);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 16);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_ALLOC], 16);
 	for (uint64_t va = VA; va < VA + SZ_64K; va += SZ_4K) {
 		assert_int_equal(ptsim_translate(mm, va, &tp), 0);
 		assert_int_equal(ptsim_translate(child, va, &tc), 0);
@@ -426,8 +418,8 @@ static void test_fork_thp(void **state)
 	assert_int_equal(ptsim_populate(mm, VA, 2 * SZ_2M, 9, true), 0);
 	assert_int_equal(ptsim_folio_set_pinned(mm, VA + SZ_2M, true), 0);
 	assert_int_equal(ptsim_fork(mm, &child), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 512);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 512);
 	assert_int_equal(ptsim_translate(child, VA, &tc), 0);
 	assert_int_equal(ptsim_translate(mm, VA, &tp), 0);
 	assert_true(tc.level == PMD_LEVEL && tp.level == PMD_LEVEL && tc.pa == tp.pa && !tp.write);
@@ -437,8 +429,8 @@ static void test_fork_thp(void **state)
 	assert_invariants(m);
 	/* a write to the shared THP in the child splits it there and copies one page */
 	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 1);
 	assert_invariants(m);
 	ptsim_mm_destroy(child);
 	ptsim_mm_destroy(mm);
@@ -513,7 +505,7 @@ static void test_mremap_per_block(void **state)
 		assert_int_equal(ptsim_mremap(mm, VA, SZ_2M, SZ_2M,
 					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, dst, &out), 0);
 		assert_int_equal(out, dst);
-		st = last(m);
+		st = last_stats(m);
 		/* the unmap of the emptied source reads its 512 none entries */
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * rows[i].r + 512);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * rows[i].x);
@@ -551,7 +543,7 @@ static void test_mremap_1g(void **state)
 		assert_int_equal(ptsim_mremap(mm, VA, SZ_1G, SZ_1G,
 					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
 					      8 * SZ_1G + SZ_1M, NULL), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], rows[i].r + 262144);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], rows[i].x);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], rows[i].w);
@@ -574,7 +566,7 @@ static void test_mremap_table_moves(void **state)
 	/* 1 GiB + 2 MiB: PMD aligned, not PUD aligned: 512 PTE tables move */
 	assert_int_equal(ptsim_mremap(mm, VA, SZ_1G, SZ_1G, PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
 				      8 * SZ_1G + SZ_2M, NULL), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 0);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 0);
 	assert_int_equal(st.ev[PTSIM_EV_PMD_WRITE] >= 2 * 512, 1);
@@ -584,11 +576,11 @@ static void test_mremap_table_moves(void **state)
 	/* to a PUD-aligned place from a PUD-unaligned one: no PUD move, PTE tables again */
 	assert_int_equal(ptsim_mremap(mm, 8 * SZ_1G + SZ_2M, SZ_1G, SZ_1G,
 				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, 16 * SZ_1G, NULL), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PTE_READ], 0);
 	/* both PUD aligned: one PUD entry moves the PMD table with everything under it */
 	assert_int_equal(ptsim_mremap(mm, 16 * SZ_1G, SZ_1G, SZ_1G,
 				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, 32 * SZ_1G, NULL), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_PMD_WRITE], 0);
 	assert_int_equal(st.ev[PTSIM_EV_PUD_WRITE] >= 2, 1);
 	assert_int_equal(ptsim_translate(mm, 32 * SZ_1G + SZ_1G - SZ_4K, &t), 0);
@@ -664,7 +656,7 @@ static void test_madv_free(void **state)
 		ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT, rows[i].early_exit);
 		mm = populated(m, SZ_2M, 4);
 		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_FREE), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * rows[i].r);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 32 * rows[i].w);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 32 * rows[i].x);
@@ -683,7 +675,7 @@ static void test_madv_free(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_FREE), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 3 * 512);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 512);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], after ? 0 : 512);
@@ -705,7 +697,7 @@ static void test_madv_free_splits(void **state)
 		struct ptsim_mm *mm = populated(m, SZ_2M, 4);
 
 		assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_2M - SZ_4K, PTSIM_MADV_FREE), 0);
-		assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_SPLIT], after ? 1 : 32);
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_SPLIT], after ? 1 : 32);
 		assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), 0);
 		assert_int_equal(t.cont, after);
 		assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
@@ -728,7 +720,7 @@ static void test_madv_cold(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_COLD), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 32 * (19 + 2));
 	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 32 * 16);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 0);
@@ -751,11 +743,11 @@ static void test_madv_dontneed(void **state)
 	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, SZ_2M, 4, true), 0);
 	/* per page over contpte memory: the first page unfolds its block */
 	assert_int_equal(ptsim_madvise(mm, VA + SZ_2M, SZ_4K, PTSIM_MADV_DONTNEED), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
-	assert_int_equal(last(m).ev[PTSIM_EV_TABLE_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_TABLE_FREE], 0);
 	/* across a THP's middle: it is split, half of it zapped */
 	assert_int_equal(ptsim_madvise(mm, VA + SZ_1M, SZ_1M + SZ_64K, PTSIM_MADV_DONTNEED), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_1M, &t), -ENOENT);
 	assert_int_equal(ptsim_translate(mm, VA + SZ_1M - SZ_4K, &t), 0);
 	assert_int_equal(ptsim_fault(mm, VA + SZ_1M, PTSIM_ACCESS_WRITE), 0);
@@ -780,7 +772,7 @@ static void test_madv_pageout_swap(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 4 * 512);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 512);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 512);
@@ -793,12 +785,12 @@ static void test_madv_pageout_swap(void **state)
 	assert_invariants(m);
 	/* the first walk that changes entries afterwards flushes the ASID once */
 	assert_int_equal(ptsim_mprotect(mm, VA, SZ_2M, PTSIM_PROT_READ), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FLUSH_TLB_MM], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FLUSH_TLB_MM], 1);
 	assert_int_equal(ptsim_mprotect(mm, VA, SZ_2M, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FLUSH_TLB_MM], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FLUSH_TLB_MM], 0);
 	/* the swap entry kept the exclusive mark: a write fault reads the page back writable */
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_MAJOR_FAULT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_MAJOR_FAULT], 1);
 	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
 	assert_true(t.write);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
@@ -823,7 +815,7 @@ static void test_madv_pageout_large(void **state)
 	assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 4, true), 0);
 	assert_int_equal(ptsim_populate(mm, VA + SZ_2M, SZ_2M, 9, true), 0);
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], 32);
 	assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], 512);
 	/* one flush for each unfold, one before each folio's write-out */
@@ -833,7 +825,7 @@ static void test_madv_pageout_large(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 32);
 	assert_invariants(m);
 	assert_int_equal(ptsim_madvise(mm, VA + SZ_2M, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], 1);
 	assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], 32);
 	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 1);
@@ -843,8 +835,8 @@ static void test_madv_pageout_large(void **state)
 	assert_invariants(m);
 	/* munmap frees the swap slots and pays the pending flush */
 	assert_int_equal(ptsim_munmap(mm, VA, 2 * SZ_2M), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_SWAP_LOOKUP], 1024);
-	assert_int_equal(last(m).ev[PTSIM_EV_FLUSH_TLB_MM], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_SWAP_LOOKUP], 1024);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FLUSH_TLB_MM], 1);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);
@@ -870,7 +862,7 @@ static void test_thp_fault_prepares_anon_vma(void **state)
 	assert_int_equal(ptsim_fault(mm, VA + SZ_2M, PTSIM_ACCESS_WRITE), 0);	/* an order-0 page */
 	assert_int_equal(ptsim_split_huge_pmd(mm, VA, SZ_2M), 0);
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_COLD), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_SPLIT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_SPLIT], 1);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 	assert_int_equal(fi.order, 0);
 	assert_invariants(m);
@@ -908,7 +900,7 @@ static void test_madv_pageout_lazyfree(void **state)
 		for (uint64_t va = VA + 8 * SZ_4K; va < VA + SZ_2M; va += 2 * SZ_64K)
 			assert_int_equal(ptsim_access(mm, 0, va, PTSIM_ACCESS_WRITE, NULL), 0);
 		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], want[batched].xchgs);
 		assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], want[batched].tlbi_va);
 		assert_int_equal(st.ev[PTSIM_EV_TLBI_RANGE], want[batched].tlbi_range);
@@ -921,8 +913,8 @@ static void test_madv_pageout_lazyfree(void **state)
 		assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), -ENOENT);
 		assert_invariants(m);
 		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
-		assert_int_equal(last(m).ev[PTSIM_EV_IO_REQUEST], 16);
-		assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 16);
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_IO_REQUEST], 16);
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 16);
 		assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
 		assert_invariants(m);
 		ptsim_mm_destroy(mm);
@@ -951,7 +943,7 @@ static void test_madv_pageout_lazyfree_partial(void **state)
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_FREE), 0);
 	assert_int_equal(ptsim_access(mm, 0, VA + 8 * SZ_4K, PTSIM_ACCESS_WRITE, NULL), 0);
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	for (uint64_t i = 0; i < 8; i++)
 		assert_int_equal(ptsim_translate(mm, VA + i * SZ_4K, &t), -ENOENT);
 	assert_int_equal(ptsim_translate(mm, VA + 8 * SZ_4K, &t), 0);
@@ -976,13 +968,13 @@ static void test_madv_pageout_skips_and_files(void **state)
 	(void)state;
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_TRYLOCK], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_TRYLOCK], 0);
 	ptsim_mm_exit(child);
 	ptsim_mm_destroy(child);
 	assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_TRYLOCK], 1);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_TRYLOCK], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(ptsim_mlock(mm, VA, SZ_64K), 0);
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), -EINVAL);
 
@@ -992,12 +984,12 @@ static void test_madv_pageout_skips_and_files(void **state)
 	assert_int_equal(ptsim_fault(mm, addr, PTSIM_ACCESS_READ), 0);
 	assert_int_equal(ptsim_file_cached(m, file, 0, &order), 0);
 	assert_int_equal(ptsim_madvise(mm, addr, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_IO_REQUEST], 0);
-	assert_true(last(m).ev[PTSIM_EV_FOLIO_FREE] > 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_IO_REQUEST], 0);
+	assert_true(last_stats(m).ev[PTSIM_EV_FOLIO_FREE] > 0);
 	assert_int_equal(ptsim_file_cached(m, file, 0, &order), -ENOENT);
 	assert_int_equal(ptsim_translate(mm, addr, &(struct ptsim_translation){ 0 }), -ENOENT);
 	assert_int_equal(ptsim_fault(mm, addr, PTSIM_ACCESS_READ), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_MAJOR_FAULT], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_MAJOR_FAULT], 1);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);
@@ -1033,9 +1025,9 @@ static void test_mlock_states(void **state)
 			assert_int_equal(ptsim_mlock(mm, VA, SZ_2M), 0);
 			assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 			assert_int_equal(ptsim_munlock(mm, VA, SZ_2M), 0);
-			assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 32 * want[v617].reads[st]);
-			assert_int_equal(last(m).ev[PTSIM_EV_MLOCK_FOLIO], 32);
-			assert_int_equal(last(m).ev[PTSIM_EV_PTE_WRITE], 0);
+			assert_int_equal(last_stats(m).ev[PTSIM_EV_PTE_READ], 32 * want[v617].reads[st]);
+			assert_int_equal(last_stats(m).ev[PTSIM_EV_MLOCK_FOLIO], 32);
+			assert_int_equal(last_stats(m).ev[PTSIM_EV_PTE_WRITE], 0);
 			assert_invariants(m);
 			ptsim_mm_destroy(mm);
 			ptsim_machine_destroy(m);
@@ -1053,7 +1045,7 @@ static void test_mlock_populate(void **state)
 	(void)state;
 	assert_int_equal(ptsim_populate(mm, VA, SZ_64K, 4, true), 0);
 	assert_int_equal(ptsim_mlock(mm, VA + SZ_4K, SZ_64K), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_MLOCK_FOLIO], 0);	/* the folio is cut */
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_MLOCK_FOLIO], 0);	/* the folio is cut */
 	assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), 0);	/* faulted in */
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_DONTNEED), -EINVAL);
 	assert_int_equal(ptsim_munlock(mm, VA, SZ_2M), 0);
@@ -1096,8 +1088,8 @@ static void test_anon_mthp_faults(void **state)
 				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PTE_READ], 3);
-	assert_int_equal(last(m).ev[PTSIM_EV_PTE_WRITE], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PTE_READ], 3);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PTE_WRITE], 1);
 	/* 32K folios never get the contiguous bit, and do not fold together */
 	assert_int_equal(ptsim_set_thp_orders(m, 1u << 3), 0);
 	for (uint64_t va = VA + SZ_64K; va < VA + 2 * SZ_64K; va += SZ_64K / 2)
@@ -1185,7 +1177,7 @@ static void test_other_granules(void **state)
 			ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_AUTOFOLD, true);
 			assert_int_equal(ptsim_populate(mm, VA, len, grs[k].order, true), 0);
 			assert_int_equal(ptsim_munmap(mm, VA, len), 0);
-			st = last(m);
+			st = last_stats(m);
 			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g : G));
 			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], blocks * G);
 			assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 0);
@@ -1194,7 +1186,7 @@ static void test_other_granules(void **state)
 						    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
 			assert_int_equal(ptsim_populate(mm, VA, len, grs[k].order, true), 0);
 			assert_int_equal(ptsim_fork(mm, &child), 0);
-			st = last(m);
+			st = last_stats(m);
 			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], blocks * (v617 ? 1 + g + G : 2 * G));
 			assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], blocks * G);
 			assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], 0);

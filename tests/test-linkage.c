@@ -85,14 +85,6 @@ static void test_notifier_range_without_notifiers(void **state)
 	ptsim_machine_destroy(m);
 }
 
-static struct ptsim_stats last_op(struct ptsim_machine *m)
-{
-	struct ptsim_stats st;
-
-	assert_int_equal(ptsim_last_stats(m, &st), 0);
-	return st;
-}
-
 /*
  * mprotect of 8 plain 4K PTEs (order-0 folios), v6.16 and v6.17: every
  * ptep_get is inline (no contpte_ptep_get), the table is mapped and locked
@@ -116,7 +108,7 @@ static void test_mprotect_plain_ptes(void **state)
 		assert_int_equal(ptsim_populate(mm, VA, 8 * SZ_4K, 0, true), 0);
 		for (unsigned int pass = 0; pass < 2; pass++) {
 			assert_int_equal(ptsim_mprotect(mm, VA, 8 * SZ_4K, pass ? RW : RO), 0);
-			st = last_op(m);
+			st = last_stats(m);
 			assert_int_equal(st.ev[PTSIM_EV_PTEP_GET], 8);
 			assert_int_equal(st.ev[PTSIM_EV_CONTPTE_GATHER], 0);
 			assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 24);	/* ptep_get, unfold tests */
@@ -179,12 +171,12 @@ static void test_mprotect_contpte_block(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_populate(mm, VA, SZ_64K, 4, true), 0);
-		st = last_op(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_SET_PTES], 1);
 		/* contpte_set_ptes, and the fault's lock_vma_under_rcu */
 		assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 2);
 		assert_int_equal(ptsim_mprotect(mm, VA, SZ_64K, RO), 0);
-		st = last_op(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_GATHER], 1);
 		assert_int_equal(st.ev[PTSIM_EV_PTE_MAP], 1);
 		assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 2);
@@ -235,7 +227,7 @@ static void test_zap_cond_resched(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_munmap(mm, VA, 2 * SZ_2M), 0);
-	st = last_op(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_PMD_ITER], 2);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 3);
 	assert_int_equal(st.ev[PTSIM_EV_MMU_NOTIFIER_RANGE], 1);
@@ -260,7 +252,7 @@ static void test_madvise_relock_after_split(void **state)
 	(void)state;
 	assert_int_equal(ptsim_populate(mm, VA, SZ_64K, 4, true), 0);
 	assert_int_equal(ptsim_madvise(mm, VA, SZ_64K / 2, PTSIM_MADV_COLD), 0);
-	st = last_op(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_SPLIT], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_MAP], 2);
 	assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], 2);
@@ -286,7 +278,7 @@ static void test_mlock_cond_resched(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_mlock(mm, VA, 2 * SZ_2M), 0);
-	st = last_op(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1008);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 1024 + 1008 + 2 + 2);
 	assert_int_equal(st.ev[PTSIM_EV_MLOCK_FOLIO], 16);
@@ -309,7 +301,7 @@ static void test_mremap_cond_resched(void **state)
 	assert_int_equal(ptsim_mremap(mm, VA, 2 * SZ_2M, 2 * SZ_2M,
 				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, 4 * SZ_1G, &out), 0);
 	assert_true(out == 4 * SZ_1G);
-	st = last_op(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_MMU_NOTIFIER_RANGE], 2);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 4);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 0);	/* the tables moved whole */
@@ -340,7 +332,7 @@ static struct ptsim_stats batch_op_stats(const char *preset, bool call, enum bat
 		assert_int_equal(ptsim_mremap(mm, VA, 2 * SZ_64K, 2 * SZ_64K,
 					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
 					      4 * SZ_1G + SZ_64K, &out), 0);
-	st = last_op(m);
+	st = last_stats(m);
 	ptsim_machine_destroy(m);
 	return st;
 }

@@ -28,14 +28,6 @@ static void assert_no_diags(void)
 		assert_int_equal(diags.count[k], 0);
 }
 
-static struct ptsim_stats last(struct ptsim_machine *m)
-{
-	struct ptsim_stats st;
-
-	assert_int_equal(ptsim_last_stats(m, &st), 0);
-	return st;
-}
-
 static uint64_t phys_free(struct ptsim_machine *m)
 {
 	uint64_t b = 0;
@@ -78,7 +70,7 @@ static void test_munmap_keeps_pinned(void **state)
 		if (pinned)
 			assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
-		assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], pinned ? 0 : 1);
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], pinned ? 0 : 1);
 		assert_invariants(m);
 		if (!pinned) {
 			assert_int_equal(next_fault_pa(mm, 2 * VA), pa);
@@ -87,7 +79,7 @@ static void test_munmap_keeps_pinned(void **state)
 			assert_true(next_fault_pa(mm, 2 * VA) != pa);
 			free0 = phys_free(m);
 			assert_int_equal(ptsim_unpin_user_page(m, pa + 0x123), 0);
-			assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 1);
+			assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 1);
 			assert_int_equal(phys_free(m), free0 + SZ_4K);
 			/* freed: nothing is at pa any more */
 			assert_int_equal(ptsim_unpin_user_page(m, pa), -ENOENT);
@@ -117,15 +109,15 @@ static void test_cow_keeps_pinned(void **state)
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	pa = pa_of(mm, VA);
 	assert_int_equal(ptsim_fork(mm, &child), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 0);	/* not pinned yet: shared */
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 0);	/* not pinned yet: shared */
 	assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
 	assert_int_equal(ptsim_mm_exit(child), 0);
 	ptsim_mm_destroy(child);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 	assert_true(fi.mapcount == 1 && fi.pins == 1 && !fi.anon_exclusive);
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], 1);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_true(pa_of(mm, VA) != pa);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 	assert_true(fi.mapcount == 1 && fi.pins == 0 && fi.anon_exclusive);
@@ -133,7 +125,7 @@ static void test_cow_keeps_pinned(void **state)
 	assert_true(next_fault_pa(mm, 2 * VA) != pa);
 	free0 = phys_free(m);
 	assert_int_equal(ptsim_unpin_user_page(m, pa), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 1);
 	assert_int_equal(phys_free(m), free0 + SZ_4K);
 	assert_invariants(m);
 	assert_no_diags();
@@ -167,7 +159,7 @@ static void test_cow_large_pinned(void **state)
 			if (pinned)
 				assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
 			assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
-			assert_int_equal(last(m).ev[PTSIM_EV_PAGE_COPY], copy ? 1 : 0);
+			assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], copy ? 1 : 0);
 			assert_int_equal(pa_of(mm, VA + SZ_4K) == pa, !copy);
 			assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 			assert_int_equal(fi.mapcount, copy ? 15 : 16);
@@ -198,14 +190,14 @@ static void test_pin_outlives_mm(void **state)
 		pa = pa_of(mm, VA + 5 * SZ_4K);
 		assert_int_equal(ptsim_folio_set_pinned(mm, VA + 5 * SZ_4K, true), 0);
 		assert_int_equal(ptsim_mm_exit(mm), 0);
-		assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 31);
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 31);
 		ptsim_mm_destroy(mm);
 		assert_invariants(m);
 		assert_int_equal(phys_free(m), free0 - SZ_64K);
 		if (unpin) {
 			/* any page of the folio names it */
 			assert_int_equal(ptsim_unpin_user_page(m, pa + 3 * SZ_4K), 0);
-			assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 1);
+			assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 1);
 			assert_int_equal(phys_free(m), free0);
 			assert_int_equal(ptsim_machine_host_bytes(m, &host), 0);
 			assert_int_equal(host, host0);
@@ -272,7 +264,7 @@ static void test_pin_info_and_args(void **state)
 	assert_int_equal(fi.reserved32, 0);
 	/* one pin: a single release ends it, and the folio stays mapped */
 	assert_int_equal(ptsim_unpin_user_page(m, pa), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 	assert_true(fi.pins == 0 && fi.mapcount == 16);
 	assert_int_equal(ptsim_unpin_user_page(m, pa), -EINVAL);
@@ -310,7 +302,7 @@ static void test_swapout_refuses_pinned(void **state)
 	assert_int_equal(pa_of(mm, VA + 3 * SZ_4K), pa);
 	/* the pages around it swap out */
 	assert_int_equal(ptsim_swapout(mm, VA, 3 * SZ_4K), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 3);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 3);
 	assert_invariants(m);
 	assert_no_diags();
 	ptsim_mm_destroy(mm);
@@ -337,13 +329,13 @@ static void test_reclaim_keeps_pinned_file_folio(void **state)
 	pa = pa_of(mm, addr);
 	assert_int_equal(ptsim_folio_set_pinned(mm, addr, true), 0);
 	assert_int_equal(ptsim_madvise(mm, addr, SZ_4K, PTSIM_MADV_PAGEOUT), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(ptsim_translate(mm, addr, &(struct ptsim_translation){ 0 }), -ENOENT);
 	assert_int_equal(ptsim_file_cached(m, file, 0, &order), 0);
 	assert_invariants(m);
 	/* the pin released, the unmapped file folio stays cached; a fault maps it again */
 	assert_int_equal(ptsim_unpin_user_page(m, pa), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(ptsim_file_cached(m, file, 0, &order), 0);
 	assert_int_equal(ptsim_fault(mm, addr, PTSIM_ACCESS_READ), 0);
 	assert_int_equal(pa_of(mm, addr), pa);
@@ -373,7 +365,7 @@ static void test_fork_many_pinned_thps(void **state)
 		for (unsigned int i = 0; i < n; i++)
 			assert_int_equal(ptsim_folio_set_pinned(mm, VA + (i + 1) * SZ_2M, true), 0);
 		assert_int_equal(ptsim_fork(mm, &child), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], n);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 512 * n);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 512 * n);
@@ -417,7 +409,7 @@ static void test_fork_pinned_thp_mixed_exclusive(void **state)
 		assert_int_equal(ptsim_folio_set_exclusive(mm, head_excl ? VA + 5 * SZ_4K : VA, false), 0);
 		assert_int_equal(ptsim_folio_set_pinned(mm, VA, true), 0);
 		assert_int_equal(ptsim_fork(mm, &child), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_HUGE_PMD_SPLIT], head_excl ? 1 : 0);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], head_excl ? 512 : 0);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], head_excl ? 512 : 0);

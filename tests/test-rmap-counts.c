@@ -34,14 +34,6 @@ static struct ptsim_mm *populated(struct ptsim_machine *m, uint64_t len, unsigne
 	return mm;
 }
 
-static struct ptsim_stats last(struct ptsim_machine *m)
-{
-	struct ptsim_stats st;
-
-	assert_int_equal(ptsim_last_stats(m, &st), 0);
-	return st;
-}
-
 /* The rmap events of one operation. */
 struct rmap_counts {
 	uint64_t dup, add, remove, excl_test, flag_atomic, mapcount_atomic, mapcount_set, lruvec;
@@ -88,7 +80,7 @@ static void test_fork_64k_folio(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_fork(mm, &child), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_rmap_counts(&st, &want[k]);
 		assert_invariants(m);
 		ptsim_mm_destroy(child);
@@ -110,7 +102,7 @@ static void test_fork_order0(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_fork(mm, &child), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_rmap_counts(&st, &want);
 		assert_invariants(m);
 		ptsim_mm_destroy(child);
@@ -132,7 +124,7 @@ static void test_fork_twice(void **state)
 	(void)state;
 	assert_int_equal(ptsim_fork(mm, &c1), 0);
 	assert_int_equal(ptsim_fork(mm, &c2), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_rmap_counts(&st, &(struct rmap_counts){ .dup = 1, .excl_test = 16,
 						       .mapcount_atomic = 17, .folio_get = 1 });
 	assert_invariants(m);
@@ -164,7 +156,7 @@ static void test_munmap_64k_folio(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_rmap_counts(&st, &want[k]);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
 		assert_invariants(m);
@@ -185,7 +177,7 @@ static void test_munmap_order0(void **state)
 		struct ptsim_stats st;
 
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_rmap_counts(&st, &want);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 16);
 		assert_invariants(m);
@@ -215,12 +207,12 @@ static void test_munmap_after_fork(void **state)
 
 		assert_int_equal(ptsim_fork(mm, &child), 0);
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_rmap_counts(&st, &want[k]);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 0);
 		/* the child's exit then frees it, its removal the last */
 		assert_int_equal(ptsim_munmap(child, VA, SZ_64K), 0);
-		st = last(m);
+		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_LRUVEC_STAT], k == K68 ? 16 : 1);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
 		assert_invariants(m);
@@ -266,7 +258,7 @@ static void test_deferred_split(void **state)
 			struct ptsim_stats st;
 
 			assert_int_equal(ptsim_munmap(mm, VA, rows[i].len), 0);
-			st = last(m);
+			st = last_stats(m);
 			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], rows[i].calls[k]);
 			assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], rows[i].locks[k]);
 			assert_invariants(m);
@@ -315,7 +307,7 @@ static void test_anon_faults(void **state)
 		for (int k = 0; k < NR_KERNELS; k++) {
 			struct ptsim_machine *m = kernel_machine(k);
 			struct ptsim_mm *mm = populated(m, rows[i].len, rows[i].order);
-			struct ptsim_stats st = last(m);
+			struct ptsim_stats st = last_stats(m);
 
 			assert_int_equal(st.ev[PTSIM_EV_FAULT], rows[i].faults);
 			assert_rmap_counts(&st, &rows[i].want[k]);
@@ -340,7 +332,7 @@ static void test_cow_fault(void **state)
 	(void)state;
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .remove = 1, .excl_test = 1,
 						       .flag_atomic = 1, .mapcount_atomic = 1,
 						       .mapcount_set = 1, .lruvec = 1 });
@@ -367,12 +359,12 @@ static void test_file_faults(void **state)
 	assert_int_equal(ptsim_mmap(mm, VA, SZ_64K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
 				    PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS, NULL), 0);
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .mapcount_atomic = 1,
 						       .lruvec = 1 });
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_READ), 0);
-	st = last(m);
+	st = last_stats(m);
 	/* and filemap_map_folio_range's folio_ref_add for the run it maps */
 	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .mapcount_atomic = 1,
 						       .folio_get = 1 });

@@ -44,14 +44,6 @@ static uint64_t free_bytes(const struct ptsim_machine *m)
 	return b;
 }
 
-static struct ptsim_stats last(const struct ptsim_machine *m)
-{
-	struct ptsim_stats st;
-
-	assert_int_equal(ptsim_last_stats(m, &st), 0);
-	return st;
-}
-
 /* A page first written after fork is the same page in both, whichever side writes it. */
 static void test_fork_shares_pages_written_later(void **state)
 {
@@ -92,7 +84,7 @@ static void test_fork_copies_nothing(void **state)
 	(void)state;
 	assert_int_equal(ptsim_fault(parent, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(ptsim_fork(parent, &child), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_TABLE_ALLOC], 1);	/* the child's PGD only */
 	assert_int_equal(st.ev[PTSIM_EV_PTE_READ], 0);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_WRITE], 0);
@@ -126,8 +118,8 @@ static void test_read_maps_object_page(void **state)
 	/* the write finds the same page: nothing to copy; the entry becomes dirty in place */
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(pfn_at(mm, VA), pfn);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_ALLOC], 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_PTE_CAS], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_ALLOC], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_PTE_CAS], 1);
 	assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
 	assert_true(tr.dirty && tr.write);
 	assert_invariants(m);
@@ -147,12 +139,12 @@ static void test_dontneed_keeps_content(void **state)
 	pfn = pfn_at(mm, VA);
 	before = free_bytes(m);
 	assert_int_equal(ptsim_madvise(mm, VA, LEN, PTSIM_MADV_DONTNEED), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(free_bytes(m), before);
 	assert_int_equal(pfn_at(mm, VA), 0);
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
 	assert_int_equal(pfn_at(mm, VA), pfn);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_ALLOC], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_ALLOC], 0);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);
@@ -178,14 +170,14 @@ static void test_last_unmap_frees_object(void **state)
 	assert_true(free_bytes(m) < start);
 
 	assert_int_equal(ptsim_munmap(parent, VA, LEN), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(pfn_at(child, VA), pfn);
 	assert_int_equal(ptsim_folio_info(child, VA, &fi), 0);
 	assert_int_equal(fi.mapcount, 1);
 	assert_invariants(m);
 
 	assert_int_equal(ptsim_munmap(child, VA, LEN), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 4);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 4);
 	assert_int_equal(m->folios.nr_folios, folios);
 	assert_int_equal(free_bytes(m), start);
 	assert_invariants(m);
@@ -218,11 +210,11 @@ static void test_shared_fault_counts(void **state)
 
 	(void)state;
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);	/* takes the tables */
-	assert_int_equal(last(m).ev[PTSIM_EV_TABLE_ALLOC], 3);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_TABLE_ALLOC], 3);
 	pfn0 = pfn_at(mm, VA);
 
 	assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], 1);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 1);
@@ -239,7 +231,7 @@ static void test_shared_fault_counts(void **state)
 
 	assert_int_equal(ptsim_madvise(mm, VA, 2 * SZ_4K, PTSIM_MADV_DONTNEED), 0);
 	assert_int_equal(ptsim_fault(mm, VA + 8 * SZ_4K, PTSIM_ACCESS_READ), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], 16 + 1);
 	assert_int_equal(st.ev[PTSIM_EV_MAP_PAGES], 2);
@@ -274,7 +266,7 @@ static void test_clone_copies_object(void **state)
 	assert_int_equal(ptsim_set_diag_handler(cm, fail_on_diag, NULL), 0);
 	assert_int_equal(ptsim_fault(copy, VA, PTSIM_ACCESS_READ), 0);
 	assert_int_equal(pfn_at(copy, VA), pfn);
-	assert_int_equal(last(cm).ev[PTSIM_EV_FOLIO_ALLOC], 0);
+	assert_int_equal(last_stats(cm).ev[PTSIM_EV_FOLIO_ALLOC], 0);
 	/* the original is untouched by the copy's fault */
 	assert_int_equal(pfn_at(parent, VA), 0);
 	assert_invariants(cm);
@@ -282,7 +274,7 @@ static void test_clone_copies_object(void **state)
 	start = free_bytes(cm);
 	assert_int_equal(ptsim_munmap(cm->mms[1], VA, LEN), 0);	/* the copy of the child */
 	assert_int_equal(ptsim_munmap(copy, VA, LEN), 0);
-	assert_int_equal(last(cm).ev[PTSIM_EV_FOLIO_FREE], 1);
+	assert_int_equal(last_stats(cm).ev[PTSIM_EV_FOLIO_FREE], 1);
 	assert_true(free_bytes(cm) > start);
 	assert_invariants(cm);
 	assert_int_equal(pfn_at(child, VA), pfn);
@@ -306,7 +298,7 @@ static void test_exit_and_destroy_free_object(void **state)
 	assert_int_equal(ptsim_fault(parent, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(ptsim_mm_exit(child), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_invariants(m);
 	ptsim_mm_destroy(child);
 	assert_invariants(m);
@@ -376,10 +368,10 @@ static void test_split_and_merge_references(void **state)
 	assert_invariants(m);
 	/* unmapping the middle page keeps the object for the two pieces left */
 	assert_int_equal(ptsim_munmap(mm, VA + 4 * SZ_4K, SZ_4K), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(free_bytes(m), start);
 	assert_int_equal(ptsim_munmap(mm, VA, LEN), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 1);
 	assert_true(m->files[0].dead);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
@@ -402,7 +394,7 @@ static void test_populate(void **state)
 	assert_int_equal(ptsim_populate(parent, VA, LEN, 4, true), -EINVAL);
 	assert_int_equal(ptsim_fork(parent, &child), 0);
 	assert_int_equal(ptsim_populate(parent, VA, LEN, 0, true), 0);
-	st = last(m);
+	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 16);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 16);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_ZERO], 16);
@@ -412,7 +404,7 @@ static void test_populate(void **state)
 	assert_int_equal(ptsim_populate(parent, VA, SZ_4K, 0, false), -EEXIST);
 	/* the child's read populate finds the parent's pages */
 	assert_int_equal(ptsim_populate(child, VA, LEN, 0, false), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_ALLOC], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_ALLOC], 0);
 	for (uint64_t a = VA; a < VA + LEN; a += SZ_4K)
 		assert_int_equal(pfn_at(child, a), pfn_at(parent, a));
 	assert_int_equal(ptsim_translate(child, VA, &tr), 0);
@@ -470,7 +462,7 @@ static void test_pageout_keeps_page(void **state)
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	pfn = pfn_at(mm, VA);
 	assert_int_equal(ptsim_madvise(mm, VA, LEN, PTSIM_MADV_PAGEOUT), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_FREE], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);
 	assert_int_equal(pfn_at(mm, VA), pfn);
 	assert_int_equal(ptsim_madvise(mm, VA, LEN, PTSIM_MADV_FREE), -EINVAL);
 	assert_int_equal(ptsim_madvise(mm, VA, LEN, PTSIM_MADV_COLD), 0);
@@ -491,7 +483,7 @@ static void test_mlock_populates_object(void **state)
 	assert_int_equal(ptsim_fork(parent, &child), 0);
 	assert_int_equal(ptsim_fault(child, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(ptsim_mlock(parent, VA, LEN), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_FOLIO_ALLOC], 15);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_ALLOC], 15);
 	assert_int_equal(pfn_at(parent, VA + SZ_4K), pfn_at(child, VA + SZ_4K));
 	assert_int_equal(ptsim_translate(parent, VA, &tr), 0);
 	assert_false(tr.dirty);
@@ -661,7 +653,7 @@ static void test_failed_read_fault_maps_nothing(void **state)
 	assert_invariants(m);
 	/* again without the failure: fault-around maps the two pages */
 	assert_int_equal(ptsim_fault(child, VA + 2 * SZ_4K, PTSIM_ACCESS_READ), 0);
-	assert_int_equal(last(m).ev[PTSIM_EV_MAP_PAGES], 2);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_MAP_PAGES], 2);
 	assert_int_equal(pfn_at(child, VA), pfn_at(parent, VA));
 	assert_invariants(m);
 	ptsim_mm_destroy(child);
