@@ -135,6 +135,23 @@ struct ptsim_stats {
 /* Short stable name of an event ("pte_read", "tlbi_range", ...), or NULL. */
 PTSIM_API const char *ptsim_event_name(enum ptsim_event ev);
 
+/*
+ * Add src's counts to dst, event by event: the counts of several operations
+ * or several machines summed. -EINVAL for a NULL argument, -EOVERFLOW when a
+ * sum would wrap; dst is then unchanged. dst and src may be the same.
+ */
+PTSIM_API int ptsim_stats_add(struct ptsim_stats *dst, const struct ptsim_stats *src);
+
+/*
+ * out = after - before, event by event: the work between two snapshots of
+ * ptsim_total_stats, or what a change added to an operation's counts.
+ * -EINVAL for a NULL argument, -ERANGE when some event of before exceeds the
+ * same event of after (the snapshots are in the wrong order, or of different
+ * machines); out is then unchanged. out may be after or before.
+ */
+PTSIM_API int ptsim_stats_diff(struct ptsim_stats *out, const struct ptsim_stats *after,
+			       const struct ptsim_stats *before);
+
 #ifdef __cplusplus
 }
 #endif
