@@ -107,7 +107,7 @@ static void shrink(struct audit *a, struct group *g)
 
 static struct scn_expr num(uint64_t v)
 {
-	return (struct scn_expr){ 1, { { v, F_ONE, F_ONE } } };
+	return (struct scn_expr){ .nr = 1, .t = { { .k = v, .f = F_ONE, .g = F_ONE } } };
 }
 
 /*

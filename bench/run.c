@@ -318,6 +318,10 @@ int cmd_run(int argc, char **argv)
 						printf("}");
 					}
 					printf("]");
+					if (res[i].dump) {
+						printf(", \"ptdump\": ");
+						json_string(res[i].dump);
+					}
 					if (want_findings) {
 						printf(", \"findings\": [");
 						for (unsigned int k = 0; k < fs[i].nr; k++) {
@@ -341,6 +345,8 @@ int cmd_run(int argc, char **argv)
 					       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
 					print_events_text(&res[i].cp[k].stats);
 				}
+				if (res[i].dump)
+					fputs(res[i].dump, stdout);
 				if (want_findings && !fs[i].nr)
 					printf("  no findings\n");
 				for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)

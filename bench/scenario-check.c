@@ -73,7 +73,7 @@ static void check_mprotect(void)
 		}
 		for (size_t i = 0; i + 1 < s.nr; i++)	/* the loop's repeat: the one before mprotect */
 			if (s.ops[i].kind == S_REPEAT && s.ops[i + 1].kind == S_MPROTECT)
-				s.ops[i].a[0] = (struct scn_expr){ 1, { { 3, F_ONE, F_ONE } } };
+				s.ops[i].a[0] = (struct scn_expr){ .nr = 1, .t = { { .k = 3, .f = F_ONE, .g = F_ONE } } };
 		for (int batching = 0; batching < 2; batching++) {
 			struct mprotect_phases p;
 			struct ptsim_stats want, got;

@@ -63,6 +63,8 @@ static const struct op_spec specs[] = {
 	{ "checkpoint", S_CHECKPOINT, "t", { 0 } },
 	{ "repeat", S_REPEAT, "e", { 0 } },	/* optional loop variable follows */
 	{ "end", S_END, "", { 0 } },
+	{ "ptdump", S_PTDUMP, "n", { 0 } },
+	{ "check", S_CHECK, "", { 0 } },
 };
 
 const char *scenario_op_name(enum scn_kind kind)
@@ -146,66 +148,102 @@ static bool parse_number(const char *t, size_t n, uint64_t *out)
 	return true;
 }
 
-/* expr := product ('+' product)*; product := factor ('*' factor)*, at most one non-number. */
-static int parse_expr(struct parser *p, const char *t, size_t n, unsigned int col, struct scn_expr *e)
+/*
+ * expr := product ('+' product)*; product := factor ('*' factor)* ['/' factor],
+ * at most one variable and one size among the factors before the '/'.
+ */
+static int parse_factor(struct parser *p, const char *t, size_t n, unsigned int col,
+			enum scn_factor *sym, uint64_t *num)
 {
 	static const struct {
 		const char *name;
 		enum scn_factor f;
 	} syms[] = { { "$i", F_VAR_I }, { "$j", F_VAR_J }, { "$k", F_VAR_K }, { "PAGE", F_PAGE },
 		     { "PMD", F_PMD }, { "CONT", F_CONT }, { "$bias", F_BIAS } };
+
+	*sym = F_ONE;
+	*num = 1;
+	for (size_t s = 0; s < sizeof(syms) / sizeof(syms[0]); s++)
+		if (strlen(syms[s].name) == n && !strncmp(t, syms[s].name, n)) {
+			*sym = syms[s].f;
+			return 0;
+		}
+	if (!parse_number(t, n, num))
+		return fail(p, col, "expected a number, a size (64K, 2M, 1G), PAGE, PMD, "
+			    "CONT, $bias or $i/$j/$k");
+	return 0;
+}
+
+static bool is_size(enum scn_factor f)
+{
+	return f >= F_PAGE && f <= F_CONT;
+}
+
+static int parse_expr(struct parser *p, const char *t, size_t n, unsigned int col, struct scn_expr *e)
+{
 	uint64_t constant = 0;
 	size_t i = 0;
 
 	memset(e, 0, sizeof(*e));
 	while (i < n) {
-		uint64_t k = 1;
-		enum scn_factor f = F_ONE, g = F_ONE;
+		uint64_t k = 1, dk = 0;
+		enum scn_factor f = F_ONE, g = F_ONE, dv = F_ONE;
 		size_t start = i;
+		bool divide = false;
+		int err;
 
 		if (e->nr == SCN_MAX_TERMS)
 			return fail(p, col + (unsigned int)i, "too many terms (at most %d)", SCN_MAX_TERMS);
 		for (;;) {
 			size_t j = i;
-			bool sym = false;
+			enum scn_factor sym;
+			uint64_t v;
 
-			while (j < n && t[j] != '+' && t[j] != '*')
+			while (j < n && t[j] != '+' && t[j] != '*' && t[j] != '/')
 				j++;
-			for (size_t s = 0; s < sizeof(syms) / sizeof(syms[0]); s++) {
-				if (strlen(syms[s].name) == j - i && !strncmp(t + i, syms[s].name, j - i)) {
-					bool size = syms[s].f >= F_PAGE && syms[s].f <= F_CONT;
-					enum scn_factor *slot = size ? &g : &f;
+			if ((err = parse_factor(p, t + i, j - i, col + (unsigned int)i, &sym, &v)))
+				return err;
+			if (divide) {
+				if (sym == F_ONE && !v)
+					return fail(p, col + (unsigned int)i, "division by zero");
+				dk = v;
+				dv = sym;
+			} else if (sym != F_ONE) {
+				enum scn_factor *slot = is_size(sym) ? &g : &f;
 
-					if (*slot != F_ONE)
-						return fail(p, col + (unsigned int)i,
-							    "one variable and one size per product");
-					*slot = syms[s].f;
-					sym = true;
-				}
-			}
-			if (!sym) {
-				uint64_t v;
-
-				if (!parse_number(t + i, j - i, &v))
+				if (*slot != F_ONE)
 					return fail(p, col + (unsigned int)i,
-						    "expected a number, a size (64K, 2M, 1G), PAGE, PMD, "
-						    "CONT, $bias or $i/$j/$k");
+						    "one variable and one size per product");
+				*slot = sym;
+			} else {
 				if (v && k > UINT64_MAX / v)
 					return fail(p, col + (unsigned int)i, "number too large");
 				k *= v;
 			}
 			i = j;
+			if (i < n && t[i] == '/') {
+				if (divide)
+					return fail(p, col + (unsigned int)i, "one '/' per product");
+				divide = true;
+				i++;
+				continue;
+			}
 			if (i < n && t[i] == '*') {
+				if (divide)
+					return fail(p, col + (unsigned int)i,
+						    "the divisor ends the product: write A*B/C");
 				i++;
 				continue;
 			}
 			break;
 		}
 		/* a sum of constants that wraps is as wrong as a product that does */
-		if (f == F_ONE && g == F_ONE && __builtin_add_overflow(constant, k, &constant))
+		if (f == F_ONE && g == F_ONE && !divide && __builtin_add_overflow(constant, k, &constant))
 			return fail(p, col + (unsigned int)start, "number too large");
 		e->t[e->nr].k = k;
 		e->t[e->nr].g = g;
+		e->t[e->nr].dk = dk;
+		e->t[e->nr].dv = dv;
 		e->t[e->nr++].f = f;
 		if (i < n && t[i] == '+')
 			i++;
@@ -573,6 +611,10 @@ static void print_expr(FILE *f, const struct scn_expr *e)
 		}
 		if (e->t[i].g != F_ONE)
 			fprintf(f, "%s%s", sep, sym[e->t[i].g]);
+		if (e->t[i].dk && e->t[i].dv != F_ONE)
+			fprintf(f, "/%s", sym[e->t[i].dv]);
+		else if (e->t[i].dk)
+			fprintf(f, "/0x%llx", (unsigned long long)e->t[i].dk);
 	}
 }
 
@@ -671,6 +713,9 @@ struct runner {
 	unsigned int fd[SCN_MAX_NAMES];
 	bool is_file[SCN_MAX_NAMES];
 	uint64_t var[3], bias;
+	FILE *dump;			/* the ptdump operations' output, into the result */
+	struct scn_result *res;
+	char why[96];			/* what the failing operation has to say, or "" */
 };
 
 static uint64_t factor(const struct runner *r, enum scn_factor f)
@@ -687,21 +732,29 @@ static uint64_t factor(const struct runner *r, enum scn_factor f)
 	}
 }
 
-/* The value of e; false when a product or the sum overflows 64 bits. */
-static bool eval_checked(const struct runner *r, const struct scn_expr *e, uint64_t *out)
+/* The value of e: 0, -EOVERFLOW when a product or the sum passes 64 bits, -EDOM for a division by 0. */
+static int eval_checked(const struct runner *r, const struct scn_expr *e, uint64_t *out)
 {
 	uint64_t v = 0;
 
 	for (unsigned int i = 0; i < e->nr; i++) {
-		uint64_t t;
+		uint64_t t, d;
 
 		if (__builtin_mul_overflow(e->t[i].k, factor(r, e->t[i].f), &t) ||
-		    __builtin_mul_overflow(t, factor(r, e->t[i].g), &t) ||
-		    __builtin_add_overflow(v, t, &v))
-			return false;
+		    __builtin_mul_overflow(t, factor(r, e->t[i].g), &t))
+			return -EOVERFLOW;
+		if (e->t[i].dk) {
+			if (__builtin_mul_overflow(e->t[i].dk, factor(r, e->t[i].dv), &d))
+				return -EOVERFLOW;
+			if (!d)
+				return -EDOM;
+			t /= d;
+		}
+		if (__builtin_add_overflow(v, t, &v))
+			return -EOVERFLOW;
 	}
 	*out = v;
-	return true;
+	return 0;
 }
 
 /* The runner checks every argument with eval_checked() before the operation runs. */
@@ -748,6 +801,68 @@ static unsigned int prot_of(unsigned int u)
 	       ((u & 4) ? PTSIM_PROT_EXEC : 0);
 }
 
+/*
+ * True when every page of [start, start + len) is mapped so that a kind access
+ * cannot fault: valid, user, AF set, writable for a write, executable for a
+ * fetch (a software walk: counts nothing).
+ */
+static bool touch_cannot_fault(const struct runner *r, struct ptsim_mm *mm, uint64_t start,
+			       uint64_t len, enum ptsim_access_kind kind)
+{
+	uint64_t page = r->g->page_size;
+
+	for (uint64_t va = start & ~(page - 1); va < start + len; ) {
+		struct ptsim_translation t;
+
+		if (ptsim_translate(mm, va, &t) || !t.valid || !t.user || !t.af ||
+		    (kind == PTSIM_ACCESS_WRITE && t.read_only) ||
+		    (kind == PTSIM_ACCESS_EXEC && t.uxn))
+			return false;
+		va = t.va_base + t.size;
+	}
+	return true;
+}
+
+/*
+ * touch as a user program's memset or read scan: every page once, and a page
+ * that faults is faulted in (handle_mm_fault) and the access retried, as the
+ * CPU re-executes the faulting instruction. A range that is all mapped runs
+ * as one ptsim_touch; any other page by page. A fault the kernel would answer
+ * with SIGSEGV/SIGBUS stops the run (-EFAULT), so nothing is skipped silently.
+ */
+static int64_t run_touch(struct runner *r, struct ptsim_mm *mm, unsigned int cpu, uint64_t start,
+			 uint64_t len, enum ptsim_access_kind kind)
+{
+	uint64_t page = r->g->page_size, faults = 0;
+	int err;
+
+	if (!mm || !len || start + len < start)
+		return -EINVAL;
+	if (touch_cannot_fault(r, mm, start, len, kind)) {
+		err = ptsim_touch(mm, cpu, start, len, kind, &faults);
+		return err ? err : faults ? -EFAULT : 0;	/* a conflict abort */
+	}
+	for (uint64_t va = start & ~(page - 1); va < start + len; va += page) {
+		enum ptsim_fault_kind f;
+
+		err = ptsim_access(mm, cpu, va, kind, &f);
+		if (err == -EFAULT && f != PTSIM_FAULT_TLB_CONFLICT) {
+			err = ptsim_fault(mm, va, kind);
+			if (!err)
+				err = ptsim_access(mm, cpu, va, kind, &f);
+		}
+		if (err) {
+			snprintf(r->why, sizeof(r->why), "%s at 0x%llx: %s", kind == PTSIM_ACCESS_WRITE ?
+				 "write" : kind == PTSIM_ACCESS_EXEC ? "fetch" : "read",
+				 (unsigned long long)va, err == -EFAULT ?
+				 "the fault is not resolved (SIGSEGV/SIGBUS or a conflict abort)" :
+				 ptsim_strerror(err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int64_t run_op(struct runner *r, const struct scn_op *op)
 {
 	struct ptsim_mm *mm = need_mm(r, op);
@@ -789,8 +904,13 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 				    (enum ptsim_access_kind)(op->u & 0xff), &f);
 	}
 	case S_TOUCH:
-		return ptsim_touch(mm, (unsigned int)eval(r, &op->a[4]), a0, a1,
-				   (enum ptsim_access_kind)(op->u & 0xff), NULL);
+		return run_touch(r, mm, (unsigned int)eval(r, &op->a[4]), a0, a1,
+				 (enum ptsim_access_kind)(op->u & 0xff));
+	case S_PTDUMP:
+		if (!r->dump && !(r->dump = open_memstream(&r->res->dump, &r->res->dump_len)))
+			return -ENOMEM;
+		fprintf(r->dump, "ptdump %s (line %u):\n", r->s->names[op->mm], op->line);
+		return ptsim_ptdump(mm, r->dump);
 	case S_FAULT: return ptsim_fault(mm, a0, (enum ptsim_access_kind)op->u);
 	case S_MPROTECT: return ptsim_mprotect(mm, a0, a1, prot_of(op->u));
 	case S_NUMA: return ptsim_change_prot_numa(mm, a0, a1);
@@ -911,6 +1031,24 @@ static int push_checkpoint(struct scn_result *res, size_t *cap, const char *name
 	return 0;
 }
 
+/* A checkpoint's name with $i, $j and $k replaced by the loop variables' values ("step-$i"). */
+static void checkpoint_name(const struct runner *r, const char *text, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *c = text; *c && n + 1 < size; c++) {
+		if (c[0] == '$' && c[1] >= 'i' && c[1] <= 'k') {
+			int w = snprintf(out + n, size - n, "%llu", (unsigned long long)r->var[c[1] - 'i']);
+
+			n = w < 0 || (size_t)w >= size - n ? size - 1 : n + (size_t)w;
+			c++;
+			continue;
+		}
+		out[n++] = *c;
+	}
+	out[n] = 0;
+}
+
 static uint64_t sum_events(const struct ptsim_stats *st)
 {
 	uint64_t n = 0;
@@ -941,6 +1079,7 @@ static uint64_t op_count(const struct runner *r, const struct scn_op *op)
 void scn_result_free(struct scn_result *res)
 {
 	free(res->cp);
+	free(res->dump);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -968,8 +1107,9 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		 const struct scn_limits *lim, struct scn_result *res)
 {
 	struct ptsim_machine_config cfg;
-	struct runner r = { .s = s };
+	struct runner r = { .s = s, .res = res };
 	struct ptsim_stats last, now;
+	char name[sizeof(res->cp[0].name)];
 	struct {
 		size_t start;
 		uint64_t left;
@@ -1013,9 +1153,13 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		int64_t ret = 0;
 		uint64_t v, n, cost;
 
-		for (unsigned int k = 0; k < SCN_MAX_ARGS && !err; k++)
-			if (!eval_checked(&r, &op->a[k], &v))
-				err = stop(res, op, i, -EINVAL, "a number overflows 64 bits");
+		for (unsigned int k = 0; k < SCN_MAX_ARGS && !err; k++) {
+			int e = eval_checked(&r, &op->a[k], &v);
+
+			if (e)
+				err = stop(res, op, i, -EINVAL, "%s", e == -EDOM ? "division by zero" :
+					   "a number overflows 64 bits");
+		}
 		if (err)
 			break;
 		n = op_count(&r, op);
@@ -1067,9 +1211,23 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 				break;
 			}
 			ptsim_total_stats(r.m, &now);
-			err = push_checkpoint(res, &cap, op->text, &now, &last);
+			checkpoint_name(&r, op->text, name, sizeof(name));
+			err = push_checkpoint(res, &cap, name, &now, &last);
 			if (err)
 				stop(res, op, i, err, "%s", ptsim_strerror(err));
+			continue;
+		}
+		if (op->kind == S_CHECK) {
+			uint64_t bad = 0;
+			int e = ptsim_check_invariants(r.m, &bad);
+
+			if (e)
+				err = stop(res, op, i, e, "%s", ptsim_strerror(e));
+			else if (bad)
+				err = stop(res, op, i, -EUCLEAN, "%llu invariant violation%s",
+					   (unsigned long long)bad, bad == 1 ? "" : "s");
+			if (err)
+				break;
 			continue;
 		}
 		if ((op->mm >= 0 && !r.mm[op->mm] && op->kind != S_MM && op->kind != S_KBOOT &&
@@ -1078,12 +1236,13 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		} else {
 			if (hook)
 				hook(hook_arg, r.m, i, false);
+			r.why[0] = 0;
 			ret = run_op(&r, op);
 			if (hook)
 				hook(hook_arg, r.m, i, true);
 		}
 		if (ret < 0) {
-			err = stop(res, op, i, (int)ret, "%s", ptsim_strerror((int)ret));
+			err = stop(res, op, i, (int)ret, "%s", r.why[0] ? r.why : ptsim_strerror((int)ret));
 			break;
 		}
 		/* what the library did: every event it counted; each exec-random call (n) */
@@ -1106,6 +1265,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 			snprintf(res->msg, sizeof(res->msg), "end checkpoint: %s", ptsim_strerror(err));
 		}
 	}
+	if (r.dump)
+		fclose(r.dump);
 	ptsim_machine_destroy(r.m);
 	res->err = err;
 	return err;

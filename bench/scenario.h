@@ -19,7 +19,8 @@
 
 /*
  * A numeric argument: a sum of terms, each a constant times at most one
- * variable ($i, $j, $k, $bias) and at most one size (PAGE, PMD, CONT).
+ * variable ($i, $j, $k, $bias) and at most one size (PAGE, PMD, CONT),
+ * optionally divided (integer division) by one number, size or variable.
  */
 enum scn_factor { F_ONE, F_VAR_I, F_VAR_J, F_VAR_K, F_PAGE, F_PMD, F_CONT, F_BIAS };
 
@@ -29,6 +30,8 @@ struct scn_expr {
 		uint64_t k;
 		enum scn_factor f;	/* a variable, or F_ONE */
 		enum scn_factor g;	/* a size, or F_ONE */
+		uint64_t dk;		/* divisor dk * dv; 0: no division */
+		enum scn_factor dv;
 	} t[SCN_MAX_TERMS];
 };
 
@@ -37,7 +40,7 @@ enum scn_kind {
 	S_FAULT, S_MPROTECT, S_NUMA, S_FORK, S_EXIT, S_DESTROY, S_MUNMAP, S_MREMAP, S_MADVISE,
 	S_MLOCK, S_MUNLOCK, S_UFFD_REGISTER, S_UFFD_MOVE, S_PIN, S_SWAPOUT, S_FILE, S_MMAP_FILE,
 	S_ASLR, S_ELF_LOAD, S_EXEC_CALL, S_EXEC_RANDOM, S_KBOOT, S_KFINALIZE, S_SET_MEMORY,
-	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END, S__COUNT
+	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END, S_PTDUMP, S_CHECK, S__COUNT
 };
 
 struct scn_op {
@@ -96,6 +99,8 @@ struct scn_result {
 	size_t err_op;
 	uint64_t work;			/* the work units the run used (struct scn_limits) */
 	char msg[160];
+	char *dump;			/* what the run's ptdump operations printed (NULL: none) */
+	size_t dump_len;
 };
 
 /* At most this many checkpoints per run (each costs a struct ptsim_stats). */

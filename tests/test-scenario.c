@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "scenario.h"
+#include "internal.h"
+#include <asm/pgtable-hwdef.h>
 
 static int parse(const char *text, struct scenario *s, char *err)
 {
@@ -31,6 +33,16 @@ static int run_text(const char *text, const struct scn_limits *lim, struct scn_r
 	ret = scenario_run(&s, &s.machine, NULL, NULL, NULL, NULL, NULL, lim, res);
 	scenario_free(&s);
 	return ret;
+}
+
+/* The PTE slot of va in mm (its table exists: the scenario populated it). */
+static pte_t *pte_table_of(struct ptsim_mm *mm, uint64_t va)
+{
+	int err;
+	struct pt_table *t = pt_walk_table(mm, va, PTE_LEVEL, false, &err);
+
+	assert_non_null(t);
+	return &t->desc[pt_index(&mm->m->geo, PTE_LEVEL, va)];
 }
 
 /* The scenario's text as scenario_print() writes it (free it). */
@@ -158,6 +170,123 @@ static void test_work_budget(void **state)
 	scn_result_free(&res);
 }
 
+/* Division: granule-portable sizes (PMD/8), printed back and parsed to the same value. */
+static void test_division(void **state)
+{
+	static const char text[] = "machine granule=16K\nmm A\nmmap A 1G PMD/8 rw\n"
+				   "populate A 1G PMD/8\ncheckpoint pop\n";
+	struct scenario s, again;
+	struct scn_result res;
+	char err[256], *out;
+
+	(void)state;
+	assert_int_equal(run_text(text, NULL, &res), 0);
+	/* 16K: PMD is 32M, an eighth of it 4M, 256 pages written */
+	assert_int_equal(res.cp[0].stats.ev[PTSIM_EV_PTE_WRITE], 256);
+	scn_result_free(&res);
+	assert_int_equal(parse(text, &s, err), 0);
+	out = print(&s);
+	assert_non_null(strstr(out, "\nmmap A 0x40000000 PMD/0x8 rw\n"));
+	assert_int_equal(parse(out, &again, err), 0);
+	free(out);
+	scenario_free(&s);
+	scenario_free(&again);
+	/* errors: by zero when parsed, or at run time through a variable; two '/'; '*' after '/' */
+	assert_int_equal(parse("mm A\nmmap A 1G 64K/0 rw\n", &s, err), -EINVAL);
+	assert_string_equal(err, "t.scn:2:15: division by zero");
+	assert_int_equal(parse("mm A\nmmap A 1G 1M/2/2 rw\n", &s, err), -EINVAL);
+	assert_non_null(strstr(err, "one '/' per product"));
+	assert_int_equal(parse("mm A\nmmap A 1G 1M/2*2 rw\n", &s, err), -EINVAL);
+	assert_non_null(strstr(err, "the divisor ends the product"));
+	assert_int_equal(run_text("repeat 1 i\nmm A\nmmap A 1G 1M/$i rw\nend\n", NULL, &res), -EINVAL);
+	assert_non_null(strstr(res.msg, "line 3: mmap failed: division by zero"));
+	scn_result_free(&res);
+}
+
+/* touch faults unpopulated pages in (as memset would) instead of skipping them. */
+static void test_touch_faults_in(void **state)
+{
+	struct scn_result res;
+
+	(void)state;
+	assert_int_equal(run_text("mm A\nmmap A 1G 64K rw\ntouch A 1G 64K write\ncheckpoint t\n"
+				  "touch A 1G 64K write\ncheckpoint again\n", NULL, &res), 0);
+	assert_int_equal(res.nr_cp, 2);
+	/* 16 pages: one fault each, a PTE written each; the second touch faults nothing */
+	assert_int_equal(res.cp[0].stats.ev[PTSIM_EV_FAULT], 16);
+	assert_int_equal(res.cp[0].stats.ev[PTSIM_EV_PTE_WRITE], 16);
+	assert_int_equal(res.cp[1].stats.ev[PTSIM_EV_FAULT], 0);
+	assert_int_equal(res.cp[1].stats.ev[PTSIM_EV_ACCESS_FAULT], 0);
+	scn_result_free(&res);
+	/* a write to a read-only mapping: SIGSEGV stops the run, naming the page */
+	assert_int_equal(run_text("mm A\nmmap A 1G 64K r\ntouch A 1G 64K write\n", NULL, &res), -EFAULT);
+	assert_non_null(strstr(res.msg, "line 3: touch failed: write at 0x40000000"));
+	scn_result_free(&res);
+}
+
+/* checkpoint names take the loop variables' values. */
+static void test_checkpoint_loop_names(void **state)
+{
+	struct scn_result res;
+
+	(void)state;
+	assert_int_equal(run_text("mm A\nmmap A 1G 1M rw\npopulate A 1G 1M\nrepeat 2 i\nrepeat 2 j\n"
+				  "mprotect A 1G+$i*64K+$j*PAGE PAGE r\ncheckpoint p-$i-$j\nend\nend\n",
+				  NULL, &res), 0);
+	assert_int_equal(res.nr_cp, 4);
+	assert_string_equal(res.cp[0].name, "p-0-0");
+	assert_string_equal(res.cp[1].name, "p-0-1");
+	assert_string_equal(res.cp[2].name, "p-1-0");
+	assert_string_equal(res.cp[3].name, "p-1-1");
+	scn_result_free(&res);
+}
+
+/* ptdump prints the tables into the result, in the kernel's dump format; it counts nothing. */
+static void test_ptdump_op(void **state)
+{
+	struct scn_result res;
+
+	(void)state;
+	assert_int_equal(run_text("mm A\nmmap A 1G 64K rw\npopulate A 1G 64K\ncheckpoint pop\n"
+				  "ptdump A\n", NULL, &res), 0);
+	assert_non_null(res.dump);
+	assert_non_null(strstr(res.dump, "ptdump A (line 5):\n---[ User space (ASID 1) ]---\n"
+				"0x0000000040000000-0x0000000040010000          64K PTE   USR RW"));
+	assert_int_equal(res.nr_cp, 1);	/* no end checkpoint: ptdump counted nothing */
+	scn_result_free(&res);
+}
+
+/* A model corrupted behind the library's back: one PTE with the contiguous bit alone. */
+static void corrupt_after_populate(void *arg, struct ptsim_machine *m, size_t op, bool after)
+{
+	size_t *corrupt_op = arg;
+
+	if (op != *corrupt_op || !after)
+		return;
+	*pte_table_of(m->mms[0], UINT64_C(0x40000000)) |= PTE_CONT;
+}
+
+/* check runs the invariant checker: silent on a sound model, stops the run on a broken one. */
+static void test_check_op(void **state)
+{
+	static const char text[] = "mm A\nmmap A 1G 64K rw\npopulate A 1G 64K\ncheck\n";
+	struct scenario s;
+	struct scn_result res;
+	char err[256];
+	size_t populate_op = 2;
+
+	(void)state;
+	assert_int_equal(run_text(text, NULL, &res), 0);
+	scn_result_free(&res);
+	assert_int_equal(parse(text, &s, err), 0);
+	assert_int_equal(scenario_run(&s, &s.machine, NULL, NULL, NULL, corrupt_after_populate, &populate_op,
+				      NULL, &res), -EUCLEAN);
+	assert_non_null(strstr(res.msg, "line 4: check failed: "));
+	assert_non_null(strstr(res.msg, "invariant violation"));
+	scn_result_free(&res);
+	scenario_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +295,11 @@ int main(void)
 		cmocka_unit_test(test_overflow_at_run_time),
 		cmocka_unit_test(test_checkpoint_bound),
 		cmocka_unit_test(test_work_budget),
+		cmocka_unit_test(test_division),
+		cmocka_unit_test(test_touch_faults_in),
+		cmocka_unit_test(test_checkpoint_loop_names),
+		cmocka_unit_test(test_ptdump_op),
+		cmocka_unit_test(test_check_op),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
