@@ -66,6 +66,17 @@ const struct command commands[] = {
 	  "  --max-work N   stop a run after N units of simulated work (a positive number)\n"
 	  "  --findings     record break-before-make and invariant findings per run\n"
 	  "  --json         as JSON\n" },
+	{ "sweep", cmd_sweep,
+	  "FILE [--values LIST] [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--checkpoint NAME] [--csv|--json]",
+	  "a scenario once per value of its $n: each checkpoint's predicted time per value",
+	  "  FILE           the scenario; its `sweep n VALUES` line gives the values\n"
+	  "  --values LIST  the values instead: N, A..B (doubling) or A..B+STEP, comma-separated\n"
+	  "  --cpu LIST     comma-separated CPU names, or all (default: the scenario's)\n"
+	  "  --granule LIST comma-separated 4K, 16K, 64K (default: the scenario's)\n"
+	  "  --features SPEC  a kernel (presets and features); repeat to compare (at most 8)\n"
+	  "  --checkpoint NAME  only this checkpoint\n"
+	  "  --csv          one line per run and checkpoint: time and every event count\n"
+	  "  --json         as JSON (tools/ptsim-plot sweep draws it)\n" },
 	{ "audit", cmd_audit,
 	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--reproducers DIR] [--json]",
 	  "random scenarios on every CPU and kernel: break-before-make findings, grouped, shrunk",

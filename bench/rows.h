@@ -122,6 +122,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 /*
  * A comma-separated list of CPU names ("all": every profile) as a bit per CPU
  * in *mask and, when order is not NULL, the CPUs in the order named (each
@@ -134,6 +135,16 @@ int parse_cpus(const char *cmd, const char *list, unsigned int *mask, enum ptsim
 void print_valid_cpus(FILE *f);
 void print_valid_presets(FILE *f);
 void print_valid_features(FILE *f);
+/* "4K,64k": a bit per granule shift in *mask (any case); -EINVAL after a message naming cmd. */
+int parse_granules(const char *cmd, const char *list, unsigned int *mask);
+/*
+ * 0 when spec (presets and features, comma-separated, +name/-name) names only
+ * known ones; otherwise prints the unknown name and the valid ones and
+ * returns the exit status (2; 1 when no machine could be made).
+ */
+int check_feature_spec(const char *cmd, const char *spec);
+/* The predicted time of s on cpu and granule g, in ns (0 for bad arguments). */
+double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s);
 /* The whole file at path (malloc'd; *len bytes), or NULL. */
 char *read_file(const char *path, size_t *len);
 

@@ -56,14 +56,13 @@ char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* "4K,64k": bit per granule shift (any case). */
-static int parse_granules(const char *list, unsigned int *mask)
+int parse_granules(const char *cmd, const char *list, unsigned int *mask)
 {
 	char buf[64];
 
 	*mask = 0;
 	if (strlen(list) >= sizeof(buf)) {
-		fprintf(stderr, "run: --granule: expected 4K, 16K or 64K, comma-separated\n");
+		fprintf(stderr, "%s: --granule: expected 4K, 16K or 64K, comma-separated\n", cmd);
 		return -EINVAL;
 	}
 	strcpy(buf, list);
@@ -75,12 +74,12 @@ static int parse_granules(const char *list, unsigned int *mask)
 		} else if (!strcasecmp(t, "64K")) {
 			*mask |= 1u << PTSIM_GRANULE_64K;
 		} else {
-			fprintf(stderr, "run: --granule: unknown granule '%s'; valid: 4K, 16K, 64K\n", t);
+			fprintf(stderr, "%s: --granule: unknown granule '%s'; valid: 4K, 16K, 64K\n", cmd, t);
 			return -EINVAL;
 		}
 	}
 	if (!*mask)
-		fprintf(stderr, "run: --granule: expected 4K, 16K or 64K, comma-separated\n");
+		fprintf(stderr, "%s: --granule: expected 4K, 16K or 64K, comma-separated\n", cmd);
 	return *mask ? 0 : -EINVAL;
 }
 
@@ -105,7 +104,36 @@ static const char *unknown_feature(const char *spec, char *buf, size_t len)
 	return NULL;
 }
 
-static double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s)
+int check_feature_spec(const char *cmd, const char *spec)
+{
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	int ret;
+
+	ptsim_machine_config_init(&cfg);
+	ret = ptsim_machine_create(&cfg, &m);
+	if (ret) {
+		fprintf(stderr, "%s: machine: %s\n", cmd, ptsim_strerror(ret));
+		return 1;
+	}
+	ret = scenario_apply_features(m, spec);
+	ptsim_machine_destroy(m);
+	if (ret) {
+		char buf[256];
+		const char *bad = unknown_feature(spec, buf, sizeof(buf));
+
+		fprintf(stderr, "%s: --features %s: unknown feature or preset '%s'\n  presets: ",
+			cmd, spec, bad ? bad : spec);
+		print_valid_presets(stderr);
+		fprintf(stderr, "\n  features: ");
+		print_valid_features(stderr);
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	return 0;
+}
+
+double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s)
 {
 	struct ptsim_prediction p;
 
@@ -181,7 +209,7 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			break;
 		case 'g':
-			if (parse_granules(optarg, &granules))
+			if (parse_granules("run", optarg, &granules))
 				return 2;
 			break;
 		case 'f':
@@ -237,33 +265,12 @@ int cmd_run(int argc, char **argv)
 	if (!nr_sets)
 		sets[nr_sets++] = s.machine.preset;
 	for (unsigned int i = 0; i < nr_sets; i++) {
-		struct ptsim_machine_config cfg;
-		struct ptsim_machine *m;
+		int ret = check_feature_spec("run", sets[i]);
 
-		int ret;
-
-		ptsim_machine_config_init(&cfg);
-		ret = ptsim_machine_create(&cfg, &m);
 		if (ret) {
-			fprintf(stderr, "run: machine: %s\n", ptsim_strerror(ret));
 			scenario_free(&s);
-			return 1;
+			return ret;
 		}
-		if (scenario_apply_features(m, sets[i])) {
-			char buf[256];
-			const char *bad = unknown_feature(sets[i], buf, sizeof(buf));
-
-			fprintf(stderr, "run: --features %s: unknown feature or preset '%s'\n  presets: ",
-				sets[i], bad ? bad : sets[i]);
-			print_valid_presets(stderr);
-			fprintf(stderr, "\n  features: ");
-			print_valid_features(stderr);
-			fprintf(stderr, "\n");
-			ptsim_machine_destroy(m);
-			scenario_free(&s);
-			return 2;
-		}
-		ptsim_machine_destroy(m);
 	}
 	if (!s.nr) {
 		fprintf(stderr, "run: %s: no operations\n", argv[optind]);

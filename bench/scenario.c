@@ -159,7 +159,8 @@ static int parse_factor(struct parser *p, const char *t, size_t n, unsigned int 
 		const char *name;
 		enum scn_factor f;
 	} syms[] = { { "$i", F_VAR_I }, { "$j", F_VAR_J }, { "$k", F_VAR_K }, { "PAGE", F_PAGE },
-		     { "PMD", F_PMD }, { "CONT", F_CONT }, { "$bias", F_BIAS } };
+		     { "PMD", F_PMD }, { "CONT", F_CONT }, { "$bias", F_BIAS },
+		     { "$n", F_VAR_N } };
 
 	*sym = F_ONE;
 	*num = 1;
@@ -170,7 +171,7 @@ static int parse_factor(struct parser *p, const char *t, size_t n, unsigned int 
 		}
 	if (!parse_number(t, n, num))
 		return fail(p, col, "expected a number, a size (64K, 2M, 1G), PAGE, PMD, "
-			    "CONT, $bias or $i/$j/$k");
+			    "CONT, $bias, $n or $i/$j/$k");
 	return 0;
 }
 
@@ -362,6 +363,69 @@ static int parse_pairs(struct parser *p, const char *v, unsigned int col, struct
 	return k ? 0 : fail(p, col, "expected START:SIZE");
 }
 
+int scenario_parse_values(const char *text, uint64_t *vals, unsigned int *nr, char *err,
+			  size_t errlen)
+{
+	const char *item = text;
+
+	*nr = 0;
+	for (;;) {
+		const char *end = strchr(item, ',');
+		size_t len = end ? (size_t)(end - item) : strlen(item);
+		const char *dots = memmem(item, len, "..", 2);
+		const char *plus = dots ? memchr(dots, '+', len - (size_t)(dots - item)) : NULL;
+		uint64_t a, b, step = 0;
+
+		if (!dots) {
+			if (!parse_number(item, len, &a))
+				goto bad;
+			b = a;
+		} else if (!parse_number(item, (size_t)(dots - item), &a) ||
+			   !parse_number(dots + 2, (size_t)((plus ? plus : item + len) - dots - 2), &b) ||
+			   (plus && (!parse_number(plus + 1, (size_t)(item + len - plus - 1), &step) ||
+				     !step)) ||
+			   (!plus && !a) || b < a) {
+			goto bad;
+		}
+		for (uint64_t v = a; v <= b;) {
+			if (*nr == SCN_MAX_SWEEP) {
+				snprintf(err, errlen, "more than %d values", SCN_MAX_SWEEP);
+				return -EINVAL;
+			}
+			vals[(*nr)++] = v;
+			if (dots ? plus ? __builtin_add_overflow(v, step, &v) :
+				   __builtin_mul_overflow(v, 2, &v) : true)
+				break;
+		}
+		if (!end)
+			return 0;
+		item = end + 1;
+	}
+bad:
+	snprintf(err, errlen, "expected values: N, A..B (doubling) or A..B+STEP, comma-separated");
+	return -EINVAL;
+}
+
+/* sweep n VALUES: the values $n takes in ptsim-bench sweep (the first one elsewhere); lines add up. */
+static int parse_sweep(struct parser *p, char **tok, unsigned int *col, int n)
+{
+	char why[96];
+
+	if (n != 3 || strcmp(tok[1], "n"))
+		return fail(p, col[0], "expected sweep n VALUES (N, A..B or A..B+STEP, comma-separated)");
+	uint64_t vals[SCN_MAX_SWEEP];
+	unsigned int nr;
+
+	if (scenario_parse_values(tok[2], vals, &nr, why, sizeof(why)))
+		return fail(p, col[2], "%s", why);
+	if (nr > SCN_MAX_SWEEP - p->s->nr_sweep)	/* a further sweep line adds values */
+		return fail(p, col[2], "more than %d values", SCN_MAX_SWEEP);
+	memcpy(p->s->sweep + p->s->nr_sweep, vals, nr * sizeof(vals[0]));
+	p->s->nr_sweep += nr;
+	p->s->machine.n = p->s->sweep[0];
+	return 0;
+}
+
 static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 {
 	struct scenario *s = p->s;
@@ -371,6 +435,8 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 
 	if (!strcmp(tok[0], "machine"))
 		return parse_machine(p, tok, col, n);
+	if (!strcmp(tok[0], "sweep"))
+		return parse_sweep(p, tok, col, n);
 	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
 		if (!strcmp(tok[0], specs[k].name))
 			sp = &specs[k];
@@ -594,7 +660,7 @@ int scenario_parse(const char *text, size_t len, const char *file, struct scenar
 
 static void print_expr(FILE *f, const struct scn_expr *e)
 {
-	static const char *const sym[] = { "", "$i", "$j", "$k", "PAGE", "PMD", "CONT", "$bias" };
+	static const char *const sym[] = { "", "$i", "$j", "$k", "PAGE", "PMD", "CONT", "$bias", "$n" };
 
 	for (unsigned int i = 0; i < e->nr; i++) {
 		const char *sep = "";
@@ -626,6 +692,9 @@ void scenario_print(const struct scenario *s, FILE *f)
 		ptsim_cpu_name(mc->cpu), (1u << mc->granule) / 1024, mc->va_bits,
 		(unsigned long long)mc->phys_size, (unsigned long long)mc->phys_base, mc->nr_cpus,
 		mc->preset, mc->kpti ? " kpti" : "", mc->repeat_tlbi ? " repeat-tlbi" : "");
+	for (unsigned int i = 0; i < s->nr_sweep; i++)	/* 16 a line: lines stay under 512 */
+		fprintf(f, "%s0x%llx%s", i % 16 ? "," : "sweep n ", (unsigned long long)s->sweep[i],
+			i % 16 == 15 || i + 1 == s->nr_sweep ? "\n" : "");
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct scn_op *op = &s->ops[i];
 		const struct op_spec *sp = NULL;
@@ -712,7 +781,7 @@ struct runner {
 	struct ptsim_mm *mm[SCN_MAX_NAMES];
 	unsigned int fd[SCN_MAX_NAMES];
 	bool is_file[SCN_MAX_NAMES];
-	uint64_t var[3], bias;
+	uint64_t var[3], bias, n;
 	FILE *dump;			/* the ptdump operations' output, into the result */
 	struct scn_result *res;
 	char why[96];			/* what the failing operation has to say, or "" */
@@ -728,6 +797,7 @@ static uint64_t factor(const struct runner *r, enum scn_factor f)
 	case F_PMD: return r->g->pmd_size;
 	case F_CONT: return r->g->cont_pte_size;
 	case F_BIAS: return r->bias;
+	case F_VAR_N: return r->n;
 	default: return 1;
 	}
 }
@@ -1107,7 +1177,7 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		 const struct scn_limits *lim, struct scn_result *res)
 {
 	struct ptsim_machine_config cfg;
-	struct runner r = { .s = s, .res = res };
+	struct runner r = { .s = s, .res = res, .n = mc->n };
 	struct ptsim_stats last, now;
 	char name[sizeof(res->cp[0].name)];
 	struct {

@@ -19,10 +19,10 @@
 
 /*
  * A numeric argument: a sum of terms, each a constant times at most one
- * variable ($i, $j, $k, $bias) and at most one size (PAGE, PMD, CONT),
+ * variable ($i, $j, $k, $n, $bias) and at most one size (PAGE, PMD, CONT),
  * optionally divided (integer division) by one number, size or variable.
  */
-enum scn_factor { F_ONE, F_VAR_I, F_VAR_J, F_VAR_K, F_PAGE, F_PMD, F_CONT, F_BIAS };
+enum scn_factor { F_ONE, F_VAR_I, F_VAR_J, F_VAR_K, F_PAGE, F_PMD, F_CONT, F_BIAS, F_VAR_N };
 
 struct scn_expr {
 	unsigned int nr;
@@ -62,7 +62,11 @@ struct scn_machine {
 	uint64_t phys_base, phys_size;
 	char preset[48];
 	bool kpti, repeat_tlbi;
+	uint64_t n;			/* the sweep variable $n for this run */
 };
+
+/* At most this many values in a sweep. */
+#define SCN_MAX_SWEEP 256
 
 struct scenario {
 	struct scn_machine machine;
@@ -70,7 +74,17 @@ struct scenario {
 	size_t nr, cap;
 	char names[SCN_MAX_NAMES][16];
 	unsigned int nr_names;
+	uint64_t sweep[SCN_MAX_SWEEP];	/* the values of $n (the sweep line; none: $n is 0) */
+	unsigned int nr_sweep;
 };
+
+/*
+ * A list of sweep values: comma-separated numbers (sizes allowed), A..B
+ * (A, 2A, 4A, ... up to B) and A..B+S (A, A+S, ... up to B). 0, or -EINVAL
+ * with the reason in err.
+ */
+int scenario_parse_values(const char *text, uint64_t *vals, unsigned int *nr, char *err,
+			  size_t errlen);
 
 /*
  * Parse text (file name for messages). 0, or -EINVAL with "FILE:LINE:COL:

@@ -287,6 +287,56 @@ static void test_check_op(void **state)
 	scenario_free(&s);
 }
 
+/* sweep n VALUES: lists, doubling and stepped ranges, lines that add up; $n takes the first value. */
+static void test_sweep_values(void **state)
+{
+	struct scenario s, again;
+	struct scn_result res;
+	uint64_t v[SCN_MAX_SWEEP];
+	unsigned int nr;
+	char err[256], *out;
+
+	(void)state;
+	assert_int_equal(scenario_parse_values("1..16,100,3..9+3", v, &nr, err, sizeof(err)), 0);
+	assert_int_equal(nr, 9);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[4], 16);
+	assert_int_equal(v[5], 100);
+	assert_int_equal(v[6], 3);
+	assert_int_equal(v[8], 9);
+	assert_int_equal(scenario_parse_values("4K", v, &nr, err, sizeof(err)), 0);
+	assert_int_equal(v[0], 4096);
+	assert_int_equal(scenario_parse_values("0..4", v, &nr, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scenario_parse_values("8..4", v, &nr, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scenario_parse_values("1..9+0", v, &nr, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scenario_parse_values("1,,2", v, &nr, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scenario_parse_values("1..1000+1", v, &nr, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "more than 256 values");
+
+	assert_int_equal(parse("sweep n 2..8\nsweep n 20\nmm A\nmmap A 1G $n*64K rw\n", &s, err), 0);
+	assert_int_equal(s.nr_sweep, 4);
+	assert_int_equal(s.machine.n, 2);
+	assert_int_equal(s.sweep[3], 20);
+	out = print(&s);
+	assert_non_null(strstr(out, "\nsweep n 0x2,0x4,0x8,0x14\n"));
+	assert_non_null(strstr(out, "\nmmap A 0x40000000 0x10000*$n rw\n"));
+	assert_int_equal(parse(out, &again, err), 0);
+	assert_int_equal(again.nr_sweep, 4);
+	free(out);
+	scenario_free(&again);
+	scenario_free(&s);
+	/* a run takes $n from the machine it is given: 3 * 64K populated, 48 PTEs written */
+	assert_int_equal(parse("sweep n 1\nmm A\nmmap A 1G $n*64K rw\npopulate A 1G $n*64K\n", &s, err), 0);
+	s.machine.n = 3;
+	assert_int_equal(scenario_run(&s, &s.machine, NULL, NULL, NULL, NULL, NULL, NULL, &res), 0);
+	assert_int_equal(res.cp[0].stats.ev[PTSIM_EV_PTE_WRITE], 48);
+	scn_result_free(&res);
+	scenario_free(&s);
+	assert_int_equal(parse("sweep m 1\n", &s, err), -EINVAL);
+	assert_int_equal(parse("sweep n 0..3\n", &s, err), -EINVAL);
+	assert_non_null(strstr(err, "t.scn:1:9: expected values"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_checkpoint_loop_names),
 		cmocka_unit_test(test_ptdump_op),
 		cmocka_unit_test(test_check_op),
+		cmocka_unit_test(test_sweep_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

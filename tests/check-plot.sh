@@ -1,0 +1,65 @@
+#!/bin/sh
+# Usage: check-plot.sh PTSIM-BENCH PTSIM-PLOT SOURCE_ROOT
+# ptsim-bench sweep finds the flush_tlb_mm fallback of the example sweep, and
+# each picture tools/ptsim-plot draws renders: a well-formed SVG holding the
+# series it was asked for. Skips (77) without gnuplot.
+set -eu
+bench="$1"
+plot="$2"
+root="$3"
+command -v gnuplot >/dev/null 2>&1 || { echo "gnuplot not found: pictures not checked (apt-get install gnuplot-nox)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+scn="$root/bench/scenarios/mprotect-sweep.scn"
+fail=0
+not_ok() { echo "not ok: $*"; fail=1; }
+
+# The sweep: N1 without FEAT_TLBIRANGE falls back to flush_tlb_mm at 512 pages (32 64K folios),
+# so mprotect of 32 folios costs less than of 30, and from there grows again.
+"$bench" sweep "$scn" --values 28..36+2 --checkpoint mprotect --csv > "$tmp/s.csv"
+python3 - "$tmp/s.csv" <<'PY' || fail=1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+t = {int(r['n']): float(r['ns']) for r in rows}
+assert sorted(t) == [28, 30, 32, 34, 36], t
+assert t[28] < t[30] and t[32] < t[30] and t[32] < t[34] < t[36], t
+assert all(int(r['tlbi_asid']) == (1 if int(r['n']) >= 32 else 0) for r in rows), rows
+print("ok: sweep: mprotect falls from %.0f to %.0f ns at the 512-page fallback" % (t[30], t[32]))
+PY
+"$bench" sweep "$scn" --values 4,40 --json > "$tmp/s.json"
+"$bench" run "$root/bench/scenarios/fork-cow.scn" --features v6.8 --features v6.12 --json > "$tmp/r.json"
+"$bench" run "$root/bench/scenarios/fork-cow.scn" --cpu neoverse-n1,apple-m3 --json > "$tmp/c.json"
+"$bench" reproduce --only mprotect. --json > "$tmp/rep.json"
+
+# kind, input, text every picture of that kind must show
+check() {
+	kind=$1 in=$2
+	shift 2
+	for ext in svg png; do
+		out="$tmp/$kind.$ext"
+		if ! "$plot" "$kind" "$in" -o "$out"; then
+			not_ok "$kind $ext: ptsim-plot failed"; continue
+		fi
+		[ -s "$out" ] || { not_ok "$kind.$ext is empty"; continue; }
+	done
+	python3 - "$tmp/$kind.svg" "$@" <<'PY' || not_ok "$kind.svg"
+import sys, xml.etree.ElementTree as ET
+tree = ET.parse(sys.argv[1])
+text = ' '.join(t for t in tree.getroot().itertext())
+missing = [w for w in sys.argv[2:] if w not in text]
+assert not missing, f"missing {missing}"
+PY
+	head -c 8 "$tmp/$kind.png" | od -An -c | grep -q 'P   N   G' || not_ok "$kind.png is not a PNG"
+}
+check sweep "$tmp/s.json" "neoverse-n1: mprotect" "neoverse-n1: populate" '$n' "predicted time (us)"
+check events "$tmp/r.json" v6.8 v6.12 pte_read mapcount_atomic
+check cpus "$tmp/c.json" neoverse-n1 apple-m3 exit
+check calibration "$tmp/rep.json" mprotect.m3.t1_speedup "error (%)"
+
+# bad use: a missing file, a wrong suffix, a run with one kernel for events
+"$plot" sweep "$tmp/none.json" -o "$tmp/x.svg" 2>/dev/null && not_ok "a missing input succeeded"
+"$plot" sweep "$tmp/s.json" -o "$tmp/x.pdf" 2>/dev/null && not_ok "a .pdf output succeeded"
+"$bench" run "$root/bench/scenarios/fork-cow.scn" --json > "$tmp/one.json"
+"$plot" events "$tmp/one.json" -o "$tmp/x.svg" 2>/dev/null && not_ok "events of one kernel succeeded"
+[ $fail = 0 ] || exit 1
+echo "ok: sweep, events, cpus and calibration render as SVG and PNG with their series"
