@@ -185,25 +185,41 @@ static bool target_band(const struct outcome *o, double *lo, double *hi)
  * One panel: each row's signed error (simulated against published, in %) on
  * one shared axis, its target band shaded behind it; predictions are dots,
  * fits are hollow diamonds; green inside the target, red outside, grey for
- * report-only rows. Errors beyond the axis are drawn at its edge with the value.
+ * report-only rows. The axis spans at least -40..+40 % and widens (in steps of
+ * 10 %) to every error and target band: nothing is clamped, so two different
+ * errors never share a place.
  */
 static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 {
-	const double axis_lo = -40, axis_hi = 40;
+	double axis_lo = -40, axis_hi = 40;
 	const int row_h = 26, left = 360, plot_w = 520, top = 70;
 	const int width = left + plot_w + 90, height = top + (int)n * row_h + 50;
 	int err;
 
-#define X(v) (left + (int)((fmin(fmax((v), axis_lo), axis_hi) - axis_lo) / (axis_hi - axis_lo) * plot_w))
+	for (unsigned int i = 0; i < n; i++) {
+		double lo, hi;
+
+		if (o[i].err)
+			continue;
+		axis_lo = fmin(axis_lo, 10 * floor(o[i].error_pct / 10));
+		axis_hi = fmax(axis_hi, 10 * ceil(o[i].error_pct / 10));
+		if (target_band(&o[i], &lo, &hi)) {
+			axis_lo = fmin(axis_lo, 10 * floor(lo / 10));
+			axis_hi = fmax(axis_hi, 10 * ceil(hi / 10));
+		}
+	}
+	const int step = axis_hi - axis_lo > 200 ? 50 : axis_hi - axis_lo > 100 ? 20 : 10;
+
+#define X(v) (left + (int)(((v) - axis_lo) / (axis_hi - axis_lo) * plot_w))
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n"
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		   "<text x=\"10\" y=\"22\" font-size=\"15\">libptsim: simulated against published, "
+		   "<text x=\"10\" y=\"22\" font-size=\"15\">libptsim %s: simulated against published, "
 		   "signed error (%%)</text>\n"
 		   "<text x=\"10\" y=\"42\" fill=\"#555\">shaded: target; dot: prediction; hollow "
 		   "diamond: fit (matches by construction); green ok, red miss, grey report only</text>\n",
-		width, height);
-	for (int t = (int)axis_lo; t <= (int)axis_hi; t += 10) {
+		width, height, ptsim_version());
+	for (int t = step * (int)ceil(axis_lo / step); t <= (int)axis_hi; t += step) {
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>\n", X(t), top - 6,
 			X(t), top + (int)n * row_h, t ? "#e4e4e4" : "#888");
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%+d</text>\n", X(t),
@@ -230,7 +246,7 @@ static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 		else
 			fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"%s\"/>\n", X(e), y, colour);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%+.1f%%</text>\n",
-			e > axis_hi - 8 ? left + plot_w + 8 : X(e) + 9, y + 4, colour, e);
+			X(e) + 9, y + 4, colour, e);
 	}
 #undef X
 	fprintf(f, "</svg>\n");

@@ -56,6 +56,21 @@ check events "$tmp/r.json" v6.8 v6.12 pte_read mapcount_atomic
 check cpus "$tmp/c.json" neoverse-n1 apple-m3 exit
 check calibration "$tmp/rep.json" mprotect.m3.t1_speedup "error (%)"
 
+# reproduce --svg: nothing clamped, so the uffd rows missing by different amounts sit apart
+"$bench" reproduce --only uffd. --svg "$tmp/rep.svg" > /dev/null || true
+python3 - "$tmp/rep.svg" <<'PY' || not_ok "reproduce --svg"
+import re, sys
+svg = open(sys.argv[1]).read()
+assert 'libptsim ' in svg.split('</text>')[0], 'no version in the title'
+labels = re.findall(r'<text x="(\d+)" y="\d+" fill="[^"]+">([-+][0-9.]+)%</text>', svg)
+assert len(labels) >= 3, labels
+pos = {}
+for x, v in labels:
+    pos.setdefault(v, set()).add(x)
+xs = [min(p) for v, p in sorted(pos.items(), key=lambda kv: float(kv[0]))]
+assert all(int(a) < int(b) for a, b in zip(xs, xs[1:])), f"errors share a place: {labels}"
+PY
+
 # bad use: a missing file, a wrong suffix, a run with one kernel for events
 "$plot" sweep "$tmp/none.json" -o "$tmp/x.svg" 2>/dev/null && not_ok "a missing input succeeded"
 "$plot" sweep "$tmp/s.json" -o "$tmp/x.pdf" 2>/dev/null && not_ok "a .pdf output succeeded"
