@@ -84,6 +84,20 @@ static void test_diff_of_totals_is_the_operation(void **state)
 	assert_int_equal(ptsim_stats_diff(&d, &t1, &t0), 0);
 	assert_memory_equal(&d, &last, sizeof(d));
 	assert_true(d.ev[PTSIM_EV_PTE_WRITE] >= 64);
+	/* priced on the machine's own CPU and granule, as ptsim_predict would with them repeated */
+	{
+		struct ptsim_prediction a, b;
+
+		assert_int_equal(ptsim_machine_predict(m, &d, &a), 0);
+		assert_int_equal(ptsim_predict(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, &d, &b), 0);
+		assert_true(a.total_ns > 0);
+		assert_memory_equal(&a, &b, sizeof(a));
+		assert_int_equal(ptsim_predict(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &d, &b), 0);
+		assert_true(a.total_ns != b.total_ns);
+		assert_int_equal(ptsim_machine_predict(NULL, &d, &a), -EINVAL);
+		assert_int_equal(ptsim_machine_predict(m, NULL, &a), -EINVAL);
+		assert_int_equal(ptsim_machine_predict(m, &d, NULL), -EINVAL);
+	}
 	ptsim_machine_destroy(m);
 }
 

@@ -69,6 +69,14 @@ struct ptsim_prediction {
 PTSIM_API int ptsim_predict(enum ptsim_cpu cpu, enum ptsim_granule granule,
 			    const struct ptsim_stats *stats, struct ptsim_prediction *out);
 
+/*
+ * ptsim_predict on the CPU profile and granule m was created with: the usual
+ * call after ptsim_last_stats(m, ...) or ptsim_stats_diff of its totals.
+ * -EINVAL for a NULL argument.
+ */
+PTSIM_API int ptsim_machine_predict(const struct ptsim_machine *m, const struct ptsim_stats *stats,
+				    struct ptsim_prediction *out);
+
 #ifdef __cplusplus
 }
 #endif

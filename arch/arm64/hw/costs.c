@@ -459,3 +459,10 @@ int ptsim_predict(enum ptsim_cpu cpu, enum ptsim_granule granule, const struct p
 	}
 	return 0;
 }
+
+int ptsim_machine_predict(const struct ptsim_machine *m, const struct ptsim_stats *stats,
+			  struct ptsim_prediction *out)
+{
+	VALIDATE(m && stats && out);
+	return ptsim_predict(m->cpu->id, (enum ptsim_granule)m->geo.page_shift, stats, out);
+}
