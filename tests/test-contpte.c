@@ -200,6 +200,23 @@ static void test_no_fold_kernel_mm(void **state)
 		set_ptes(f.mm, VA + i * SZ_4K, f.ptep + i, user_pte(&f, folio_pfn(f.m, fo) + i), 1);
 	assert_int_equal(ev(f.m, PTSIM_EV_CONTPTE_FOLD), 0);
 	assert_false(pte_cont(f.ptep[15]));
+	/*
+	 * The last entry passes contpte_try_fold's inline filter, so
+	 * __contpte_try_fold is called (v6.12 contpte.c; the kernel's own file
+	 * agrees, test-kernel-contpte) and returns at its mm_is_user test,
+	 * before it looks up the folio.
+	 */
+	assert_int_equal(ev(f.m, PTSIM_EV_FOLD_ATTEMPT), 1);
+	assert_int_equal(ev(f.m, PTSIM_EV_FOLIO_LOOKUP) + ev(f.m, PTSIM_EV_FOLIO_TEST), 0);
+	/* a contiguous entry of init_mm: __contpte_try_unfold is called and does nothing */
+	__set_ptes(f.mm, VA + 32 * SZ_4K, f.ptep + 32,
+		   pte_mkcont(user_pte(&f, folio_pfn(f.m, fo))), 16);
+	reset_counts(f.m);
+	contpte_try_unfold(f.mm, VA + 32 * SZ_4K, f.ptep + 32, f.ptep[32]);
+	assert_int_equal(ev(f.m, PTSIM_EV_CONTPTE_UNFOLD), 1);
+	assert_int_equal(ev(f.m, PTSIM_EV_CONTPTE_CONVERT), 0);
+	assert_int_equal(ev(f.m, PTSIM_EV_PTE_XCHG), 0);
+	assert_true(pte_cont(f.ptep[32]));
 	f.mm->kernel = false;
 	teardown(&f);
 }

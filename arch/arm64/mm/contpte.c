@@ -75,7 +75,11 @@ static void contpte_convert(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte
 	fn_exit(m);
 }
 
-/* __contpte_try_fold: same folio covering the block, identical normalised entries (§3.3). */
+/*
+ * __contpte_try_fold: same folio covering the block, identical normalised
+ * entries (§3.3). Out of line: its call is counted at entry, before the
+ * mm_is_user test that makes it return at once for init_mm (v6.12 contpte.c).
+ */
 void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
 {
 	struct ptsim_machine *m = mm->m;
@@ -85,9 +89,10 @@ void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t p
 	pte_t *p = block_ptep(g, addr, ptep);
 	pte_t expected;
 
+	/* the call is made (and counted) before the check, for init_mm too (v6.12) */
+	prim_count(m, PRIM_CONTPTE_TRY_FOLD, 1);
 	if (!mm_is_user(mm))
 		return;
-	prim_count(m, PRIM_CONTPTE_TRY_FOLD, 1);
 	folio = page_folio(m, pfn);	/* pte_page -> page_folio */
 	if (!folio)
 		return;
@@ -111,9 +116,9 @@ void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t p
 /* __contpte_try_unfold: rewrite the block non-cont with the gathered access/dirty (§3.4). */
 void __contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
 {
+	prim_count(mm->m, PRIM_CONTPTE_TRY_UNFOLD, 1);	/* the call, as for the fold */
 	if (!mm_is_user(mm))
 		return;
-	prim_count(mm->m, PRIM_CONTPTE_TRY_UNFOLD, 1);
 	contpte_convert(mm, addr, ptep, pte_mknoncont(pte));
 }
 
