@@ -19,16 +19,17 @@ _Static_assert(sizeof(struct ptsim_vma_info) == 112, "struct ptsim_vma_info keep
 
 /*
  * PM_MMAP_EXCLUSIVE: v6.12 asks page_mapcount(page) == 1. The model keeps a
- * folio's mapcount, not a page's: a small folio's is its page's; a large
- * anonymous folio's page is mapped once when no other mm maps the folio (an
- * anonymous page has one address per mm); a large file folio only when the
- * folio is mapped once.
+ * folio's mapcount, not a page's: a folio mapped once (a small folio's
+ * PTE, a THP's PMD) maps its page once; a PTE-mapped large anonymous
+ * folio's page is mapped once when no other mm maps the folio (an anonymous
+ * page has one address per mm); a large file folio only when the folio is
+ * mapped once.
  */
 static bool page_mmap_exclusive(const struct ptsim_mm *mm, const struct folio *f)
 {
-	if (!f->order || !(f->flags & FOLIO_ANON))
-		return f->mapcount == 1;
-	/* folio_mappings_in only reads mm (its walk is uncounted) */
+	if (f->mapcount == 1 || !f->order || !(f->flags & FOLIO_ANON))
+		return f->mapcount == 1;	/* one mapping: a PTE, or the PMD of a THP */
+	/* folio_mappings_in (PTE mappings) only reads mm (its walk is uncounted) */
 	return folio_mappings_in((struct ptsim_mm *)mm, f) == (uint64_t)f->mapcount;
 }
 
