@@ -162,7 +162,7 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
+	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0, NULL };
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
@@ -272,6 +272,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (json)
 		printf("[");
+	else
+		lim.query_out = stdout;	/* pagemap and vmas print as each run reaches them */
 	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
 		enum ptsim_cpu cpu = cpu_order[ci];	/* in the order --cpu names them */
 

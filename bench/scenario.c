@@ -63,6 +63,10 @@ static const struct op_spec specs[] = {
 	{ "checkpoint", S_CHECKPOINT, "t", { 0 } },
 	{ "repeat", S_REPEAT, "e", { 0 } },	/* optional loop variable follows */
 	{ "end", S_END, "", { 0 } },
+	{ "pin-user-pages", S_PIN_USER_PAGES, "nee", { "write", "longterm" } },
+	{ "get-user-pages", S_GET_USER_PAGES, "nee", { "write" } },
+	{ "pagemap", S_PAGEMAP, "ne", { "len=" } },
+	{ "vmas", S_VMAS, "n", { 0 } },
 };
 
 const char *scenario_op_name(enum scn_kind kind)
@@ -664,6 +668,7 @@ void scenario_print(const struct scenario *s, FILE *f)
 
 struct runner {
 	const struct scenario *s;
+	FILE *out;			/* the queries' output, or NULL */
 	struct ptsim_machine *m;
 	struct ptsim_geometry geo;
 	const struct ptsim_geometry *g;
@@ -748,6 +753,21 @@ static unsigned int prot_of(unsigned int u)
 	       ((u & 4) ? PTSIM_PROT_EXEC : 0);
 }
 
+/* The queries' callbacks when a run prints nothing. */
+static int query_ignore_page(const struct ptsim_page_info *p, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
+static int query_ignore_vma(const struct ptsim_vma_info *v, void *arg)
+{
+	(void)v;
+	(void)arg;
+	return 0;
+}
+
 static int64_t run_op(struct runner *r, const struct scn_op *op)
 {
 	struct ptsim_mm *mm = need_mm(r, op);
@@ -823,6 +843,37 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		return moved < 0 ? moved : 0;
 	}
 	case S_PIN: return ptsim_folio_set_pinned(mm, a0, op->on);
+	case S_PIN_USER_PAGES:
+	case S_GET_USER_PAGES: {
+		/* the pins and references stay until the machine goes (no unpin operation) */
+		uint64_t nr = a1 / r->g->page_size, *pas;
+		unsigned int foll = ((op->u >> 8) & 1 ? PTSIM_FOLL_WRITE : 0) |
+				    ((op->u >> 9) & 1 ? PTSIM_FOLL_LONGTERM : 0);
+		int64_t got;
+
+		if (!mm || a1 % r->g->page_size || nr > SCN_MAX_GUP_PAGES)
+			return -EINVAL;
+		pas = malloc((nr ? nr : 1) * sizeof(*pas));
+		if (!pas)
+			return -ENOMEM;
+		got = op->kind == S_PIN_USER_PAGES ? ptsim_pin_user_pages(mm, a0, nr, foll, pas)
+						   : ptsim_get_user_pages(mm, a0, nr, foll, pas);
+		free(pas);
+		return got < 0 ? got : 0;
+	}
+	case S_PAGEMAP: {
+		uint64_t len = (op->u >> 8) & 1 ? eval(r, &op->a[4]) : r->g->page_size;
+
+		if (!r->out)	/* the same checks, nothing printed */
+			return ptsim_pagemap_range(mm, a0, len, query_ignore_page, NULL);
+		fprintf(r->out, "# line %u: pagemap\n", op->line);
+		return ptsim_pagemap_print(mm, a0, len, r->out);
+	}
+	case S_VMAS:
+		if (!r->out)
+			return ptsim_vma_foreach(mm, query_ignore_vma, NULL);
+		fprintf(r->out, "# line %u: vmas\n", op->line);
+		return ptsim_vmas_print(mm, r->out);
 	case S_SWAPOUT: return ptsim_swapout(mm, a0, a1);
 	case S_FILE: {
 		unsigned int file;
@@ -968,7 +1019,7 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		 const struct scn_limits *lim, struct scn_result *res)
 {
 	struct ptsim_machine_config cfg;
-	struct runner r = { .s = s };
+	struct runner r = { .s = s, .out = lim ? lim->query_out : NULL };
 	struct ptsim_stats last, now;
 	struct {
 		size_t start;
