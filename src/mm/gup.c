@@ -182,12 +182,6 @@ bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t e
 	return need <= room;
 }
 
-/* is_cow_mapping: private and may be written. */
-static bool is_cow_mapping(unsigned int flags)
-{
-	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
-}
-
 /*
  * gup_must_unshare (v6.12 mm/internal.h) for a read-only entry: only a R/O
  * FOLL_PIN; an anonymous page unless it is PageAnonExclusive; any other page

@@ -73,6 +73,12 @@ void folio_split_records(struct ptsim_machine *m, struct folio *f);
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
 
+/* is_cow_mapping (include/linux/mm.h): private, and may be written. */
+static inline bool is_cow_mapping(unsigned int flags)
+{
+	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
+
 /* memory.c */
 struct page_ref {
 	struct folio *folio;	/* NULL: no normal page */
