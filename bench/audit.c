@@ -24,7 +24,7 @@
 #define GB (UINT64_C(1) << 30)
 
 /* Far above what the random scenarios need; small machines stay small. */
-static const struct scn_limits audit_limits = { UINT64_C(1) << 26, SCN_RUN_OP_WORK, 256 * MB };
+static const struct scn_limits audit_limits = { UINT64_C(1) << 26, SCN_RUN_OP_WORK, 256 * MB, NULL };
 
 struct group {
 	enum ptsim_diag_kind kind;

@@ -190,7 +190,7 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
+	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0, NULL };
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
@@ -279,6 +279,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (json)
 		printf("[");
+	else
+		lim.query_out = stdout;	/* pagemap and vmas print as each run reaches them */
 	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
 		enum ptsim_cpu cpu = cpu_order[ci];	/* in the order --cpu names them */
 
@@ -325,10 +327,6 @@ int cmd_run(int argc, char **argv)
 						printf("}");
 					}
 					printf("]");
-					if (res[i].dump) {
-						printf(", \"ptdump\": ");
-						json_string(res[i].dump);
-					}
 					if (want_findings) {
 						printf(", \"findings\": [");
 						for (unsigned int k = 0; k < fs[i].nr; k++) {
@@ -352,8 +350,6 @@ int cmd_run(int argc, char **argv)
 					       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
 					print_events_text(&res[i].cp[k].stats);
 				}
-				if (res[i].dump)
-					fputs(res[i].dump, stdout);
 				if (want_findings && !fs[i].nr)
 					printf("  no findings\n");
 				for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)

@@ -199,7 +199,7 @@ static bool compared(const char *name)
  */
 static void check_all_run(void)
 {
-	static const struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
+	static const struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0, NULL };
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	unsigned int n = 0;

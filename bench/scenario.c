@@ -65,6 +65,10 @@ static const struct op_spec specs[] = {
 	{ "end", S_END, "", { 0 } },
 	{ "ptdump", S_PTDUMP, "n", { 0 } },
 	{ "check", S_CHECK, "", { 0 } },
+	{ "pin-user-pages", S_PIN_USER_PAGES, "nee", { "write", "longterm" } },
+	{ "get-user-pages", S_GET_USER_PAGES, "nee", { "write" } },
+	{ "pagemap", S_PAGEMAP, "ne", { "len=" } },
+	{ "vmas", S_VMAS, "n", { 0 } },
 };
 
 const char *scenario_op_name(enum scn_kind kind)
@@ -775,6 +779,7 @@ void scenario_print(const struct scenario *s, FILE *f)
 
 struct runner {
 	const struct scenario *s;
+	FILE *out;			/* the queries' output, or NULL */
 	struct ptsim_machine *m;
 	struct ptsim_geometry geo;
 	const struct ptsim_geometry *g;
@@ -782,8 +787,6 @@ struct runner {
 	unsigned int fd[SCN_MAX_NAMES];
 	bool is_file[SCN_MAX_NAMES];
 	uint64_t var[3], bias, n;
-	FILE *dump;			/* the ptdump operations' output, into the result */
-	struct scn_result *res;
 	char why[96];			/* what the failing operation has to say, or "" */
 };
 
@@ -933,6 +936,21 @@ static int64_t run_touch(struct runner *r, struct ptsim_mm *mm, unsigned int cpu
 	return 0;
 }
 
+/* The queries' callbacks when a run prints nothing. */
+static int query_ignore_page(const struct ptsim_page_info *p, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
+static int query_ignore_vma(const struct ptsim_vma_info *v, void *arg)
+{
+	(void)v;
+	(void)arg;
+	return 0;
+}
+
 static int64_t run_op(struct runner *r, const struct scn_op *op)
 {
 	struct ptsim_mm *mm = need_mm(r, op);
@@ -977,10 +995,12 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		return run_touch(r, mm, (unsigned int)eval(r, &op->a[4]), a0, a1,
 				 (enum ptsim_access_kind)(op->u & 0xff));
 	case S_PTDUMP:
-		if (!r->dump && !(r->dump = open_memstream(&r->res->dump, &r->res->dump_len)))
-			return -ENOMEM;
-		fprintf(r->dump, "ptdump %s (line %u):\n", r->s->names[op->mm], op->line);
-		return ptsim_ptdump(mm, r->dump);
+		if (!mm)
+			return -EINVAL;
+		if (!r->out)	/* nothing printed, and the walk is the same */
+			return 0;
+		fprintf(r->out, "# line %u: ptdump %s\n", op->line, r->s->names[op->mm]);
+		return ptsim_ptdump(mm, r->out);
 	case S_FAULT: return ptsim_fault(mm, a0, (enum ptsim_access_kind)op->u);
 	case S_MPROTECT: return ptsim_mprotect(mm, a0, a1, prot_of(op->u));
 	case S_NUMA: return ptsim_change_prot_numa(mm, a0, a1);
@@ -1013,6 +1033,37 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		return moved < 0 ? moved : 0;
 	}
 	case S_PIN: return ptsim_folio_set_pinned(mm, a0, op->on);
+	case S_PIN_USER_PAGES:
+	case S_GET_USER_PAGES: {
+		/* the pins and references stay until the machine goes (no unpin operation) */
+		uint64_t nr = a1 / r->g->page_size, *pas;
+		unsigned int foll = ((op->u >> 8) & 1 ? PTSIM_FOLL_WRITE : 0) |
+				    ((op->u >> 9) & 1 ? PTSIM_FOLL_LONGTERM : 0);
+		int64_t got;
+
+		if (!mm || a1 % r->g->page_size || nr > SCN_MAX_GUP_PAGES)
+			return -EINVAL;
+		pas = malloc((nr ? nr : 1) * sizeof(*pas));
+		if (!pas)
+			return -ENOMEM;
+		got = op->kind == S_PIN_USER_PAGES ? ptsim_pin_user_pages(mm, a0, nr, foll, pas)
+						   : ptsim_get_user_pages(mm, a0, nr, foll, pas);
+		free(pas);
+		return got < 0 ? got : 0;
+	}
+	case S_PAGEMAP: {
+		uint64_t len = (op->u >> 8) & 1 ? eval(r, &op->a[4]) : r->g->page_size;
+
+		if (!r->out)	/* the same checks, nothing printed */
+			return ptsim_pagemap_range(mm, a0, len, query_ignore_page, NULL);
+		fprintf(r->out, "# line %u: pagemap\n", op->line);
+		return ptsim_pagemap_print(mm, a0, len, r->out);
+	}
+	case S_VMAS:
+		if (!r->out)
+			return ptsim_vma_foreach(mm, query_ignore_vma, NULL);
+		fprintf(r->out, "# line %u: vmas\n", op->line);
+		return ptsim_vmas_print(mm, r->out);
 	case S_SWAPOUT: return ptsim_swapout(mm, a0, a1);
 	case S_FILE: {
 		unsigned int file;
@@ -1149,7 +1200,6 @@ static uint64_t op_count(const struct runner *r, const struct scn_op *op)
 void scn_result_free(struct scn_result *res)
 {
 	free(res->cp);
-	free(res->dump);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1177,7 +1227,7 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		 const struct scn_limits *lim, struct scn_result *res)
 {
 	struct ptsim_machine_config cfg;
-	struct runner r = { .s = s, .res = res, .n = mc->n };
+	struct runner r = { .s = s, .n = mc->n, .out = lim ? lim->query_out : NULL };
 	struct ptsim_stats last, now;
 	char name[sizeof(res->cp[0].name)];
 	struct {
@@ -1335,8 +1385,6 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 			snprintf(res->msg, sizeof(res->msg), "end checkpoint: %s", ptsim_strerror(err));
 		}
 	}
-	if (r.dump)
-		fclose(r.dump);
 	ptsim_machine_destroy(r.m);
 	res->err = err;
 	return err;

@@ -40,7 +40,8 @@ enum scn_kind {
 	S_FAULT, S_MPROTECT, S_NUMA, S_FORK, S_EXIT, S_DESTROY, S_MUNMAP, S_MREMAP, S_MADVISE,
 	S_MLOCK, S_MUNLOCK, S_UFFD_REGISTER, S_UFFD_MOVE, S_PIN, S_SWAPOUT, S_FILE, S_MMAP_FILE,
 	S_ASLR, S_ELF_LOAD, S_EXEC_CALL, S_EXEC_RANDOM, S_KBOOT, S_KFINALIZE, S_SET_MEMORY,
-	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END, S_PTDUMP, S_CHECK, S__COUNT
+	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END, S_PTDUMP, S_CHECK, S_PIN_USER_PAGES,
+	S_GET_USER_PAGES, S_PAGEMAP, S_VMAS, S__COUNT
 };
 
 struct scn_op {
@@ -113,8 +114,6 @@ struct scn_result {
 	size_t err_op;
 	uint64_t work;			/* the work units the run used (struct scn_limits) */
 	char msg[160];
-	char *dump;			/* what the run's ptdump operations printed (NULL: none) */
-	size_t dump_len;
 };
 
 /* At most this many checkpoints per run (each costs a struct ptsim_stats). */
@@ -131,6 +130,7 @@ struct scn_limits {
 	uint64_t max_work;
 	uint64_t op_work;		/* 0: 1 */
 	uint64_t host_memory;		/* the machine's host_memory_limit (0: none) */
+	FILE *query_out;		/* where pagemap and vmas print (NULL: nowhere) */
 };
 
 /*
@@ -139,6 +139,8 @@ struct scn_limits {
  * (bench/scenarios/mprotect-t1.scn) needs (doc/scenario.md).
  */
 #define SCN_RUN_OP_WORK 64
+/* pin-user-pages and get-user-pages take at most this many pages (the array of their addresses). */
+#define SCN_MAX_GUP_PAGES (UINT64_C(1) << 20)
 #define SCN_DEFAULT_MAX_WORK (UINT64_C(1) << 34)
 
 /* Called before and after each operation (op index), for the audit. */

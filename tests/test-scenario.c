@@ -58,6 +58,66 @@ static char *print(const struct scenario *s)
 	return text;
 }
 
+/*
+ * The query and GUP operations: pagemap and vmas print where the limits
+ * say (doc/scenario.md's formats), and nothing, with the same checks,
+ * without; pin-user-pages and get-user-pages take their keys; the text
+ * round-trips.
+ */
+static void test_query_operations(void **state)
+{
+	static const char text[] = "machine preset=v6.12\nmm A\nmmap A 1G 2M rw\n"
+				   "populate A 1G 64K order=4\nfork A B\n"
+				   "pin-user-pages A 1G+4K 4K longterm\nget-user-pages B 1G+8K 8K\n"
+				   "pin-user-pages A 1G+16K PAGE write\n"
+				   "pagemap A 1G len=64K\npagemap B 1G+8K\nvmas B\n";
+	static const char expect[] =
+		"# line 9: pagemap\n"
+		"0x40000000-0x40001000 present pfn=0x80010 level=3 anon order=4 mapcount=30 refcount=32 pins=0 gets=2 dirty young\n"
+		"0x40001000-0x40002000 present pfn=0x80008 level=3 anon order=0 mapcount=1 refcount=1025 pins=1 gets=0 exclusive mmap-exclusive young\n"
+		"0x40002000-0x40004000 present pfn=0x80012 level=3 anon order=4 mapcount=30 refcount=32 pins=0 gets=2 dirty young\n"
+		"0x40004000-0x40005000 present pfn=0x80009 level=3 anon order=0 mapcount=1 refcount=1025 pins=1 gets=0 exclusive mmap-exclusive write dirty young\n"
+		"0x40005000-0x40010000 present pfn=0x80015 level=3 anon order=4 mapcount=30 refcount=32 pins=0 gets=2 dirty young\n"
+		"# line 10: pagemap\n"
+		"0x40002000-0x40003000 present pfn=0x80012 level=3 anon order=4 mapcount=30 refcount=32 pins=0 gets=2 dirty\n"
+		"# line 11: vmas\n"
+		"0x40000000-0x40200000 rw-p pgoff=0x40000 anon anon_vma rss=64kB anonymous=64kB anonhuge=0kB swap=0kB\n";
+	struct scn_limits lim = { 1u << 24, 64, 0, NULL };
+	struct scenario s, again;
+	struct scn_result res;
+	char err[256], *out = NULL, *printed, *printed2;
+	size_t len = 0;
+
+	(void)state;
+	lim.query_out = open_memstream(&out, &len);
+	assert_non_null(lim.query_out);
+	assert_int_equal(run_text(text, &lim, &res), 0);
+	scn_result_free(&res);
+	fclose(lim.query_out);
+	assert_string_equal(out, expect);
+	free(out);
+	lim.query_out = NULL;
+	assert_int_equal(run_text(text, &lim, &res), 0);
+	scn_result_free(&res);
+	assert_int_equal(run_text("mm A\nmmap A 1G 2M rw\npin-user-pages A 1G 100\n", &lim, &res), -EINVAL);
+	scn_result_free(&res);
+	assert_int_equal(run_text("mm A\nmmap A 1G 2M rw\npagemap A 1G len=0x1000000000000\n", &lim, &res),
+			 -EINVAL);
+	scn_result_free(&res);
+	assert_int_equal(parse(text, &s, err), 0);
+	printed = print(&s);
+	assert_int_equal(parse(printed, &again, err), 0);
+	printed2 = print(&again);
+	assert_string_equal(printed, printed2);
+	assert_non_null(strstr(printed, "pin-user-pages A"));
+	assert_non_null(strstr(printed, " longterm"));
+	assert_non_null(strstr(printed, "len="));
+	free(printed);
+	free(printed2);
+	scenario_free(&s);
+	scenario_free(&again);
+}
+
 /* access/touch with cpu=: the access kind is the keyword's, not ORed with the key's flag. */
 static void test_access_cpu_key(void **state)
 {
@@ -138,7 +198,7 @@ static void test_checkpoint_bound(void **state)
 /* A count over the budget is refused before it starts; loops are charged per iteration. */
 static void test_work_budget(void **state)
 {
-	static const struct scn_limits lim = { 1u << 20, 64, 0 };
+	static const struct scn_limits lim = { 1u << 20, 64, 0, NULL };
 	struct scn_result res;
 
 	(void)state;
@@ -166,7 +226,7 @@ static void test_work_budget(void **state)
 	scn_result_free(&res);
 	/* 2^34 units are enough for 100000 exec-random calls (bench/scenarios/exec-grace.scn) */
 	assert_int_equal(run_text("mm A\nmmap A 1G 2M rx\nexec-random A 1G 2M count=100000 seed=1\n",
-				  &(struct scn_limits){ SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 }, &res), 0);
+				  &(struct scn_limits){ SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0, NULL }, &res), 0);
 	scn_result_free(&res);
 }
 
@@ -241,18 +301,27 @@ static void test_checkpoint_loop_names(void **state)
 	scn_result_free(&res);
 }
 
-/* ptdump prints the tables into the result, in the kernel's dump format; it counts nothing. */
+/* ptdump prints the tables where the queries print, in the kernel's dump format; it counts nothing. */
 static void test_ptdump_op(void **state)
 {
+	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0, NULL };
 	struct scn_result res;
+	char *text = NULL;
+	size_t len = 0;
 
 	(void)state;
+	lim.query_out = open_memstream(&text, &len);
+	assert_non_null(lim.query_out);
 	assert_int_equal(run_text("mm A\nmmap A 1G 64K rw\npopulate A 1G 64K\ncheckpoint pop\n"
-				  "ptdump A\n", NULL, &res), 0);
-	assert_non_null(res.dump);
-	assert_non_null(strstr(res.dump, "ptdump A (line 5):\n---[ User space (ASID 1) ]---\n"
-				"0x0000000040000000-0x0000000040010000          64K PTE   USR RW"));
+				  "ptdump A\n", &lim, &res), 0);
+	fclose(lim.query_out);
+	assert_non_null(strstr(text, "# line 5: ptdump A\n---[ User space (ASID 1) ]---\n"
+			       "0x0000000040000000-0x0000000040010000          64K PTE   USR RW"));
 	assert_int_equal(res.nr_cp, 1);	/* no end checkpoint: ptdump counted nothing */
+	scn_result_free(&res);
+	free(text);
+	/* without an output it only checks its name */
+	assert_int_equal(run_text("mm A\nptdump A\n", NULL, &res), 0);
 	scn_result_free(&res);
 }
 
@@ -351,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_ptdump_op),
 		cmocka_unit_test(test_check_op),
 		cmocka_unit_test(test_sweep_values),
+		cmocka_unit_test(test_query_operations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

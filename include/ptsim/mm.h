@@ -194,16 +194,23 @@ struct ptsim_folio_info {
 	int mapcount;		/* PTE + PMD mappings of the whole folio */
 	uint64_t index;		/* folio->index (page offset for anon: va >> PAGE_SHIFT) */
 	/*
-	 * FOLL_PIN pins of the folio: 0 or 1 (see ptsim_folio_set_pinned). Taken
-	 * from the reserved room (0.3): the struct's size and the fields before
-	 * it are unchanged.
+	 * FOLL_PIN pins of the folio (_pincount; ptsim_pin_user_pages takes one
+	 * per page, ptsim_folio_set_pinned one at most), FOLL_GET references
+	 * (ptsim_get_user_pages), and folio_ref_count: a reference per PTE or
+	 * PMD mapping, the page cache's one per page of a file or shmem folio,
+	 * one per FOLL_GET reference, and per pin GUP_PIN_COUNTING_BIAS (1024)
+	 * on a small folio or 1 on a large one (v6.12 try_grab_folio). The
+	 * swap cache and LRU batches, which the model does not keep, add none.
+	 * Taken from the reserved room (0.3): the struct's size and the fields
+	 * before them are unchanged.
 	 */
 	uint32_t pins;
-	uint32_t reserved32;
+	uint32_t gets;
+	uint64_t refcount;
 	/* Room for later fields (zero): the struct keeps its size across versions. */
-	uint64_t reserved[3];
+	uint64_t reserved[2];
 };
-/* The folio mapped at va: order, mapcount, pins, exclusivity. -ENOENT when none is. */
+/* The folio mapped at va: order, mapcount, pins, references, exclusivity. -ENOENT when none is. */
 PTSIM_API int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va,
 			       struct ptsim_folio_info *out);
 

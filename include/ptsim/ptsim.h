@@ -12,6 +12,8 @@
 #include <ptsim/tlb.h>
 #include <ptsim/cost.h>
 #include <ptsim/uffd.h>
+#include <ptsim/gup.h>
+#include <ptsim/query.h>
 #include <ptsim/kernel.h>
 #include <ptsim/file.h>
 #include <ptsim/check.h>

@@ -54,9 +54,12 @@ PTSIM_API int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing);
  * Folio state a test or workload needs to set up, for the folio mapped at va:
  * pinned or its page's PageAnonExclusive. -ENOENT when no folio is mapped at va.
  *
- * A pin is a FOLL_PIN pin (pin_user_pages, unpin_user_page): the folio holds
- * one pin or none (pinning a pinned folio changes nothing), and the pin holds
- * a reference. A pinned folio is folio_maybe_dma_pinned: fork copies its
+ * A pin is a FOLL_PIN pin (pin_user_pages, unpin_user_page), and holds a
+ * reference. ptsim_folio_set_pinned is a state setter, not the kernel's path
+ * (that is ptsim_pin_user_pages, include/ptsim/gup.h): pinned gives the
+ * folio one pin when it has none (pinning a pinned folio changes nothing),
+ * with no fault, no unshare and nothing counted; !pinned drops every pin it
+ * holds. A pinned folio is folio_maybe_dma_pinned: fork copies its
  * exclusive pages for the child, UFFDIO_MOVE refuses it (-EBUSY), reclaim and
  * swap-out keep it, a write fault on a page of it that is not exclusive
  * copies the page rather than reusing it. When its last
@@ -69,10 +72,11 @@ PTSIM_API int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinn
 PTSIM_API int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive);
 /*
  * unpin_user_page for the page at physical address pa (the pa
- * ptsim_translate gave for it): releases its folio's pin, mapped or not.
- * An anonymous folio nobody maps any more is freed then (folio_put; counted
- * as this operation's FOLIO_FREE); a file folio stays in the page cache.
- * -ENOENT when no folio holds pa, -EINVAL when its folio is not pinned.
+ * ptsim_translate or ptsim_pin_user_pages gave for it): releases one of its
+ * folio's pins, mapped or not. An anonymous folio nobody maps or holds any
+ * more is freed then (folio_put; counted as this operation's FOLIO_FREE); a
+ * file folio stays in the page cache. -ENOENT when no folio holds pa,
+ * -EINVAL when its folio is not pinned.
  */
 PTSIM_API int ptsim_unpin_user_page(struct ptsim_machine *m, uint64_t pa);
 /*
@@ -88,7 +92,8 @@ PTSIM_API int ptsim_folio_contend_lock(struct ptsim_mm *mm, uint64_t va, unsigne
  * Swap out the order-0 anonymous pages of [start, start+len): each present
  * PTE becomes a swap entry (exclusive when the page was) and the folio is
  * freed; one range flush covers the range. -EINVAL when a present page is not
- * an order-0 anonymous folio, -EBUSY when one is pinned (reclaim keeps it);
+ * an order-0 anonymous folio, -EBUSY when one is pinned or holds a FOLL_GET
+ * reference (reclaim keeps it);
  * nothing changes then. Costs what is mapped in the range, not its length.
  */
 PTSIM_API int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len);

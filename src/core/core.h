@@ -109,7 +109,8 @@ struct folio {
 	uint64_t pinned : 1;	/* folio_maybe_dma_pinned */
 	uint64_t contended : 1;	/* has an entry in the lock-contention map */
 	uint64_t inv_mismatch : 1;	/* the invariant checker's mark */
-	uint64_t : 4;
+	uint64_t gup_refs : 1;	/* has an entry in the GUP map: pins or FOLL_GET references */
+	uint64_t : 3;
 	uint32_t mapping;	/* anon_vma id or FILE_MAPPING(file); 0 = none */
 	int32_t mapcount;	/* PTE mappings + PMD mappings */
 };
@@ -131,6 +132,7 @@ struct folio_store {
 	uint32_t *chunk_live;		/* live records per host page of records */
 	uint64_t nr_folios;
 	struct u64map lock_contention;	/* head PFN -> trylocks that will still fail */
+	struct u64map gup;		/* head PFN -> FOLL_PIN pins << 32 | FOLL_GET references */
 };
 
 /* ---- page tables (src/mm/pgtable-generic.c) ---- */

@@ -26,6 +26,7 @@ int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_page
 
 	memset(fs, 0, sizeof(*fs));
 	u64map_init(&fs->lock_contention);
+	u64map_init(&fs->gup);
 	if (host_page < (long)sizeof(struct folio) || nr_pages > SIZE_MAX / sizeof(struct folio))
 		return -ENOMEM;
 	fs->base_pfn = base_pfn;
@@ -54,6 +55,7 @@ void folio_store_free(struct folio_store *fs)
 		munmap(fs->map, fs->map_bytes);
 	free(fs->chunk_live);
 	u64map_free(&fs->lock_contention);
+	u64map_free(&fs->gup);
 	memset(fs, 0, sizeof(*fs));
 }
 
@@ -65,7 +67,8 @@ int folio_store_copy(struct folio_store *dst, const struct folio_store *src)
 
 	if (err)
 		return err;
-	if (u64map_copy(&dst->lock_contention, &src->lock_contention)) {
+	if (u64map_copy(&dst->lock_contention, &src->lock_contention) ||
+	    u64map_copy(&dst->gup, &src->gup)) {
 		folio_store_free(dst);
 		return -ENOMEM;
 	}
@@ -172,6 +175,8 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 
 	if (f->contended)
 		u64map_del(&fs->lock_contention, pfn);
+	if (f->gup_refs)
+		u64map_del(&fs->gup, pfn);
 	/*
 	 * a queued large folio leaves the deferred split queue as it is freed
 	 * (folio_undo_large_rmappable, v6.12 folio_unqueue_deferred_split,
@@ -190,13 +195,61 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 
 /*
  * folio_put for the reference a mapping held: the folio is freed when no
- * reference is left, and a FOLL_PIN pin holds one (try_grab_folio), so a
- * pinned folio stays allocated, unmapped, until unpin_user_page drops it.
+ * reference is left. A FOLL_PIN pin and a FOLL_GET reference each hold one
+ * (try_grab_folio), so such a folio stays allocated, unmapped, until
+ * unpin_user_page or put_page drops the last of them.
  */
 void folio_put(struct ptsim_machine *m, struct folio *f)
 {
-	if (!f->pinned)
+	if (!f->gup_refs)
 		folio_free(m, f);
+}
+
+void folio_gup_counts(const struct ptsim_machine *m, const struct folio *f, uint32_t *pins,
+		      uint32_t *gets)
+{
+	uint64_t v = 0;
+
+	if (f->gup_refs)
+		u64map_get(&m->folios.gup, folio_pfn(m, f), &v);
+	*pins = (uint32_t)(v >> 32);
+	*gets = (uint32_t)v;
+}
+
+int folio_gup_set(struct ptsim_machine *m, struct folio *f, uint32_t pins, uint32_t gets)
+{
+	uint64_t pfn = folio_pfn(m, f);
+	bool existed;
+
+	if (!pins && !gets) {
+		if (f->gup_refs)
+			u64map_del(&m->folios.gup, pfn);
+	} else if (u64map_set(&m->folios.gup, pfn, (uint64_t)pins << 32 | gets, &existed)) {
+		return -ENOMEM;
+	}
+	f->gup_refs = pins || gets;
+	f->pinned = pins > 0;	/* folio_maybe_dma_pinned */
+	return 0;
+}
+
+/*
+ * folio_ref_count as the kernel keeps it: a reference per page mapping (PTE
+ * or PMD), the page cache's one per page of a file or shmem folio, one per
+ * FOLL_GET reference, and per FOLL_PIN pin GUP_PIN_COUNTING_BIAS on a small
+ * folio or one on a large folio, whose pins are counted in _pincount
+ * (v6.12 try_grab_folio). References the model does not keep (the swap
+ * cache, LRU batches, a caller's transient folio_get) are not in it.
+ */
+uint64_t folio_ref_count(const struct ptsim_machine *m, const struct folio *f)
+{
+	uint32_t pins, gets;
+	uint64_t refs = (uint64_t)(f->mapcount > 0 ? f->mapcount : 0);
+
+	if (!(f->flags & FOLIO_ANON) && f->mapping)
+		refs += folio_nr_pages(f);	/* __filemap_add_folio: the page cache's */
+
+	folio_gup_counts(m, f, &pins, &gets);
+	return refs + gets + (uint64_t)pins * (f->order ? 1 : GUP_PIN_COUNTING_BIAS);
 }
 
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t idx)
@@ -282,14 +335,17 @@ static struct folio *folio_at(const struct ptsim_mm *mm, uint64_t va, uint64_t *
 }
 
 /*
- * The folio's one pin (the model does not count nested pins): taken as
- * pin_user_pages does (try_grab_folio with FOLL_PIN: a reference, and
- * folio_maybe_dma_pinned from then on), released as unpin_user_page does
- * (gup_put_folio). The folio is mapped at va, so releasing the pin leaves
- * it mapped and allocated.
+ * A state setter, not get_user_pages: with pinned, the folio holds at least
+ * one FOLL_PIN pin (one is added when it has none, as try_grab_folio adds
+ * it: a reference, and folio_maybe_dma_pinned from then on), taken without
+ * GUP's walk, fault or unshare and counting nothing; without, every pin it
+ * holds is dropped (gup_put_folio for each). The folio is mapped at va, so
+ * releasing leaves it mapped and allocated. ptsim_pin_user_pages is the
+ * kernel's path.
  */
 int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
 {
+	uint32_t pins, gets;
 	struct folio *f;
 
 	VALIDATE(mm && !mm->kernel);
@@ -297,18 +353,21 @@ int ptsim_folio_set_pinned(struct ptsim_mm *mm, uint64_t va, bool pinned)
 	f = folio_at(mm, va, NULL);
 	if (!f)
 		return -ENOENT;
-	f->pinned = pinned;
-	return 0;
+	folio_gup_counts(mm->m, f, &pins, &gets);
+	if (pinned == (pins > 0))
+		return 0;
+	return folio_gup_set(mm->m, f, pinned ? 1 : 0, gets);
 }
 
 /*
- * unpin_user_page by physical address, for a pin that may have outlived
- * every mapping of its folio: gup_put_folio drops the pin's reference, and
- * folio_put frees an anonymous folio nobody maps any more (a file folio
- * stays in the page cache).
+ * Drop one FOLL_PIN pin (unpin_user_page) or one FOLL_GET reference
+ * (put_page) of the folio holding pa: gup_put_folio / folio_put drop the
+ * reference, and an anonymous folio nobody maps any more is freed (a file
+ * folio stays in the page cache).
  */
-int ptsim_unpin_user_page(struct ptsim_machine *m, uint64_t pa)
+static int gup_put(struct ptsim_machine *m, uint64_t pa, bool pin)
 {
+	uint32_t pins, gets;
 	struct folio *f;
 
 	VALIDATE(m);
@@ -316,14 +375,26 @@ int ptsim_unpin_user_page(struct ptsim_machine *m, uint64_t pa)
 	f = pfn_folio(m, pa >> m->geo.page_shift);
 	if (!f)
 		return -ENOENT;
-	if (!f->pinned)
+	folio_gup_counts(m, f, &pins, &gets);
+	if (!(pin ? pins : gets))
 		return -EINVAL;
 	op_begin(m);
-	f->pinned = 0;
-	if (!f->mapcount && (f->flags & FOLIO_ANON))
+	/* lowering a count only deletes or rewrites the entry in place: it cannot fail */
+	folio_gup_set(m, f, pins - pin, gets - !pin);
+	if (!f->gup_refs && !f->mapcount && (f->flags & FOLIO_ANON))
 		folio_put(m, f);
 	op_end(m, 0);
 	return 0;
+}
+
+int ptsim_unpin_user_page(struct ptsim_machine *m, uint64_t pa)
+{
+	return gup_put(m, pa, true);
+}
+
+int ptsim_put_page(struct ptsim_machine *m, uint64_t pa)
+{
+	return gup_put(m, pa, false);
 }
 
 int ptsim_folio_set_exclusive(struct ptsim_mm *mm, uint64_t va, bool exclusive)

@@ -33,11 +33,6 @@ struct fork_ctx {
 	size_t nr_split, used_split;
 };
 
-static bool is_cow_mapping(unsigned int flags)
-{
-	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
-}
-
 /* folio_needs_cow_for_dma: a COW mapping of a folio that may be DMA-pinned. */
 static bool folio_needs_cow_for_dma(const struct vma *v, const struct folio *f)
 {

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * get_user_pages as mlock's populate uses it (models mm/gup.c):
- * __mm_populate, populate_vma_page_range, __get_user_pages. Each page is
- * followed (follow_page_pte) and, when missing or not writable where the
- * populate writes, faulted in (faultin_page) and followed again.
+ * get_user_pages (models mm/gup.c, v6.12): as mlock's populate uses it
+ * (__mm_populate, populate_vma_page_range, __get_user_pages), and
+ * pin_user_pages / get_user_pages with FOLL_PIN or FOLL_GET, FOLL_WRITE,
+ * FOLL_LONGTERM and the unshare fault. Each page is followed
+ * (follow_page_pte) and, when missing or not writable where GUP writes,
+ * faulted in (faultin_page) and followed again.
  */
 #include "asm/pgtable.h"
 #include "primitives.h"
+
+#include <ptsim/gup.h>
+
+/* FOLL_PIN (include/linux/mm_types.h): internal to the model, set by ptsim_pin_user_pages. */
+#define FOLL_PIN 0x100u
 
 /*
  * faultin_page: the fault at va of v, which check_vma_flags allowed; with
@@ -173,4 +180,165 @@ bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t e
 		}
 	}
 	return need <= room;
+}
+
+/*
+ * gup_must_unshare (v6.12 mm/internal.h) for a read-only entry: only a R/O
+ * FOLL_PIN; an anonymous page unless it is PageAnonExclusive; any other page
+ * (the shared zero page, a page-cache page) only for FOLL_LONGTERM in a COW
+ * mapping, where the pin must see what later writes store.
+ */
+static bool gup_must_unshare(const struct vma *v, unsigned int foll, const struct page_ref *ref)
+{
+	if ((foll & (PTSIM_FOLL_WRITE | FOLL_PIN)) != FOLL_PIN)
+		return false;
+	if (!ref->folio || !(ref->folio->flags & FOLIO_ANON))
+		return (foll & PTSIM_FOLL_LONGTERM) && is_cow_mapping(v->flags);
+	return !folio_page_anon_exclusive(ref->folio, ref->idx);
+}
+
+/*
+ * try_grab_folio (v6.12 mm/gup.c): FOLL_GET adds a reference
+ * (folio_ref_add); FOLL_PIN adds GUP_PIN_COUNTING_BIAS references to a small
+ * folio (one folio_ref_add), or one reference and one _pincount to a large
+ * folio (two atomic adds), and nothing for the shared zero page (no folio).
+ * The NR_FOLL_PIN_ACQUIRED node statistic it also updates is not counted.
+ */
+static int try_grab_folio(struct ptsim_machine *m, struct folio *f, unsigned int foll)
+{
+	uint32_t pins, gets;
+	int err;
+
+	if (!f)
+		return 0;
+	folio_gup_counts(m, f, &pins, &gets);
+	if (foll & FOLL_PIN)
+		err = pins == UINT32_MAX ? -ENOMEM : folio_gup_set(m, f, pins + 1, gets);
+	else
+		err = gets == UINT32_MAX ? -ENOMEM : folio_gup_set(m, f, pins, gets + 1);
+	if (err)
+		return err;
+	folio_ref_add(m);
+	if ((foll & FOLL_PIN) && f->order)
+		folio_ref_add(m);	/* atomic_add(refs, &folio->_pincount) */
+	return 0;
+}
+
+/*
+ * check_vma_flags (v6.12 mm/gup.c) without FOLL_FORCE: a write needs
+ * VM_WRITE, a read VM_READ; -EFAULT otherwise.
+ */
+static bool gup_vma_allows(const struct vma *v, unsigned int foll)
+{
+	return (v->flags & ((foll & PTSIM_FOLL_WRITE) ? VM_WRITE : VM_READ)) != 0;
+}
+
+/*
+ * __get_user_pages with FOLL_GET or FOLL_PIN: per page, cond_resched and
+ * follow_page_mask (follow_page_pte, or follow_huge_pmd for a PMD THP,
+ * under the table lock: ptep_get, vm_normal_page), then either grab the
+ * page or fault (faultin_page) and follow it again. At most two faults a
+ * page: a read of a missing page maps the zero page, which a long-term
+ * pin then unshares.
+ */
+static int64_t gup_pages(struct ptsim_mm *mm, uint64_t start, uint64_t nr, unsigned int foll,
+			 uint64_t *pas)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t done = 0;
+	unsigned int faults = 0;
+	int err = 0;
+
+	while (done < nr) {
+		uint64_t addr = start + (done << g->page_shift);
+		struct vma *v = find_vma(mm, addr);
+		struct page_ref ref = { 0 };
+		struct pt_table *t;
+		unsigned int idx;
+		pte_t pte = 0;
+		bool write = foll & PTSIM_FOLL_WRITE, unshare = false;
+
+		if (!v || addr < v->start || !gup_vma_allows(v, foll)) {
+			err = -EFAULT;
+			break;
+		}
+		cond_resched(m, 1);	/* before every follow_page_mask */
+		t = pt_lookup_leaf(mm, addr, &idx);
+		ptl_spin_lock(m);	/* follow_page_pte's pte_offset_map_lock, follow_huge_pmd's pmd_lock */
+		if (t)
+			pte = t->level == PTE_LEVEL ? ptep_get(mm, &t->desc[idx])
+						    : read_desc(mm, t->level, &t->desc[idx]);
+		if (pte_present(pte) && !pte_protnone(pte) && (!write || pte_write(pte))) {
+			ref = vm_normal_page(mm, pte);
+			if (t->level != PTE_LEVEL && ref.folio)
+				ref.idx = (addr - ALIGN_DOWN64(addr, pt_level_size(g, t->level))) >>
+					  g->page_shift;
+			unshare = !pte_write(pte) && gup_must_unshare(v, foll, &ref);
+			if (!unshare) {
+				err = try_grab_folio(m, ref.folio, foll);
+				if (err)
+					break;
+				pas[done++] = (pte_pfn(g, pte) << g->page_shift) +
+					      (t->level == PTE_LEVEL ? 0 : (ref.idx << g->page_shift));
+				faults = 0;
+				continue;
+			}
+		}
+		if (faults == 2) {
+			err = -EFAULT;	/* the model's faults settle a page in two */
+			break;
+		}
+		faults++;
+		err = unshare ? handle_mm_fault_unshare(mm, v, addr) : __handle_mm_fault(mm, v, addr, write);
+		if (err)
+			break;
+		op_keep_partial(m);	/* a fault that mapped something stays, counted, whatever follows */
+	}
+	if (done)
+		return (int64_t)done;
+	return err;
+}
+
+/* The checks of pin_user_pages / get_user_pages (is_valid_gup_args) and the model's own. */
+static int64_t gup_call(struct ptsim_mm *mm, uint64_t start, uint64_t nr, unsigned int foll,
+			uint64_t *pas)
+{
+	const struct ptsim_geometry *g;
+	int64_t ret;
+
+	VALIDATE(mm && !mm->kernel && pas);
+	REFUSE_IN_HANDLER(mm->m);
+	g = &mm->m->geo;
+	VALIDATE(!(foll & ~(PTSIM_FOLL_WRITE | PTSIM_FOLL_LONGTERM | FOLL_PIN)));
+	VALIDATE((foll & FOLL_PIN) || !(foll & PTSIM_FOLL_LONGTERM));
+	VALIDATE(IS_ALIGNED64(start, g->page_size) && nr <= (UINT64_C(1) << g->va_bits) >> g->page_shift &&
+		 start + (nr << g->page_shift) <= (UINT64_C(1) << g->va_bits));
+	if (!nr)
+		return 0;
+	op_begin(mm->m);
+	mmap_read_lock(mm);	/* the caller's */
+	ret = gup_pages(mm, start, nr, foll, pas);
+	/*
+	 * a failure at the first page, before any fault succeeded, leaves the
+	 * model and the totals as they were; pins taken and faults done stay
+	 */
+	op_end(mm->m, ret < 0 ? (int)ret : 0);
+	return ret;
+}
+
+int64_t ptsim_pin_user_pages(struct ptsim_mm *mm, uint64_t start, uint64_t nr_pages,
+			     unsigned int foll_flags, uint64_t *pas)
+{
+	if (foll_flags & FOLL_PIN)
+		return -EINVAL;	/* not a flag of the API */
+	return gup_call(mm, start, nr_pages, foll_flags | FOLL_PIN, pas);
+}
+
+int64_t ptsim_get_user_pages(struct ptsim_mm *mm, uint64_t start, uint64_t nr_pages,
+			     unsigned int foll_flags, uint64_t *pas)
+{
+	if (foll_flags & FOLL_PIN)
+		return -EINVAL;
+	return gup_call(mm, start, nr_pages, foll_flags, pas);
 }

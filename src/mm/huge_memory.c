@@ -278,8 +278,9 @@ uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)
  * mappings are unmapped (one flush per VMA the folio is mapped in) and
  * remapped page by page, and every page becomes an order-0 folio keeping its
  * exclusivity and index; pages nobody maps any more are freed (the caller's
- * reference keeps the first). A pinned folio, or one another mm maps too,
- * is not split (-EBUSY).
+ * reference keeps the first). A folio GUP holds (pinned or FOLL_GET: the
+ * extra references can_split_folio refuses), or one another mm maps too, is
+ * not split (-EBUSY).
  */
 int split_folio(struct ptsim_mm *mm, struct folio *f)
 {
@@ -290,7 +291,7 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 	pte_t *old;
 	uint64_t *va;
 
-	if (f->pinned || folio_mappings_in(mm, f) != (uint64_t)f->mapcount)
+	if (f->gup_refs || folio_mappings_in(mm, f) != (uint64_t)f->mapcount)
 		return -EBUSY;
 	old = calloc(nr, sizeof(*old));
 	va = calloc(nr, sizeof(*va));

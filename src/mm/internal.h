@@ -26,8 +26,17 @@ struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		struct folio **out);
 void folio_free(struct ptsim_machine *m, struct folio *folio);
-/* The last mapping's reference went: free f unless a pin still holds one (folio_put). */
+/* The last mapping's reference went: free f unless a pin or FOLL_GET reference holds one (folio_put). */
 void folio_put(struct ptsim_machine *m, struct folio *f);
+/* include/linux/mm.h: what a FOLL_PIN pin adds to a small folio's refcount */
+#define GUP_PIN_COUNTING_BIAS 1024u
+/* The FOLL_PIN pins (_pincount) and FOLL_GET references GUP holds on f. */
+void folio_gup_counts(const struct ptsim_machine *m, const struct folio *f, uint32_t *pins,
+		      uint32_t *gets);
+/* Set them (pinned follows the pins); -ENOMEM when a new entry cannot be recorded. */
+int folio_gup_set(struct ptsim_machine *m, struct folio *f, uint32_t pins, uint32_t gets);
+/* folio_ref_count of the references the model keeps (folio.c says which). */
+uint64_t folio_ref_count(const struct ptsim_machine *m, const struct folio *f);
 static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;
@@ -64,6 +73,12 @@ void folio_split_records(struct ptsim_machine *m, struct folio *f);
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
 
+/* is_cow_mapping (include/linux/mm.h): private, and may be written. */
+static inline bool is_cow_mapping(unsigned int flags)
+{
+	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
+
 /* memory.c */
 struct page_ref {
 	struct folio *folio;	/* NULL: no normal page */
@@ -74,6 +89,8 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
 int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
 /* The fault at va of v with no VMA permission check (the caller made it: gup's check_vma_flags). */
 int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write);
+/* handle_mm_fault with FAULT_FLAG_UNSHARE: GUP's unshare fault (memory.c). */
+int handle_mm_fault_unshare(struct ptsim_mm *mm, struct vma *v, uint64_t va);
 
 /* gup.c */
 /*

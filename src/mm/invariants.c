@@ -187,8 +187,9 @@ static void report_mapcounts(struct inv *c)
 
 /*
  * With the mapcounts checked: an anonymous folio holds a reference from a
- * mapping or from a pin, else nothing would ever free it (a leak). A pinned
- * one with no mapping is fine: unpin_user_page frees it.
+ * mapping or from GUP, else nothing would ever free it (a leak). A pinned
+ * or FOLL_GET-referenced one with no mapping is fine: unpin_user_page or
+ * put_page frees it.
  */
 static void check_unreferenced(struct inv *c)
 {
@@ -201,7 +202,7 @@ static void check_unreferenced(struct inv *c)
 			const struct folio *f = &fs->map[r];
 
 			if (f->live && !f->tail && (f->flags & FOLIO_ANON) && f->mapcount <= 0 &&
-			    !f->pinned)
+			    !f->gup_refs)
 				broken(c, f->index, -1, fs->base_pfn + r,
 				       "anonymous folio nobody maps or pins");
 		}

@@ -327,9 +327,11 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
  * exclusive, writable page (ptep_clear_flush, then set_ptes(1)). Its
  * vmf_anon_prepare gives the VMA its anon_vma first: a read fault mapped
  * the zero page without one, and fork copies only VMAs that have one
- * (vma_needs_copy).
+ * (vma_needs_copy). An unshare fault (FAULT_FLAG_UNSHARE, a R/O longterm
+ * pin's: gup_must_unshare) maps the new page read-only and clean instead.
  */
-static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
+static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep,
+			     bool unshare)
 {
 	struct ptsim_machine *m = mm->m;
 	struct folio *f;
@@ -346,7 +348,7 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	folio_init_anon(f, v, va, &m->geo);
 	ptep_clear_flush(mm, va, ptep);
 	folio_add_new_anon_rmap(mm, f, true, false);
-	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, folio_pfn(mm->m, f), true), 1);
+	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, folio_pfn(mm->m, f), !unshare), 1);
 	return 0;
 }
 
@@ -469,7 +471,7 @@ static void huge_pmd_set_accessed(struct ptsim_mm *mm, uint64_t va, pte_t *pmdp,
  * one page of the folio is mapped (a last mapped page is copied, to give the
  * large folio back), no other mm maps the folio (folio_maybe_mapped_shared)
  * and every reference is a mapping (folio_large_mapcount ==
- * folio_ref_count: a pin's reference breaks it). Before v6.15 (feature
+ * folio_ref_count: a pin's or a FOLL_GET reference breaks it). Before v6.15 (feature
  * wp_reuse_large_anon_folio off) wp_can_reuse_anon_folio never reused a
  * page of a large folio (v6.12).
  */
@@ -479,31 +481,36 @@ static bool __wp_can_reuse_large_anon_folio(struct ptsim_mm *mm, const struct fo
 		return false;
 	if (f->mapcount <= 1)
 		return false;
-	if (f->pinned)
+	if (folio_ref_count(mm->m, f) != (uint64_t)f->mapcount)
 		return false;
 	return folio_mappings_in(mm, f) == (uint64_t)f->mapcount;
 }
 
 /*
  * wp_can_reuse_anon_folio (mm/memory.c): a small folio is reused when its
- * one reference is our mapping (folio_ref_count == 1: not pinned, mapped
- * once); a large one as __wp_can_reuse_large_anon_folio decides.
+ * one reference is our mapping (folio_ref_count == 1: mapped once, no pin,
+ * no FOLL_GET reference); a large one as __wp_can_reuse_large_anon_folio
+ * decides.
  */
 static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct folio *f)
 {
 	if (f->order)
 		return __wp_can_reuse_large_anon_folio(mm, f);
-	return !f->pinned && f->mapcount == 1;
+	return folio_ref_count(mm->m, f) == 1;
 }
 
 /*
  * do_wp_page for an anonymous page, entered with the PTE lock held (by
  * handle_pte_fault or do_swap_page): reuse it (wp_page_reuse) when it is
  * exclusive or wp_can_reuse_anon_folio says every reference to its folio
- * is a mapping of ours (per release, above), else copy it (wp_page_copy: ptep_clear_flush, then the new page writable
- * with set_ptes(1)).
+ * is a mapping of ours (per release, above), else copy it (wp_page_copy:
+ * ptep_clear_flush, then the new page writable with set_ptes(1)). An
+ * unshare fault (v6.12 FAULT_FLAG_UNSHARE, from GUP's faultin_page) only
+ * makes the page exclusive: a reusable one gets PageAnonExclusive and its
+ * entry stays as it was; otherwise wp_page_copy maps the copy read-only and
+ * clean (no maybe_mkwrite(pte_mkdirty())).
  */
-static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep)
+static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep, bool unshare)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
@@ -519,6 +526,8 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	if (reuse) {
 		if (!folio_page_anon_exclusive(f, ref.idx))
 			SetPageAnonExclusive(m, f, ref.idx);
+		if (unshare)
+			return 0;
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))), true);
 		return 0;
 	}
@@ -531,11 +540,11 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	ptep_clear_flush(mm, va, ptep);
 	folio_add_new_anon_rmap(mm, nf, true, false);
-	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), true), 1);
+	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), !unshare), 1);
 	folio_add_lru_vma(m);
 	folio_remove_rmap_ptes(mm, f, 1);	/* folio_remove_rmap_pte */
 	if (f->mapcount == 0)
-		folio_put(m, f);	/* a pinned page stays with its pin */
+		folio_put(m, f);	/* a page GUP holds stays with its pin or reference */
 	return 0;
 }
 
@@ -581,23 +590,25 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	if (write && !exclusive) {
 		/* FAULT_FLAG_WRITE is still set */
 		fn_enter(m, PTSIM_FN_DO_WP_PAGE);
-		err = do_wp_page(mm, v, va, ptep);
+		err = do_wp_page(mm, v, va, ptep, false);
 		fn_exit(m);
 	}
 	return err;
 }
 
 /*
- * do_huge_pmd_wp_page: a PMD THP nobody else maps is made writable in place;
- * a shared one is split (__split_huge_pmd, then VM_FAULT_FALLBACK) and the
- * fault goes on at the PTE level, where do_wp_page copies one page. When
+ * do_huge_pmd_wp_page: a PMD THP that is PageAnonExclusive, or that nobody
+ * else maps or references (folio_ref_count == 1), is made writable in place
+ * (an unshare fault only marks it exclusive, v6.12); else it is split
+ * (__split_huge_pmd, then VM_FAULT_FALLBACK) and the fault goes on at the
+ * PTE level, where do_wp_page copies one page. When
  * that copy runs out of memory (VM_FAULT_OOM) the split stays, as in the
  * kernel, and is counted. The kernel splits into the table deposited at THP
  * fault time; the model allocates it here, and a failure of that allocation
  * changes nothing.
  */
 static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
-			       struct pt_table *pmd_table, unsigned int idx)
+			       struct pt_table *pmd_table, unsigned int idx, bool unshare)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
@@ -608,11 +619,14 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	int err;
 
 	pmd_lock(m);
-	if (ref.folio && ref.folio->mapcount == 1 && !ref.folio->pinned) {
+	if (ref.folio && (folio_page_anon_exclusive(ref.folio, 0) ||
+			  folio_ref_count(m, ref.folio) == 1)) {
 		if (!folio_page_anon_exclusive(ref.folio, 0))
 			SetPageAnonExclusive(m, ref.folio, 0);	/* the head page's, for the PMD */
 		for (uint64_t i = 0; i < folio_nr_pages(ref.folio); i++)
 			folio_set_page_anon_exclusive(ref.folio, i, true);
+		if (unshare)
+			return 0;
 		/* pmdp_set_access_flags(..., 1): __ptep_set_access_flags on the PMD */
 		__ptep_set_access_flags_level(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx],
 					      pte_mkwrite(pte_mkdirty(pte_mkyoung(pmd))), true);
@@ -624,7 +638,7 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	__split_huge_pmd_locked(mm, pmd_table, haddr, pte_table);
 	op_keep_partial(m);
 	ptl_spin_lock(m);	/* handle_pte_fault, after the fallback */
-	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, PTE_LEVEL, va)]);
+	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, PTE_LEVEL, va)], unshare);
 }
 
 /* The mTHP orders a fault in v may use (thp_vma_allowable_orders): none if NOHUGEPAGE or uffd. */
@@ -770,7 +784,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
 		do_page_fault(mm->m);
 		err = is_swap_pte(pte) ? do_swap_page(mm, v, va, &leaf->desc[idx], write)
-				       : wp_page_copy_zero(mm, v, va, &leaf->desc[idx]);
+				       : wp_page_copy_zero(mm, v, va, &leaf->desc[idx], false);
 		fn_exit(mm->m);
 		return err;
 	}
@@ -779,8 +793,8 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		do_page_fault(mm->m);
 		if (leaf->level == PTE_LEVEL)
 			ptl_spin_lock(mm->m);	/* handle_pte_fault */
-		err = leaf->level == PTE_LEVEL ? do_wp_page(mm, v, va, &leaf->desc[idx])
-				       : do_huge_pmd_wp_page(mm, v, va, leaf, idx);
+		err = leaf->level == PTE_LEVEL ? do_wp_page(mm, v, va, &leaf->desc[idx], false)
+				       : do_huge_pmd_wp_page(mm, v, va, leaf, idx, false);
 		fn_exit(mm->m);
 		return err;
 	}
@@ -981,6 +995,43 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	}
 	fn_exit(m);
 	return r == FAULT_DONE ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
+}
+
+/*
+ * handle_mm_fault with FAULT_FLAG_UNSHARE (v6.12), GUP's faultin_page for a
+ * R/O FOLL_PIN of a page gup_must_unshare refuses: handle_pte_fault sends a
+ * read-only present entry to do_wp_page (wp_huge_pmd's do_huge_pmd_wp_page
+ * for a PMD THP), which makes the anonymous page exclusive, by reuse or a
+ * read-only copy; the shared zero page gets a read-only copy (wp_page_copy).
+ * A page of a private file mapping would be copied too: file COW is not
+ * modelled (-EFAULT). A writable or missing entry is left alone: GUP follows
+ * it again.
+ */
+int handle_mm_fault_unshare(struct ptsim_mm *mm, struct vma *v, uint64_t va)
+{
+	unsigned int idx;
+	struct pt_table *leaf;
+	pte_t pte;
+	int err;
+
+	va = ALIGN_DOWN64(va, mm->m->geo.page_size);	/* vmf->address */
+	leaf = pt_lookup_leaf(mm, va, &idx);
+	pte = leaf ? leaf->desc[idx] : 0;
+	if (!leaf || !pte_present(pte) || pte_write(pte) || pte_protnone(pte))
+		return 0;
+	if (v->fd >= 0 || v->shmem)
+		return -EFAULT;
+	fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
+	do_page_fault(mm->m);
+	if (leaf->level == PTE_LEVEL) {
+		ptl_spin_lock(mm->m);	/* handle_pte_fault */
+		err = is_zero_pte(mm, pte) ? wp_page_copy_zero(mm, v, va, &leaf->desc[idx], true)
+					   : do_wp_page(mm, v, va, &leaf->desc[idx], true);
+	} else {
+		err = do_huge_pmd_wp_page(mm, v, va, leaf, idx, true);
+	}
+	fn_exit(mm->m);
+	return err;
 }
 
 /* handle_mm_fault after the arm64 fault handler's check that the VMA allows the access. */

@@ -55,11 +55,6 @@ static bool can_change_pmd_writable(struct ptsim_mm *mm, const struct vma *v, pt
 	return change_writable_tests(mm, v, pmd);
 }
 
-static bool is_cow_mapping(unsigned int flags)
-{
-	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
-}
-
 /* The model's memory and CPUs are all on node 0; NUMA_NO_NODE is -1. */
 #define NUMA_NO_NODE	(-1)
 

@@ -257,7 +257,7 @@ static pte_t swap_pte(const struct folio *f, uint64_t i, uint64_t swap_base, pte
  * get-and-clear with the flush deferred, then the entry's new value: a swap
  * entry for swap-backed memory (the exclusive bit moves into it), none for
  * a discarded lazyfree or a file page. A lazyfree folio written again since
- * MADV_FREE (or pinned) gets its entries back and becomes swap-backed again
+ * MADV_FREE (or held by GUP: an extra reference) gets its entries back and becomes swap-backed again
  * (when written); the unmap stops there.
  */
 bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t swap_base,
@@ -282,7 +282,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 		set_tlb_ubc_flush_pending(mm, ubc, pteval, a, a + ((uint64_t)step << g->page_shift));
 		if (pte_dirty(pteval))
 			*dirty = true;	/* folio_mark_dirty */
-		if ((f->flags & FOLIO_LAZYFREE) && (*dirty || f->pinned)) {
+		if ((f->flags & FOLIO_LAZYFREE) && (*dirty || f->gup_refs)) {
 			set_ptes(mm, a, ptep, pteval, step);
 			if (*dirty)
 				f->flags &= ~FOLIO_LAZYFREE;	/* folio_set_swapbacked */

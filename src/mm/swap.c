@@ -29,8 +29,8 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 		f = pfn_folio(mm->m, pte_pfn(g, t->desc[idx]));
 		if (t->level != PTE_LEVEL || !f || f->order || !(f->flags & FOLIO_ANON) || pte_special(t->desc[idx]))
 			return -EINVAL;
-		if (f->pinned)
-			return -EBUSY;	/* shrink_folio_list keeps a folio_maybe_dma_pinned one */
+		if (f->gup_refs)
+			return -EBUSY;	/* shrink_folio_list keeps a pinned or GUP-referenced one */
 	}
 	op_begin(mm->m);
 	for (uint64_t va = start; (va = pt_next_used(mm, va, end)) < end; va += g->page_size) {

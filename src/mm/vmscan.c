@@ -85,8 +85,8 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 	if (folio_is_shmem(m, f))
 		goto keep;	/* shmem swap-out is not modelled */
 	if (anon && !lazyfree) {
-		if (f->pinned)
-			goto keep;	/* folio_maybe_dma_pinned */
+		if (f->gup_refs)
+			goto keep;	/* folio_maybe_dma_pinned, or a FOLL_GET reference __remove_mapping's freeze would meet */
 		/* add_to_swap: folio_alloc_swap takes a slot per page */
 		folio_alloc_swap(m);
 		swap_base = mm->next_swap_offset + 1;
@@ -103,8 +103,8 @@ static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 		__delete_from_swap_cache(m);	/* __remove_mapping */
 		freed = true;
 	} else if (!anon) {
-		if (f->pinned)
-			goto keep;	/* unmapped, but folio_maybe_dma_pinned: activate_locked */
+		if (f->gup_refs)
+			goto keep;	/* unmapped, but pinned or referenced (__remove_mapping's freeze fails) */
 		if (!dirty)
 			remove_from_page_cache(m, f);
 		freed = !dirty;

@@ -186,7 +186,7 @@ static int fuzz_scenario(const uint8_t *data, size_t size)
 	 * operation costs more here than in ptsim-bench run: every one is
 	 * followed by a check of every table.
 	 */
-	static const struct scn_limits limits = { FUZZ_SCENARIO_WORK, 1024, 256 << 20 };
+	static const struct scn_limits limits = { FUZZ_SCENARIO_WORK, 1024, 256 << 20, NULL };
 	struct scenario s;
 	struct scn_result res;
 	char err[256];

@@ -33,6 +33,11 @@ static inline pte_t swp_entry_pte(uint64_t offset, bool exclusive)
 {
 	return (offset << 12) | SWP_MARKER | (exclusive ? PTE_SWP_EXCLUSIVE : 0);
 }
+/* swp_offset of a swap entry swp_entry_pte made. */
+static inline uint64_t pte_swp_offset(pte_t pte)
+{
+	return pte >> 12;
+}
 static inline bool pte_young(pte_t pte) { return pte & PTE_AF; }
 static inline bool pte_rdonly(pte_t pte) { return pte & PTE_RDONLY; }
 static inline bool pte_cont(pte_t pte) { return pte & PTE_CONT; }
