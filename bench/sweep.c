@@ -121,7 +121,7 @@ static void print_text_header(const struct sweep *w, const struct scn_machine *m
 /* Every value on one combination; 0, or 1 when a run stopped with an error. */
 static int sweep_one(struct sweep *w, struct scn_machine mc, const char *set)
 {
-	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
+	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0, NULL };
 	int status = 0;
 
 	for (unsigned int v = 0; v < w->nr_vals; v++) {
