@@ -189,6 +189,14 @@ enum ptsim_feature {
 	 * fix) call it: one call per batch (before: inline, no call).
 	 */
 	PTSIM_FEAT_FOLIO_PTE_BATCH_CALL,
+	/*
+	 * "mm/madvise: don't perform madvise VMA walk for
+	 * MADV_POPULATE_(READ|WRITE)" (D. Hildenbrand, v6.10): madvise_populate
+	 * runs over the whole range and stops with -ENOMEM at the first hole
+	 * (off: madvise_walk_vmas skips holes, populates every VMA, then
+	 * returns -ENOMEM).
+	 */
+	PTSIM_FEAT_MADV_POPULATE_NO_VMA_WALK,
 	PTSIM_FEAT__COUNT
 };
 

@@ -60,7 +60,9 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
  * MAP_SHARED gives the mapping a shmem object of len bytes
  * (shmem_zero_setup): every mapping of it, in this mm and in forked children,
  * faults the same pages from it, and the last VMA mapping it frees it (see
- * doc/mm-lifecycle.md). *out_addr may be NULL. -EEXIST when the range is
+ * doc/mm-lifecycle.md). After ptsim_mlockall(MCL_FUTURE) the VMA is
+ * VM_LOCKED and populated (mm_populate) unless MCL_ONFAULT was given.
+ * *out_addr may be NULL. -EEXIST when the range is
  * taken, -ENOMEM when no free range is large enough (or no memory is left).
  */
 PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
@@ -168,6 +170,41 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  */
 PTSIM_API int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 PTSIM_API int ptsim_munlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
+
+#define PTSIM_MLOCK_ONFAULT	0x1u
+
+/*
+ * mlock2 (v6.12 mm/mlock.c): flags 0 is ptsim_mlock; PTSIM_MLOCK_ONFAULT
+ * sets VM_LOCKED | VM_LOCKONFAULT instead and populates nothing
+ * (populate_vma_page_range leaves a VM_LOCKONFAULT VMA to its faults, which
+ * mlock the folios they map; pages already mapped are mlocked by the walk).
+ * A VMA that is VM_LOCKED already only changes VM_LOCKONFAULT (split and
+ * merged, no page walk). The range, errors and counts are ptsim_mlock's;
+ * -EINVAL for an unknown flag.
+ */
+PTSIM_API int ptsim_mlock2(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int flags);
+
+#define PTSIM_MCL_CURRENT	0x1u
+#define PTSIM_MCL_FUTURE	0x2u
+#define PTSIM_MCL_ONFAULT	0x4u
+
+/*
+ * mlockall / munlockall (apply_mlockall_flags, v6.12 mm/mlock.c).
+ * MCL_FUTURE: every later mapping (ptsim_mmap, ptsim_mmap_file) is VM_LOCKED
+ * (and VM_LOCKONFAULT with MCL_ONFAULT), and populated as it is made unless
+ * on-fault (mm->def_flags; a later mlockall without MCL_FUTURE, or
+ * munlockall, clears it). MCL_CURRENT: every VMA is locked as ptsim_mlock2
+ * locks a range (on fault with MCL_ONFAULT), then the whole address space
+ * is populated as mm_populate does, a VMA that fails left as it is (a
+ * PROT_NONE one, a fault past the end of a file). munlockall unlocks every
+ * VMA and clears the future flags. -EINVAL for flags 0, an unknown flag or
+ * MCL_ONFAULT alone; -ENOMEM when memory runs out for the calls's own work
+ * or the zero-page tables of the populate alone would pass
+ * host_memory_limit (nothing changed). A VMA whose split runs out of memory
+ * is left unlocked, as the kernel ignores mlock_fixup's errors.
+ */
+PTSIM_API int ptsim_mlockall(struct ptsim_mm *mm, unsigned int flags);
+PTSIM_API int ptsim_munlockall(struct ptsim_mm *mm);
 
 /* A software walk of the tables (counts nothing). */
 struct ptsim_translation {

@@ -77,13 +77,23 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 
 /* gup.c */
 /*
- * __mm_populate(start, end - start, ignore_errors 0): fault in and follow
- * every page of the range, VMA by VMA, stopping at the first error
- * (-EFAULT for a PROT_NONE VMA or a failed fault, -ENOMEM).
+ * __mm_populate(start, end - start, ignore_errors): fault in and follow
+ * every page of the VMAs the range meets (not VM_LOCKONFAULT ones), VMA by
+ * VMA; without ignore_errors it stops at the first error (-EFAULT for a
+ * PROT_NONE VMA or a failed fault, -ENOMEM), with it it goes on at the
+ * next VMA and returns 0.
  */
-int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end);
+int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool ignore_errors);
 /* Whether the zero-page tables __mm_populate of the range needs fit host_memory_limit. */
 bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
+/*
+ * madvise_populate for MADV_POPULATE_READ / _WRITE over [start, end): 0, or
+ * -ENOMEM (a hole, no memory), -EINVAL (a VMA the access may not make),
+ * -EFAULT (SIGBUS/SIGSEGV); what was faulted in before an error stays.
+ */
+int madvise_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write);
+/* The same bound for MADV_POPULATE_READ (write false) or _WRITE. */
+bool madvise_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
 /* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */

@@ -87,10 +87,19 @@ static pte_t file_fault_pte(const struct ptsim_geometry *g, const struct vma *v,
 	return entry;
 }
 
+/*
+ * A new anonymous folio of a fault in v. In a VM_LOCKED VMA (mlock, or
+ * mlock2 MLOCK_ONFAULT's later faults) it is mlocked as it is mapped:
+ * folio_add_lru_vma calls mlock_new_folio instead of folio_add_lru, and
+ * __folio_add_anon_rmap's mlock_vma_folio covers a swapped-in one (v6.12):
+ * the same one call either way, so only the state changes.
+ */
 static void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
 			    const struct ptsim_geometry *g)
 {
 	f->flags |= FOLIO_ANON | FOLIO_UPTODATE;
+	if (v->flags & VM_LOCKED)
+		f->flags |= FOLIO_MLOCKED;
 	f->mapping = v->anon_vma;
 	f->index = ((addr - v->start) >> g->page_shift) + v->pgoff;
 }
