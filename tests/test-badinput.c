@@ -251,6 +251,7 @@ static void test_kernel_mm_in_user_calls(void **state)
 	BAD(ptsim_mmap(w.k, 0x40000000, SZ_2M, rw, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL));
 	BAD(ptsim_populate(w.k, low, SZ_4K, 0, true));
 	BAD(ptsim_split_huge_pmd(w.k, low, SZ_2M));
+	BAD(ptsim_split_folio(w.k, low, 0));
 	BAD(ptsim_mprotect(w.k, low, SZ_4K, PTSIM_PROT_READ));
 	BAD(ptsim_mprotect(w.k, w.lm, SZ_4K, PTSIM_PROT_READ));
 	BAD(ptsim_change_prot_numa(w.k, low, SZ_4K));

@@ -197,6 +197,13 @@ enum ptsim_feature {
 	 * returns -ENOMEM).
 	 */
 	PTSIM_FEAT_MADV_POPULATE_NO_VMA_WALK,
+	/*
+	 * "mm: thp: split huge page to any lower order pages" and "mm:
+	 * huge_memory: enable debugfs to split huge pages to any order" (Zi Yan,
+	 * v6.10): split_huge_page_to_list_to_order splits a THP to any lower
+	 * order but 1 for anonymous memory (off: to order 0 only).
+	 */
+	PTSIM_FEAT_SPLIT_TO_ORDER,
 	PTSIM_FEAT__COUNT
 };
 

@@ -93,6 +93,26 @@ PTSIM_API int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 PTSIM_API int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
 
 /*
+ * Split the anonymous THP mapped at va into folios of new_order, as the
+ * debugfs split_huge_pages interface does for one address
+ * (split_huge_pages_pid -> split_folio_to_order ->
+ * split_huge_page_to_list_to_order, v6.12): the folio's mappings are
+ * unmapped and mapped again page by page (a PMD-mapped THP has its PMD split
+ * first), every page keeps its PFN, exclusivity and index, and a new folio
+ * no entry maps any more is freed. -EINVAL for a new_order not below the
+ * folio's order, for order 1 (not supported for anonymous THP), for a
+ * nonzero new_order before v6.10 (feature "split_to_order"), for an order-0
+ * or file folio (file and shmem THP splits are not modelled); -ENOENT when
+ * nothing is mapped at va; -EBUSY when a pin holds the folio or another mm
+ * maps it too (can_split_folio's extra references; the model unmaps from no
+ * other mm); -EAGAIN when its lock is held (split_huge_pages_pid skips it);
+ * -ENOMEM when memory runs out (nothing changed; a PMD already split stays
+ * split). The counts of a PMD-mapped split are an approximation: PTEs are
+ * written where the kernel writes migration entries.
+ */
+PTSIM_API int ptsim_split_folio(struct ptsim_mm *mm, uint64_t va, unsigned int new_order);
+
+/*
  * munmap (do_vmi_munmap): the VMAs of [addr, addr+len) go; VMAs the range
  * cuts are split first (a PMD THP an edge cuts is split to PTEs). Every
  * mapping is zapped (zap_pte_range, batched per folio with

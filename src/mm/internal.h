@@ -61,6 +61,8 @@ int folio_set_lock_contention(struct ptsim_machine *m, struct folio *f, unsigned
 bool folio_lock_contended(struct ptsim_machine *m, struct folio *f);
 /* Split f into order-0 folios in place (its tail records become folios). */
 void folio_split_records(struct ptsim_machine *m, struct folio *f);
+/* The same into folios of new_order (below f's order): every 2^new_order-th record a head. */
+void folio_split_records_to_order(struct ptsim_machine *m, struct folio *f, unsigned int new_order);
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
 
@@ -201,6 +203,8 @@ bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint6
 /* split_huge_pmd_address: split the PMD THP cut at addr with a spare table. */
 void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
 int split_folio(struct ptsim_mm *mm, struct folio *f);
+/* split_folio_to_order: the same, into folios of new_order (below f's order). */
+int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_order);
 /*
  * folio_remove_rmap_ptes (mm/rmap.c): nr fewer mappings of f, with the
  * per-page and per-folio mapcount work counted; a mapcount below zero is an
