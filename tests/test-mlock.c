@@ -515,6 +515,33 @@ static void test_mlockall(void **state)
 }
 
 /*
+ * fork after mlockall(MCL_CURRENT | MCL_FUTURE): the child's VMAs are not
+ * locked (dup_mmap clears VM_LOCKED_MASK) and its def_flags are empty
+ * (mm_init keeps only VM_INIT_DEF_MASK, VM_NOHUGEPAGE), so its next mmap is
+ * not locked either; the parent stays locked.
+ */
+static void test_fork_drops_locks(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	struct ptsim_mm *child = NULL;
+
+	(void)state;
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_CURRENT | PTSIM_MCL_FUTURE), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_true(locked(mm, VA));
+	assert_false(locked(child, VA));
+	assert_int_equal(child->def_flags, 0);
+	assert_int_equal(ptsim_mmap(child, 2 * VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_false(locked(child, 2 * VA));
+	assert_int_equal(mapped_pages(child, 2 * VA, NR), 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * MADV_POPULATE_WRITE counts what faultin_page_range executes: per page a
  * follow that misses, the fault, the follow again (a cond_resched before
  * each follow) and, once, lru_add_drain; POPULATE_READ over the written
@@ -567,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_fault_mlocks_new_folio),
 		cmocka_unit_test(test_mlock2_onfault),
 		cmocka_unit_test(test_mlockall),
+		cmocka_unit_test(test_fork_drops_locks),
 		cmocka_unit_test(test_madv_populate_counts),
 	};
 

@@ -90,7 +90,9 @@ PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, 
  * PROT_WRITE, PROT_NONE), -EFAULT for a fault past the end of a file or
  * shmem object. Only a populate whose zero-page tables alone would pass
  * host_memory_limit fails (-ENOMEM) before it changes anything. VM_LOCKED
- * VMAs are populated too.
+ * VMAs are populated too. A private file mapping is not copied on write
+ * (do_cow_fault is not modelled): WRITE maps its page-cache pages
+ * read-only, as a write fault there does.
  * As do_madvise: start must be page aligned and len is rounded up to pages;
  * an empty range (len 0) succeeds doing nothing but the syscall, once the
  * advice is known. -ENOMEM for a hole in the range, -EINVAL for unknown

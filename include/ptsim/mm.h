@@ -137,7 +137,9 @@ PTSIM_API int ptsim_mm_exit(struct ptsim_mm *mm);
 /*
  * fork's copy of parent's address space (dup_mmap): *child is a new mm on the
  * same machine with the parent's VMAs (not VM_DONTCOPY ones; WIPEONFORK ones
- * empty, uffd registration dropped). Anonymous memory is shared copy-on-write:
+ * empty, uffd registration and mlock dropped: VM_LOCKED and VM_LOCKONFAULT
+ * are cleared, and the child has no mlockall(MCL_FUTURE) flags). Anonymous
+ * memory is shared copy-on-write:
  * the parent's writable entries are write-protected (per folio batch with
  * "fork_pte_batching"), the child's set with set_ptes, pages lose their
  * exclusive mark; a pinned exclusive page is copied for the child instead.
