@@ -258,6 +258,8 @@ static void test_kernel_mm_in_user_calls(void **state)
 	BAD(ptsim_madvise(w.k, low, SZ_4K, PTSIM_MADV_RANDOM));
 	BAD(ptsim_uffd_register(w.k, low, SZ_4K));
 	BAD(ptsim_uffd_move(w.k, low + SZ_2M, low, SZ_64K, 0));
+	BAD(ptsim_uffd_copy(w.k, low + SZ_2M, low, SZ_4K, 0));
+	BAD(ptsim_uffd_zeropage(w.k, low, SZ_4K, 0));
 	BAD(ptsim_uffd_set_mmap_changing(w.k, true));
 	BAD(ptsim_folio_set_pinned(w.k, 2 * VA, true));
 	BAD(ptsim_folio_set_exclusive(w.k, 2 * VA, true));

@@ -11,8 +11,7 @@
  * Not expressible: test_ptrace_write and test_ptrace_write_thp (a
  * FOLL_FORCE write through /proc/self/mem: the public API has no forced GUP
  * write), test_page_migration and test_page_migration_thp (mbind
- * MPOL_MF_MOVE: page migration is not modelled), test_uffdio_copy
- * (UFFDIO_COPY is not modelled).
+ * MPOL_MF_MOVE: page migration is not modelled).
  */
 #include "helpers.h"
 
@@ -77,10 +76,41 @@ static void test_pte_mapped_thp(void **state)
 	}
 }
 
+/*
+ * mkdirty.c test_uffdio_copy: UFFDIO_COPY places a page in a PROT_READ VMA
+ * registered for missing faults (mfill_atomic_install_pte sets it dirty); a
+ * write to it must raise SIGSEGV and leave it as it was.
+ */
+static void test_uffdio_copy(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; ptsim_preset_name(i); i++) {
+		struct ptsim_machine *m = machine_for(ptsim_preset_name(i));
+		struct ptsim_mm *mm = NULL;
+		struct ptsim_translation tr;
+
+		assert_int_equal(ptsim_mm_create(m, &mm), 0);
+		assert_int_equal(ptsim_mmap(mm, VA, PAGE, PTSIM_PROT_READ,
+					    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+		assert_int_equal(ptsim_mmap(mm, 2 * VA, PAGE, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+					    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+		assert_int_equal(ptsim_fault(mm, 2 * VA, PTSIM_ACCESS_WRITE), 0);	/* memset(src, 1) */
+		assert_int_equal(ptsim_uffd_register(mm, VA, PAGE), 0);
+		assert_int_equal(ptsim_uffd_copy(mm, VA, 2 * VA, PAGE, 0), (int64_t)PAGE);
+		assert_int_equal(ptsim_translate(mm, VA, &tr), 0);
+		assert_true(tr.dirty);
+		assert_write_sigsegv(mm, VA);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pte_mapped_thp),
+		cmocka_unit_test(test_uffdio_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
