@@ -214,12 +214,23 @@ static void test_user_algorithms(void **state)
 	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_DONTNEED));
 	BAD(ptsim_madvise(w.mm, 2 * VA, UINT64_MAX - 2 * VA, PTSIM_MADV_FREE));	/* rounds up past 2^64 */
 	BAD(ptsim_madvise(w.mm, 2 * VA, UINT64_MAX, PTSIM_MADV_FREE));
-	BAD(ptsim_madvise(w.mm, 2 * VA, SZ_4K, 22));	/* MADV_POPULATE_READ is not modelled */
+	BAD(ptsim_madvise(w.mm, 2 * VA, SZ_4K, 12345));	/* no such advice (madvise_behavior_valid) */
 	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_PAGEOUT));
 	BAD(ptsim_mlock(NULL, 2 * VA, SZ_4K));
 	BAD(ptsim_mlock(w.mm, 2 * VA, UINT64_MAX));
 	BAD(ptsim_munlock(w.mm, 2 * VA + 1, UINT64_MAX - 2 * VA));
 	BAD(ptsim_munlock(w.mm, top - SZ_4K, 2 * SZ_4K));
+	/* mlock2's flags, mlockall's (SYSCALL_DEFINE3(mlock2), SYSCALL_DEFINE1(mlockall)) */
+	BAD(ptsim_mlock2(w.mm, 2 * VA, SZ_4K, 2));
+	BAD(ptsim_mlock2(NULL, 2 * VA, SZ_4K, PTSIM_MLOCK_ONFAULT));
+	BAD(ptsim_mlock2(w.mm, 2 * VA, UINT64_MAX, PTSIM_MLOCK_ONFAULT));
+	BAD(ptsim_mlockall(w.mm, 0));
+	BAD(ptsim_mlockall(w.mm, PTSIM_MCL_ONFAULT));
+	BAD(ptsim_mlockall(w.mm, 8));
+	BAD(ptsim_mlockall(NULL, PTSIM_MCL_CURRENT));
+	BAD(ptsim_munlockall(NULL));
+	BAD(ptsim_madvise(w.mm, 2 * VA + 1, SZ_4K, PTSIM_MADV_POPULATE_READ));
+	BAD(ptsim_madvise(w.mm, 2 * VA, UINT64_MAX, PTSIM_MADV_POPULATE_WRITE));
 	BAD(ptsim_set_thp_orders(w.m, UINT64_C(1) << 10));
 	BAD(ptsim_set_thp_orders(NULL, 0));
 	BAD(ptsim_mm_set_threads(w.mm, 0));
@@ -240,12 +251,15 @@ static void test_kernel_mm_in_user_calls(void **state)
 	BAD(ptsim_mmap(w.k, 0x40000000, SZ_2M, rw, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL));
 	BAD(ptsim_populate(w.k, low, SZ_4K, 0, true));
 	BAD(ptsim_split_huge_pmd(w.k, low, SZ_2M));
+	BAD(ptsim_split_folio(w.k, low, 0));
 	BAD(ptsim_mprotect(w.k, low, SZ_4K, PTSIM_PROT_READ));
 	BAD(ptsim_mprotect(w.k, w.lm, SZ_4K, PTSIM_PROT_READ));
 	BAD(ptsim_change_prot_numa(w.k, low, SZ_4K));
 	BAD(ptsim_madvise(w.k, low, SZ_4K, PTSIM_MADV_RANDOM));
 	BAD(ptsim_uffd_register(w.k, low, SZ_4K));
 	BAD(ptsim_uffd_move(w.k, low + SZ_2M, low, SZ_64K, 0));
+	BAD(ptsim_uffd_copy(w.k, low + SZ_2M, low, SZ_4K, 0));
+	BAD(ptsim_uffd_zeropage(w.k, low, SZ_4K, 0));
 	BAD(ptsim_uffd_set_mmap_changing(w.k, true));
 	BAD(ptsim_folio_set_pinned(w.k, 2 * VA, true));
 	BAD(ptsim_folio_set_exclusive(w.k, 2 * VA, true));
@@ -262,6 +276,10 @@ static void test_kernel_mm_in_user_calls(void **state)
 	BAD(ptsim_fork(w.k, &mout));
 	BAD(ptsim_mremap(w.k, low, SZ_4K, SZ_4K, 0, 0, &x));
 	BAD(ptsim_mlock(w.k, low, SZ_4K));
+	BAD(ptsim_mlock2(w.k, low, SZ_4K, PTSIM_MLOCK_ONFAULT));
+	BAD(ptsim_mlockall(w.k, PTSIM_MCL_CURRENT));
+	BAD(ptsim_munlockall(w.k));
+	BAD(ptsim_madvise(w.k, low, SZ_4K, PTSIM_MADV_POPULATE_WRITE));
 	BAD(ptsim_munlock(w.k, low, SZ_4K));
 	BAD(ptsim_madvise(w.k, low, SZ_4K, PTSIM_MADV_DONTNEED));
 	BAD(ptsim_mm_set_threads(w.k, 2));

@@ -17,7 +17,8 @@ static const char *const v69[] = { "contpte_wrprotect_helper", "contpte_clear_he
 				   "pte_batch_hint", "contpte_autofold", "arm64_contpte",
 				   "uffd_per_vma_lock", NULL };
 static const char *const v610[] = { "madv_free_pte_batching", "contpte_clear_young_dirty",
-					"deferred_split_partial", NULL };
+					"deferred_split_partial", "madv_populate_no_vma_walk",
+					"split_to_order", NULL };
 static const char *const v611[] = { "large_mapcount", NULL };
 static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount",
 				    "wp_reuse_large_anon_folio", NULL };

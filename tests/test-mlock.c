@@ -327,7 +327,7 @@ static void test_len_zero(void **state)
 	assert_string_equal(now, dump);
 	free(now);
 	/* unknown advice is -EINVAL even for an empty range */
-	assert_int_equal(ptsim_madvise(mm, VA, 0, 22), -EINVAL);
+	assert_int_equal(ptsim_madvise(mm, VA, 0, 12345), -EINVAL);
 	assert_int_equal(ptsim_mlock(mm, VA + 1, 0), 0);
 	assert_true(locked(mm, VA));
 	assert_false(locked(mm, VA + SZ_4K));
@@ -395,6 +395,189 @@ static void test_mremap_fixed_below_min_addr(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* The folio record mapped at va is mlocked (FOLIO_MLOCKED: mlock_folio / mlock_new_folio). */
+static bool folio_mlocked(const struct ptsim_mm *mm, uint64_t va)
+{
+	struct ptsim_translation tr;
+
+	assert_int_equal(ptsim_translate(mm, va, &tr), 0);
+	return pfn_folio(mm->m, tr.pa >> 12)->flags & FOLIO_MLOCKED;
+}
+
+/*
+ * A fault in a VM_LOCKED VMA mlocks the new folio (v6.12
+ * folio_add_lru_vma -> mlock_new_folio): after mlock's populate every page
+ * is mlocked, and a fault after mlock2(MLOCK_ONFAULT) mlocks its page.
+ */
+static void test_fault_mlocks_new_folio(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+
+	(void)state;
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	for (unsigned int i = 0; i < NR; i++)
+		assert_true(folio_mlocked(mm, VA + i * SZ_4K));
+	assert_int_equal(ptsim_munlock(mm, VA, NR * SZ_4K), 0);
+	assert_false(folio_mlocked(mm, VA));
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * mlock2(MLOCK_ONFAULT): VM_LOCKED | VM_LOCKONFAULT and no populate
+ * (populate_vma_page_range returns at once for VM_LOCKONFAULT); the page
+ * mapped before is mlocked by the walk (one mlock_folio), a later fault
+ * mlocks its folio. mlock over it then only clears VM_LOCKONFAULT: no page
+ * walk (mlock_fixup: "mlocking twice would be wrong"), and the VMA, no longer
+ * VM_LOCKONFAULT, is populated: __mm_populate faults the rest in.
+ */
+static void test_mlock2_onfault(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	const struct vma *v;
+
+	(void)state;
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	assert_false(folio_mlocked(mm, VA));
+	assert_int_equal(ptsim_mlock2(mm, VA, NR * SZ_4K, PTSIM_MLOCK_ONFAULT), 0);
+	v = find_vma(mm, VA);
+	assert_int_equal(v->flags & VM_LOCKED_MASK, VM_LOCKED | VM_LOCKONFAULT);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_int_equal(ev(m, PTSIM_EV_MLOCK_FOLIO), 1);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(mapped_pages(mm, VA, NR), 1);
+	assert_true(folio_mlocked(mm, VA));
+	assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
+	assert_true(folio_mlocked(mm, VA + SZ_4K));
+	/* already VM_LOCKED: the flags change, the pages are not walked again */
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	v = find_vma(mm, VA);
+	assert_int_equal(v->flags & VM_LOCKED_MASK, VM_LOCKED);
+	assert_int_equal(ev(m, PTSIM_EV_MLOCK_FOLIO), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), NR - 2);
+	assert_int_equal(mapped_pages(mm, VA, NR), NR);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * mlockall / munlockall (apply_mlockall_flags): MCL_CURRENT locks and
+ * populates every VMA, a PROT_NONE one is locked, left unpopulated and is
+ * not an error (mm_populate ignores errors); MCL_FUTURE makes the next mmap
+ * locked and populated, MCL_FUTURE | MCL_ONFAULT locked on fault and not
+ * populated; munlockall unlocks everything and clears mm->def_flags.
+ */
+static void test_mlockall(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	const uint64_t b = VA + 2 * NR * SZ_4K, c = VA + 4 * NR * SZ_4K, d = VA + 6 * NR * SZ_4K;
+
+	(void)state;
+	assert_int_equal(ptsim_mmap(mm, b, NR * SZ_4K, PTSIM_PROT_NONE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_CURRENT), 0);
+	assert_true(locked(mm, VA) && locked(mm, b));
+	assert_int_equal(mapped_pages(mm, VA, NR), NR);
+	assert_int_equal(mapped_pages(mm, b, NR), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), NR);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(mm->def_flags, 0);
+	/* MCL_FUTURE: the next mapping is locked and populated as it is made */
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_FUTURE), 0);
+	assert_int_equal(mm->def_flags, VM_LOCKED);
+	assert_int_equal(ptsim_mmap(mm, c, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_true(locked(mm, c));
+	assert_int_equal(mapped_pages(mm, c, NR), NR);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), NR);
+	/* MCL_FUTURE | MCL_ONFAULT: locked, nothing faulted */
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_FUTURE | PTSIM_MCL_ONFAULT), 0);
+	assert_int_equal(mm->def_flags, VM_LOCKED | VM_LOCKONFAULT);
+	assert_int_equal(ptsim_mmap(mm, d, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(find_vma(mm, d)->flags & VM_LOCKED_MASK, VM_LOCKED | VM_LOCKONFAULT);
+	assert_int_equal(mapped_pages(mm, d, NR), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_int_equal(ptsim_fault(mm, d, PTSIM_ACCESS_WRITE), 0);
+	assert_true(folio_mlocked(mm, d));
+	/* munlockall: every VMA unlocked (each page walked once), def_flags cleared */
+	assert_int_equal(ptsim_munlockall(mm), 0);
+	assert_int_equal(mm->def_flags, 0);
+	for (size_t i = 0; i < mm->nr_vmas; i++)
+		assert_int_equal(mm->vmas[i].flags & VM_LOCKED_MASK, 0);
+	assert_int_equal(ev(m, PTSIM_EV_MLOCK_FOLIO), 2 * NR + 1);
+	assert_false(folio_mlocked(mm, VA));
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * fork after mlockall(MCL_CURRENT | MCL_FUTURE): the child's VMAs are not
+ * locked (dup_mmap clears VM_LOCKED_MASK) and its def_flags are empty
+ * (mm_init keeps only VM_INIT_DEF_MASK, VM_NOHUGEPAGE), so its next mmap is
+ * not locked either; the parent stays locked.
+ */
+static void test_fork_drops_locks(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	struct ptsim_mm *child = NULL;
+
+	(void)state;
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_CURRENT | PTSIM_MCL_FUTURE), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_true(locked(mm, VA));
+	assert_false(locked(child, VA));
+	assert_int_equal(child->def_flags, 0);
+	assert_int_equal(ptsim_mmap(child, 2 * VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_false(locked(child, 2 * VA));
+	assert_int_equal(mapped_pages(child, 2 * VA, NR), 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(child);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * MADV_POPULATE_WRITE counts what faultin_page_range executes: per page a
+ * follow that misses, the fault, the follow again (a cond_resched before
+ * each follow) and, once, lru_add_drain; POPULATE_READ over the written
+ * range then faults nothing and follows each page once. -EINVAL leaves the
+ * range as it was.
+ */
+static void test_madv_populate_counts(void **state)
+{
+	struct ptsim_machine *m = machine(0);
+	struct ptsim_mm *mm = mm_with(m, VA, NR * SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE);
+	struct ptsim_stats before;
+
+	(void)state;
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_madvise(mm, VA, NR * SZ_4K, PTSIM_MADV_POPULATE_WRITE), 0);
+	assert_int_equal(mapped_pages(mm, VA, NR), NR);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), NR);
+	assert_int_equal(ev(m, PTSIM_EV_FOLIO_LOOKUP), NR);
+	assert_int_equal(ev(m, PTSIM_EV_PTE_WRITE), NR);
+	assert_int_equal(ev(m, PTSIM_EV_SYSCALL), 1);
+	assert_int_equal(ev(m, PTSIM_EV_MLOCK_FOLIO), 0);
+	assert_totals_took(m, &before);
+	assert_int_equal(ptsim_madvise(mm, VA, NR * SZ_4K, PTSIM_MADV_POPULATE_READ), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FOLIO_LOOKUP), NR);
+	assert_int_equal(ev(m, PTSIM_EV_COND_RESCHED), NR + 1);
+	assert_int_equal(ev(m, PTSIM_EV_PTE_WRITE), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, NR * SZ_4K, PTSIM_PROT_READ), 0);
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_madvise(mm, VA, NR * SZ_4K, PTSIM_MADV_POPULATE_WRITE), -EINVAL);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_totals_took(m, &before);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +591,11 @@ int main(void)
 		cmocka_unit_test(test_len_zero),
 		cmocka_unit_test(test_madvise_len_rounds_up),
 		cmocka_unit_test(test_mremap_fixed_below_min_addr),
+		cmocka_unit_test(test_fault_mlocks_new_folio),
+		cmocka_unit_test(test_mlock2_onfault),
+		cmocka_unit_test(test_mlockall),
+		cmocka_unit_test(test_fork_drops_locks),
+		cmocka_unit_test(test_madv_populate_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,6 +52,8 @@ PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file
 #define PTSIM_MADV_KEEPONFORK	19
 #define PTSIM_MADV_COLD		20
 #define PTSIM_MADV_PAGEOUT	21
+#define PTSIM_MADV_POPULATE_READ	22
+#define PTSIM_MADV_POPULATE_WRITE	23
 
 /*
  * mmap of an open file at page offset `pgoff` (bytes / PAGE_SIZE). addr 0:
@@ -75,6 +77,22 @@ PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, 
  * ones (FREE'd, not written since) and clean file ones are dropped, with
  * reclaim's deferred TLB flush (doc/mm-lifecycle.md); shmem pages (shared
  * anonymous memory) are kept, mapped: their swap-out is not modelled.
+ * POPULATE_READ / POPULATE_WRITE (madvise_populate, v6.12 mm/madvise.c)
+ * fault the range in as get_user_pages with FOLL_TOUCH (and FOLL_WRITE)
+ * does, without FOLL_FORCE: present pages (writable ones for WRITE) are
+ * followed, others faulted (WRITE breaks COW and replaces the zero page;
+ * READ maps the zero page in anonymous memory). They follow the kernel, not
+ * the unchanged-on-error rule: what was faulted in before an error stays
+ * (counted in the totals), and the error is -ENOMEM for a hole (from v6.10,
+ * "madv_populate_no_vma_walk", at the first one; before, after populating
+ * every VMA of the range) or when memory runs out, -EINVAL for a VMA the
+ * access needs a permission of (READ without PROT_READ, WRITE without
+ * PROT_WRITE, PROT_NONE), -EFAULT for a fault past the end of a file or
+ * shmem object. Only a populate whose zero-page tables alone would pass
+ * host_memory_limit fails (-ENOMEM) before it changes anything. VM_LOCKED
+ * VMAs are populated too. A private file mapping is not copied on write
+ * (do_cow_fault is not modelled): WRITE maps its page-cache pages
+ * read-only, as a write fault there does.
  * As do_madvise: start must be page aligned and len is rounded up to pages;
  * an empty range (len 0) succeeds doing nothing but the syscall, once the
  * advice is known. -ENOMEM for a hole in the range, -EINVAL for unknown

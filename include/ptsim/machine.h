@@ -189,6 +189,21 @@ enum ptsim_feature {
 	 * fix) call it: one call per batch (before: inline, no call).
 	 */
 	PTSIM_FEAT_FOLIO_PTE_BATCH_CALL,
+	/*
+	 * "mm/madvise: don't perform madvise VMA walk for
+	 * MADV_POPULATE_(READ|WRITE)" (D. Hildenbrand, v6.10): madvise_populate
+	 * runs over the whole range and stops with -ENOMEM at the first hole
+	 * (off: madvise_walk_vmas skips holes, populates every VMA, then
+	 * returns -ENOMEM).
+	 */
+	PTSIM_FEAT_MADV_POPULATE_NO_VMA_WALK,
+	/*
+	 * "mm: thp: split huge page to any lower order pages" and "mm:
+	 * huge_memory: enable debugfs to split huge pages to any order" (Zi Yan,
+	 * v6.10): split_huge_page_to_list_to_order splits a THP to any lower
+	 * order but 1 for anonymous memory (off: to order 0 only).
+	 */
+	PTSIM_FEAT_SPLIT_TO_ORDER,
 	PTSIM_FEAT__COUNT
 };
 

@@ -60,7 +60,9 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
  * MAP_SHARED gives the mapping a shmem object of len bytes
  * (shmem_zero_setup): every mapping of it, in this mm and in forked children,
  * faults the same pages from it, and the last VMA mapping it frees it (see
- * doc/mm-lifecycle.md). *out_addr may be NULL. -EEXIST when the range is
+ * doc/mm-lifecycle.md). After ptsim_mlockall(MCL_FUTURE) the VMA is
+ * VM_LOCKED and populated (mm_populate) unless MCL_ONFAULT was given.
+ * *out_addr may be NULL. -EEXIST when the range is
  * taken, -ENOMEM when no free range is large enough (or no memory is left).
  */
 PTSIM_API int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,
@@ -91,6 +93,26 @@ PTSIM_API int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 PTSIM_API int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
 
 /*
+ * Split the anonymous THP mapped at va into folios of new_order, as the
+ * debugfs split_huge_pages interface does for one address
+ * (split_huge_pages_pid -> split_folio_to_order ->
+ * split_huge_page_to_list_to_order, v6.12): the folio's mappings are
+ * unmapped and mapped again page by page (a PMD-mapped THP has its PMD split
+ * first), every page keeps its PFN, exclusivity and index, and a new folio
+ * no entry maps any more is freed. -EINVAL for a new_order not below the
+ * folio's order, for order 1 (not supported for anonymous THP), for a
+ * nonzero new_order before v6.10 (feature "split_to_order"), for an order-0
+ * or file folio (file and shmem THP splits are not modelled); -ENOENT when
+ * nothing is mapped at va; -EBUSY when a pin holds the folio or another mm
+ * maps it too (can_split_folio's extra references; the model unmaps from no
+ * other mm); -EAGAIN when its lock is held (split_huge_pages_pid skips it);
+ * -ENOMEM when memory runs out (nothing changed; a PMD already split stays
+ * split). The counts of a PMD-mapped split are an approximation: PTEs are
+ * written where the kernel writes migration entries.
+ */
+PTSIM_API int ptsim_split_folio(struct ptsim_mm *mm, uint64_t va, unsigned int new_order);
+
+/*
  * munmap (do_vmi_munmap): the VMAs of [addr, addr+len) go; VMAs the range
  * cuts are split first (a PMD THP an edge cuts is split to PTEs). Every
  * mapping is zapped (zap_pte_range, batched per folio with
@@ -115,7 +137,9 @@ PTSIM_API int ptsim_mm_exit(struct ptsim_mm *mm);
 /*
  * fork's copy of parent's address space (dup_mmap): *child is a new mm on the
  * same machine with the parent's VMAs (not VM_DONTCOPY ones; WIPEONFORK ones
- * empty, uffd registration dropped). Anonymous memory is shared copy-on-write:
+ * empty, uffd registration and mlock dropped: VM_LOCKED and VM_LOCKONFAULT
+ * are cleared, and the child has no mlockall(MCL_FUTURE) flags). Anonymous
+ * memory is shared copy-on-write:
  * the parent's writable entries are write-protected (per folio batch with
  * "fork_pte_batching"), the child's set with set_ptes, pages lose their
  * exclusive mark; a pinned exclusive page is copied for the child instead.
@@ -168,6 +192,41 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  */
 PTSIM_API int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 PTSIM_API int ptsim_munlock(struct ptsim_mm *mm, uint64_t start, uint64_t len);
+
+#define PTSIM_MLOCK_ONFAULT	0x1u
+
+/*
+ * mlock2 (v6.12 mm/mlock.c): flags 0 is ptsim_mlock; PTSIM_MLOCK_ONFAULT
+ * sets VM_LOCKED | VM_LOCKONFAULT instead and populates nothing
+ * (populate_vma_page_range leaves a VM_LOCKONFAULT VMA to its faults, which
+ * mlock the folios they map; pages already mapped are mlocked by the walk).
+ * A VMA that is VM_LOCKED already only changes VM_LOCKONFAULT (split and
+ * merged, no page walk). The range, errors and counts are ptsim_mlock's;
+ * -EINVAL for an unknown flag.
+ */
+PTSIM_API int ptsim_mlock2(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int flags);
+
+#define PTSIM_MCL_CURRENT	0x1u
+#define PTSIM_MCL_FUTURE	0x2u
+#define PTSIM_MCL_ONFAULT	0x4u
+
+/*
+ * mlockall / munlockall (apply_mlockall_flags, v6.12 mm/mlock.c).
+ * MCL_FUTURE: every later mapping (ptsim_mmap, ptsim_mmap_file) is VM_LOCKED
+ * (and VM_LOCKONFAULT with MCL_ONFAULT), and populated as it is made unless
+ * on-fault (mm->def_flags; a later mlockall without MCL_FUTURE, or
+ * munlockall, clears it). MCL_CURRENT: every VMA is locked as ptsim_mlock2
+ * locks a range (on fault with MCL_ONFAULT), then the whole address space
+ * is populated as mm_populate does, a VMA that fails left as it is (a
+ * PROT_NONE one, a fault past the end of a file). munlockall unlocks every
+ * VMA and clears the future flags. -EINVAL for flags 0, an unknown flag or
+ * MCL_ONFAULT alone; -ENOMEM when memory runs out for the calls's own work
+ * or the zero-page tables of the populate alone would pass
+ * host_memory_limit (nothing changed). A VMA whose split runs out of memory
+ * is left unlocked, as the kernel ignores mlock_fixup's errors.
+ */
+PTSIM_API int ptsim_mlockall(struct ptsim_mm *mm, unsigned int flags);
+PTSIM_API int ptsim_munlockall(struct ptsim_mm *mm);
 
 /* A software walk of the tables (counts nothing). */
 struct ptsim_translation {

@@ -44,6 +44,33 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
 PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
 				  unsigned int mode);
 
+#define PTSIM_UFFDIO_COPY_MODE_DONTWAKE		0x1u
+#define PTSIM_UFFDIO_ZEROPAGE_MODE_DONTWAKE	0x1u
+
+/*
+ * UFFDIO_COPY (userfaultfd_copy, mfill_atomic_copy; v6.12): at each page of
+ * [dst, dst+len) a new anonymous page is allocated, the source page copied
+ * in (copy_from_user; a source page not mapped yet is faulted in first, as
+ * the kernel's retry outside the locks does) and mapped exclusive, dirty,
+ * and writable where the VMA is; the destination range must lie in one
+ * registered private anonymous VMA. UFFDIO_ZEROPAGE (mfill_atomic_zeropage)
+ * maps the shared zero page instead. Returns the bytes placed (len when
+ * all; the ioctl's -EAGAIN for a short copy is the caller's to derive), or
+ * a negative errno when none was: -EAGAIN while mmap_changing (before the
+ * arguments are looked at), -EINVAL for an unaligned or empty range or an
+ * unknown mode (COPY_MODE_WP needs uffd-wp registration, not modelled), a
+ * shared or file VMA (shmem's mfill is not modelled), -ENOENT when no VMA
+ * holds the whole destination or it is not registered, -EEXIST for a page
+ * already mapped (or a PMD THP), -EFAULT for a source that cannot be read,
+ * -ENOMEM. The source address must be page aligned (the kernel allows an
+ * unaligned one). A call that placed nothing leaves the model as it was;
+ * what was placed before an error stays, and is counted.
+ */
+PTSIM_API int64_t ptsim_uffd_copy(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
+				  unsigned int mode);
+PTSIM_API int64_t ptsim_uffd_zeropage(struct ptsim_mm *mm, uint64_t start, uint64_t len,
+				      unsigned int mode);
+
 /*
  * ctx->mmap_changing: while set, UFFDIO_MOVE fails with -EAGAIN before it
  * looks at its arguments (userfaultfd_move), counting only its system call.

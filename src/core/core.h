@@ -160,6 +160,8 @@ struct pt_table {
 #define VM_DONTCOPY	0x2000u	/* MADV_DONTFORK: fork skips the VMA */
 #define VM_WIPEONFORK	0x4000u	/* MADV_WIPEONFORK: the child gets it empty */
 #define VM_LOCKED	0x8000u
+#define VM_LOCKONFAULT	0x10000u	/* mlock2(MLOCK_ONFAULT): lock pages as they fault */
+#define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
 /* mmap_min_addr: CONFIG_DEFAULT_MMAP_MIN_ADDR's default; a fixed mapping below it is -EPERM */
 #define DEFAULT_MMAP_MIN_ADDR	UINT64_C(4096)
 
@@ -225,6 +227,8 @@ struct ptsim_mm {
 	uint64_t mm_lock_seq;		/* one per mmap_write_lock hold (vma_start_write compares it) */
 	bool booting;			/* table pages come from memblock */
 	uint64_t boot_pgtable_bytes;
+	/* mm->def_flags: VM_LOCKED / VM_LOCKONFAULT every new VMA gets (mlockall MCL_FUTURE) */
+	unsigned int def_flags;
 };
 
 struct kernel_map;

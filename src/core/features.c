@@ -59,6 +59,9 @@ static const struct {
 	[PTSIM_FEAT_UFFD_PER_VMA_LOCK] = { "uffd_per_vma_lock", 6090 },
 	[PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO] = { "wp_reuse_large_anon_folio", 6150 },
 	[PTSIM_FEAT_FOLIO_PTE_BATCH_CALL] = { "folio_pte_batch_call", 6170 },
+	/* posted 2024-03-14 (lkml 20240314161300.382526-3), merged for v6.10 */
+	[PTSIM_FEAT_MADV_POPULATE_NO_VMA_WALK] = { "madv_populate_no_vma_walk", 6100 },
+	[PTSIM_FEAT_SPLIT_TO_ORDER] = { "split_to_order", 6100 },
 };
 
 /*

@@ -267,22 +267,33 @@ void folio_set_page_anon_exclusive(struct folio *f, uint64_t idx, bool excl)
  * the head's state, its own index and its own exclusivity; mapcounts are the
  * caller's.
  */
-void folio_split_records(struct ptsim_machine *m, struct folio *f)
+void folio_split_records_to_order(struct ptsim_machine *m, struct folio *f, unsigned int new_order)
 {
-	uint64_t nr = folio_nr_pages(f);
+	uint64_t nr = folio_nr_pages(f), step = UINT64_C(1) << new_order;
 
 	for (uint64_t i = 1; i < nr; i++) {
 		struct folio *p = &f[i];
 
+		if (i % step) {
+			/* a tail of the new folio: pages back to its head */
+			*p = (struct folio){ .index = i % step, .live = 1, .tail = 1,
+					     .anon_exclusive = p->anon_exclusive };
+			continue;
+		}
 		*p = (struct folio){
-			.index = f->index + i,
+			.index = f->index + i, .order = new_order,
 			.flags = f->flags & ~(FOLIO_LOCKED | FOLIO_DEFERRED_SPLIT), .live = 1,
 			.anon_exclusive = p->anon_exclusive, .mapping = f->mapping,
 		};
 	}
-	f->order = 0;
+	f->order = new_order;
 	f->flags &= ~FOLIO_DEFERRED_SPLIT;	/* the split takes it off the queue */
-	m->folios.nr_folios += nr - 1;
+	m->folios.nr_folios += nr / step - 1;
+}
+
+void folio_split_records(struct ptsim_machine *m, struct folio *f)
+{
+	folio_split_records_to_order(m, f, 0);
 }
 
 /* The next `attempts` trylocks of f fail (another holder); 0 clears it. */

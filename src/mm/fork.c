@@ -412,6 +412,7 @@ static int prepare_child(struct fork_ctx *c)
 		vm_area_dup(src->m, d);
 		vma_get_shmem(src->m, d);	/* vm_area_dup: get_file */
 		d->uffd = false;	/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK */
+		d->flags &= ~VM_LOCKED_MASK;	/* v6.12 dup_mmap: locks are not inherited */
 		if (v->flags & VM_WIPEONFORK) {
 			d->anon_vma = 0;
 			d->avc = 0;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * get_user_pages (models mm/gup.c, v6.12): as mlock's populate uses it
- * (__mm_populate, populate_vma_page_range, __get_user_pages), and
- * pin_user_pages / get_user_pages with FOLL_PIN or FOLL_GET, FOLL_WRITE,
- * FOLL_LONGTERM and the unshare fault. Each page is followed
- * (follow_page_pte) and, when missing or not writable where GUP writes,
- * faulted in (faultin_page) and followed again.
+ * get_user_pages (models mm/gup.c, v6.12): as mlock's populate and
+ * MADV_POPULATE_(READ|WRITE) use it (__mm_populate, populate_vma_page_range,
+ * faultin_page_range, __get_user_pages), and pin_user_pages /
+ * get_user_pages with FOLL_PIN or FOLL_GET, FOLL_WRITE, FOLL_LONGTERM and the
+ * unshare fault. Each page is followed (follow_page_pte) and, when missing or
+ * not writable where GUP writes, faulted in (faultin_page) and followed again.
  */
 #include "asm/pgtable.h"
 #include "primitives.h"
@@ -99,49 +99,165 @@ static bool populate_refuses(const struct vma *v)
 	       (!populate_writes(v) && !(v->flags & (VM_READ | VM_MAYREAD)));
 }
 
-/* populate_vma_page_range: get_user_pages over the range, FOLL_WRITE or FOLL_FORCE. */
+/*
+ * populate_vma_page_range: get_user_pages over the range, FOLL_WRITE or
+ * FOLL_FORCE. A VM_LOCKONFAULT VMA is not faulted in (v6.12: "has never used
+ * faultin_page() to break COW"): its pages are mlocked as they fault.
+ */
 static int64_t populate_vma_page_range(struct ptsim_mm *mm, struct vma *v, uint64_t start,
 				       uint64_t end)
 {
+	if (v->flags & VM_LOCKONFAULT)
+		return (int64_t)((end - start) >> mm->m->geo.page_shift);
 	if (populate_refuses(v))
 		return -EFAULT;
 	return __get_user_pages(mm, v, start, end, populate_writes(v));
 }
 
 /*
- * __mm_populate with ignore_errors 0, as mlock calls it: VMA by VMA; a
- * short result goes on from the page that failed, which then fails first
- * (its fault is tried twice), and the first error ends the populate.
+ * __mm_populate: VMA by VMA over those that intersect the range (holes are
+ * skipped, as find_vma_intersection does); a short result goes on from the
+ * page that failed, which then fails first (its fault is tried twice).
+ * With ignore_errors 0 (mlock) the first error ends the populate and is
+ * returned; with 1 (mm_populate: mlockall, mmap of a VM_LOCKED VMA) a VMA
+ * that fails is left and the populate goes on at the next one.
  */
-int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end)
+int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool ignore_errors)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 
-	for (uint64_t nstart = start, nend; nstart < end; nstart = nend) {
-		struct vma *v = find_vma(mm, nstart);
-		int64_t ret;
+	for (size_t i = 0; i < mm->nr_vmas && mm->vmas[i].start < end; i++) {
+		struct vma *v = &mm->vmas[i];
+		uint64_t nstart = MAX(start, v->start), nend = MIN(end, v->end);
 
-		if (!v)
-			break;
-		nend = MIN(end, v->end);
-		ret = populate_vma_page_range(mm, v, nstart, nend);
-		if (ret < 0)
-			return (int)ret;
-		nend = nstart + ((uint64_t)ret << g->page_shift);
+		while (nstart < nend) {
+			int64_t ret = populate_vma_page_range(mm, v, nstart, nend);
+
+			if (ret < 0 && ignore_errors)
+				break;	/* continue at the next VMA */
+			if (ret < 0)
+				return (int)ret;
+			nstart += (uint64_t)ret << g->page_shift;
+		}
 	}
 	return 0;
 }
 
 /*
- * Whether a lower bound of the host memory __mm_populate of the range needs
+ * check_vma_flags without FOLL_FORCE, as MADV_POPULATE_(READ|WRITE) asks
+ * (v6.12 mm/gup.c): a write needs VM_WRITE, a read VM_READ. The model has
+ * no VM_IO / VM_PFNMAP, secretmem or hugetlb VMAs, and arm64's
+ * arch_vma_access_permitted allows every VMA without POE keys.
+ */
+static bool check_vma_flags_refuses(const struct vma *v, bool write)
+{
+	return !(v->flags & (write ? VM_WRITE : VM_READ));
+}
+
+/*
+ * faultin_page_range (v6.10 on): __get_user_pages with FOLL_TOUCH |
+ * FOLL_MADV_POPULATE (and FOLL_WRITE) from start, which looks each VMA up
+ * itself: none at an address is -ENOMEM, one check_vma_flags refuses is
+ * -EINVAL. Returns the pages done before the first error, or that error
+ * when it is the first page; lru_add_drain after it.
+ */
+static int64_t faultin_page_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	int64_t done = 0, ret = 0;
+
+	for (uint64_t a = start; a < end;) {
+		struct vma *v = find_vma(mm, a);
+		uint64_t vend;
+
+		if (!v || v->start > a) {
+			ret = -ENOMEM;	/* vma_lookup found none */
+			break;
+		}
+		if (check_vma_flags_refuses(v, write)) {
+			ret = -EINVAL;
+			break;
+		}
+		vend = MIN(end, v->end);
+		ret = __get_user_pages(mm, v, a, vend, write);
+		if (ret < 0)
+			break;
+		done += ret;
+		if (a + ((uint64_t)ret << g->page_shift) < vend)
+			break;	/* a fault failed part-way: the next call starts there */
+		a = vend;
+		ret = 0;
+	}
+	lru_add_drain(mm->m);
+	return done ? done : ret;
+}
+
+/*
+ * madvise_populate (mm/madvise.c): faultin_page_range until the range is
+ * done or it fails (a short result goes on from the page that failed,
+ * whose fault then fails first). Errors as the kernel maps them: -ENOMEM
+ * (a hole, or no memory), -EINVAL (a VMA the access may not make), -EFAULT
+ * (SIGBUS/SIGSEGV: past the end of a file, a shmem object). What was
+ * faulted in before the error stays. From v6.10 (feature
+ * "madv_populate_no_vma_walk") it runs over the whole range and stops at
+ * the first hole; before it madvise_walk_vmas called it per VMA, skipping
+ * holes, and returned -ENOMEM for one only after populating every VMA.
+ */
+int madvise_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	if (!feature(mm->m, PTSIM_FEAT_MADV_POPULATE_NO_VMA_WALK)) {
+		bool hole = false;
+
+		for (uint64_t a = start; a < end && !hole;) {
+			const struct vma *v = find_vma(mm, a);
+
+			hole = !v;
+			a = v ? v->end : a;
+		}
+		/* madvise_walk_vmas: each VMA's part of the range, holes skipped */
+		for (size_t i = 0; i < mm->nr_vmas && mm->vmas[i].start < end; i++) {
+			const struct vma *v = &mm->vmas[i];
+			uint64_t a = MAX(start, v->start), vend = MIN(end, v->end);
+
+			if (v->end <= start)
+				continue;
+			/* faultin_vma_page_range of v6.6..v6.9: the same checks and walk */
+			while (a < vend) {
+				int64_t ret = faultin_page_range(mm, a, vend, write);
+
+				if (ret < 0)
+					return (int)ret;
+				a += (uint64_t)ret << g->page_shift;
+			}
+		}
+		return hole ? -ENOMEM : 0;
+	}
+	while (start < end) {
+		int64_t ret = faultin_page_range(mm, start, end, write);
+
+		if (ret < 0)
+			return (int)ret;
+		start += (uint64_t)ret << g->page_shift;
+	}
+	return 0;
+}
+
+/* Which populate the host-memory bound is for: mlock's, or MADV_POPULATE_READ / _WRITE. */
+enum populate_kind { POPULATE_MLOCK, POPULATE_READ, POPULATE_WRITE };
+
+/*
+ * Whether a lower bound of the host memory the populate of the range needs
  * fits in what host_memory_limit leaves: a PTE table for every PMD slot
  * without one in the anonymous VMAs it reads (it maps the zero page there),
- * up to the first VMA it stops at. Written VMAs and file pages are bounded
- * by the simulated memory; the zero page is not, and a huge read-only range
- * would otherwise fill tables until the limit stopped it half way. A slot
- * with no PMD table counts whole, so the check costs what is mapped.
+ * up to the first VMA (or hole) it stops at. Written VMAs and file pages are
+ * bounded by the simulated memory; the zero page is not, and a huge
+ * read-only range would otherwise fill tables until the limit stopped it
+ * half way. A slot with no PMD table counts whole, so the check costs what
+ * is mapped.
  */
-bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
+static bool populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end,
+			       enum populate_kind kind)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	const uint64_t room = host_room(mm->m), per = table_host_bytes(g, PTE_LEVEL);
@@ -151,11 +267,17 @@ bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t e
 		return true;	/* no limit */
 	for (uint64_t a = start; a < end && need <= room;) {
 		const struct vma *v = find_vma(mm, a);
-		uint64_t vend = MIN(v->end, end);
+		uint64_t vend;
+		bool writes;
 
-		if (populate_refuses(v))
+		if (!v || v->start > a)
+			break;	/* a hole: the populate stops here */
+		vend = MIN(v->end, end);
+		if (kind == POPULATE_MLOCK ? populate_refuses(v) || (v->flags & VM_LOCKONFAULT) :
+		    check_vma_flags_refuses(v, kind == POPULATE_WRITE))
 			break;	/* the populate stops here */
-		if (populate_writes(v) || v->fd >= 0) {
+		writes = kind == POPULATE_MLOCK ? populate_writes(v) : kind == POPULATE_WRITE;
+		if (writes || v->fd >= 0) {
 			a = vend;
 			continue;
 		}
@@ -341,4 +463,14 @@ int64_t ptsim_get_user_pages(struct ptsim_mm *mm, uint64_t start, uint64_t nr_pa
 	if (foll_flags & FOLL_PIN)
 		return -EINVAL;
 	return gup_call(mm, start, nr_pages, foll_flags, pas);
+}
+
+bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
+{
+	return populate_fits_host(mm, start, end, POPULATE_MLOCK);
+}
+
+bool madvise_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write)
+{
+	return populate_fits_host(mm, start, end, write ? POPULATE_WRITE : POPULATE_READ);
 }

@@ -274,19 +274,20 @@ uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)
 }
 
 /*
- * split_folio for a PTE-mapped anonymous large folio (mm/huge_memory.c): the
- * mappings are unmapped (one flush per VMA the folio is mapped in) and
- * remapped page by page, and every page becomes an order-0 folio keeping its
- * exclusivity and index; pages nobody maps any more are freed (the caller's
- * reference keeps the first). A folio GUP holds (pinned or FOLL_GET: the
- * extra references can_split_folio refuses), or one another mm maps too, is
- * not split (-EBUSY).
+ * split_folio_to_order for a PTE-mapped anonymous large folio
+ * (split_huge_page_to_list_to_order, mm/huge_memory.c): the mappings are
+ * unmapped (one flush per VMA the folio is mapped in) and remapped page by
+ * page, and the folio becomes folios of new_order (0: split_folio), every
+ * page keeping its exclusivity and index; a new folio nobody maps any more
+ * is freed (the caller's reference keeps the first). A folio GUP holds
+ * (pinned or FOLL_GET: the extra references can_split_folio refuses), or one
+ * another mm maps too, is not split (-EBUSY).
  */
-int split_folio(struct ptsim_mm *mm, struct folio *f)
+int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_order)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	uint64_t nr = folio_nr_pages(f), lo = UINT64_MAX, hi = 0;
+	uint64_t nr = folio_nr_pages(f), lo = UINT64_MAX, hi = 0, step = UINT64_C(1) << new_order;
 	size_t cur_vma = SIZE_MAX;
 	pte_t *old;
 	uint64_t *va;
@@ -319,17 +320,21 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 	}
 	if (lo < hi)
 		flush_tlb_range(mm, lo, hi);
-	folio_split_records(m, f);
-	for (uint64_t i = 0; i < nr; i++)
-		f[i].mapcount = old[i] ? 1 : 0;
+	folio_split_records_to_order(m, f, new_order);
+	for (uint64_t i = 0; i < nr; i += step) {
+		f[i].mapcount = 0;
+		for (uint64_t j = i; j < i + step; j++)
+			f[i].mapcount += old[j] ? 1 : 0;
+	}
 	/* remap_page: the pages come back one by one, no longer contiguous-foldable */
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t a = va[i];
 		struct pt_table *t;
 
 		if (!old[i]) {
-			if (i && (f[i].flags & FOLIO_ANON))
-				folio_put(m, &f[i]);	/* unmapped: its last reference goes */
+			/* a new folio none of whose pages is mapped: its last reference goes */
+			if (i && !(i % step) && !f[i].mapcount && (f[i].flags & FOLIO_ANON))
+				folio_put(m, &f[i]);
 			continue;
 		}
 		t = pt_walk_table(mm, a, PTE_LEVEL, false, &(int){ 0 });
@@ -340,8 +345,84 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 	return 0;
 }
 
+int split_folio(struct ptsim_mm *mm, struct folio *f)
+{
+	return split_folio_to_order(mm, f, 0);
+}
+
 void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f)
 {
 	if (!f->mapcount && (f->flags & FOLIO_ANON))
 		folio_put(mm->m, f);
+}
+
+/*
+ * The folio split the debugfs split_huge_pages interface makes for one
+ * address (split_huge_pages_pid, v6.12): under the mmap read lock, the
+ * folio at va is trylocked and split by split_folio_to_order; a PMD-mapped
+ * one has its PMD split first (unmap_folio's TTU_SPLIT_HUGE_PMD, here with
+ * PTEs where the kernel installs migration entries), so what is counted
+ * for it is an approximation. The kernel's own checks come first
+ * (split_huge_page_to_list_to_order): new_order below the folio's, not 1
+ * for an anonymous folio ("order-1 is not supported for anonymous THP").
+ */
+int ptsim_split_folio(struct ptsim_mm *mm, uint64_t va, unsigned int new_order)
+{
+	struct ptsim_machine *m;
+	const struct ptsim_geometry *g;
+	struct ptsim_translation tr;
+	struct pt_table *pmd_table = NULL, *pte_table = NULL;
+	struct folio *f;
+	int err;
+
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	m = mm->m;
+	g = &m->geo;
+	VALIDATE(va < (UINT64_C(1) << g->va_bits));
+	if (ptsim_translate(mm, va, &tr))
+		return -ENOENT;
+	f = pfn_folio(m, tr.pa >> g->page_shift);
+	if (!f)
+		return -ENOENT;
+	/* split_huge_pages_pid skips what is not a THP; the call says so */
+	VALIDATE(f->order > 0 && (f->flags & FOLIO_ANON));
+	/* before v6.10 ("split_to_order") a THP splits to order 0 only */
+	VALIDATE(!new_order || feature(m, PTSIM_FEAT_SPLIT_TO_ORDER));
+	VALIDATE(new_order < f->order && new_order != 1);
+	if (tr.level == PMD_LEVEL) {
+		/* only this mm's one PMD mapping: the model unmaps from no other mm */
+		if (f->pinned || f->mapcount != 1)
+			return -EBUSY;
+	} else if (f->pinned || folio_mappings_in(mm, f) != (uint64_t)f->mapcount) {
+		return -EBUSY;	/* can_split_folio: extra references, or another mm's mappings */
+	}
+	op_begin(m);
+	mmap_read_lock(mm);
+	if (!folio_trylock(m, f)) {
+		cond_resched(m, 1);
+		op_end(m, 0);
+		return -EAGAIN;	/* skipped, as split_huge_pages_pid skips a locked folio */
+	}
+	folio_get(m);
+	err = 0;
+	if (tr.level == PMD_LEVEL) {
+		unsigned int idx;
+
+		err = pt_table_alloc(mm, PTE_LEVEL, &pte_table);
+		if (!err) {
+			pmd_table = pt_lookup_leaf(mm, va, &idx);
+			__split_huge_pmd_locked(mm, pmd_table, ALIGN_DOWN64(va, g->pmd_size), pte_table);
+		}
+	}
+	if (!err) {
+		err = split_folio_to_order(mm, f, new_order);
+		if (err && pte_table)
+			op_keep_partial(m);	/* the PMD stays split, as after a failed split in the kernel */
+	}
+	folio_unlock(m, f);
+	folio_put_ref(m);
+	cond_resched(m, 1);
+	op_end(m, err);
+	return err;
 }

@@ -70,6 +70,8 @@ int folio_set_lock_contention(struct ptsim_machine *m, struct folio *f, unsigned
 bool folio_lock_contended(struct ptsim_machine *m, struct folio *f);
 /* Split f into order-0 folios in place (its tail records become folios). */
 void folio_split_records(struct ptsim_machine *m, struct folio *f);
+/* The same into folios of new_order (below f's order): every 2^new_order-th record a head. */
+void folio_split_records_to_order(struct ptsim_machine *m, struct folio *f, unsigned int new_order);
 bool folio_page_anon_exclusive(const struct folio *f, uint64_t page_idx);
 void folio_set_page_anon_exclusive(struct folio *f, uint64_t page_idx, bool excl);
 
@@ -87,6 +89,15 @@ struct page_ref {
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte);
 /* handle_mm_fault: one fault at va, counted in the operation in progress. */
 int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);
+/* memory.c helpers UFFDIO_COPY / UFFDIO_ZEROPAGE share with the anonymous fault */
+/* mk_pte of an anonymous page of v, young; dirty and writable for a write where VM_WRITE. */
+pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn, bool write);
+/* A new anonymous folio's state for v at addr (mapping, index; mlocked in a VM_LOCKED VMA). */
+void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
+		     const struct ptsim_geometry *g);
+/* The shared zero page's PFN, allocated on first use (-ENOMEM). */
+int zero_pfn(struct ptsim_machine *m, uint64_t *pfn);
+
 /* The fault at va of v with no VMA permission check (the caller made it: gup's check_vma_flags). */
 int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write);
 /* handle_mm_fault with FAULT_FLAG_UNSHARE: GUP's unshare fault (memory.c). */
@@ -94,13 +105,23 @@ int handle_mm_fault_unshare(struct ptsim_mm *mm, struct vma *v, uint64_t va);
 
 /* gup.c */
 /*
- * __mm_populate(start, end - start, ignore_errors 0): fault in and follow
- * every page of the range, VMA by VMA, stopping at the first error
- * (-EFAULT for a PROT_NONE VMA or a failed fault, -ENOMEM).
+ * __mm_populate(start, end - start, ignore_errors): fault in and follow
+ * every page of the VMAs the range meets (not VM_LOCKONFAULT ones), VMA by
+ * VMA; without ignore_errors it stops at the first error (-EFAULT for a
+ * PROT_NONE VMA or a failed fault, -ENOMEM), with it it goes on at the
+ * next VMA and returns 0.
  */
-int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end);
+int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool ignore_errors);
 /* Whether the zero-page tables __mm_populate of the range needs fit host_memory_limit. */
 bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
+/*
+ * madvise_populate for MADV_POPULATE_READ / _WRITE over [start, end): 0, or
+ * -ENOMEM (a hole, no memory), -EINVAL (a VMA the access may not make),
+ * -EFAULT (SIGBUS/SIGSEGV); what was faulted in before an error stays.
+ */
+int madvise_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write);
+/* The same bound for MADV_POPULATE_READ (write false) or _WRITE. */
+bool madvise_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write);
 
 /* mm/pgtable-generic.c: software table walk and allocation */
 /* Allocate a table page at level (counts TABLE_ALLOC, accounts bytes). */
@@ -208,6 +229,8 @@ bool split_huge_pmd_spare(struct ptsim_mm *mm, struct pt_table *pmd_table, uint6
 /* split_huge_pmd_address: split the PMD THP cut at addr with a spare table. */
 void split_huge_pmd_address(struct ptsim_mm *mm, uint64_t addr, struct spare_tables *spare);
 int split_folio(struct ptsim_mm *mm, struct folio *f);
+/* split_folio_to_order: the same, into folios of new_order (below f's order). */
+int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_order);
 /*
  * folio_remove_rmap_ptes (mm/rmap.c): nr fewer mappings of f, with the
  * per-page and per-folio mapcount work counted; a mapcount below zero is an

@@ -4,8 +4,9 @@
  * (madvise_update_vma); MADV_DONTNEED zaps the range through the teardown
  * path munmap uses, without freeing tables; MADV_FREE and MADV_COLD age the
  * entries (clear_young_dirty_ptes), per folio batch since v6.10; MADV_PAGEOUT
- * isolates the folios the walk finds and reclaims them (vmscan.c)
- * (doc/mm-lifecycle.md).
+ * isolates the folios the walk finds and reclaims them (vmscan.c);
+ * MADV_POPULATE_READ / _WRITE fault the range in through get_user_pages
+ * (madvise_populate, src/mm/gup.c) (doc/mm-lifecycle.md).
  */
 #include "zap.h"
 #include "vmscan.h"
@@ -295,18 +296,40 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 	folio_list_free(&w.isolated);
 }
 
+/*
+ * MADV_POPULATE_READ / _WRITE (do_madvise's madvise_populate, under the
+ * mmap read lock): the faults it makes, and what they mapped before an
+ * error, stay, as in the kernel; the totals count them. Only a populate
+ * whose zero-page tables alone would pass host_memory_limit fails before
+ * it starts (-ENOMEM, nothing changed).
+ */
+static int madvise_populate_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write)
+{
+	int err;
+
+	if (!madvise_populate_fits_host(mm, start, end, write))
+		return -ENOMEM;
+	op_begin(mm->m);
+	syscall_enter(mm->m);
+	mmap_read_lock(mm);	/* madvise_lock: POPULATE does not need the write lock */
+	err = madvise_populate(mm, start, end, write);
+	op_end(mm->m, 0);
+	return err;
+}
+
 int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 {
 	struct spare_tables spare;
 	struct madv_flags f;
-	bool flags_only;
+	bool flags_only, populate;
 	uint64_t end;
 	int err;
 
 	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
 	flags_only = flag_advice(advice, &f);
-	if (!flags_only && advice != PTSIM_MADV_DONTNEED && advice != PTSIM_MADV_FREE &&
+	populate = advice == PTSIM_MADV_POPULATE_READ || advice == PTSIM_MADV_POPULATE_WRITE;
+	if (!flags_only && !populate && advice != PTSIM_MADV_DONTNEED && advice != PTSIM_MADV_FREE &&
 	    advice != PTSIM_MADV_COLD && advice != PTSIM_MADV_PAGEOUT)
 		return -EINVAL;
 	/*
@@ -323,6 +346,9 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 		op_end(mm->m, 0);
 		return 0;
 	}
+	if (populate)
+		return madvise_populate_range(mm, start, start + len,
+					      advice == PTSIM_MADV_POPULATE_WRITE);
 	for (uint64_t a = start; a < start + len;) {
 		const struct vma *v = find_vma(mm, a);
 

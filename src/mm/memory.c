@@ -60,7 +60,7 @@ static void new_anon_folio_accounting(struct ptsim_machine *m)
 }
 
 /* The PTE an anonymous fault installs for the first page of folio (mk_pte + write bits). */
-static pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn,
+pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn,
 			    bool write)
 {
 	pte_t entry = pfn_pte(g, pfn, v->page_prot);
@@ -87,10 +87,19 @@ static pte_t file_fault_pte(const struct ptsim_geometry *g, const struct vma *v,
 	return entry;
 }
 
-static void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
-			    const struct ptsim_geometry *g)
+/*
+ * A new anonymous folio of a fault in v. In a VM_LOCKED VMA (mlock, or
+ * mlock2 MLOCK_ONFAULT's later faults) it is mlocked as it is mapped:
+ * folio_add_lru_vma calls mlock_new_folio instead of folio_add_lru, and
+ * __folio_add_anon_rmap's mlock_vma_folio covers a swapped-in one (v6.12):
+ * the same one call either way, so only the state changes.
+ */
+void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
+		     const struct ptsim_geometry *g)
 {
 	f->flags |= FOLIO_ANON | FOLIO_UPTODATE;
+	if (v->flags & VM_LOCKED)
+		f->flags |= FOLIO_MLOCKED;
 	f->mapping = v->anon_vma;
 	f->index = ((addr - v->start) >> g->page_shift) + v->pgoff;
 }
@@ -144,7 +153,7 @@ static int prepare_faults(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 }
 
 /* The shared zero page, mapped special by a read fault (no folio). */
-static int zero_pfn(struct ptsim_machine *m, uint64_t *pfn)
+int zero_pfn(struct ptsim_machine *m, uint64_t *pfn)
 {
 	if (!m->zero_pfn) {
 		if (alloc_should_fail(m) || physmem_alloc(&m->phys, 0, &m->zero_pfn))

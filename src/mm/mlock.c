@@ -129,27 +129,91 @@ static int mlock_posix_error_return(int err)
 }
 
 struct lock_flags {
-	bool lock;
+	unsigned int flags;	/* the VM_LOCKED_MASK bits every VMA gets */
 };
 
+/* mlock_fixup's newflags: the VMA's flags with its VM_LOCKED_MASK bits replaced. */
 static void set_locked(struct vma *v, const void *arg)
 {
-	if (((const struct lock_flags *)arg)->lock)
-		v->flags |= VM_LOCKED;
-	else
-		v->flags &= ~VM_LOCKED;
+	v->flags = (v->flags & ~VM_LOCKED_MASK) | ((const struct lock_flags *)arg)->flags;
+}
+
+/*
+ * apply_vma_lock_flags over [start, end) (the caller checked it has no
+ * hole), or over every VMA for mlockall (apply_mlockall_flags): mlock_fixup
+ * splits and merges the VMAs whose lock flags change, and walks the pages
+ * of those whose VM_LOCKED changes (mlock_vma_pages_range); a VMA that
+ * stays VM_LOCKED and only changes VM_LOCKONFAULT is not walked ("mlocking
+ * twice would be wrong"). -ENOMEM (a split failed) before anything changed,
+ * unless ignore_errors (mlockall), which leaves a VMA whose split failed as
+ * it was and goes on.
+ */
+static int apply_lock_flags(struct ptsim_mm *mm, uint64_t start, uint64_t end, unsigned int flags,
+			    bool ignore_errors)
+{
+	struct lock_flags f = { flags };
+	bool lock = flags & VM_LOCKED;
+	uint64_t *ranges = NULL;
+	size_t nr = 0;
+	int err;
+
+	/* the parts whose VM_LOCKED changes (mlock_fixup walks only those) */
+	ranges = malloc(2 * (mm->nr_vmas + 1) * sizeof(*ranges));
+	if (!ranges)
+		return -ENOMEM;
+	for (size_t i = 0; i < mm->nr_vmas && mm->vmas[i].start < end; i++) {
+		const struct vma *v = &mm->vmas[i];
+
+		if (v->end <= start || !(v->flags & VM_LOCKED) != lock)
+			continue;
+		ranges[2 * nr] = MAX(start, v->start);
+		ranges[2 * nr++ + 1] = MIN(end, v->end);
+	}
+	err = 0;
+	for (uint64_t a = start; a < end && !err;) {
+		/* vma_modify over each run of VMAs without a hole between them */
+		size_t i = 0;
+		uint64_t run_end;
+
+		while (i < mm->nr_vmas && mm->vmas[i].end <= a)
+			i++;
+		if (i == mm->nr_vmas || mm->vmas[i].start >= end)
+			break;
+		a = MAX(a, mm->vmas[i].start);
+		run_end = MIN(end, mm->vmas[i].end);
+		while (++i < mm->nr_vmas && mm->vmas[i].start == run_end && run_end < end)
+			run_end = MIN(end, mm->vmas[i].end);
+		err = vma_modify(mm, a, run_end, set_locked, &f);
+		if (ignore_errors)
+			err = 0;	/* apply_mlockall_flags: "Ignore errors" */
+		a = run_end;
+	}
+	if (err) {
+		free(ranges);
+		return err;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct mlock_walk w = { .mm = mm, .start = ranges[2 * i], .end = ranges[2 * i + 1] };
+
+		w.vma = find_vma(mm, w.start);
+		if (!(w.vma->flags & VM_LOCKED) == !lock)	/* its mlock_fixup did not fail */
+			mlock_vma_pages_range(&w);
+	}
+	free(ranges);
+	return 0;
 }
 
 /*
  * do_mlock and the munlock syscall: apply_vma_lock_flags (mlock_fixup's
- * split, merge and page walk on what changed), then mlock's __mm_populate.
+ * split, merge and page walk on what changed), then mlock's __mm_populate
+ * (which leaves VM_LOCKONFAULT VMAs to their faults). flags is VM_LOCKED,
+ * VM_LOCKED | VM_LOCKONFAULT (mlock2 MLOCK_ONFAULT) or 0 (munlock).
  */
-static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock)
+static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int flags)
 {
 	const struct ptsim_geometry *g;
-	struct lock_flags f = { lock };
-	uint64_t *ranges = NULL, end;
-	size_t nr = 0;
+	bool lock = flags & VM_LOCKED;
+	uint64_t end;
 	int err;
 
 	VALIDATE(mm && !mm->kernel);
@@ -169,39 +233,17 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 	/* a populate whose tables alone pass the host-memory limit fails before it starts */
 	if (lock && !mm_populate_fits_host(mm, start, end))
 		return -ENOMEM;
-	/* the parts whose VM_LOCKED changes (mlock_fixup does nothing for the others) */
-	ranges = malloc(2 * (mm->nr_vmas + 1) * sizeof(*ranges));
-	if (!ranges)
-		return -ENOMEM;
-	for (uint64_t a = start; a < end;) {
-		const struct vma *v = find_vma(mm, a);
-		uint64_t vend = MIN(v->end, end);
-
-		if (!(v->flags & VM_LOCKED) == lock) {
-			ranges[2 * nr] = a;
-			ranges[2 * nr++ + 1] = vend;
-		}
-		a = vend;
-	}
 	op_begin(mm->m);
 	syscall_enter(mm->m);
 	mmap_write_lock(mm);	/* do_mlock / munlock: mmap_write_lock_killable */
-	err = start < end ? vma_modify(mm, start, end, set_locked, &f) : 0;
+	err = start < end ? apply_lock_flags(mm, start, end, flags, false) : 0;
 	if (err) {
 		/* vma_modify failed before anything changed: so do the totals */
-		free(ranges);
 		op_end(mm->m, err);
 		return err;
 	}
-	for (size_t i = 0; i < nr; i++) {
-		struct mlock_walk w = { .mm = mm, .start = ranges[2 * i], .end = ranges[2 * i + 1] };
-
-		w.vma = find_vma(mm, w.start);
-		mlock_vma_pages_range(&w);
-	}
-	free(ranges);
 	if (lock)
-		err = __mm_populate(mm, start, end);
+		err = __mm_populate(mm, start, end, false);
 	/*
 	 * A failed populate keeps the locked VMAs and the pages it faulted in, as
 	 * the kernel does: that work is counted like a success's.
@@ -212,10 +254,75 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 
 int ptsim_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 {
-	return do_mlock(mm, start, len, true);
+	return do_mlock(mm, start, len, VM_LOCKED);
+}
+
+int ptsim_mlock2(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int flags)
+{
+	/* SYSCALL_DEFINE3(mlock2): MLOCK_ONFAULT is the only flag */
+	VALIDATE(!(flags & ~PTSIM_MLOCK_ONFAULT));
+	return do_mlock(mm, start, len,
+			VM_LOCKED | ((flags & PTSIM_MLOCK_ONFAULT) ? VM_LOCKONFAULT : 0));
 }
 
 int ptsim_munlock(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 {
-	return do_mlock(mm, start, len, false);
+	return do_mlock(mm, start, len, 0);
+}
+
+/*
+ * apply_mlockall_flags (v6.12 mm/mlock.c), for mlockall (flags its MCL_*)
+ * and munlockall (0): mm->def_flags gets VM_LOCKED (and VM_LOCKONFAULT)
+ * for MCL_FUTURE, loses both otherwise; with MCL_CURRENT every VMA gets
+ * them, else (MCL_FUTURE alone returns early) or for munlockall every VMA
+ * loses them, through mlock_fixup. Then mlockall(MCL_CURRENT) populates the
+ * whole address space ignoring errors (mm_populate).
+ */
+static int do_mlockall(struct ptsim_mm *mm, unsigned int flags)
+{
+	unsigned int to_add = 0;
+	int err = 0;
+
+	op_begin(mm->m);
+	syscall_enter(mm->m);
+	mmap_write_lock(mm);	/* mmap_write_lock_killable */
+	if ((flags & PTSIM_MCL_CURRENT) || !(flags & PTSIM_MCL_FUTURE)) {
+		if (flags & PTSIM_MCL_CURRENT)
+			to_add = VM_LOCKED | ((flags & PTSIM_MCL_ONFAULT) ? VM_LOCKONFAULT : 0);
+		if (mm->nr_vmas)
+			err = apply_lock_flags(mm, 0, mm->vmas[mm->nr_vmas - 1].end, to_add, true);
+		cond_resched(mm->m, mm->nr_vmas);	/* one per VMA of the loop */
+	}
+	if (err) {
+		/* no memory for the walk's bookkeeping: nothing changed */
+		op_end(mm->m, err);
+		return err;
+	}
+	mm->def_flags &= ~VM_LOCKED_MASK;
+	if (flags & PTSIM_MCL_FUTURE)
+		mm->def_flags |= VM_LOCKED | ((flags & PTSIM_MCL_ONFAULT) ? VM_LOCKONFAULT : 0);
+	if (flags & PTSIM_MCL_CURRENT)
+		__mm_populate(mm, 0, UINT64_C(1) << mm->m->geo.va_bits, true);
+	op_end(mm->m, 0);
+	return 0;
+}
+
+int ptsim_mlockall(struct ptsim_mm *mm, unsigned int flags)
+{
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	/* SYSCALL_DEFINE1(mlockall): no flags, unknown ones or MCL_ONFAULT alone are -EINVAL */
+	VALIDATE(flags && !(flags & ~(PTSIM_MCL_CURRENT | PTSIM_MCL_FUTURE | PTSIM_MCL_ONFAULT)) &&
+		 flags != PTSIM_MCL_ONFAULT);
+	if ((flags & PTSIM_MCL_CURRENT) && !(flags & PTSIM_MCL_ONFAULT) && mm->nr_vmas &&
+	    !mm_populate_fits_host(mm, 0, mm->vmas[mm->nr_vmas - 1].end))
+		return -ENOMEM;
+	return do_mlockall(mm, flags);
+}
+
+int ptsim_munlockall(struct ptsim_mm *mm)
+{
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	return do_mlockall(mm, 0);
 }

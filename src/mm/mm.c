@@ -369,6 +369,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	v.flags |= (prot & PTSIM_PROT_READ) ? VM_READ : 0;
 	v.flags |= (prot & PTSIM_PROT_WRITE) ? VM_WRITE : 0;
 	v.flags |= (prot & PTSIM_PROT_EXEC) ? VM_EXEC : 0;
+	v.flags |= mm->def_flags;	/* do_mmap: mlockall(MCL_FUTURE)'s VM_LOCKED */
 	op_begin(mm->m);
 	syscall_enter(mm->m);
 	mmap_write_lock(mm);	/* vm_mmap_pgoff: mmap_write_lock_killable */
@@ -393,6 +394,9 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	}
 	if (!err)
 		mmap_region_account(mm, vma_index(mm, find_vma(mm, addr)));
+	/* vm_mmap_pgoff: a VM_LOCKED mapping is populated (mm_populate, errors ignored) */
+	if (!err && (v.flags & VM_LOCKED))
+		__mm_populate(mm, addr, addr + len, true);
 	op_end(mm->m, err);
 	if (err)
 		return err;

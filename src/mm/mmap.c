@@ -135,12 +135,16 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 		v.flags |= (prot & PTSIM_PROT_READ) ? VM_READ : 0;
 		v.flags |= (prot & PTSIM_PROT_WRITE) ? VM_WRITE : 0;
 		v.flags |= (prot & PTSIM_PROT_EXEC) ? VM_EXEC : 0;
+		v.flags |= mm->def_flags;	/* do_mmap: mlockall(MCL_FUTURE)'s VM_LOCKED */
 		v.page_prot = vm_get_page_prot(v.flags);
 		v.pgoff = pgoff;
 		v.fd = (int)fd;
 		err = vma_insert(mm, &v);
 		if (!err)
 			mmap_region_account(mm, vma_index(mm, find_vma(mm, addr)));
+		/* vm_mmap_pgoff: a VM_LOCKED mapping is populated (mm_populate, errors ignored) */
+		if (!err && (v.flags & VM_LOCKED))
+			__mm_populate(mm, addr, addr + len, true);
 	}
 	op_end(mm->m, err);
 	if (!err && out_addr)

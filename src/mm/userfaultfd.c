@@ -641,3 +641,215 @@ int ptsim_uffd_set_mmap_changing(struct ptsim_mm *mm, bool changing)
 	mm->uffd_mmap_changing = changing;
 	return 0;
 }
+
+/*
+ * UFFDIO_COPY and UFFDIO_ZEROPAGE (v6.12 mm/userfaultfd.c mfill_atomic, for
+ * anonymous private memory): a page placed at each missing dst entry.
+ */
+
+/*
+ * uffd_mfill_lock: the VMA holding dst must hold the whole range and be
+ * registered (validate_dst_vma), else -ENOENT. From v6.9 uffd_lock_vma takes
+ * its per-VMA lock (lock_vma_under_rcu) and prepares its anon_vma; before,
+ * mmap_read_lock and find_vma_and_prepare_anon. The model checks here that
+ * an anon_vma can be had (-ENOMEM) and gives it at the first page placed, so
+ * a call that places nothing leaves the VMA as it was. Then mfill_atomic refuses
+ * a VMA it cannot fill: shared or file memory (shmem's mfill is not
+ * modelled), -EINVAL.
+ */
+static int uffd_mfill_lock(struct ptsim_mm *mm, uint64_t dst, uint64_t len, struct vma **out)
+{
+	struct ptsim_machine *m = mm->m;
+	struct vma *v = find_vma(mm, dst);
+	int err;
+
+	if (feature(m, PTSIM_FEAT_UFFD_PER_VMA_LOCK))
+		lock_vma_under_rcu(m);
+	else
+		mmap_read_lock(mm);
+	if (!v || dst + len > v->end || !v->uffd)
+		return -ENOENT;
+	if ((v->flags & VM_SHARED) || v->fd >= 0)
+		return -EINVAL;
+	err = anon_vma_available(m, v);
+	if (err)
+		return err;
+	*out = v;
+	return 0;
+}
+
+/*
+ * mfill_atomic_pte_copy (a new folio, the source page copied in, charged)
+ * or mfill_atomic_pte_zeropage (the shared zero page, special), then
+ * mfill_atomic_install_pte: -EEXIST when the entry is not none. The copy's
+ * PTE is dirty, and writable where the VMA is (mk_pte carries arm64's AF).
+ */
+static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table *t, uint64_t dst,
+			    bool copy, struct folio **stray)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, dst)];
+	struct folio *f = NULL;
+	uint64_t pfn;
+	pte_t entry;
+	int err;
+
+	if (copy) {
+		err = folio_alloc(m, 0, 0, &f);	/* vma_alloc_folio */
+		if (err)
+			return err;
+		copy_from_user(m);
+		mem_cgroup_charge(m);
+		pfn = folio_pfn(m, f);
+		entry = pte_mkdirty(anon_fault_pte(g, v, pfn, false));
+		if (v->flags & VM_WRITE)
+			entry = pte_mkwrite(entry);
+	} else {
+		err = zero_pfn(m, &pfn);
+		if (err)
+			return err;
+		entry = pte_mkspecial(pfn_pte(g, pfn, v->page_prot));
+	}
+	pte_offset_map_lock(m);
+	if (!pte_none(ptep_get(mm, ptep))) {
+		*stray = f;	/* the caller puts it (mfill_atomic's out_release) */
+		return -EEXIST;
+	}
+	anon_vma_prepare(m, v);	/* uffd_lock_vma's, at the first page placed (above) */
+	if (f) {
+		folio_init_anon(f, v, dst, g);
+		folio_add_new_anon_rmap(mm, f, true, false);	/* RMAP_EXCLUSIVE */
+		folio_add_lru_vma(m);
+		add_mm_counter(m);	/* inc_mm_counter */
+	}
+	set_ptes(mm, dst, ptep, entry, 1);	/* set_pte_at */
+	return 0;
+}
+
+/*
+ * mfill_atomic: page by page, the tables allocated as needed
+ * (mm_alloc_pmd, __pte_alloc); a PMD THP at dst is -EEXIST. The source is
+ * read with copy_from_user: a source page not mapped yet is faulted in
+ * first (the kernel's -ENOENT round: copy_from_user with page faults
+ * enabled, outside the locks, then a retry), a fault that fails is
+ * -EFAULT. Returns the bytes placed, or the error when none was; a folio
+ * allocated for a page found mapped is left in *stray.
+ */
+static int64_t mfill_atomic(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
+			    bool copy, struct folio **stray)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	struct vma *v;
+	uint64_t done = 0;
+	int err;
+
+	err = uffd_mfill_lock(mm, dst, len, &v);
+	if (err)
+		return err;
+	for (; done < len; done += g->page_size) {
+		struct ptsim_translation tr;
+		struct pt_table *pmdt, *t;
+		uint64_t a = dst + done;
+
+		if (copy && ptsim_translate(mm, src + done, &tr)) {
+			err = handle_mm_fault(mm, src + done, PTSIM_ACCESS_READ);
+			/* the fault ran its own undo log: what follows is recorded afresh */
+			undo_start(m);
+			if (err) {
+				err = -EFAULT;
+				break;
+			}
+			err = uffd_mfill_lock(mm, dst, len, &v);	/* goto retry */
+			if (err)
+				break;
+		}
+		pmdt = pt_walk_table(mm, a, PMD_LEVEL, true, &err);	/* mm_alloc_pmd */
+		if (!pmdt) {
+			err = err ? err : -ENOMEM;
+			break;
+		}
+		if (pmd_is_leaf(pmdt, pt_index(g, PMD_LEVEL, a))) {
+			err = -EEXIST;	/* pmd_trans_huge */
+			break;
+		}
+		t = pt_walk_table(mm, a, PTE_LEVEL, true, &err);	/* __pte_alloc */
+		if (!t) {
+			err = err ? err : -ENOMEM;
+			break;
+		}
+		err = mfill_atomic_pte(mm, v, t, a, copy, stray);
+		cond_resched(m, 1);
+		if (err)
+			break;
+	}
+	return done ? (int64_t)done : err;
+}
+
+/*
+ * userfaultfd_copy / userfaultfd_zeropage (fs/userfaultfd.c, v6.12):
+ * mmap_changing first (-EAGAIN), then the ranges and modes (-EINVAL), then
+ * mfill_atomic. Something placed is kept and counted, as in the kernel; a
+ * call that placed nothing leaves the model as it was, apart from tables
+ * its walk linked in, which are taken back.
+ */
+static int64_t userfaultfd_mfill(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
+				 bool copy)
+{
+	struct folio *stray = NULL;
+	int64_t ret;
+
+	op_begin(mm->m);
+	syscall_enter(mm->m);
+	if (mm->uffd_mmap_changing) {
+		op_end(mm->m, -EAGAIN);
+		return -EAGAIN;
+	}
+	undo_start(mm->m);
+	ret = mfill_atomic(mm, dst, src, len, copy, &stray);
+	if (ret < 0 && only_table_links(&mm->m->op)) {
+		undo_rollback(mm->m);	/* frees the stray folio with the tables */
+		op_end(mm->m, (int)ret);
+	} else {
+		if (stray)
+			folio_put(mm->m, stray);
+		undo_commit(mm->m);
+		op_keep_partial(mm->m);
+		op_end(mm->m, 0);
+	}
+	return ret;
+}
+
+static bool mfill_range_ok(const struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t top = UINT64_C(1) << g->va_bits;
+
+	/* validate_range: aligned, not empty, inside TASK_SIZE */
+	return len && IS_ALIGNED64(start | len, g->page_size) && len <= top && start <= top - len;
+}
+
+int64_t ptsim_uffd_copy(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_t len,
+			unsigned int mode)
+{
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	if (!mm->uffd_mmap_changing) {
+		/* UFFDIO_COPY_MODE_WP needs a VM_UFFD_WP registration, which the model has not */
+		VALIDATE(mfill_range_ok(mm, dst, len) && mfill_range_ok(mm, src, len));
+		VALIDATE(!(mode & ~PTSIM_UFFDIO_COPY_MODE_DONTWAKE));
+	}
+	return userfaultfd_mfill(mm, dst, src, len, true);
+}
+
+int64_t ptsim_uffd_zeropage(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int mode)
+{
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	if (!mm->uffd_mmap_changing) {
+		VALIDATE(mfill_range_ok(mm, start, len));
+		VALIDATE(!(mode & ~PTSIM_UFFDIO_ZEROPAGE_MODE_DONTWAKE));
+	}
+	return userfaultfd_mfill(mm, start, 0, len, false);
+}

@@ -93,6 +93,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/memory.c: clear_user_highpage per page (clear_page)")				\
 	X(COPY_USER_HIGHPAGE, "copy_user_highpage", PRIM_CALL, PTSIM_EV_PAGE_COPY,		\
 	  "include/linux/highmem.h -> copy_page: a COW copy")					\
+	X(COPY_FROM_USER, "copy_from_user", PRIM_CALL, PTSIM_EV_PAGE_COPY,			\
+	  "arch/arm64/lib/copy_from_user.S: __arch_copy_from_user of one page (UFFDIO_COPY)")	\
 	X(FOLIO_TRY_DUP_ANON_RMAP, "__folio_try_dup_anon_rmap", PRIM_INLINE, PTSIM_EV_RMAP_DUP,	\
 	  "include/linux/rmap.h: always inline; its entry's tests (the per-page work apart)")	\
 	X(FOLIO_DUP_FILE_RMAP, "__folio_dup_file_rmap", PRIM_INLINE, PTSIM_EV_RMAP_DUP,		\
@@ -716,6 +718,12 @@ static inline void folio_zero_user(struct ptsim_machine *m, uint64_t nr)
 static inline void copy_user_highpage(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_COPY_USER_HIGHPAGE, 1);
+}
+
+/* copy_from_user: one page read from user memory into a kernel page (mfill_atomic_pte_copy). */
+static inline void copy_from_user(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_COPY_FROM_USER, 1);
 }
 
 /* __folio_try_dup_anon_rmap's entry: folio_needs_cow_for_dma and folio_test_large. */
