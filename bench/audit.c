@@ -34,7 +34,7 @@ struct group {
 	enum ptsim_cpu cpu;
 	unsigned int preset;
 	unsigned long first_scenario;
-	char message[96];
+	char message[256];
 };
 
 struct audit {

@@ -54,7 +54,8 @@ const struct command commands[] = {
 	  "  --json         as one JSON object with a member per list\n" },
 	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
 	{ "run", cmd_run,
-	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N] [--findings] [--json]",
+	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N]\n"
+	  "       [--no-check-invariants] [--check] [--findings] [--json]",
 	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
 	  "  FILE           the scenario (doc/scenario.md)\n"
 	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
@@ -64,7 +65,10 @@ const struct command commands[] = {
 	  "                 to switch one on/off; repeat to compare kernels (at most 8)\n"
 	  "                 (names: ptsim-bench list presets features)\n"
 	  "  --max-work N   stop a run after N units of simulated work (a positive number)\n"
-	  "  --findings     record break-before-make and invariant findings per run\n"
+	  "  --no-check-invariants  do not check the model's invariants after each operation\n"
+	  "                 (break-before-make and TLB diagnostics are still counted)\n"
+	  "  --check        exit 3 when any run reported a diagnostic, counting them on stderr\n"
+	  "  --findings     accepted for older scripts: diagnostics are always listed\n"
 	  "  --json         as JSON\n" },
 	{ "audit", cmd_audit,
 	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--reproducers DIR] [--json]",

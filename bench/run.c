@@ -150,6 +150,60 @@ static void print_events_text(const struct ptsim_stats *s)
 	printf("\n");
 }
 
+/* "invariant 3, bbm-violation 1", or "none": the diagnostics of one run per kind. */
+static void print_diag_counts(const struct findings *f)
+{
+	unsigned int n = 0;
+
+	for (unsigned int k = 0; k < PTSIM_DIAG__COUNT; k++)
+		if (f->total[k])
+			printf("%s%s %llu", n++ ? ", " : "", ptsim_diag_kind_name((enum ptsim_diag_kind)k),
+			       (unsigned long long)f->total[k]);
+	if (!n)
+		printf("none");
+}
+
+/*
+ * Each distinct diagnostic once, labelled with the run's CPU, granule and
+ * kernel: its kind, how often it fired, the kernel call chain (the
+ * simulator's own frames dropped) and the message.
+ */
+static void print_findings_text(const struct findings *f, const char *label, bool checked)
+{
+	printf("  diagnostics: ");
+	print_diag_counts(f);
+	printf("%s\n", checked ? "" : " (invariants not checked: --no-check-invariants)");
+	for (unsigned int k = 0; k < f->nr; k++) {
+		bool keyed_by_op = f->kinds[k] == PTSIM_DIAG_INVARIANT || f->kinds[k] == PTSIM_DIAG_WARN;
+
+		printf("  [%s] %s x%llu: %s\n", label, ptsim_diag_kind_name(f->kinds[k]),
+		       (unsigned long long)f->hits[k], f->keys[k]);
+		if (!keyed_by_op)
+			printf("    %s\n", f->msgs[k]);
+		printf("    first at va 0x%llx, level %d\n", (unsigned long long)f->va[k], f->level[k]);
+	}
+	if (f->unlisted)
+		printf("  (%u more distinct diagnostics not listed)\n", f->unlisted);
+}
+
+static void print_findings_json(const struct findings *f)
+{
+	printf(", \"diagnostics\": {");
+	for (unsigned int k = 0; k < PTSIM_DIAG__COUNT; k++)
+		printf("%s\"%s\": %llu", k ? ", " : "", ptsim_diag_kind_name((enum ptsim_diag_kind)k),
+		       (unsigned long long)f->total[k]);
+	printf("}, \"findings\": [");
+	for (unsigned int k = 0; k < f->nr; k++) {
+		printf("%s{\"kind\": \"%s\", \"count\": %llu, \"chain\": ", k ? ", " : "",
+		       ptsim_diag_kind_name(f->kinds[k]), (unsigned long long)f->hits[k]);
+		json_string(f->keys[k]);
+		printf(", \"message\": ");
+		json_string(f->msgs[k]);
+		printf(", \"first_va\": %llu, \"level\": %d}", (unsigned long long)f->va[k], f->level[k]);
+	}
+	printf("], \"findings_unlisted\": %u", f->unlisted);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -158,6 +212,8 @@ int cmd_run(int argc, char **argv)
 		{ "features", required_argument, NULL, 'f' },
 		{ "max-work", required_argument, NULL, 'w' },
 		{ "findings", no_argument, NULL, 'F' },
+		{ "no-check-invariants", no_argument, NULL, 'n' },
+		{ "check", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -166,7 +222,8 @@ int cmd_run(int argc, char **argv)
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
-	bool json = false, first = true, want_findings = false;
+	bool json = false, first = true, check_invariants = true, check = false;
+	uint64_t nr_diags = 0;
 	struct scenario s;
 	char err[256], *text;
 	size_t len;
@@ -202,7 +259,9 @@ int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
-		case 'F': want_findings = true; break;
+		case 'F': break;	/* findings are always listed now; kept for scripts */
+		case 'n': check_invariants = false; break;
+		case 'C': check = true; break;
 		case 'j': json = true; break;
 		case 'h': return command_usage("run", stdout);
 		default:
@@ -278,6 +337,7 @@ int cmd_run(int argc, char **argv)
 		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
 			struct scn_result res[MAX_SETS];
 			struct findings fs[MAX_SETS];
+			char label[96];
 			struct scn_machine mc = s.machine;
 
 			if (!(granules & (1u << gr)))
@@ -290,8 +350,11 @@ int cmd_run(int argc, char **argv)
 				progress("running %s on %s, %uK, %s", argv[optind], ptsim_cpu_name(mc.cpu),
 					 (1u << gr) / 1024, sets[i]);
 				findings_reset(&fs[i], &s);
-				if (scenario_run(&s, &mc, sets[i], want_findings ? findings_diag : NULL, &fs[i],
-						 want_findings ? findings_hook : NULL, &fs[i], &lim, &res[i])) {
+				fs[i].check = check_invariants;
+				fs[i].keep_warn = true;
+				fs[i].every_op = false;	/* after each loop, not each iteration */
+				if (scenario_run(&s, &mc, sets[i], findings_diag, &fs[i], findings_hook,
+						 &fs[i], &lim, &res[i])) {
 					fprintf(stderr, "%s:%s%s\n", argv[optind],
 						res[i].msg[0] ? res[i].msg : " failed",
 						strstr(res[i].msg, "work budget") ? " (--max-work)" : "");
@@ -318,18 +381,8 @@ int cmd_run(int argc, char **argv)
 						printf("}");
 					}
 					printf("]");
-					if (want_findings) {
-						printf(", \"findings\": [");
-						for (unsigned int k = 0; k < fs[i].nr; k++) {
-							printf("%s{\"kind\": \"%s\", \"chain\": ", k ? ", " : "",
-							       ptsim_diag_kind_name(fs[i].kinds[k]));
-							json_string(fs[i].keys[k]);
-							printf(", \"message\": ");
-							json_string(fs[i].msgs[k]);
-							printf("}");
-						}
-						printf("]");
-					}
+					printf(", \"invariants_checked\": %s", check_invariants ? "true" : "false");
+					print_findings_json(&fs[i]);
 					printf("}");
 					first = false;
 					continue;
@@ -341,11 +394,9 @@ int cmd_run(int argc, char **argv)
 					       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
 					print_events_text(&res[i].cp[k].stats);
 				}
-				if (want_findings && !fs[i].nr)
-					printf("  no findings\n");
-				for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)
-					printf("  finding: %s %s\n    %s\n",
-					       ptsim_diag_kind_name(fs[i].kinds[k]), fs[i].keys[k], fs[i].msgs[k]);
+				snprintf(label, sizeof(label), "%s, %uK, %s", ptsim_cpu_name(mc.cpu),
+					 (1u << gr) / 1024, sets[i]);
+				print_findings_text(&fs[i], label, check_invariants);
 			}
 			if (!json && nr_sets > 1) {
 				printf("\n  %-24s", "checkpoint (us)");
@@ -370,12 +421,19 @@ int cmd_run(int argc, char **argv)
 			}
 			if (!json)
 				printf("\n");
-			for (unsigned int i = 0; i < nr_sets; i++)
+			for (unsigned int i = 0; i < nr_sets; i++) {
+				nr_diags += findings_total(&fs[i]);
 				scn_result_free(&res[i]);
+			}
 		}
 	}
 	if (json)
 		printf("\n]\n");
 	scenario_free(&s);
+	if (check && nr_diags && !status) {
+		fprintf(stderr, "run: --check: %llu diagnostic%s\n", (unsigned long long)nr_diags,
+			nr_diags == 1 ? "" : "s");
+		status = 3;
+	}
 	return status;
 }
