@@ -505,7 +505,7 @@ static double error_pct(double simulated, double published)
 static void print_json_number(double v, bool valid)
 {
 	if (valid)
-		printf("%.6g", v);
+		json_double(v);
 	else
 		printf("null");
 }
@@ -562,8 +562,9 @@ static void print_json_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 		}
 		printf("}");
 	}
-	printf("], \"speedup\": {\"published\": %.6g, \"simulated\": ",
-	       v[0].published / v[n - 1].published);
+	printf("], \"speedup\": {\"published\": ");
+	json_double(v[0].published / v[n - 1].published);
+	printf(", \"simulated\": ");
 	print_json_number(speed ? res[0].ns / res[n - 1].ns : 0, speed);
 	printf(", \"error_pct\": ");
 	print_json_number(speed ? error_pct(res[0].ns / res[n - 1].ns,
@@ -646,9 +647,10 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "ptsim-bench predict: unexpected argument %s\n", argv[optind]);
 		return command_usage("predict", stderr);
 	}
-	if (json)
+	if (json) {
+		json_begin("predict", "rows");
 		printf("[\n");
-	else
+	} else
 		printf("%-4s %-44s %10s %10s %9s %10s  %s\n\n", "role",
 		       "kernel (as the publication names it)", "published", "simulated", "error",
 		       "time (ms)", "modelled as (preset,+/-feature)");
@@ -685,9 +687,10 @@ int cmd_predict(int argc, char **argv)
 			print_text_row(w, cpu, n, res);
 		first = false;
 	}
-	if (json)
-		printf("\n]\n");
-	else
+	if (json) {
+		printf("\n]");
+		json_end();
+	} else
 		printf("Predictions: no constant is fitted on these rows and none has a target.\n"
 		       "Kernels: v6.8 has no contpte (CONFIG_ARM64_CONTPTE came with v6.9); "
 		       "v6.9-midpoint is v6.9's core-mm\nbatching without contpte (v6.9 built with "

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -32,6 +34,38 @@ void json_string(const char *s)
 			putchar(c);
 	}
 	putchar('"');
+}
+
+void json_begin(const char *command, const char *member)
+{
+	printf("{\"schema_version\": %d, \"ptsim_version\": ", JSON_SCHEMA_VERSION);
+	json_string(ptsim_version());
+	printf(", \"command\": ");
+	json_string(command);
+	if (member)
+		printf(", \"%s\": ", member);
+}
+
+void json_end(void)
+{
+	printf("}\n");
+}
+
+void json_double(double v)
+{
+	char buf[32];
+
+	if (!isfinite(v)) {
+		printf("null");
+		return;
+	}
+	/* the fewest digits that read back as v: 4.05, not 4.0499999999999998 */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	printf("%s", buf);
 }
 
 const struct command commands[] = {

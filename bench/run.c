@@ -329,8 +329,10 @@ int cmd_run(int argc, char **argv)
 		scenario_free(&s);
 		return 2;
 	}
-	if (json)
+	if (json) {
+		json_begin("run", "runs");
 		printf("[");
+	}
 	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
 		enum ptsim_cpu cpu = cpu_order[ci];	/* in the order --cpu names them */
 
@@ -375,8 +377,9 @@ int cmd_run(int argc, char **argv)
 					for (size_t k = 0; k < res[i].nr_cp; k++) {
 						printf("%s{\"name\": ", k ? ", " : "");
 						json_string(res[i].cp[k].name);
-						printf(", \"ns\": %.6g, \"events\": ",
-						       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats));
+						printf(", \"ns\": ");
+						json_double(predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats));
+						printf(", \"events\": ");
 						print_events_json(&res[i].cp[k].stats);
 						printf("}");
 					}
@@ -427,8 +430,10 @@ int cmd_run(int argc, char **argv)
 			}
 		}
 	}
-	if (json)
-		printf("\n]\n");
+	if (json) {
+		printf("\n]");
+		json_end();
+	}
 	scenario_free(&s);
 	if (check && nr_diags && !status) {
 		fprintf(stderr, "run: --check: %llu diagnostic%s\n", (unsigned long long)nr_diags,

@@ -46,8 +46,7 @@ has "  diagnostics: none (invariants not checked: --no-check-invariants)" "$out"
 "$bench" run "$klm" --features v6.18 --features patched --json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-runs = d["runs"] if isinstance(d, dict) else d
-a, b = runs
+a, b = d["runs"]
 assert a["invariants_checked"] is True, a
 assert a["diagnostics"] == {"invariant": 1, "bbm-violation": 0, "tlb-conflict": 0, "warn": 0,
                             "bbm-conflict-risk": 0}, a["diagnostics"]
