@@ -89,7 +89,7 @@ const struct command commands[] = {
 	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
 	{ "run", cmd_run,
 	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N]\n"
-	  "       [--no-check-invariants] [--check] [--findings] [--json]",
+	  "       [--no-check-invariants] [--check] [--findings] [--wide] [--json]",
 	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
 	  "  FILE           the scenario (doc/scenario.md)\n"
 	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
@@ -103,6 +103,7 @@ const struct command commands[] = {
 	  "                 (break-before-make and TLB diagnostics are still counted)\n"
 	  "  --check        exit 3 when any run reported a diagnostic, counting them on stderr\n"
 	  "  --findings     accepted for older scripts: diagnostics are always listed\n"
+	  "  --wide         each checkpoint's events on one line (default: 80 columns)\n"
 	  "  --json         as JSON\n" },
 	{ "audit", cmd_audit,
 	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--reproducers DIR] [--json]",
