@@ -267,7 +267,7 @@ void mprotect_print_40(bool json)
 			if (mprotect_program_at((enum mprotect_state)st, b, 40, &r[st][b]))
 				return;
 	if (!json) {
-		printf("\nThe mprotect program at exactly 40 iterations (predictions; nothing was "
+		printf("\nThe mprotect program at exactly 40 iterations (predictions; nothing was\n"
 		       "published for 40):\n");
 		printf("  %-4s %12s %12s %9s\n", "", "before (s)", "after (s)", "speed-up");
 	}

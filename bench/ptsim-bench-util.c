@@ -69,13 +69,15 @@ void json_double(double v)
 }
 
 const struct command commands[] = {
-	{ "reproduce", cmd_reproduce, "[--json] [--svg FILE] [--only PREFIX] [--detail ID] [--check]",
+	{ "reproduce", cmd_reproduce,
+	  "[--json] [--svg FILE] [--only PREFIX] [--detail ID] [--check] [--wide]",
 	  "every modelled published result: published vs simulated",
 	  "  --json         the rows as JSON instead of the table\n"
 	  "  --svg FILE     also draw each row's error against its target band into FILE\n"
 	  "  --only PREFIX  only the rows whose id starts with PREFIX (e.g. mprotect.)\n"
 	  "  --detail ID    one row: its counts before and after, event by event\n"
-	  "  --check        exit 3 when a row misses its target, naming each on stderr\n" },
+	  "  --check        exit 3 when a row misses its target, naming each on stderr\n"
+	  "  --wide         one line per row, up to 100 columns (default: 80 columns)\n" },
 	{ "cpus", cmd_cpus, "[--json]", "CPU descriptions and every cost-profile constant with its source",
 	  "  --json         as JSON\n" },
 	{ "list", cmd_list, "[cpus|features|presets|events]... [--json]",
@@ -116,11 +118,12 @@ const struct command commands[] = {
 	  "                 (default v6.16,v6.17,v6.18,v6.19,patched; ptsim-bench list presets)\n"
 	  "  --reproducers DIR  write each finding's shrunk scenario into DIR\n"
 	  "  --json         as JSON\n" },
-	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME]",
+	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME] [--wide]",
 	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)",
 	  "  --json         as JSON\n"
 	  "  --only PREFIX  only the workloads whose id starts with PREFIX\n"
-	  "  --cpu NAME     price every workload on this CPU instead of the published one\n" },
+	  "  --cpu NAME     price every workload on this CPU instead of the published one\n"
+	  "  --wide         one line per kernel, with the feature spec (default: 80 columns)\n" },
 	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's",
 	  "  --json         as JSON\n" },
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* ptsim-bench reproduce: published vs simulated for every modelled result. */
+#include "caveats.h"
 #include "rows.h"
 
 #include <errno.h>
@@ -97,34 +98,51 @@ static bool has_mprotect_rows(const struct outcome *o, unsigned int n)
 	return false;
 }
 
-/* One line per row, 100 columns at most; metric, source and citation are in --detail and --json. */
-static void print_table(const struct outcome *o, unsigned int n)
+/*
+ * One line per row; metric, source and citation are in --detail and --json.
+ * 80 columns: an id longer than the column gets a line of its own (--wide:
+ * one line per row, up to 100 columns).
+ */
+static void print_table(const struct outcome *o, unsigned int n, bool wide)
 {
 	struct summary s = summarise(o, n);
+	int idw = wide ? 46 : 28;
+	const char **ids = calloc(n ? n : 1, sizeof(*ids));
 
-	printf("%-46s %-4s %10s %10s %7s  %s\n", "id", "role", "published", "simulated", "error",
+	printf("%-*s %-4s %10s %10s %7s  %s\n", idw, "id", "role", "published", "simulated", "error",
 	       "target");
 	for (unsigned int i = 0; i < n; i++) {
 		const struct published *r = o[i].row;
 		char target[48];
 
+		const char *id = r->id;
+
 		if (o[i].err) {
-			printf("%-46s simulation failed: %s\n", r->id, ptsim_strerror(o[i].err));
+			printf("%-*s simulation failed: %s\n", idw, r->id, ptsim_strerror(o[i].err));
 			continue;
 		}
+		if ((int)strlen(id) > idw) {
+			printf("%s\n", id);
+			id = "";
+		}
 		target_text(&o[i], target, sizeof(target));
-		printf("%-46s %-4s %10.6g %10.6g %+6.1f%%  %s\n", r->id, o[i].fitted ? "fit" : "pred",
+		printf("%-*s %-4s %10.6g %10.6g %+6.1f%%  %s\n", idw, id, o[i].fitted ? "fit" : "pred",
 		       r->value, o[i].res.simulated, o[i].error_pct, target);
 	}
-	printf("\nfits:        %u of %u within 5%% (a profile constant or the mprotect iteration count "
-	       "was fitted\n             on each: they pass by construction)\n", s.fits_ok, s.fits);
+	for (unsigned int i = 0; ids && i < n; i++)
+		ids[i] = o[i].row->id;
+	if (ids)
+		print_caveats_of_rows(ids, n, 0);
+	free(ids);
+	printf("\nfits:        %u of %u within 5%% (a profile constant or the mprotect iteration\n"
+	       "             count was fitted on each: they pass by construction)\n", s.fits_ok, s.fits);
 	printf("predictions: %u of %u with a target within it; %u report only\n", s.pred_ok,
 	       s.pred_targets, s.predictions - s.pred_targets);
 	if (s.failed)
 		printf("failed:      %u rows could not be simulated\n", s.failed);
 	if (has_mprotect_rows(o, n))
 		mprotect_print_40(false);
-	printf("Each row's metric, source and per-event breakdown: ptsim-bench reproduce --detail ID\n");
+	printf("Each row's metric, source and per-event breakdown:\n  ptsim-bench reproduce --detail ID\n");
 }
 
 /* One row as a JSON object (reproduce --json and --detail ID --json). */
@@ -162,8 +180,10 @@ static void print_row_json(const struct outcome *o)
 	} else {
 		printf("null");
 	}
-	printf(", \"within_target\": %s}",
+	printf(", \"within_target\": %s",
 	       !o->has_target || o->err ? "null" : o->within ? "true" : "false");
+	print_caveats_json(r->id, NULL, 0);
+	printf("}");
 }
 
 static void print_json(const struct outcome *o, unsigned int n)
@@ -359,12 +379,13 @@ int cmd_reproduce(int argc, char **argv)
 		{ "only", required_argument, NULL, 'o' },
 		{ "detail", required_argument, NULL, 'd' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *only = "", *svg = NULL, *detail = NULL;
 	FILE *svg_file = NULL;
-	bool json = false, check = false;
+	bool json = false, check = false, wide = false;
 	struct outcome *o;
 	unsigned int n = 0;
 	int status = 0, c;
@@ -378,6 +399,7 @@ int cmd_reproduce(int argc, char **argv)
 		case 'o': only = optarg; break;
 		case 'd': detail = optarg; break;
 		case 'c': check = true; break;
+		case 'W': wide = true; break;
 		case 'h': return command_usage("reproduce", stdout);
 		default:
 			if (optopt)
@@ -433,7 +455,7 @@ int cmd_reproduce(int argc, char **argv)
 	else if (json)
 		print_json(o, n);
 	else
-		print_table(o, n);
+		print_table(o, n, wide);
 	if (svg_file && write_svg(svg_file, o, n)) {
 		fprintf(stderr, "reproduce: cannot write %s: %s\n", svg, strerror(errno));
 		status = 1;

@@ -4,6 +4,7 @@
  * feature set asked for, with each checkpoint's counts and predicted time,
  * and the feature sets side by side (doc/scenario.md).
  */
+#include "caveats.h"
 #include "findings.h"
 #include "rows.h"
 #include "run_diff.h"
@@ -245,6 +246,7 @@ static void print_run_json(const struct one_run *r, bool first, bool checked)
 	printf("]");
 	printf(", \"invariants_checked\": %s", checked ? "true" : "false");
 	print_findings_json(&r->fs);
+	print_caveats_json(NULL, &r->set, 1);
 	printf("}");
 }
 
@@ -295,10 +297,14 @@ static void print_times_of(struct one_run *const *r, unsigned int n, const char 
 static void print_times(struct one_run *first, unsigned int n, const char *what)
 {
 	struct one_run *r[MAX_SETS];
+	const char *sets[MAX_SETS];
 
 	for (unsigned int i = 0; i < n; i++)
 		r[i] = &first[i];
 	print_times_of(r, n, what, false);
+	for (unsigned int i = 0; i < n; i++)
+		sets[i] = first[i].set;
+	print_caveats(NULL, sets, n, 2);
 }
 
 static void print_times_by_cpu(struct one_run *const *r, unsigned int n)

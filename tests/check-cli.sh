@@ -96,7 +96,7 @@ if [ "$got" != 1 ] || [ "$out" != "$want" ]; then
 	fail=1
 fi
 # reproduce --check names on stderr each row that misses (one line each), then exits 3
-out=$("$bench" reproduce --only uffd.android. --check 2>/dev/null)
+out=$("$bench" reproduce --only uffd.android. --check --wide 2>/dev/null)
 err=$("$bench" reproduce --only uffd.android. --check 2>&1 >/dev/null | grep -- '--check:')
 "$bench" reproduce --only uffd.android. --check >/dev/null 2>&1
 got=$?
