@@ -24,7 +24,7 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 		   bool all_events)
 {
 	struct ptsim_prediction pb, pa;
-	unsigned int same = 0;
+	unsigned int same = 0, listed = 0;
 	double same_share = 0;
 
 	predict(b, &pb);
@@ -47,13 +47,14 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 				 (double)y / (double)x);
 		else
 			snprintf(ratio, sizeof(ratio), "new");
+		listed++;
 		printf("  %-23s %10llu %10llu %+10lld %7s %6.1f %6.1f\n",
 		       ptsim_event_name((enum ptsim_event)e), x, y, (long long)(y - x), ratio,
 		       share(&pb, e), share(&pa, e));
 	}
 	if (same)
-		printf("  (%u more events counted the same; %.1f%% of the time after)\n", same,
-		       same_share);
+		printf("  (%s%u %sevents counted the same; %.1f%% of the time after)\n",
+		       listed ? "" : "all ", same, listed ? "more " : "", same_share);
 	printf("  %-23s %10.3f %10.3f %+10.3f %7.3f\n", "time (us)", pb.total_ns / 1e3,
 	       pa.total_ns / 1e3, (pa.total_ns - pb.total_ns) / 1e3,
 	       pb.total_ns > 0 ? pa.total_ns / pb.total_ns : 0);
