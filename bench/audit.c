@@ -34,7 +34,7 @@ struct group {
 	enum ptsim_cpu cpu;
 	unsigned int preset;
 	unsigned long first_scenario;
-	char message[96];
+	char message[256];
 };
 
 struct audit {
@@ -458,7 +458,7 @@ int cmd_audit(int argc, char **argv)
 	static char preset_buf[256] = "v6.16,v6.17,v6.18,v6.19,patched";
 	unsigned int cpus = (1u << PTSIM_CPU__COUNT) - 1;
 	unsigned long seconds = 60, max_scenarios = 0, n = 0;
-	uint64_t seed = 1;
+	uint64_t seed = 1, user_seed;
 	bool json = false;
 	time_t t0 = time(NULL);
 	int c, status;
@@ -548,6 +548,13 @@ int cmd_audit(int argc, char **argv)
 	}
 	if (repro_dir && make_dir(repro_dir))
 		return 1;
+	/*
+	 * The seed is the generator's first state, so every seed but 0 keeps its
+	 * stream; xorshift stays at 0 forever, so 0 starts from splitmix64's state for 0.
+	 */
+	user_seed = seed;
+	if (!seed)
+		seed = prng_seed(0);
 	progress("auditing %s", max_scenarios ? "a fixed number of scenarios" : "until the time is up");
 	while (max_scenarios ? n < max_scenarios : (unsigned long)(time(NULL) - t0) < seconds) {
 		struct scenario s;
@@ -577,14 +584,19 @@ int cmd_audit(int argc, char **argv)
 	for (unsigned int i = 0; i < a.nr; i++)
 		shrink(&a, &a.g[i]);
 	qsort(a.g, a.nr, sizeof(a.g[0]), cmp_group);
-	if (json)
-		printf("{\"scenarios\": %lu, \"seed\": %llu, \"groups\": [", n, (unsigned long long)seed);
-	else
+	if (json) {
+		json_begin("audit", NULL);
+		printf(", \"scenarios\": %lu, \"seed\": %llu, \"groups\": [", n,
+		       (unsigned long long)user_seed);
+	} else {
 		printf("%lu random scenarios, every one on each CPU and kernel: %u groups\n\n", n, a.nr);
+	}
 	for (unsigned int i = 0; i < a.nr; i++)
 		print_group(&a, &a.g[i], json, i == 0);
-	if (json)
-		printf("\n]}\n");
+	if (json) {
+		printf("\n]");
+		json_end();
+	}
 	status = repro_dir ? write_reproducers(&a, repro_dir) : 0;
 	for (unsigned int i = 0; i < a.nr; i++)
 		scenario_free(&a.g[i].repro);

@@ -11,8 +11,10 @@ int cmd_cpus(int argc, char **argv)
 
 	if (parsed)
 		return parsed < 0 ? 0 : parsed;
-	if (json)
+	if (json) {
+		json_begin("cpus", "cpus");
 		printf("[\n");
+	}
 	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
 		struct ptsim_cpu_info ci;
 
@@ -22,7 +24,7 @@ int cmd_cpus(int argc, char **argv)
 			json_string(ci.name);
 			printf(", \"model\": ");
 			json_string(ci.model);
-			printf(", \"freq_ghz\": %g, \"l1d\": [%u, %u], \"l1i\": [%u, %u], \"l2\": [%u, %u], "
+			printf(", \"freq_ghz\": %.15g, \"l1d\": [%u, %u], \"l1i\": [%u, %u], \"l2\": [%u, %u], "
 			       "\"coalesce_cont\": %s, \"tlbirange\": %s, \"bbm_level\": %u, "
 			       "\"bbml2_noabort\": %s, \"hafdbs\": %s, \"asid_bits\": %u, \"source\": ",
 			       ci.freq_ghz, ci.l1d_entries, ci.l1d_ways, ci.l1i_entries, ci.l1i_ways,
@@ -48,9 +50,11 @@ int cmd_cpus(int argc, char **argv)
 
 			ptsim_cost_get((enum ptsim_cpu)c, PTSIM_GRANULE_4K, (enum ptsim_event)e, &k);
 			if (json) {
-				printf("     {\"event\": \"%s\", \"ns\": %.4g, \"class\": \"%s\", "
-				       "\"multiplier\": %g, \"fitted_on\": ",
-				       ptsim_event_name((enum ptsim_event)e), k.ns, k.klass, k.multiplier);
+				printf("     {\"event\": \"%s\", \"ns\": ", ptsim_event_name((enum ptsim_event)e));
+				json_double(k.ns);
+				printf(", \"class\": \"%s\", \"multiplier\": ", k.klass);
+				json_double(k.multiplier);
+				printf(", \"fitted_on\": ");
 				if (k.fitted_on)
 					json_string(k.fitted_on);
 				else
@@ -68,7 +72,9 @@ int cmd_cpus(int argc, char **argv)
 		else
 			printf("\n");
 	}
-	if (json)
-		printf("]\n");
+	if (json) {
+		printf("]");
+		json_end();
+	}
 	return 0;
 }

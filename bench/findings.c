@@ -48,9 +48,19 @@ static void chain_of(const struct ptsim_diag *d, char *out, size_t len)
 
 void findings_reset(struct findings *f, const struct scenario *s)
 {
+	memset(f, 0, sizeof(*f));
 	f->s = s;
-	f->op = 0;
-	f->nr = 0;
+	f->check = true;
+	f->every_op = true;
+}
+
+uint64_t findings_total(const struct findings *f)
+{
+	uint64_t n = 0;
+
+	for (unsigned int k = 0; k < PTSIM_DIAG__COUNT; k++)
+		n += f->total[k];
+	return n;
 }
 
 void findings_diag(const struct ptsim_diag *d, void *arg)
@@ -58,10 +68,13 @@ void findings_diag(const struct ptsim_diag *d, void *arg)
 	struct findings *fs = arg;
 	char key[192];
 
-	if (d->kind == PTSIM_DIAG_WARN)
+	if ((unsigned int)d->kind < PTSIM_DIAG__COUNT)
+		fs->total[d->kind]++;
+	if (d->kind == PTSIM_DIAG_WARN && !fs->keep_warn)
 		return;	/* the kernel's own WARN_ONs on bad requests are not findings */
-	if (d->kind == PTSIM_DIAG_INVARIANT) {
-		snprintf(key, sizeof(key), "after %s: %s", scenario_op_name(fs->s->ops[fs->op].kind),
+	if (d->kind == PTSIM_DIAG_INVARIANT || d->kind == PTSIM_DIAG_WARN) {
+		snprintf(key, sizeof(key), "%s %s: %s", d->kind == PTSIM_DIAG_WARN ? "in" : "after",
+			 fs->op < fs->s->nr ? scenario_op_name(fs->s->ops[fs->op].kind) : "the last loop",
 			 d->message);
 	} else {
 		/* what changed tells the directions of one path apart */
@@ -73,24 +86,62 @@ void findings_diag(const struct ptsim_diag *d, void *arg)
 		chain_of(d, key, sizeof(key) - 32);
 		snprintf(key + strlen(key), 32, " [%s]", what);
 	}
-	for (unsigned int i = 0; i < fs->nr; i++)
-		if (fs->kinds[i] == d->kind && !strcmp(fs->keys[i], key))
+	for (unsigned int i = 0; i < fs->nr; i++) {
+		if (fs->kinds[i] == d->kind && !strcmp(fs->keys[i], key)) {
+			fs->hits[i]++;
 			return;
-	if (fs->nr == FINDINGS_MAX)
+		}
+	}
+	if (fs->nr == FINDINGS_MAX) {
+		fs->unlisted++;	/* may count one finding twice: it is not kept to compare */
 		return;
+	}
 	fs->kinds[fs->nr] = d->kind;
+	fs->hits[fs->nr] = 1;
+	fs->va[fs->nr] = d->va;
+	fs->level[fs->nr] = d->level;
 	snprintf(fs->keys[fs->nr], sizeof(fs->keys[0]), "%s", key);
 	snprintf(fs->msgs[fs->nr], sizeof(fs->msgs[0]), "%s", d->message);
 	fs->nr++;
 }
 
-/* After each operation the invariants are checked, so a broken one is tied to it. */
+/* Whether operation op of s is inside a repeat loop. */
+static bool in_loop(const struct scenario *s, size_t op)
+{
+	int depth = 0;
+
+	for (size_t i = 0; i < op && i < s->nr; i++)
+		depth += s->ops[i].kind == S_REPEAT ? 1 : s->ops[i].kind == S_END ? -1 : 0;
+	return depth > 0;
+}
+
+/* After an operation the invariants are checked, so a broken one is tied to it. */
 void findings_hook(void *arg, struct ptsim_machine *m, size_t op, bool after)
 {
 	struct findings *fs = arg;
 	uint64_t v;
 
+	if (!fs->check) {
+		fs->op = op;
+		return;
+	}
+	if (fs->every_op) {
+		fs->op = op;
+		if (after && op < fs->s->nr)
+			ptsim_check_invariants(m, &v);
+		return;
+	}
+	if (fs->loop_ran && (op == fs->s->nr || !in_loop(fs->s, op))) {
+		/* a loop ended: check what it left, tied to "the last loop" */
+		fs->op = fs->s->nr;
+		fs->loop_ran = false;
+		ptsim_check_invariants(m, &v);
+	}
+	if (op == fs->s->nr)
+		return;
 	fs->op = op;
-	if (after)
+	if (in_loop(fs->s, op))
+		fs->loop_ran = true;
+	else if (after)
 		ptsim_check_invariants(m, &v);
 }

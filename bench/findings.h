@@ -17,17 +17,36 @@
 struct findings {
 	const struct scenario *s;	/* the scenario being run */
 	size_t op;			/* the operation in progress */
+	bool check;			/* check the invariants (findings_hook) */
+	/*
+	 * Check after every operation, in loops too (the audit). Otherwise
+	 * (run): after each operation outside a loop and after each outermost
+	 * loop as a whole, which keeps long loops fast.
+	 */
+	bool every_op;
+	bool loop_ran;			/* an operation in a loop ran since the last check */
+	bool keep_warn;			/* list the kernel's WARN_ONs too (run), not only count them */
 	unsigned int nr;
+	unsigned int unlisted;		/* distinct findings past FINDINGS_MAX: counted, not kept */
+	uint64_t total[PTSIM_DIAG__COUNT];	/* every diagnostic, per kind */
 	enum ptsim_diag_kind kinds[FINDINGS_MAX];
+	uint64_t hits[FINDINGS_MAX];	/* how often each distinct finding was reported */
+	uint64_t va[FINDINGS_MAX];	/* where it was first reported */
+	int level[FINDINGS_MAX];
 	char keys[FINDINGS_MAX][192];
-	char msgs[FINDINGS_MAX][96];
+	char msgs[FINDINGS_MAX][256];
 };
 
-/* Start collecting for a run of s. */
+/* Start collecting for a run of s, checking the invariants after every operation. */
 void findings_reset(struct findings *f, const struct scenario *s);
+/* Every diagnostic of the run, all kinds. */
+uint64_t findings_total(const struct findings *f);
 /* The diagnostic handler (arg: the struct findings). */
 void findings_diag(const struct ptsim_diag *d, void *arg);
-/* The scenario hook: the invariants checked after every operation. */
+/*
+ * The scenario hook: the invariants checked after operations (unless
+ * !f->check; see every_op). op == f->s->nr: the end of the run.
+ */
 void findings_hook(void *arg, struct ptsim_machine *m, size_t op, bool after);
 
 #endif

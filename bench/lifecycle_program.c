@@ -7,6 +7,7 @@
  * the model's and the error. These are predictions: no profile constant is
  * fitted on them, and none has a target (no publication gives a tolerance).
  */
+#include "caveats.h"
 #include "rows.h"
 
 #include <errno.h>
@@ -505,15 +506,25 @@ static double error_pct(double simulated, double published)
 static void print_json_number(double v, bool valid)
 {
 	if (valid)
-		printf("%.6g", v);
+		json_double(v);
 	else
 		printf("null");
+}
+
+/* The kernels of a row's n variants, for its caveats. */
+static const char *const *kernels_of(const struct workload *w, unsigned int n,
+				     const char **out)
+{
+	for (unsigned int i = 0; i < n; i++)
+		out[i] = w->variants[i].kernel;
+	return out;
 }
 
 static void print_json_row(const struct workload *w, enum ptsim_cpu cpu, unsigned int n,
 			   const struct variant_result *res, bool first)
 {
 	const struct variant *v = w->variants;
+	const char *kernels[MAX_VARIANTS];
 	bool speed = res[0].have_value && res[n - 1].have_value && res[n - 1].ns > 0;
 
 	printf("%s  {\"id\": ", first ? "" : ",\n");
@@ -562,19 +573,44 @@ static void print_json_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 		}
 		printf("}");
 	}
-	printf("], \"speedup\": {\"published\": %.6g, \"simulated\": ",
-	       v[0].published / v[n - 1].published);
+	printf("], \"speedup\": {\"published\": ");
+	json_double(v[0].published / v[n - 1].published);
+	printf(", \"simulated\": ");
 	print_json_number(speed ? res[0].ns / res[n - 1].ns : 0, speed);
 	printf(", \"error_pct\": ");
 	print_json_number(speed ? error_pct(res[0].ns / res[n - 1].ns,
 					    v[0].published / v[n - 1].published) : 0, speed);
-	printf("}}");
+	printf("}");
+	print_caveats_json(w->id, kernels_of(w, n, kernels), n);
+	printf("}");
+}
+
+/* Words of text from column col on, wrapped at 80 columns with indent spaces. */
+static void print_wrapped(const char *text, unsigned int col, unsigned int indent, char sep)
+{
+	for (const char *t = text; *t;) {
+		size_t w = strcspn(t + 1, (char[]){ sep, 0 }) + 1;	/* a word and its separator */
+
+		if (col + w > 80 && col > indent) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+			if (*t == ' ') {
+				t++;
+				w--;
+			}
+		}
+		printf("%.*s", (int)w, t);
+		col += (unsigned int)w;
+		t += w;
+	}
+	printf("\n");
 }
 
 static void print_text_row(const struct workload *w, enum ptsim_cpu cpu, unsigned int n,
-			   const struct variant_result *res)
+			   const struct variant_result *res, bool wide)
 {
 	const struct variant *v = w->variants;
+	const char *kernels[MAX_VARIANTS];
 	char count[48];
 
 	if (w->metric == METRIC_MICROSECONDS)
@@ -582,8 +618,17 @@ static void print_text_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 	else
 		snprintf(count, sizeof(count), "%u iteration%s", w->iterations,
 			 w->iterations == 1 ? "" : "s");
-	printf("%s  [%s on %s; timed: %s; %s; %s]\n", w->id, w->what, ptsim_cpu_name(cpu),
-	       w->timed, count, metric_name(w->metric));
+	if (wide) {
+		printf("%s  [%s on %s; timed: %s; %s; %s]\n", w->id, w->what, ptsim_cpu_name(cpu),
+		       w->timed, count, metric_name(w->metric));
+	} else {
+		char head[512];
+
+		snprintf(head, sizeof(head), " [%s on %s; timed: %s; %s; %s]", w->what,
+			 ptsim_cpu_name(cpu), w->timed, count, metric_name(w->metric));
+		printf("%s", w->id);
+		print_wrapped(head, (unsigned int)strlen(w->id), 2, ' ');
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		char sim[24] = "n/a", err[16] = "", ms[24] = "n/a";
 
@@ -593,17 +638,33 @@ static void print_text_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 			snprintf(err, sizeof(err), "%+.1f%%", error_pct(res[i].value, v[i].published));
 		if (!res[i].err)
 			snprintf(ms, sizeof(ms), "%.4g", res[i].ns / 1e6);
-		printf("  %-4s %-44s %10.4g %10s %9s %10s  %s\n", "pred", v[i].label,
-		       v[i].published, sim, err, ms, v[i].kernel);
+		if (wide) {
+			printf("  %-4s %-44s %10.4g %10s %9s %10s  %s\n", "pred", v[i].label,
+			       v[i].published, sim, err, ms, v[i].kernel);
+		} else {
+			/* 80 columns: a long name on a line of its own, the kernel under it */
+			if (strlen(v[i].label) > 38)
+				printf("  %s\n  %-38s", v[i].label, "");
+			else
+				printf("  %-38s", v[i].label);
+			printf(" %9.4g %9s %8s %10s\n", v[i].published, sim, err, ms);
+			printf("    as ");
+			print_wrapped(v[i].kernel, 7, 8, ',');
+		}
 		if (res[i].missing[0])
 			printf("       (needs feature %s, not in this build)\n", res[i].missing);
 	}
 	if (res[0].have_value && res[n - 1].have_value && res[n - 1].ns > 0) {
 		double pub = v[0].published / v[n - 1].published, s = res[0].ns / res[n - 1].ns;
 
-		printf("  %-4s %-44s %10.4g %10.4g %+8.1f%%\n", "pred", "speed-up, first / last",
-		       pub, s, error_pct(s, pub));
+		if (wide)
+			printf("  %-4s %-44s %10.4g %10.4g %+8.1f%%\n", "pred", "speed-up, first / last",
+			       pub, s, error_pct(s, pub));
+		else
+			printf("  %-38s %9.4g %9.4g %+7.1f%%\n", "speed-up, first / last", pub, s,
+			       error_pct(s, pub));
 	}
+	print_caveats(w->id, kernels_of(w, n, kernels), n, 2);
 	printf("\n");
 }
 
@@ -613,11 +674,12 @@ int cmd_predict(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "cpu", required_argument, NULL, 'c' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *only = NULL;
-	bool json = false, first = true, have_cpu = false;
+	bool json = false, first = true, have_cpu = false, wide = false;
 	enum ptsim_cpu cpu_override = PTSIM_CPU_NEOVERSE_N1;
 	int c;
 
@@ -626,6 +688,7 @@ int cmd_predict(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
+		case 'W': wide = true; break;
 		case 'o': only = optarg; break;
 		case 'c':
 			if (ptsim_cpu_lookup(optarg, &cpu_override)) {
@@ -646,12 +709,18 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "ptsim-bench predict: unexpected argument %s\n", argv[optind]);
 		return command_usage("predict", stderr);
 	}
-	if (json)
+	if (json) {
+		json_begin("predict", "rows");
 		printf("[\n");
-	else
+	} else if (wide) {
 		printf("%-4s %-44s %10s %10s %9s %10s  %s\n\n", "role",
 		       "kernel (as the publication names it)", "published", "simulated", "error",
 		       "time (ms)", "modelled as (preset,+/-feature)");
+	} else {
+		printf("  %-38s %9s %9s %8s %10s\n    as %s\n\n",
+		       "kernel (as the publication names it)", "published", "simulated", "error",
+		       "time (ms)", "the kernel modelled: preset,+/-feature");
+	}
 	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
 		const struct workload *w = &workloads[i];
 		enum ptsim_cpu cpu = have_cpu ? cpu_override : w->cpu;
@@ -682,15 +751,16 @@ int cmd_predict(int argc, char **argv)
 		if (json)
 			print_json_row(w, cpu, n, res, first);
 		else
-			print_text_row(w, cpu, n, res);
+			print_text_row(w, cpu, n, res, wide);
 		first = false;
 	}
-	if (json)
-		printf("\n]\n");
-	else
+	if (json) {
+		printf("\n]");
+		json_end();
+	} else
 		printf("Predictions: no constant is fitted on these rows and none has a target.\n"
-		       "Kernels: v6.8 has no contpte (CONFIG_ARM64_CONTPTE came with v6.9); "
-		       "v6.9-midpoint is v6.9's core-mm\nbatching without contpte (v6.9 built with "
+		       "Kernels: v6.8 has no contpte (CONFIG_ARM64_CONTPTE came with v6.9);\n"
+		       "v6.9-midpoint is v6.9's core-mm batching without contpte (v6.9 built with\n"
 		       "CONFIG_ARM64_CONTPTE=n).\n"
 		       "Methods and sources: doc/workloads.md (lifecycle).\n");
 	return 0;

@@ -245,7 +245,7 @@ static void list_cpus(bool json)
 			json_string(ci.name);
 			printf(", \"model\": ");
 			json_string(ci.model);
-			printf(", \"freq_ghz\": %g, \"tlbirange\": %s, \"bbm_level\": %u, "
+			printf(", \"freq_ghz\": %.15g, \"tlbirange\": %s, \"bbm_level\": %u, "
 			       "\"bbml2_noabort\": %s, \"hafdbs\": %s}",
 			       ci.freq_ghz, ci.tlbirange ? "true" : "false", ci.bbm_level,
 			       ci.bbml2_noabort ? "true" : "false", ci.hafdbs ? "true" : "false");
@@ -429,12 +429,12 @@ int cmd_list(int argc, char **argv)
 	if (!what)
 		what = LIST_CPUS | LIST_FEATURES | LIST_PRESETS | LIST_EVENTS;
 	if (json)
-		printf("{");
+		json_begin("list", NULL);
 	for (unsigned int k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !status; k++) {
 		if (!(what & kinds[k].bit))
 			continue;
 		if (json)
-			printf("%s\n  \"%s\": [", first ? "" : ",", kinds[k].name);
+			printf(",\n  \"%s\": [", kinds[k].name);
 		else if (!first)
 			printf("\n");
 		first = false;
@@ -447,7 +447,9 @@ int cmd_list(int argc, char **argv)
 		if (json)
 			printf("\n  ]");
 	}
-	if (json)
-		printf("\n}\n");
+	if (json) {
+		printf("\n");
+		json_end();
+	}
 	return status;
 }

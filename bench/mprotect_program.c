@@ -267,26 +267,31 @@ void mprotect_print_40(bool json)
 			if (mprotect_program_at((enum mprotect_state)st, b, 40, &r[st][b]))
 				return;
 	if (!json) {
-		printf("\nThe mprotect program at exactly 40 iterations (predictions; nothing was "
+		printf("\nThe mprotect program at exactly 40 iterations (predictions; nothing was\n"
 		       "published for 40):\n");
 		printf("  %-4s %12s %12s %9s\n", "", "before (s)", "after (s)", "speed-up");
 	}
 	for (int st = 0; st < NR_STATES; st++) {
 		double before = r[st][0].seconds, after = r[st][1].seconds;
 
-		if (json)
+		if (json) {
 			printf(",\n  {\"id\": \"mprotect.m3.%s_speedup@40\", \"role\": \"prediction\", "
-			       "\"published\": null, \"simulated\": %.6g, \"before_s\": %.6g, "
-			       "\"after_s\": %.6g, \"target\": null}", names[st], before / after, before,
-			       after);
-		else
+			       "\"published\": null, \"simulated\": ", names[st]);
+			json_double(before / after);
+			printf(", \"before_s\": ");
+			json_double(before);
+			printf(", \"after_s\": ");
+			json_double(after);
+			printf(", \"target\": null}");
+		} else
 			printf("  %-4s %12.3f %12.3f %9.3f\n", names[st], before, after, before / after);
 	}
-	if (json)
+	if (json) {
 		printf(",\n  {\"id\": \"mprotect.m3.t1_over_t3_before@40\", \"role\": \"prediction\", "
-		       "\"published\": null, \"simulated\": %.6g, \"target\": null}",
-		       r[0][0].seconds / r[2][0].seconds);
-	else
+		       "\"published\": null, \"simulated\": ");
+		json_double(r[0][0].seconds / r[2][0].seconds);
+		printf(", \"target\": null}");
+	} else
 		printf("  t1/t3 before: %.3f; the rows above use the fitted count, %u iterations\n",
 		       r[0][0].seconds / r[2][0].seconds, mprotect_iterations());
 }

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -34,14 +36,48 @@ void json_string(const char *s)
 	putchar('"');
 }
 
+void json_begin(const char *command, const char *member)
+{
+	printf("{\"schema_version\": %d, \"ptsim_version\": ", JSON_SCHEMA_VERSION);
+	json_string(ptsim_version());
+	printf(", \"command\": ");
+	json_string(command);
+	if (member)
+		printf(", \"%s\": ", member);
+}
+
+void json_end(void)
+{
+	printf("}\n");
+}
+
+void json_double(double v)
+{
+	char buf[32];
+
+	if (!isfinite(v)) {
+		printf("null");
+		return;
+	}
+	/* the fewest digits that read back as v: 4.05, not 4.0499999999999998 */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	printf("%s", buf);
+}
+
 const struct command commands[] = {
-	{ "reproduce", cmd_reproduce, "[--json] [--svg FILE] [--only PREFIX] [--detail ID] [--check]",
+	{ "reproduce", cmd_reproduce,
+	  "[--json] [--svg FILE] [--only PREFIX] [--detail ID] [--check] [--wide]",
 	  "every modelled published result: published vs simulated",
 	  "  --json         the rows as JSON instead of the table\n"
 	  "  --svg FILE     also draw each row's error against its target band into FILE\n"
 	  "  --only PREFIX  only the rows whose id starts with PREFIX (e.g. mprotect.)\n"
 	  "  --detail ID    one row: its counts before and after, event by event\n"
-	  "  --check        exit 3 when a row misses its target, naming each on stderr\n" },
+	  "  --check        exit 3 when a row misses its target, naming each on stderr\n"
+	  "  --wide         one line per row, up to 100 columns (default: 80 columns)\n" },
 	{ "cpus", cmd_cpus, "[--json]", "CPU descriptions and every cost-profile constant with its source",
 	  "  --json         as JSON\n" },
 	{ "list", cmd_list, "[cpus|features|presets|events]... [--json]",
@@ -54,7 +90,8 @@ const struct command commands[] = {
 	  "  --json         as one JSON object with a member per list\n" },
 	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
 	{ "run", cmd_run,
-	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N] [--findings] [--json]",
+	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N]\n"
+	  "       [--no-check-invariants] [--check] [--findings] [--wide] [--json]",
 	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
 	  "  FILE           the scenario (doc/scenario.md)\n"
 	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
@@ -64,7 +101,11 @@ const struct command commands[] = {
 	  "                 to switch one on/off; repeat to compare kernels (at most 8)\n"
 	  "                 (names: ptsim-bench list presets features)\n"
 	  "  --max-work N   stop a run after N units of simulated work (a positive number)\n"
-	  "  --findings     record break-before-make and invariant findings per run\n"
+	  "  --no-check-invariants  do not check the model's invariants after each operation\n"
+	  "                 (break-before-make and TLB diagnostics are still counted)\n"
+	  "  --check        exit 3 when any run reported a diagnostic, counting them on stderr\n"
+	  "  --findings     accepted for older scripts: diagnostics are always listed\n"
+	  "  --wide         each checkpoint's events on one line (default: 80 columns)\n"
 	  "  --json         as JSON\n" },
 	{ "sweep", cmd_sweep,
 	  "FILE [--values LIST] [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--checkpoint NAME] [--csv|--json]",
@@ -88,11 +129,12 @@ const struct command commands[] = {
 	  "                 (default v6.16,v6.17,v6.18,v6.19,patched; ptsim-bench list presets)\n"
 	  "  --reproducers DIR  write each finding's shrunk scenario into DIR\n"
 	  "  --json         as JSON\n" },
-	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME]",
+	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME] [--wide]",
 	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)",
 	  "  --json         as JSON\n"
 	  "  --only PREFIX  only the workloads whose id starts with PREFIX\n"
-	  "  --cpu NAME     price every workload on this CPU instead of the published one\n" },
+	  "  --cpu NAME     price every workload on this CPU instead of the published one\n"
+	  "  --wide         one line per kernel, with the feature spec (default: 80 columns)\n" },
 	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's",
 	  "  --json         as JSON\n" },
 };

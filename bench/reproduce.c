@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* ptsim-bench reproduce: published vs simulated for every modelled result. */
+#include "caveats.h"
 #include "rows.h"
 
 #include <errno.h>
@@ -97,71 +98,107 @@ static bool has_mprotect_rows(const struct outcome *o, unsigned int n)
 	return false;
 }
 
-/* One line per row, 100 columns at most; metric, source and citation are in --detail and --json. */
-static void print_table(const struct outcome *o, unsigned int n)
+/*
+ * One line per row; metric, source and citation are in --detail and --json.
+ * 80 columns: an id longer than the column gets a line of its own (--wide:
+ * one line per row, up to 100 columns).
+ */
+static void print_table(const struct outcome *o, unsigned int n, bool wide)
 {
 	struct summary s = summarise(o, n);
+	int idw = wide ? 46 : 28;
+	const char **ids = calloc(n ? n : 1, sizeof(*ids));
 
-	printf("%-46s %-4s %10s %10s %7s  %s\n", "id", "role", "published", "simulated", "error",
+	printf("%-*s %-4s %10s %10s %7s  %s\n", idw, "id", "role", "published", "simulated", "error",
 	       "target");
 	for (unsigned int i = 0; i < n; i++) {
 		const struct published *r = o[i].row;
 		char target[48];
 
+		const char *id = r->id;
+
 		if (o[i].err) {
-			printf("%-46s simulation failed: %s\n", r->id, ptsim_strerror(o[i].err));
+			printf("%-*s simulation failed: %s\n", idw, r->id, ptsim_strerror(o[i].err));
 			continue;
 		}
+		if ((int)strlen(id) > idw) {
+			printf("%s\n", id);
+			id = "";
+		}
 		target_text(&o[i], target, sizeof(target));
-		printf("%-46s %-4s %10.6g %10.6g %+6.1f%%  %s\n", r->id, o[i].fitted ? "fit" : "pred",
+		printf("%-*s %-4s %10.6g %10.6g %+6.1f%%  %s\n", idw, id, o[i].fitted ? "fit" : "pred",
 		       r->value, o[i].res.simulated, o[i].error_pct, target);
 	}
-	printf("\nfits:        %u of %u within 5%% (a profile constant or the mprotect iteration count "
-	       "was fitted\n             on each: they pass by construction)\n", s.fits_ok, s.fits);
+	for (unsigned int i = 0; ids && i < n; i++)
+		ids[i] = o[i].row->id;
+	if (ids)
+		print_caveats_of_rows(ids, n, 0);
+	free(ids);
+	printf("\nfits:        %u of %u within 5%% (a profile constant or the mprotect iteration\n"
+	       "             count was fitted on each: they pass by construction)\n", s.fits_ok, s.fits);
 	printf("predictions: %u of %u with a target within it; %u report only\n", s.pred_ok,
 	       s.pred_targets, s.predictions - s.pred_targets);
 	if (s.failed)
 		printf("failed:      %u rows could not be simulated\n", s.failed);
 	if (has_mprotect_rows(o, n))
 		mprotect_print_40(false);
-	printf("Each row's metric, source and per-event breakdown: ptsim-bench reproduce --detail ID\n");
+	printf("Each row's metric, source and per-event breakdown:\n  ptsim-bench reproduce --detail ID\n");
+}
+
+/* One row as a JSON object (reproduce --json and --detail ID --json). */
+static void print_row_json(const struct outcome *o)
+{
+	const struct published *r = o->row;
+
+	printf("{\"id\": ");
+	json_string(r->id);
+	printf(", \"source\": ");
+	json_string(r->source);
+	printf(", \"citation\": ");
+	json_string(r->citation);
+	printf(", \"cpu\": ");
+	json_string(r->cpu);
+	printf(", \"metric\": ");
+	json_string(r->metric);
+	printf(", \"published\": ");
+	json_double(r->value);
+	printf(", \"simulated\": ");
+	json_double(o->err ? NAN : o->res.simulated);
+	printf(", \"error_pct\": ");
+	json_double(o->err ? NAN : o->error_pct);
+	printf(", \"role\": \"%s\", \"target\": ", o->fitted ? "fit" : "prediction");
+	if (r->lo < r->hi) {
+		printf("{\"lo\": ");
+		json_double(r->lo);
+		printf(", \"hi\": ");
+		json_double(r->hi);
+		printf("}");
+	} else if (o->fitted || r->tol_pct > 0) {
+		printf("{\"max_abs_error_pct\": ");
+		json_double(o->fitted ? 5.0 : r->tol_pct);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	printf(", \"within_target\": %s",
+	       !o->has_target || o->err ? "null" : o->within ? "true" : "false");
+	print_caveats_json(r->id, NULL, 0);
+	printf("}");
 }
 
 static void print_json(const struct outcome *o, unsigned int n)
 {
+	json_begin("reproduce", "rows");
 	printf("[\n");
 	for (unsigned int i = 0; i < n; i++) {
-		const struct published *r = o[i].row;
-
-		printf("  {\"id\": ");
-		json_string(r->id);
-		printf(", \"source\": ");
-		json_string(r->source);
-		printf(", \"citation\": ");
-		json_string(r->citation);
-		printf(", \"cpu\": ");
-		json_string(r->cpu);
-		printf(", \"metric\": ");
-		json_string(r->metric);
-		if (o[i].err)
-			printf(", \"published\": %.6g, \"simulated\": null, \"error_pct\": null", r->value);
-		else
-			printf(", \"published\": %.6g, \"simulated\": %.6g, \"error_pct\": %.4f", r->value,
-			       o[i].res.simulated, o[i].error_pct);
-		printf(", \"role\": \"%s\", \"target\": ", o[i].fitted ? "fit" : "prediction");
-		if (r->lo < r->hi)
-			printf("{\"lo\": %.6g, \"hi\": %.6g}", r->lo, r->hi);
-		else if (o[i].fitted || r->tol_pct > 0)
-			printf("{\"max_abs_error_pct\": %g}", o[i].fitted ? 5.0 : r->tol_pct);
-		else
-			printf("null");
-		printf(", \"within_target\": %s}%s",
-		       !o[i].has_target || o[i].err ? "null" : o[i].within ? "true" : "false",
-		       i + 1 < n ? ",\n" : "");
+		printf("  ");
+		print_row_json(&o[i]);
+		printf("%s", i + 1 < n ? ",\n" : "");
 	}
 	if (has_mprotect_rows(o, n))
 		mprotect_print_40(true);
-	printf("\n]\n");
+	printf("\n]");
+	json_end();
 }
 
 /* The target as a band of signed error in percent; false for a report-only row. */
@@ -298,6 +335,51 @@ static void print_detail(const struct outcome *o)
 		exec_print_16k();
 }
 
+/*
+ * --detail ID --json: the row, then each event counted before or after with
+ * its count and predicted ns on the row's CPU (the --detail table's columns).
+ */
+static void print_detail_json(const struct outcome *o)
+{
+	const struct row_result *r = &o->res;
+	struct ptsim_prediction pb, pa;
+	enum ptsim_cpu cpu;
+	bool first = true;
+
+	json_begin("reproduce", "row");
+	print_row_json(o);
+	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu)) {
+		printf(", \"detail\": null");
+		json_end();
+		return;
+	}
+	ptsim_predict(cpu, r->granule, &r->before, &pb);
+	ptsim_predict(cpu, r->granule, &r->after, &pa);
+	printf(", \"detail\": {\"granule\": \"%uK\", \"before_label\": ",
+	       (1u << r->granule) / 1024);
+	json_string(r->before_label);
+	printf(", \"after_label\": ");
+	json_string(r->after_label);
+	printf(", \"before_ns\": ");
+	json_double(pb.total_ns);
+	printf(", \"after_ns\": ");
+	json_double(pa.total_ns);
+	printf(", \"events\": [");
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		if (!r->before.ev[e] && !r->after.ev[e])
+			continue;
+		printf("%s\n    {\"event\": \"%s\", \"before\": %llu, \"before_ns\": ", first ? "" : ",",
+		       ptsim_event_name((enum ptsim_event)e), (unsigned long long)r->before.ev[e]);
+		json_double(pb.event_ns[e]);
+		printf(", \"after\": %llu, \"after_ns\": ", (unsigned long long)r->after.ev[e]);
+		json_double(pa.event_ns[e]);
+		printf("}");
+		first = false;
+	}
+	printf("\n  ]}");
+	json_end();
+}
+
 static void list_ids(FILE *f)
 {
 	fprintf(f, "rows:\n");
@@ -313,12 +395,13 @@ int cmd_reproduce(int argc, char **argv)
 		{ "only", required_argument, NULL, 'o' },
 		{ "detail", required_argument, NULL, 'd' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *only = "", *svg = NULL, *detail = NULL;
 	FILE *svg_file = NULL;
-	bool json = false, check = false;
+	bool json = false, check = false, wide = false;
 	struct outcome *o;
 	unsigned int n = 0;
 	int status = 0, c;
@@ -332,6 +415,7 @@ int cmd_reproduce(int argc, char **argv)
 		case 'o': only = optarg; break;
 		case 'd': detail = optarg; break;
 		case 'c': check = true; break;
+		case 'W': wide = true; break;
 		case 'h': return command_usage("reproduce", stdout);
 		default:
 			if (optopt)
@@ -380,12 +464,14 @@ int cmd_reproduce(int argc, char **argv)
 			judge(&o[n]);
 		n++;
 	}
-	if (detail)
+	if (detail && json)
+		print_detail_json(&o[0]);
+	else if (detail)
 		print_detail(&o[0]);
 	else if (json)
 		print_json(o, n);
 	else
-		print_table(o, n);
+		print_table(o, n, wide);
 	if (svg_file && write_svg(svg_file, o, n)) {
 		fprintf(stderr, "reproduce: cannot write %s: %s\n", svg, strerror(errno));
 		status = 1;

@@ -69,6 +69,20 @@ int mprotect_state_create(enum mprotect_state state, bool batching, struct ptsim
 			  struct ptsim_mm **mm);
 /* Write s as a JSON string. */
 void json_string(const char *s);
+/*
+ * The JSON schema of every --json output (doc/json.md): one object that
+ * starts with schema_version, ptsim_version and command. json_begin prints
+ * that head, then `, "member": ` when member is not NULL (the command prints
+ * its value); json_end closes the object and the line.
+ */
+#define JSON_SCHEMA_VERSION 1
+void json_begin(const char *command, const char *member);
+void json_end(void);
+/*
+ * A double with every digit it needs to read back as the same double (%.15g
+ * to %.17g, the fewest that do); NaN or inf: null.
+ */
+void json_double(double v);
 int mprotect_rows(const struct published *row, struct row_result *out);
 
 /* The UFFDIO_MOVE compaction workload (bench/uffd_program.c). */

@@ -4,8 +4,10 @@
  * feature set asked for, with each checkpoint's counts and predicted time,
  * and the feature sets side by side (doc/scenario.md).
  */
+#include "caveats.h"
 #include "findings.h"
 #include "rows.h"
+#include "run_diff.h"
 #include "scenario.h"
 
 #include <ctype.h>
@@ -155,7 +157,8 @@ static void print_events_json(const struct ptsim_stats *s)
 	printf("}");
 }
 
-static void print_events_text(const struct ptsim_stats *s)
+/* name=count of each event counted, wrapped at 80 columns (--wide: on one line). */
+static void print_events_text(const struct ptsim_stats *s, bool wide)
 {
 	unsigned int col = 6;
 
@@ -168,7 +171,7 @@ static void print_events_text(const struct ptsim_stats *s)
 			continue;
 		n = snprintf(item, sizeof(item), "%s=%llu ", ptsim_event_name((enum ptsim_event)e),
 			     (unsigned long long)s->ev[e]);
-		if (col + (unsigned int)n > 98) {
+		if (!wide && col + (unsigned int)n > 80) {
 			printf("\n      ");
 			col = 6;
 		}
@@ -176,6 +179,197 @@ static void print_events_text(const struct ptsim_stats *s)
 		col += (unsigned int)n;
 	}
 	printf("\n");
+}
+
+/* "invariant 3, bbm-violation 1", or "none": the diagnostics of one run per kind. */
+static void print_diag_counts(const struct findings *f)
+{
+	unsigned int n = 0;
+
+	for (unsigned int k = 0; k < PTSIM_DIAG__COUNT; k++)
+		if (f->total[k])
+			printf("%s%s %llu", n++ ? ", " : "", ptsim_diag_kind_name((enum ptsim_diag_kind)k),
+			       (unsigned long long)f->total[k]);
+	if (!n)
+		printf("none");
+}
+
+/*
+ * Each distinct diagnostic once, labelled with the run's CPU, granule and
+ * kernel: its kind, how often it fired, the kernel call chain (the
+ * simulator's own frames dropped) and the message.
+ */
+static void print_findings_text(const struct findings *f, const char *label, bool checked)
+{
+	printf("  diagnostics: ");
+	print_diag_counts(f);
+	printf("%s\n", checked ? "" : " (invariants not checked: --no-check-invariants)");
+	for (unsigned int k = 0; k < f->nr; k++) {
+		bool keyed_by_op = f->kinds[k] == PTSIM_DIAG_INVARIANT || f->kinds[k] == PTSIM_DIAG_WARN;
+
+		printf("  [%s] %s x%llu\n    %s\n", label, ptsim_diag_kind_name(f->kinds[k]),
+		       (unsigned long long)f->hits[k], f->keys[k]);
+		if (!keyed_by_op)
+			printf("    %s\n", f->msgs[k]);
+		printf("    first at va 0x%llx, level %d\n", (unsigned long long)f->va[k], f->level[k]);
+	}
+	if (f->unlisted)
+		printf("  (%u more distinct diagnostics not listed)\n", f->unlisted);
+}
+
+static void print_findings_json(const struct findings *f)
+{
+	printf(", \"diagnostics\": {");
+	for (unsigned int k = 0; k < PTSIM_DIAG__COUNT; k++)
+		printf("%s\"%s\": %llu", k ? ", " : "", ptsim_diag_kind_name((enum ptsim_diag_kind)k),
+		       (unsigned long long)f->total[k]);
+	printf("}, \"findings\": [");
+	for (unsigned int k = 0; k < f->nr; k++) {
+		printf("%s{\"kind\": \"%s\", \"count\": %llu, \"chain\": ", k ? ", " : "",
+		       ptsim_diag_kind_name(f->kinds[k]), (unsigned long long)f->hits[k]);
+		json_string(f->keys[k]);
+		printf(", \"message\": ");
+		json_string(f->msgs[k]);
+		printf(", \"first_va\": %llu, \"level\": %d}", (unsigned long long)f->va[k], f->level[k]);
+	}
+	printf("], \"findings_unlisted\": %u", f->unlisted);
+}
+
+/* One run of the scenario: a CPU, a granule and a kernel. */
+struct one_run {
+	enum ptsim_cpu cpu;
+	enum ptsim_granule granule;
+	const char *set;
+	struct scn_result res;
+	struct findings fs;
+};
+
+#define RUN_AT(ci, gi, i) (((ci) * nr_grans + (gi)) * nr_sets + (i))
+
+static void run_label(const struct one_run *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %uK, %s", ptsim_cpu_name(r->cpu), (1u << r->granule) / 1024, r->set);
+}
+
+static void print_run_json(const struct one_run *r, bool first, bool checked)
+{
+	printf("%s\n  {\"cpu\": \"%s\", \"granule\": \"%uK\", \"features\": ", first ? "" : ",",
+	       ptsim_cpu_name(r->cpu), (1u << r->granule) / 1024);
+	json_string(r->set);
+	printf(", \"error\": ");
+	if (r->res.err)
+		json_string(r->res.msg);
+	else
+		printf("null");
+	printf(", \"checkpoints\": [");
+	for (size_t k = 0; k < r->res.nr_cp; k++) {
+		printf("%s{\"name\": ", k ? ", " : "");
+		json_string(r->res.cp[k].name);
+		printf(", \"ns\": ");
+		json_double(predict_ns(r->cpu, r->granule, &r->res.cp[k].stats));
+		printf(", \"events\": ");
+		print_events_json(&r->res.cp[k].stats);
+		printf("}");
+	}
+	printf("]");
+	printf(", \"invariants_checked\": %s", checked ? "true" : "false");
+	print_findings_json(&r->fs);
+	print_caveats_json(NULL, &r->set, 1);
+	printf("}");
+}
+
+static void print_run_text(const struct one_run *r, bool wide, bool checked)
+{
+	char label[96];
+
+	run_label(r, label, sizeof(label));
+	printf("%s%s\n", label, r->res.err ? " (stopped by an error)" : "");
+	for (size_t k = 0; k < r->res.nr_cp; k++) {
+		printf("  %-24s %14.3f us\n", r->res.cp[k].name,
+		       predict_ns(r->cpu, r->granule, &r->res.cp[k].stats) / 1e3);
+		print_events_text(&r->res.cp[k].stats, wide);
+	}
+	print_findings_text(&r->fs, label, checked);
+}
+
+/*
+ * The checkpoints' times side by side, one line per checkpoint and run, the
+ * speed-up labelled with the run it is against (the first): names whole, 80
+ * columns for kernel names up to 26 characters.
+ */
+static void print_times_of(struct one_run *const *r, unsigned int n, const char *what,
+			   bool by_cpu)
+{
+	char against[64];
+
+	snprintf(against, sizeof(against), "speed-up vs %s",
+		 by_cpu ? ptsim_cpu_name(r[0]->cpu) : r[0]->set);
+	if (by_cpu)
+		printf("%uK, %s: the CPUs compared\n", (1u << r[0]->granule) / 1024, r[0]->set);
+	printf("%s  %-16s %-26s %12s  %s\n", by_cpu ? "" : "\n", "checkpoint", what, "time (us)",
+	       against);
+	for (size_t k = 0; k < r[0]->res.nr_cp; k++) {
+		double t0 = predict_ns(r[0]->cpu, r[0]->granule, &r[0]->res.cp[k].stats);
+
+		for (unsigned int i = 0; i < n; i++) {
+			double t = k < r[i]->res.nr_cp ?
+				   predict_ns(r[i]->cpu, r[i]->granule, &r[i]->res.cp[k].stats) : 0;
+
+			printf("  %-16s %-26s %12.3f  x%.3f\n", i ? "" : r[0]->res.cp[k].name,
+			       by_cpu ? ptsim_cpu_name(r[i]->cpu) : r[i]->set, t / 1e3,
+			       t > 0 ? t0 / t : 0);
+		}
+	}
+}
+
+static void print_times(struct one_run *first, unsigned int n, const char *what)
+{
+	struct one_run *r[MAX_SETS];
+	const char *sets[MAX_SETS];
+
+	for (unsigned int i = 0; i < n; i++)
+		r[i] = &first[i];
+	print_times_of(r, n, what, false);
+	for (unsigned int i = 0; i < n; i++)
+		sets[i] = first[i].set;
+	print_caveats(NULL, sets, n, 2);
+}
+
+static void print_times_by_cpu(struct one_run *const *r, unsigned int n)
+{
+	print_times_of(r, n, "cpu", true);
+}
+
+/* Run b against run a, checkpoint by checkpoint (the same names in both). */
+static void compare(const struct one_run *a, const struct one_run *b, bool by_cpu, bool json,
+		    bool *first)
+{
+	char la[96], lb[96];
+
+	if (by_cpu) {
+		snprintf(la, sizeof(la), "%s", ptsim_cpu_name(a->cpu));
+		snprintf(lb, sizeof(lb), "%s", ptsim_cpu_name(b->cpu));
+	} else {
+		snprintf(la, sizeof(la), "%s", a->set);
+		snprintf(lb, sizeof(lb), "%s", b->set);
+	}
+	if (!json)
+		printf("%s -> %s on %s, %uK: per event\n", la, lb,
+		       by_cpu ? a->set : ptsim_cpu_name(a->cpu), (1u << a->granule) / 1024);
+	for (size_t k = 0; k < a->res.nr_cp && k < b->res.nr_cp; k++) {
+		struct diff_side sa = { la, a->cpu, a->granule, &a->res.cp[k].stats };
+		struct diff_side sb = { lb, b->cpu, b->granule, &b->res.cp[k].stats };
+
+		if (json) {
+			printf("%s\n  ", *first ? "" : ",");
+			run_diff_json(a->res.cp[k].name, &sa, &sb);
+			*first = false;
+		} else {
+			run_diff_text(a->res.cp[k].name, &sa, &sb, by_cpu);
+		}
+	}
+	if (!json)
+		printf("\n");
 }
 
 int cmd_run(int argc, char **argv)
@@ -186,7 +380,10 @@ int cmd_run(int argc, char **argv)
 		{ "features", required_argument, NULL, 'f' },
 		{ "max-work", required_argument, NULL, 'w' },
 		{ "findings", no_argument, NULL, 'F' },
+		{ "no-check-invariants", no_argument, NULL, 'n' },
+		{ "check", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -194,7 +391,11 @@ int cmd_run(int argc, char **argv)
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
-	bool json = false, first = true, want_findings = false;
+	bool json = false, first = true, check_invariants = true, check = false, wide = false;
+	enum ptsim_granule gran_order[3];
+	unsigned int nr_grans, nr_runs;
+	struct one_run *runs;
+	uint64_t nr_diags = 0;
 	struct scenario s;
 	char err[256], *text;
 	size_t len;
@@ -230,8 +431,11 @@ int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
-		case 'F': want_findings = true; break;
+		case 'F': break;	/* findings are always listed now; kept for scripts */
+		case 'n': check_invariants = false; break;
+		case 'C': check = true; break;
 		case 'j': json = true; break;
+		case 'W': wide = true; break;
 		case 'h': return command_usage("run", stdout);
 		default:
 			if (optopt)
@@ -277,114 +481,106 @@ int cmd_run(int argc, char **argv)
 		scenario_free(&s);
 		return 2;
 	}
-	if (json)
+	nr_grans = 0;
+	for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2)
+		if (granules & (1u << gr))
+			gran_order[nr_grans++] = (enum ptsim_granule)gr;
+	nr_runs = nr_cpus * nr_grans * nr_sets;
+	runs = calloc(nr_runs, sizeof(*runs));
+	if (!runs) {
+		scenario_free(&s);
+		return 1;
+	}
+	if (json) {
+		json_begin("run", "runs");
 		printf("[");
-	else
-		lim.query_out = stdout;	/* pagemap and vmas print as each run reaches them */
+	} else {
+		lim.query_out = stdout;	/* pagemap, vmas and ptdump print as each run reaches them */
+	}
 	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
 		enum ptsim_cpu cpu = cpu_order[ci];	/* in the order --cpu names them */
 
-		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
-			struct scn_result res[MAX_SETS];
-			struct findings fs[MAX_SETS];
+		for (unsigned int gi = 0; gi < nr_grans; gi++) {
+			enum ptsim_granule gr = gran_order[gi];
 			struct scn_machine mc = s.machine;
 
-			if (!(granules & (1u << gr)))
-				continue;
 			mc.cpu = cpu;
-			mc.granule = (enum ptsim_granule)gr;
+			mc.granule = gr;
 			if (gr != s.machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
 				mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
 			for (unsigned int i = 0; i < nr_sets; i++) {
+				struct one_run *r = &runs[RUN_AT(ci, gi, i)];
+
 				progress("running %s on %s, %uK, %s", argv[optind], ptsim_cpu_name(mc.cpu),
 					 (1u << gr) / 1024, sets[i]);
-				findings_reset(&fs[i], &s);
-				if (scenario_run(&s, &mc, sets[i], want_findings ? findings_diag : NULL, &fs[i],
-						 want_findings ? findings_hook : NULL, &fs[i], &lim, &res[i])) {
+				r->cpu = cpu;
+				r->granule = gr;
+				r->set = sets[i];
+				findings_reset(&r->fs, &s);
+				r->fs.check = check_invariants;
+				r->fs.keep_warn = true;
+				r->fs.every_op = false;	/* after each loop, not each iteration */
+				if (scenario_run(&s, &mc, sets[i], findings_diag, &r->fs, findings_hook,
+						 &r->fs, &lim, &r->res)) {
 					fprintf(stderr, "%s:%s%s\n", argv[optind],
-						res[i].msg[0] ? res[i].msg : " failed",
-						strstr(res[i].msg, "work budget") ? " (--max-work)" : "");
+						r->res.msg[0] ? r->res.msg : " failed",
+						strstr(r->res.msg, "work budget") ? " (--max-work)" : "");
 					status = 1;
 				}
+				nr_diags += findings_total(&r->fs);
 			}
 			for (unsigned int i = 0; i < nr_sets; i++) {
+				struct one_run *r = &runs[RUN_AT(ci, gi, i)];
+
 				if (json) {
-					printf("%s\n  {\"cpu\": \"%s\", \"granule\": \"%uK\", \"features\": ",
-					       first ? "" : ",", ptsim_cpu_name(mc.cpu), (1u << gr) / 1024);
-					json_string(sets[i]);
-					printf(", \"error\": ");
-					if (res[i].err)
-						json_string(res[i].msg);
-					else
-						printf("null");
-					printf(", \"checkpoints\": [");
-					for (size_t k = 0; k < res[i].nr_cp; k++) {
-						printf("%s{\"name\": ", k ? ", " : "");
-						json_string(res[i].cp[k].name);
-						printf(", \"ns\": %.6g, \"events\": ",
-						       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats));
-						print_events_json(&res[i].cp[k].stats);
-						printf("}");
-					}
-					printf("]");
-					if (want_findings) {
-						printf(", \"findings\": [");
-						for (unsigned int k = 0; k < fs[i].nr; k++) {
-							printf("%s{\"kind\": \"%s\", \"chain\": ", k ? ", " : "",
-							       ptsim_diag_kind_name(fs[i].kinds[k]));
-							json_string(fs[i].keys[k]);
-							printf(", \"message\": ");
-							json_string(fs[i].msgs[k]);
-							printf("}");
-						}
-						printf("]");
-					}
-					printf("}");
+					print_run_json(r, first, check_invariants);
 					first = false;
 					continue;
 				}
-				printf("%s, %uK, %s%s\n", ptsim_cpu_name(mc.cpu), (1u << gr) / 1024, sets[i],
-				       res[i].err ? " (stopped by an error)" : "");
-				for (size_t k = 0; k < res[i].nr_cp; k++) {
-					printf("  %-24s %14.3f us\n", res[i].cp[k].name,
-					       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
-					print_events_text(&res[i].cp[k].stats);
-				}
-				if (want_findings && !fs[i].nr)
-					printf("  no findings\n");
-				for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)
-					printf("  finding: %s %s\n    %s\n",
-					       ptsim_diag_kind_name(fs[i].kinds[k]), fs[i].keys[k], fs[i].msgs[k]);
+				print_run_text(r, wide, check_invariants);
 			}
-			if (!json && nr_sets > 1) {
-				printf("\n  %-24s", "checkpoint (us)");
-				for (unsigned int i = 0; i < nr_sets; i++)
-					printf(" %14.14s", sets[i]);
-				printf("  speed-up vs the first\n");
-				for (size_t k = 0; k < res[0].nr_cp; k++) {
-					double t0 = predict_ns(mc.cpu, mc.granule, &res[0].cp[k].stats);
-
-					printf("  %-24s", res[0].cp[k].name);
-					for (unsigned int i = 0; i < nr_sets; i++)
-						printf(" %14.3f", k < res[i].nr_cp ?
-						       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3 : 0);
-					for (unsigned int i = 1; i < nr_sets; i++) {
-						double t = k < res[i].nr_cp ?
-							   predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) : 0;
-
-						printf("  x%.3f", t > 0 ? t0 / t : 0);
-					}
-					printf("\n");
-				}
-			}
+			if (!json && nr_sets > 1)
+				print_times(&runs[RUN_AT(ci, gi, 0)], nr_sets, "kernel");
 			if (!json)
 				printf("\n");
-			for (unsigned int i = 0; i < nr_sets; i++)
-				scn_result_free(&res[i]);
 		}
 	}
 	if (json)
-		printf("\n]\n");
+		printf("\n], \"comparisons\": [");
+	first = true;
+	/* each kernel against the first, on each CPU and granule */
+	for (unsigned int ci = 0; ci < nr_cpus; ci++)
+		for (unsigned int gi = 0; gi < nr_grans; gi++)
+			for (unsigned int i = 1; i < nr_sets; i++)
+				compare(&runs[RUN_AT(ci, gi, 0)], &runs[RUN_AT(ci, gi, i)], false, json,
+					&first);
+	/* each CPU against the first, with each kernel and granule */
+	for (unsigned int gi = 0; nr_cpus > 1 && gi < nr_grans; gi++) {
+		for (unsigned int i = 0; i < nr_sets; i++) {
+			struct one_run *by_cpu[PTSIM_CPU__COUNT];
+
+			for (unsigned int ci = 0; ci < nr_cpus; ci++)
+				by_cpu[ci] = &runs[RUN_AT(ci, gi, i)];
+			if (!json) {
+				print_times_by_cpu(by_cpu, nr_cpus);
+				printf("\n");
+			}
+			for (unsigned int ci = 1; ci < nr_cpus; ci++)
+				compare(by_cpu[0], by_cpu[ci], true, json, &first);
+		}
+	}
+	if (json) {
+		printf("]");
+		json_end();
+	}
+	for (unsigned int k = 0; k < nr_runs; k++)
+		scn_result_free(&runs[k].res);
+	free(runs);
 	scenario_free(&s);
+	if (check && nr_diags && !status) {
+		fprintf(stderr, "run: --check: %llu diagnostic%s\n", (unsigned long long)nr_diags,
+			nr_diags == 1 ? "" : "s");
+		status = 3;
+	}
 	return status;
 }

@@ -1375,6 +1375,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		}
 		events = v;
 	}
+	if (hook && !err)
+		hook(hook_arg, r.m, s->nr, true);	/* the end of the run */
 	ptsim_total_stats(r.m, &now);
 	if (!err && (!res->nr_cp || memcmp(&now, &last, sizeof(now)))) {
 		if (res->nr_cp == SCN_MAX_CHECKPOINTS) {

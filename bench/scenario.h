@@ -143,7 +143,10 @@ struct scn_limits {
 #define SCN_MAX_GUP_PAGES (UINT64_C(1) << 20)
 #define SCN_DEFAULT_MAX_WORK (UINT64_C(1) << 34)
 
-/* Called before and after each operation (op index), for the audit. */
+/*
+ * Called before and after each operation (op index), and once more after the
+ * last one with op == s->nr, for the audit and run's invariant checks.
+ */
 typedef void (*scn_hook)(void *arg, struct ptsim_machine *m, size_t op, bool after);
 
 /*

@@ -338,8 +338,10 @@ int cmd_speed(int argc, char **argv)
 	progress("80,000 mmaps");
 	double mmaps_s = many_mmaps_s();
 
-	if (json)
-		printf("{\"mprotect\": [\n");
+	if (json) {
+		json_begin("speed", "mprotect");
+		printf("[\n");
+	}
 	else
 		printf("%-4s %-6s %10s %12s %10s %12s %10s %10s %8s\n", "", "", "sim s", "PTE ops",
 		       "ns/op", "ops/s", "ns/access", "native s", "sim/nat");

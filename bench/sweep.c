@@ -72,8 +72,9 @@ static void print_run(struct sweep *w, const struct scn_machine *mc, const char 
 				continue;
 			printf("%s{\"name\": ", nr++ ? ", " : "");
 			json_string(res->cp[k].name);
-			printf(", \"ns\": %.17g, \"events\": {",
-			       predict_ns(mc->cpu, mc->granule, &res->cp[k].stats));
+			printf(", \"ns\": ");
+			json_double(predict_ns(mc->cpu, mc->granule, &res->cp[k].stats));
+			printf(", \"events\": {");
 			for (unsigned int e = 0, f = 0; e < PTSIM_EV__COUNT; e++)
 				if (res->cp[k].stats.ev[e])
 					printf("%s\"%s\": %llu", f++ ? ", " : "",
@@ -249,7 +250,8 @@ int cmd_sweep(int argc, char **argv)
 	if (w.format == SWEEP_CSV)
 		print_csv_header();
 	if (w.format == SWEEP_JSON) {
-		printf("{\"command\": \"sweep\", \"ptsim_version\": \"%s\", \"file\": ", ptsim_version());
+		json_begin("sweep", NULL);
+		printf(", \"file\": ");
 		json_string(w.file);
 		printf(", \"variable\": \"n\", \"runs\": [");
 	}
@@ -267,8 +269,10 @@ int cmd_sweep(int argc, char **argv)
 				status |= sweep_one(&w, mc, sets[i]);
 		}
 	}
-	if (w.format == SWEEP_JSON)
-		printf("\n]}\n");
+	if (w.format == SWEEP_JSON) {
+		printf("\n]");
+		json_end();
+	}
 	scenario_free(&s);
 	return status;
 }

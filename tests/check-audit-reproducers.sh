@@ -25,7 +25,7 @@ for g, name in zip(groups, files):
     assert text.split("\n", 2)[2] == g["scenario"], path
     r = subprocess.run([bench, "run", path, "--findings", "--json"], capture_output=True, text=True)
     assert r.returncode == 0, (path, r.returncode, r.stderr)
-    runs = json.loads(r.stdout)
+    runs = json.loads(r.stdout)["runs"]
     assert len(runs) == 1 and runs[0]["error"] is None, (path, runs)
     found = [(f["kind"], f["chain"]) for f in runs[0]["findings"]]
     assert (g["kind"], g["chain"]) in found, (path, found)

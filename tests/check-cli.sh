@@ -74,7 +74,8 @@ expect_line 2 "  presets: $presets" run "$scn" --features nosuch
 expect_line 2 "list: unknown list 'cpu'; valid: cpus, features, presets, events" list cpu
 # granules in any case; CPUs in the order asked
 expect_line 0 "neoverse-n1, 64K, baseline" run "$scn" --granule 64k --cpu neoverse-n1
-got=$("$bench" run "$scn" --granule 4k,64K --cpu neoverse-n1,apple-m3,neoverse-n1 2>/dev/null | grep '^[a-z]')
+got=$("$bench" run "$scn" --granule 4k,64K --cpu neoverse-n1,apple-m3,neoverse-n1 2>/dev/null |
+	grep -x '[a-z0-9-]*, [0-9]*K, [a-z0-9.]*')
 want="neoverse-n1, 4K, baseline
 neoverse-n1, 64K, baseline
 apple-m3, 4K, baseline
@@ -95,7 +96,7 @@ if [ "$got" != 1 ] || [ "$out" != "$want" ]; then
 	fail=1
 fi
 # reproduce --check names on stderr each row that misses (one line each), then exits 3
-out=$("$bench" reproduce --only uffd.android. --check 2>/dev/null)
+out=$("$bench" reproduce --only uffd.android. --check --wide 2>/dev/null)
 err=$("$bench" reproduce --only uffd.android. --check 2>&1 >/dev/null | grep -- '--check:')
 "$bench" reproduce --only uffd.android. --check >/dev/null 2>&1
 got=$?

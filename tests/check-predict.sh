@@ -21,8 +21,8 @@ if grep -v '^ptsim-bench: simulating ' "$out/a.err" "$out/b.err" | grep -q .; th
 fi
 "$python3" - "$out/a.json" "$out/b.json" "$out/a.txt" <<'PY' || fail=1
 import json, sys
-a = json.load(open(sys.argv[1]))
-b = {r["id"]: r for r in json.load(open(sys.argv[2]))}
+a = json.load(open(sys.argv[1]))["rows"]
+b = {r["id"]: r for r in json.load(open(sys.argv[2]))["rows"]}
 text = open(sys.argv[3]).read()
 bad = []
 def check(cond, what):

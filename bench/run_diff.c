@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/* ptsim-bench run: two runs' counts compared event by event (run_diff.h). */
+#include "run_diff.h"
+#include "rows.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void predict(const struct diff_side *s, struct ptsim_prediction *p)
+{
+	if (ptsim_predict(s->cpu, s->granule, s->stats, p)) {
+		p->total_ns = 0;
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			p->event_ns[e] = 0;
+	}
+}
+
+static double share(const struct ptsim_prediction *p, unsigned int e)
+{
+	return p->total_ns > 0 ? 100.0 * p->event_ns[e] / p->total_ns : 0;
+}
+
+void run_diff_text(const char *checkpoint, const struct diff_side *b, const struct diff_side *a,
+		   bool all_events)
+{
+	struct ptsim_prediction pb, pa;
+	unsigned int same = 0, listed = 0;
+	double same_share = 0;
+
+	predict(b, &pb);
+	predict(a, &pa);
+	printf("\n  %s: %s -> %s\n", checkpoint, b->label, a->label);
+	printf("  %-23s %10s %10s %10s %7s %13s\n", "", "", "", "", "", "time share %");
+	printf("  %-23s %10s %10s %10s %7s %6s %6s\n", "event", "before", "after", "delta",
+	       "ratio", "before", "after");
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		unsigned long long x = b->stats->ev[e], y = a->stats->ev[e];
+		char ratio[16];
+
+		if (x == y && (!all_events || !x)) {
+			same += x != 0;
+			same_share += share(&pa, e);
+			continue;
+		}
+		if (x)
+			snprintf(ratio, sizeof(ratio), (double)y / (double)x < 100 ? "%.3f" : "%.0f",
+				 (double)y / (double)x);
+		else
+			snprintf(ratio, sizeof(ratio), "new");
+		listed++;
+		printf("  %-23s %10llu %10llu %+10lld %7s %6.1f %6.1f\n",
+		       ptsim_event_name((enum ptsim_event)e), x, y, (long long)(y - x), ratio,
+		       share(&pb, e), share(&pa, e));
+	}
+	if (same)
+		printf("  (%s%u %sevents counted the same; %.1f%% of the time after)\n",
+		       listed ? "" : "all ", same, listed ? "more " : "", same_share);
+	printf("  %-23s %10.3f %10.3f %+10.3f %7.3f\n", "time (us)", pb.total_ns / 1e3,
+	       pa.total_ns / 1e3, (pa.total_ns - pb.total_ns) / 1e3,
+	       pb.total_ns > 0 ? pa.total_ns / pb.total_ns : 0);
+	if (pa.total_ns > 0)
+		printf("  speed-up (before / after): x%.3f\n", pb.total_ns / pa.total_ns);
+}
+
+void run_diff_json(const char *checkpoint, const struct diff_side *b, const struct diff_side *a)
+{
+	struct ptsim_prediction pb, pa;
+	const struct diff_side *side[2] = { b, a };
+	bool first = true;
+
+	predict(b, &pb);
+	predict(a, &pa);
+	printf("{\"checkpoint\": ");
+	json_string(checkpoint);
+	for (int i = 0; i < 2; i++) {
+		printf(", \"%s\": {\"label\": ", i ? "after" : "before");
+		json_string(side[i]->label);
+		printf(", \"cpu\": \"%s\", \"granule\": \"%uK\", \"ns\": ",
+		       ptsim_cpu_name(side[i]->cpu), (1u << side[i]->granule) / 1024);
+		json_double(i ? pa.total_ns : pb.total_ns);
+		printf("}");
+	}
+	printf(", \"speedup\": ");
+	json_double(pa.total_ns > 0 ? pb.total_ns / pa.total_ns : NAN);
+	printf(", \"events\": [");
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		unsigned long long x = b->stats->ev[e], y = a->stats->ev[e];
+
+		if (!x && !y)
+			continue;
+		printf("%s{\"event\": \"%s\", \"before\": %llu, \"after\": %llu, \"delta\": %lld, "
+		       "\"ratio\": ", first ? "" : ", ", ptsim_event_name((enum ptsim_event)e), x, y,
+		       (long long)(y - x));
+		json_double(x ? (double)y / (double)x : NAN);
+		printf(", \"before_ns\": ");
+		json_double(pb.event_ns[e]);
+		printf(", \"after_ns\": ");
+		json_double(pa.event_ns[e]);
+		printf(", \"before_share_pct\": ");
+		json_double(share(&pb, e));
+		printf(", \"after_share_pct\": ");
+		json_double(share(&pa, e));
+		printf("}");
+		first = false;
+	}
+	printf("]}");
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptsim-bench run with two or more kernels or CPUs: the counts of one
+ * checkpoint of two runs compared event by event, as `perf diff` compares two
+ * profiles (doc/scenario.md, "Comparisons").
+ */
+#ifndef PTSIM_BENCH_RUN_DIFF_H
+#define PTSIM_BENCH_RUN_DIFF_H
+
+#include <stdbool.h>
+#include <ptsim/ptsim.h>
+
+/* One side of a comparison: what ran, on which CPU, and its counts. */
+struct diff_side {
+	const char *label;		/* "v6.8", or "apple-m3" */
+	enum ptsim_cpu cpu;
+	enum ptsim_granule granule;
+	const struct ptsim_stats *stats;
+};
+
+/*
+ * The text table: each event whose count differs (all_events: each event
+ * counted, for CPUs compared, where the counts are mostly the same), with the count before and
+ * after, the delta, the ratio (after / before) and each side's share of its
+ * predicted time; then the events whose counts are equal on one line, and the
+ * times with the speed-up (before / after). Fits 80 columns.
+ */
+void run_diff_text(const char *checkpoint, const struct diff_side *before,
+		   const struct diff_side *after, bool all_events);
+/* The same as one JSON object, every event either side counted. */
+void run_diff_json(const char *checkpoint, const struct diff_side *before,
+		   const struct diff_side *after);
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/sh
+# ptsim-bench run: the invariant checker runs after each operation, each distinct
+# diagnostic is printed once with its CPU/granule/kernel label and counted per kind,
+# and --check exits 3 on one (issue 31 item 1).
+# Usage: check-run.sh PTSIM-BENCH SCENARIO-DIR
+set -u
+bench=$1
+scn=$2
+fail=0
+# has LINE OUTPUT: LINE exactly as one line of OUTPUT
+has() {
+	printf '%s\n' "$2" | grep -qxF -- "$1" || { echo "FAIL: no line: $1"; printf '%s\n' "$2" | head -40; fail=1; }
+}
+klm="$scn/kernel-linear-map.scn"
+
+# the v6.18 finding of doc/findings.md §2, labelled, counted; the 2026 fix has none
+out=$("$bench" run "$klm" --features v6.18 --features patched 2>/dev/null)
+got=$?
+[ "$got" = 0 ] || { echo "FAIL: run kernel-linear-map.scn -> $got (want 0 without --check)"; fail=1; }
+has "  diagnostics: invariant 1" "$out"
+has "  [ampereone, 4K, v6.18] invariant x1" "$out"
+has "    after set-memory: malformed contiguous group" "$out"
+has "    first at va 0xffff000004305000, level 3" "$out"
+[ "$(printf '%s\n' "$out" | grep -c '^  diagnostics: none$')" = 1 ] ||
+	{ echo "FAIL: patched is not clean"; fail=1; }
+# two kernels: the times side by side with the speed-up labelled, then a per-event diff
+has "  checkpoint       kernel                        time (us)  speed-up vs v6.18" "$out"
+has "                   patched                           5.564  x0.998" "$out"
+has "v6.18 -> patched on ampereone, 4K: per event" "$out"
+has "  set-memory: v6.18 -> patched" "$out"
+has "  event                       before      after      delta   ratio before  after" "$out"
+has "  pte_write                     1971       1987        +16   1.008   23.7   23.8" "$out"
+has "  (14 more events counted the same; 76.2% of the time after)" "$out"
+has "  time (us)                    5.553      5.564     +0.011   1.002" "$out"
+has "  speed-up (before / after): x0.998" "$out"
+# text fits 80 columns, also with two CPUs and two kernels
+wide=$("$bench" run "$scn/fork-cow.scn" --cpu apple-m3,neoverse-n1 --features v6.8 --features v6.17 2>/dev/null)
+long=$(printf '%s\n' "$wide" | awk 'length($0) > 80')
+[ -z "$long" ] || { echo "FAIL: run lines over 80 columns:"; printf '%s\n' "$long" | head -5; fail=1; }
+has "apple-m3 -> neoverse-n1 on v6.17, 4K: per event" "$wide"
+has "  fork: v6.8 -> v6.17" "$wide"
+has "  helper_call                      1       2049      +2048    2049    0.0    2.9" "$wide"
+# --wide: each checkpoint's events on one line
+n=$("$bench" run "$scn/fork-cow.scn" --wide 2>/dev/null | grep -c '^      pte_read=')
+[ "$n" = 5 ] || { echo "FAIL: --wide: $n event lines (want 5)"; fail=1; }
+[ "$("$bench" run "$scn/fork-cow.scn" --wide 2>/dev/null | grep -c '^      [a-z]')" = 5 ] ||
+	{ echo "FAIL: --wide wraps"; fail=1; }
+# no backtraces on stderr
+err=$("$bench" run "$klm" --features v6.18 2>&1 >/dev/null | grep -v '^ptsim-bench: running ')
+[ -z "$err" ] || { echo "FAIL: run writes diagnostics to stderr:"; printf '%s\n' "$err" | head; fail=1; }
+
+# --check: exit 3, one line on stderr; a clean run exits 0
+err=$("$bench" run "$klm" --features v6.18 --check 2>&1 >/dev/null | grep -v '^ptsim-bench: running ')
+"$bench" run "$klm" --features v6.18 --check >/dev/null 2>&1
+got=$?
+[ "$got" = 3 ] || { echo "FAIL: run --check with a diagnostic -> $got (want 3)"; fail=1; }
+[ "$err" = "run: --check: 1 diagnostic" ] || { echo "FAIL: run --check stderr: $err"; fail=1; }
+"$bench" run "$klm" --features patched --check >/dev/null 2>&1
+got=$?
+[ "$got" = 0 ] || { echo "FAIL: run --check, clean -> $got (want 0)"; fail=1; }
+
+# --no-check-invariants: the checker does not run, and says so
+out=$("$bench" run "$klm" --features v6.18 --no-check-invariants --check 2>/dev/null)
+got=$?
+[ "$got" = 0 ] || { echo "FAIL: --no-check-invariants --check -> $got (want 0)"; fail=1; }
+has "  diagnostics: none (invariants not checked: --no-check-invariants)" "$out"
+
+# the JSON carries the counts per kind and each finding with its count
+"$bench" run "$klm" --features v6.18 --features patched --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+a, b = d["runs"]
+assert a["invariants_checked"] is True, a
+assert a["diagnostics"] == {"invariant": 1, "bbm-violation": 0, "tlb-conflict": 0, "warn": 0,
+                            "bbm-conflict-risk": 0}, a["diagnostics"]
+assert [(f["kind"], f["count"], f["chain"]) for f in a["findings"]] == \
+    [("invariant", 1, "after set-memory: malformed contiguous group")], a["findings"]
+assert sum(b["diagnostics"].values()) == 0 and b["findings"] == [], b
+c = d["comparisons"]
+assert [x["checkpoint"] for x in c] == ["boot", "set-memory"], c
+sm = c[1]
+assert sm["before"]["label"] == "v6.18" and sm["after"]["label"] == "patched", sm
+ev = {e["event"]: e for e in sm["events"]}
+assert ev["pte_write"]["before"] == 1971 and ev["pte_write"]["after"] == 1987 and ev["pte_write"]["delta"] == 16, ev["pte_write"]
+assert abs(sm["speedup"] - sm["before"]["ns"] / sm["after"]["ns"]) < 1e-12, sm
+' || fail=1
+exit $fail
