@@ -57,6 +57,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_UFFD_PER_VMA_LOCK] = "\"userfaultfd: use per-vma locks in userfaultfd operations\"",
 	[PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO] = "COW reuse of a page of a PTE-mapped anon THP",
 	[PTSIM_FEAT_FOLIO_PTE_BATCH_CALL] = "folio_pte_batch() out of line: one call per batch",
+	[PTSIM_FEAT_MREMAP_MULTI_VMA] = "mremap() moves of several VMAs (remap_move)",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */

@@ -131,18 +131,28 @@ PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
 #define PTSIM_MREMAP_DONTUNMAP	0x4u
 
 /*
- * mremap of [old, old+old_len), which must lie inside one VMA, to new_len
- * bytes. Shrinking unmaps the tail; growing extends the VMA in place when the
- * space after it is free; otherwise, with MAYMOVE, the mapping moves (to
- * new_addr with FIXED, which unmaps what is there first; else to a free
- * range): whole PUD/PMD tables when old and new are aligned alike, else
- * move_ptes per extent, batched per folio with "mremap_pte_batching"; then
- * the old range is unmapped (kept, empty, with DONTUNMAP). *out (may be
- * NULL) is where the mapping is now. -EFAULT when the old range is not one
- * VMA's, -ENOMEM when it must move and may not or no space is free,
- * -EPERM for a FIXED new_addr below mmap_min_addr (4096, the kernel's default
+ * mremap of [old, old+old_len) to new_len bytes. Shrinking unmaps the tail
+ * (which may span several VMAs and holes: only [old, old+new_len) must lie
+ * in the VMA at old); growing extends the VMA in place when the space after
+ * it is free; otherwise, with MAYMOVE, the mapping moves (to new_addr with
+ * FIXED, which unmaps what is there first; else to a free range): whole
+ * PUD/PMD tables when old and new are aligned alike, else move_ptes per
+ * extent, batched per folio with "mremap_pte_batching"; then the old range
+ * is unmapped (kept, empty, with DONTUNMAP, which takes shared and file
+ * mappings too). What grows or moves must lie inside the VMA at old, except
+ * with "mremap_multi_vma" (v6.17): a FIXED move that keeps the size may
+ * span several VMAs and the holes between them, each VMA moved in turn to
+ * new_addr plus its offset (holes kept, the target unmapped only where a VMA
+ * lands). A uffd-registered VMA stops such a move with -EFAULT: when it is
+ * the first and more of the range follows, nothing moves; when it comes
+ * later, the VMAs before it have moved, as in the kernel, and the totals
+ * count that work. *out (may be NULL) is where the mapping is now. -EFAULT
+ * when no VMA is at old or the range passes its VMA's end, -ENOMEM when it
+ * must move and may not or no space is free, -EPERM for a FIXED new_addr
+ * below mmap_min_addr (4096, the kernel's default
  * CONFIG_DEFAULT_MMAP_MIN_ADDR; security_mmap_addr), -EINVAL for bad
- * arguments. Nothing changes on any of these.
+ * arguments (DONTUNMAP with old_len != new_len among them). Apart from that
+ * multi-VMA -EFAULT, nothing changes on any of these.
  */
 PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
 			   unsigned int flags, uint64_t new_addr, uint64_t *out);

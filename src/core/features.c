@@ -59,6 +59,8 @@ static const struct {
 	[PTSIM_FEAT_UFFD_PER_VMA_LOCK] = { "uffd_per_vma_lock", 6090 },
 	[PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO] = { "wp_reuse_large_anon_folio", 6150 },
 	[PTSIM_FEAT_FOLIO_PTE_BATCH_CALL] = { "folio_pte_batch_call", 6170 },
+	/* d23cb648e365 and its fix d50dabff4d1f, both in v6.17 */
+	[PTSIM_FEAT_MREMAP_MULTI_VMA] = { "mremap_multi_vma", 6170 },
 };
 
 /*
