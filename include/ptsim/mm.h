@@ -50,6 +50,21 @@ PTSIM_API int ptsim_mm_asid(const struct ptsim_mm *mm, unsigned int *out);
  * kernel treats a single-threaded process specially, as NUMA hinting does.
  */
 PTSIM_API int ptsim_mm_set_threads(struct ptsim_mm *mm, unsigned int threads);
+/*
+ * What a call that meets a hole part-way does. Off (the default): it changes
+ * nothing and returns -ENOMEM (libptsim's all-or-nothing contract). On: it
+ * does what the kernel does, for replaying a kernel test: ptsim_mprotect and
+ * ptsim_mlock / ptsim_munlock change the VMAs before the first hole, then
+ * return -ENOMEM (do_mprotect_pkey, apply_vma_lock_flags; mlock does not
+ * populate then); ptsim_madvise applies the advice to every VMA of the
+ * range, skipping the holes, then returns -ENOMEM (madvise_walk_vmas'
+ * unmapped_error). Either way no VMA at the range's start (mprotect, mlock)
+ * or none in it (madvise) is -ENOMEM with nothing changed, and with it on
+ * the totals count the work done before the -ENOMEM, as the kernel does it.
+ * A clone and a forked child keep the setting. -EINVAL for a NULL or kernel
+ * mm.
+ */
+PTSIM_API int ptsim_mm_set_kernel_errors(struct ptsim_mm *mm, bool on);
 /* Bytes of page-table pages this mm owns (mm_pgtables_bytes). */
 PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 
@@ -168,7 +183,9 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  * empty one (len 0 at an aligned start) succeeds doing nothing but the
  * syscall. -EINVAL when start + len wraps or passes the address space.
  * Errors that change nothing, totals included: -ENOMEM for a hole in the
- * range, when a VMA split runs out of memory, or (mlock) when the tables the
+ * range (with ptsim_mm_set_kernel_errors on: after the VMAs before the first
+ * hole were locked or unlocked, without the populate, as
+ * apply_vma_lock_flags does), when a VMA split runs out of memory, or (mlock) when the tables the
  * populate would need alone pass host_memory_limit. mlock's populate stops at
  * its first error and returns it as the syscall does
  * (__mlock_posix_error_return): -ENOMEM for a PROT_NONE VMA or a fault past

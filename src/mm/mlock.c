@@ -148,7 +148,8 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 {
 	const struct ptsim_geometry *g;
 	struct lock_flags f = { lock };
-	uint64_t *ranges = NULL, end;
+	bool lock_partial = false;
+	uint64_t *ranges = NULL, end, covered;
 	size_t nr = 0;
 	int err;
 
@@ -159,15 +160,22 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 	VALIDATE(start + len >= start && start + len <= (UINT64_C(1) << g->va_bits));
 	end = ALIGN_UP64(start + len, g->page_size);
 	start = ALIGN_DOWN64(start, g->page_size);
-	for (uint64_t a = start; a < end;) {
-		const struct vma *v = find_vma(mm, a);
-
-		if (!v || v->start > a)
-			return -ENOMEM;	/* a hole in the range */
-		a = v->end;
+	/*
+	 * A hole in the range is -ENOMEM. apply_vma_lock_flags (v6.12) locks or
+	 * unlocks the VMAs up to the first hole (mlock_fixup), then returns
+	 * -ENOMEM, and do_mlock does not populate; no VMA at start is -ENOMEM
+	 * before anything. The model does that with kernel_errors on; by
+	 * default it changes nothing.
+	 */
+	covered = covered_end(mm, start, end);
+	if (start < end && (covered == start || (covered < end && !mm->kernel_errors)))
+		return -ENOMEM;
+	if (covered < end) {
+		end = covered;
+		lock_partial = true;
 	}
 	/* a populate whose tables alone pass the host-memory limit fails before it starts */
-	if (lock && !mm_populate_fits_host(mm, start, end))
+	if (lock && !lock_partial && !mm_populate_fits_host(mm, start, end))
 		return -ENOMEM;
 	/* the parts whose VM_LOCKED changes (mlock_fixup does nothing for the others) */
 	ranges = malloc(2 * (mm->nr_vmas + 1) * sizeof(*ranges));
@@ -200,6 +208,11 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, bool lock
 		mlock_vma_pages_range(&w);
 	}
 	free(ranges);
+	if (lock_partial) {
+		op_keep_partial(mm->m);
+		op_end(mm->m, -ENOMEM);
+		return -ENOMEM;
+	}
 	if (lock)
 		err = __mm_populate(mm, start, end);
 	/*
