@@ -631,6 +631,76 @@ static void test_mremap_shapes(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * A MREMAP_FIXED move over two VMAs and the hole between them (remap_move,
+ * v6.17): each VMA is moved as its own mremap_to, so the call counts what
+ * moving the two in two calls counts, less one system call and one
+ * mmap_lock hold; the hole is kept at the target. Before v6.17 (v6.16) it is
+ * -EFAULT (vma_to_resize: "We can't remap across vm area boundaries") and
+ * counts nothing.
+ */
+static void test_mremap_multi_vma_counts(void **state)
+{
+	static const char *const presets[] = { "v6.16", "v6.17", "v6.18" };
+	const uint64_t part = 16 * SZ_64K, tgt = VA + 64 * SZ_2M;
+
+	(void)state;
+	for (size_t p = 0; p < sizeof(presets) / sizeof(presets[0]); p++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      presets[p]);
+		struct ptsim_mm *mm = populated(m, 3 * part, 4), *two;
+		struct ptsim_stats multi, one, sum = { { 0 } }, before, after;
+		struct ptsim_translation t;
+		uint64_t out = 0;
+		bool on;
+
+		assert_int_equal(ptsim_feature_get(m, PTSIM_FEAT_MREMAP_MULTI_VMA, &on), 0);
+		assert_true(on == (p > 0));
+		assert_int_equal(ptsim_munmap(mm, VA + part, part), 0);
+		assert_int_equal(ptsim_mm_clone(mm, &two), 0);
+		assert_int_equal(ptsim_total_stats(m, &before), 0);
+		if (!on) {
+			assert_int_equal(ptsim_mremap(mm, VA, 3 * part, 3 * part,
+						      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, tgt,
+						      &out), -EFAULT);
+			assert_int_equal(ptsim_total_stats(m, &after), 0);
+			assert_memory_equal(&before, &after, sizeof(before));
+			assert_int_equal(ptsim_translate(mm, VA, &t), 0);
+			ptsim_mm_destroy(two);
+			ptsim_mm_destroy(mm);
+			ptsim_machine_destroy(m);
+			continue;
+		}
+		assert_int_equal(ptsim_mremap(mm, VA, 3 * part, 3 * part,
+					      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, tgt, &out), 0);
+		assert_int_equal(out, tgt);
+		multi = last_stats(m);
+		for (int i = 0; i < 2; i++) {
+			assert_int_equal(ptsim_mremap(two, VA + 2 * i * part, part, part,
+						      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED,
+						      tgt + 2 * i * part, &out), 0);
+			one = last_stats(ptsim_mm_machine(two));
+			for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+				sum.ev[e] += one.ev[e];
+		}
+		sum.ev[PTSIM_EV_SYSCALL]--;
+		sum.ev[PTSIM_EV_RWSEM]--;
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			if (multi.ev[e] != sum.ev[e])
+				fail_msg("%s: %s %llu, two single moves %llu", presets[p],
+					 ptsim_event_name((enum ptsim_event)e),
+					 (unsigned long long)multi.ev[e], (unsigned long long)sum.ev[e]);
+		assert_int_equal(multi.ev[PTSIM_EV_SYSCALL], 1);
+		assert_same_translations(mm, two, tgt, 3 * part, SZ_4K);
+		assert_int_equal(ptsim_translate(mm, tgt + part, &t), -ENOENT);
+		assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
+		assert_invariants(m);
+		ptsim_mm_destroy(two);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
 /* MADV_FREE per 64K block, young and dirty (spec section 5.2), and order-0 pages. */
 static void test_madv_free(void **state)
 {
@@ -1219,6 +1289,7 @@ int main(void)
 		cmocka_unit_test(test_mremap_1g),
 		cmocka_unit_test(test_mremap_table_moves),
 		cmocka_unit_test(test_mremap_shapes),
+		cmocka_unit_test(test_mremap_multi_vma_counts),
 		cmocka_unit_test(test_mremap_respect_write),
 		cmocka_unit_test(test_madv_free),
 		cmocka_unit_test(test_madv_free_splits),

@@ -300,6 +300,11 @@ static void test_lifecycle_differential(void **state)
 			 * rule and the page states it leaves behind.
 			 */
 			ptsim_feature_set(l[v].m, PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO, true);
+			/*
+			 * So did which mremap moves may span several VMAs
+			 * (v6.17, remap_move): every kernel here takes it.
+			 */
+			ptsim_feature_set(l[v].m, PTSIM_FEAT_MREMAP_MULTI_VMA, true);
 			l[v].mm = new_mm_with_vma(l[v].m, VA, 2 * SZ_2M);
 			assert_int_equal(ptsim_populate(l[v].mm, VA, 2 * SZ_2M, order, true), 0);
 			if (order == 9 && (r[0][4] & 1))

@@ -95,7 +95,9 @@ PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, 
  * read-only, as a write fault there does.
  * As do_madvise: start must be page aligned and len is rounded up to pages;
  * an empty range (len 0) succeeds doing nothing but the syscall, once the
- * advice is known. -ENOMEM for a hole in the range, -EINVAL for unknown
+ * advice is known. -ENOMEM for a hole in the range (changing nothing; with
+ * ptsim_mm_set_kernel_errors on, after the advice was applied to every VMA
+ * of the range, as madvise_walk_vmas does), -EINVAL for unknown
  * advice, an unaligned start, a length that wraps when rounded up, or advice
  * the VMA does not allow (WIPEONFORK/FREE on shared or file memory; DONTNEED,
  * FREE, COLD, PAGEOUT on locked VMAs).

@@ -204,6 +204,16 @@ enum ptsim_feature {
 	 * order but 1 for anonymous memory (off: to order 0 only).
 	 */
 	PTSIM_FEAT_SPLIT_TO_ORDER,
+	/*
+	 * "mm/mremap: permit mremap() move of multiple VMAs" (L. Stoakes, v6.17,
+	 * with its fix "mm/mremap: catch invalid multi VMA moves earlier"): a
+	 * move that keeps the size (MREMAP_FIXED, old_len == new_len) may span
+	 * several VMAs and the holes between them (remap_move): VMA by VMA, the
+	 * gaps kept. A uffd-armed VMA cannot take part (vma_multi_allowed):
+	 * first of several, -EFAULT and nothing moves; a later one, -EFAULT
+	 * after the VMAs before it moved. Off: such a move is -EFAULT.
+	 */
+	PTSIM_FEAT_MREMAP_MULTI_VMA,
 	PTSIM_FEAT__COUNT
 };
 

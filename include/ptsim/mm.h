@@ -50,6 +50,21 @@ PTSIM_API int ptsim_mm_asid(const struct ptsim_mm *mm, unsigned int *out);
  * kernel treats a single-threaded process specially, as NUMA hinting does.
  */
 PTSIM_API int ptsim_mm_set_threads(struct ptsim_mm *mm, unsigned int threads);
+/*
+ * What a call that meets a hole part-way does. Off (the default): it changes
+ * nothing and returns -ENOMEM (libptsim's all-or-nothing contract). On: it
+ * does what the kernel does, for replaying a kernel test: ptsim_mprotect and
+ * ptsim_mlock / ptsim_munlock change the VMAs before the first hole, then
+ * return -ENOMEM (do_mprotect_pkey, apply_vma_lock_flags; mlock does not
+ * populate then); ptsim_madvise applies the advice to every VMA of the
+ * range, skipping the holes, then returns -ENOMEM (madvise_walk_vmas'
+ * unmapped_error). Either way no VMA at the range's start (mprotect, mlock)
+ * or none in it (madvise) is -ENOMEM with nothing changed, and with it on
+ * the totals count the work done before the -ENOMEM, as the kernel does it.
+ * A clone and a forked child keep the setting. -EINVAL for a NULL or kernel
+ * mm.
+ */
+PTSIM_API int ptsim_mm_set_kernel_errors(struct ptsim_mm *mm, bool on);
 /* Bytes of page-table pages this mm owns (mm_pgtables_bytes). */
 PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 
@@ -155,18 +170,28 @@ PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
 #define PTSIM_MREMAP_DONTUNMAP	0x4u
 
 /*
- * mremap of [old, old+old_len), which must lie inside one VMA, to new_len
- * bytes. Shrinking unmaps the tail; growing extends the VMA in place when the
- * space after it is free; otherwise, with MAYMOVE, the mapping moves (to
- * new_addr with FIXED, which unmaps what is there first; else to a free
- * range): whole PUD/PMD tables when old and new are aligned alike, else
- * move_ptes per extent, batched per folio with "mremap_pte_batching"; then
- * the old range is unmapped (kept, empty, with DONTUNMAP). *out (may be
- * NULL) is where the mapping is now. -EFAULT when the old range is not one
- * VMA's, -ENOMEM when it must move and may not or no space is free,
- * -EPERM for a FIXED new_addr below mmap_min_addr (4096, the kernel's default
+ * mremap of [old, old+old_len) to new_len bytes. Shrinking unmaps the tail
+ * (which may span several VMAs and holes: only [old, old+new_len) must lie
+ * in the VMA at old); growing extends the VMA in place when the space after
+ * it is free; otherwise, with MAYMOVE, the mapping moves (to new_addr with
+ * FIXED, which unmaps what is there first; else to a free range): whole
+ * PUD/PMD tables when old and new are aligned alike, else move_ptes per
+ * extent, batched per folio with "mremap_pte_batching"; then the old range
+ * is unmapped (kept, empty, with DONTUNMAP, which takes shared and file
+ * mappings too). What grows or moves must lie inside the VMA at old, except
+ * with "mremap_multi_vma" (v6.17): a FIXED move that keeps the size may
+ * span several VMAs and the holes between them, each VMA moved in turn to
+ * new_addr plus its offset (holes kept, the target unmapped only where a VMA
+ * lands). A uffd-registered VMA stops such a move with -EFAULT: when it is
+ * the first and more of the range follows, nothing moves; when it comes
+ * later, the VMAs before it have moved, as in the kernel, and the totals
+ * count that work. *out (may be NULL) is where the mapping is now. -EFAULT
+ * when no VMA is at old or the range passes its VMA's end, -ENOMEM when it
+ * must move and may not or no space is free, -EPERM for a FIXED new_addr
+ * below mmap_min_addr (4096, the kernel's default
  * CONFIG_DEFAULT_MMAP_MIN_ADDR; security_mmap_addr), -EINVAL for bad
- * arguments. Nothing changes on any of these.
+ * arguments (DONTUNMAP with old_len != new_len among them). Apart from that
+ * multi-VMA -EFAULT, nothing changes on any of these.
  */
 PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
 			   unsigned int flags, uint64_t new_addr, uint64_t *out);
@@ -182,7 +207,9 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  * empty one (len 0 at an aligned start) succeeds doing nothing but the
  * syscall. -EINVAL when start + len wraps or passes the address space.
  * Errors that change nothing, totals included: -ENOMEM for a hole in the
- * range, when a VMA split runs out of memory, or (mlock) when the tables the
+ * range (with ptsim_mm_set_kernel_errors on: after the VMAs before the first
+ * hole were locked or unlocked, without the populate, as
+ * apply_vma_lock_flags does), when a VMA split runs out of memory, or (mlock) when the tables the
  * populate would need alone pass host_memory_limit. mlock's populate stops at
  * its first error and returns it as the syscall does
  * (__mlock_posix_error_return): -ENOMEM for a PROT_NONE VMA or a fault past

@@ -16,7 +16,9 @@ struct ptsim_mm;
  * change_protection over every VMA in the range, one mmu_gather flush per VMA.
  * The PTE loop follows PTSIM_FEAT_MPROTECT_PTE_BATCHING (off: per-PTE v6.16
  * loop; on: the v6.17 batched loop). Returns 0, -EINVAL (bad start or prot),
- * or -ENOMEM (a hole in the range, or no memory), leaving the mm unchanged.
+ * or -ENOMEM (a hole in the range, or no memory), leaving the mm unchanged;
+ * except that with ptsim_mm_set_kernel_errors on, a hole after the start
+ * comes back as the kernel's -ENOMEM after the VMAs before it changed.
  */
 PTSIM_API int ptsim_mprotect(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int prot);
 

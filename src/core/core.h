@@ -216,6 +216,8 @@ struct ptsim_mm {
 	uint64_t pgtable_bytes;
 	bool tlb_flush_pending;	/* inc_tlb_flush_pending by tlb_gather_mmu */
 	bool uffd_mmap_changing;	/* userfaultfd ctx->mmap_changing */
+	/* a hole part-way: change what precedes it, then -ENOMEM (ptsim_mm_set_kernel_errors) */
+	bool kernel_errors;
 	uint64_t next_swap_offset;
 	/* mm->tlb_flush_batched: reclaim unmapped entries here with a deferred flush */
 	bool tlb_flush_batched;

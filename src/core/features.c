@@ -62,6 +62,9 @@ static const struct {
 	/* posted 2024-03-14 (lkml 20240314161300.382526-3), merged for v6.10 */
 	[PTSIM_FEAT_MADV_POPULATE_NO_VMA_WALK] = { "madv_populate_no_vma_walk", 6100 },
 	[PTSIM_FEAT_SPLIT_TO_ORDER] = { "split_to_order", 6100 },
+	/* "mm/mremap: permit mremap() move of multiple VMAs" and its fix "mm/mremap: catch
+	 * invalid multi VMA moves earlier" (L. Stoakes), both in v6.17 */
+	[PTSIM_FEAT_MREMAP_MULTI_VMA] = { "mremap_multi_vma", 6170 },
 };
 
 /*

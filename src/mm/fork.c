@@ -464,6 +464,7 @@ static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
 		(*out)->aslr_state = parent->aslr_state;
 		(*out)->mmap_base = parent->mmap_base;
 		(*out)->next_swap_offset = parent->next_swap_offset;
+		(*out)->kernel_errors = parent->kernel_errors;
 	}
 	return err;
 }

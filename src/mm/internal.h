@@ -177,6 +177,8 @@ int vma_insert(struct ptsim_mm *mm, const struct vma *v);
 /* __mmap_region's counted work for the new VMA at idx: charge, vm_area_alloc, store, counts. */
 void mmap_region_account(struct ptsim_mm *mm, size_t idx);
 struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
+/* Where the VMAs from start stop covering [start, end) without a hole (end: no hole; start: none there). */
+uint64_t covered_end(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 
 /* vma.c */
 int vma_reserve(struct ptsim_mm *mm, size_t extra);

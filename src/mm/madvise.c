@@ -321,9 +321,9 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 {
 	struct spare_tables spare;
 	struct madv_flags f;
-	bool flags_only, populate;
+	bool flags_only, populate, hole, any = false;
 	uint64_t end;
-	int err;
+	int err = 0;
 
 	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
@@ -349,11 +349,22 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 	if (populate)
 		return madvise_populate_range(mm, start, start + len,
 					      advice == PTSIM_MADV_POPULATE_WRITE);
-	for (uint64_t a = start; a < start + len;) {
-		const struct vma *v = find_vma(mm, a);
+	/*
+	 * A hole in the range is -ENOMEM. madvise_walk_vmas (v6.12) applies the
+	 * advice to every VMA of the range, skipping the holes, and returns
+	 * -ENOMEM at the end (unmapped_error); a range with no VMA at all is
+	 * -ENOMEM with nothing done. The model does that with kernel_errors on;
+	 * by default a hole changes nothing.
+	 */
+	hole = covered_end(mm, start, end) < end;
+	if (hole && !mm->kernel_errors)
+		return -ENOMEM;
+	for (size_t i = 0; i < mm->nr_vmas && mm->vmas[i].start < end; i++) {
+		const struct vma *v = &mm->vmas[i];
 
-		if (!v || v->start > a)
-			return -ENOMEM;	/* a hole in the range */
+		if (v->end <= start)
+			continue;
+		any = true;
 		/*
 		 * WIPEONFORK and FREE only on private anonymous memory; DONTNEED,
 		 * FREE, COLD and PAGEOUT not on locked VMAs
@@ -362,8 +373,9 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 		     (v->fd >= 0 || (v->flags & VM_SHARED))) ||
 		    (!flags_only && (v->flags & VM_LOCKED)))
 			return -EINVAL;
-		a = v->end;
 	}
+	if (!any)
+		return -ENOMEM;
 	op_begin(mm->m);
 	syscall_enter(mm->m);
 	/* madvise_lock: the advice that changes VMA flags writes (madvise_need_mmap_write) */
@@ -371,20 +383,39 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 		mmap_write_lock(mm);
 	else
 		mmap_read_lock(mm);
-	if (flags_only) {
-		err = vma_modify(mm, start, start + len, madvise_flags, &f);	/* madvise_update_vma */
-	} else {
-		err = spare_tables_alloc(mm, &spare, start, start + len);
-		if (!err) {
-			if (advice == PTSIM_MADV_DONTNEED)
-				madvise_dontneed(mm, start, start + len, &spare);
-			else
-				madvise_lazy(mm, start, start + len,
-					     advice == PTSIM_MADV_FREE ? LAZY_FREE :
-					     advice == PTSIM_MADV_COLD ? LAZY_COLD : LAZY_PAGEOUT,
-					     &spare);
-			spare_tables_free(mm, &spare);
+	/* each run of VMAs without a hole in turn (one run when there is no hole) */
+	for (uint64_t a = start, b; a < end && !err; a = b) {
+		size_t i = 0;
+
+		while (i < mm->nr_vmas && mm->vmas[i].end <= a)
+			i++;
+		if (i == mm->nr_vmas)
+			break;
+		a = MAX(a, mm->vmas[i].start);
+		if (a >= end)
+			break;
+		b = covered_end(mm, a, end);
+		if (flags_only) {
+			err = vma_modify(mm, a, b, madvise_flags, &f);	/* madvise_update_vma */
+		} else {
+			err = spare_tables_alloc(mm, &spare, a, b);
+			if (!err) {
+				if (advice == PTSIM_MADV_DONTNEED)
+					madvise_dontneed(mm, a, b, &spare);
+				else
+					madvise_lazy(mm, a, b,
+						     advice == PTSIM_MADV_FREE ? LAZY_FREE :
+						     advice == PTSIM_MADV_COLD ? LAZY_COLD :
+						     LAZY_PAGEOUT, &spare);
+				spare_tables_free(mm, &spare);
+			}
 		}
+		if (!err && b < end)
+			op_keep_partial(mm->m);	/* the kernel keeps what it did before a failure */
+	}
+	if (!err && hole) {
+		op_keep_partial(mm->m);
+		err = -ENOMEM;
 	}
 	op_end(mm->m, err);
 	return err;

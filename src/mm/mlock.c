@@ -212,8 +212,8 @@ static int apply_lock_flags(struct ptsim_mm *mm, uint64_t start, uint64_t end, u
 static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int flags)
 {
 	const struct ptsim_geometry *g;
-	bool lock = flags & VM_LOCKED;
-	uint64_t end;
+	bool lock = flags & VM_LOCKED, lock_partial = false;
+	uint64_t end, covered;
 	int err;
 
 	VALIDATE(mm && !mm->kernel);
@@ -223,15 +223,22 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned 
 	VALIDATE(start + len >= start && start + len <= (UINT64_C(1) << g->va_bits));
 	end = ALIGN_UP64(start + len, g->page_size);
 	start = ALIGN_DOWN64(start, g->page_size);
-	for (uint64_t a = start; a < end;) {
-		const struct vma *v = find_vma(mm, a);
-
-		if (!v || v->start > a)
-			return -ENOMEM;	/* a hole in the range */
-		a = v->end;
+	/*
+	 * A hole in the range is -ENOMEM. apply_vma_lock_flags (v6.12) locks or
+	 * unlocks the VMAs up to the first hole (mlock_fixup), then returns
+	 * -ENOMEM, and do_mlock does not populate; no VMA at start is -ENOMEM
+	 * before anything. The model does that with kernel_errors on; by
+	 * default it changes nothing.
+	 */
+	covered = covered_end(mm, start, end);
+	if (start < end && (covered == start || (covered < end && !mm->kernel_errors)))
+		return -ENOMEM;
+	if (covered < end) {
+		end = covered;
+		lock_partial = true;
 	}
 	/* a populate whose tables alone pass the host-memory limit fails before it starts */
-	if (lock && !mm_populate_fits_host(mm, start, end))
+	if (lock && !lock_partial && !mm_populate_fits_host(mm, start, end))
 		return -ENOMEM;
 	op_begin(mm->m);
 	syscall_enter(mm->m);
@@ -241,6 +248,12 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned 
 		/* vma_modify failed before anything changed: so do the totals */
 		op_end(mm->m, err);
 		return err;
+	}
+	if (lock_partial) {
+		/* apply_vma_lock_flags stopped at the hole: -ENOMEM, no populate */
+		op_keep_partial(mm->m);
+		op_end(mm->m, -ENOMEM);
+		return -ENOMEM;
 	}
 	if (lock)
 		err = __mm_populate(mm, start, end, false);

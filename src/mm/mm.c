@@ -184,6 +184,26 @@ int ptsim_mm_set_threads(struct ptsim_mm *mm, unsigned int threads)
 	return 0;
 }
 
+int ptsim_mm_set_kernel_errors(struct ptsim_mm *mm, bool on)
+{
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	mm->kernel_errors = on;
+	return 0;
+}
+
+uint64_t covered_end(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
+{
+	for (uint64_t a = start; a < end;) {
+		const struct vma *v = find_vma(mm, a);
+
+		if (!v)
+			return a;
+		a = v->end;
+	}
+	return end;
+}
+
 struct ptsim_machine *ptsim_mm_machine(const struct ptsim_mm *mm)
 {
 	return mm ? mm->m : NULL;

@@ -383,7 +383,7 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 	const struct ptsim_geometry *g;
 	struct spare_tables spare;
 	struct mmu_gather tlb;
-	uint64_t end, addr;
+	uint64_t end, addr, covered;
 	int err = 0;
 
 	VALIDATE(mm && !mm->kernel && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
@@ -397,14 +397,16 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 	end = start + len;
 	if (!len || end <= start || end > (UINT64_C(1) << g->va_bits))
 		return -ENOMEM;
-	/* the whole range must be mapped (no holes), as the kernel returns -ENOMEM */
-	for (addr = start; addr < end;) {
-		const struct vma *v = find_vma(mm, addr);
-
-		if (!v)
-			return -ENOMEM;
-		addr = v->end;
-	}
+	/*
+	 * A hole in the range is -ENOMEM. do_mprotect_pkey (v6.12) fixes the
+	 * VMAs up to the first hole (mprotect_fixup per VMA), then stops with
+	 * -ENOMEM; no VMA at start is -ENOMEM before anything. The model does
+	 * that with kernel_errors on; by default it changes nothing.
+	 */
+	covered = covered_end(mm, start, end);
+	if (covered == start || (covered < end && !mm->kernel_errors))
+		return -ENOMEM;
+	end = covered;
 	/* everything that can fail is done before the model changes */
 	if (vma_reserve(mm, 2))
 		return -ENOMEM;
@@ -426,6 +428,11 @@ static int do_mprotect_pkey(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 	}
 	tlb_finish_mmu(&tlb);
 	spare_tables_free(mm, &spare);	/* the edge's VMA kept its flags: no split happened */
+	if (covered < start + len) {
+		op_keep_partial(m);
+		op_end(m, -ENOMEM);
+		return -ENOMEM;
+	}
 	op_end(m, 0);
 	return 0;
 }

@@ -6,6 +6,8 @@
  * move_ptes per extent, which branches on "mremap_pte_batching" (v6.17).
  * The source is then unmapped like munmap. doc/mm-lifecycle.md has the counts.
  */
+#include <stdlib.h>
+
 #include "zap.h"
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
@@ -273,12 +275,119 @@ static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t n
 		do_vmi_munmap(mm, old, old + len, &none);
 }
 
-/* The range [addr, addr + len) is inside one VMA. */
-static const struct vma *vma_covering(const struct ptsim_mm *mm, uint64_t addr, uint64_t len)
+/*
+ * mremap_to's work once the checks passed: with MREMAP_FIXED the target is
+ * unmapped first (do_munmap), then move_vma moves [old, old + len) there.
+ */
+static void mremap_to_one(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t new_addr,
+			  unsigned int flags, struct spare_tables *spare)
 {
-	const struct vma *v = find_vma(mm, addr);
+	if (flags & PTSIM_MREMAP_FIXED)
+		do_vmi_munmap(mm, new_addr, new_addr + len, spare);
+	move_vma(mm, old, len, new_addr, len, flags & PTSIM_MREMAP_DONTUNMAP);
+}
 
-	return v && v->start <= addr && addr + len <= v->end ? v : NULL;
+/*
+ * vma_multi_allowed (v6.17): a VMA that may move as one of several. A
+ * uffd-armed one may not (its remap event would drop the mmap lock); nor a
+ * file whose f_op->get_unmapped_area could move a MREMAP_FIXED target, which
+ * no file of the model has (shmem and regular files qualify).
+ */
+static bool vma_multi_allowed(const struct vma *v)
+{
+	return !v->uffd;
+}
+
+/* The index of the first VMA that ends above addr (mm->nr_vmas: none). */
+static size_t vma_index_from(const struct ptsim_mm *mm, uint64_t addr)
+{
+	size_t i = 0;
+
+	while (i < mm->nr_vmas && mm->vmas[i].end <= addr)
+		i++;
+	return i;
+}
+
+/*
+ * remap_move (v6.17, "mm/mremap: permit mremap() move of multiple VMAs"): a
+ * MREMAP_FIXED move that keeps the size, over every VMA of [old, old + len)
+ * in turn: each part moves as its own mremap_to (the target part unmapped,
+ * then move_vma) to new_addr plus its offset in the range, so the holes
+ * between the VMAs are kept. The range must start in a VMA (-EFAULT). A VMA
+ * vma_multi_allowed refuses stops the walk with -EFAULT: before anything
+ * moved when it is the first and more of the range follows it (the fix
+ * "mm/mremap: catch invalid multi VMA moves earlier"), after the VMAs before
+ * it moved otherwise; the kernel keeps those moves, and so does the model
+ * (op_keep_partial). Everything that could fail is reserved first, so a
+ * failure of host memory changes nothing.
+ */
+static int remap_move(struct ptsim_mm *mm, uint64_t old, uint64_t len, unsigned int flags,
+		      uint64_t new_addr, uint64_t *out)
+{
+	struct ptsim_machine *m = mm->m;
+	const uint64_t end = old + len;
+	size_t first = vma_index_from(mm, old), nr = 0;
+	struct remap_part {
+		uint64_t addr, len;
+		struct spare_tables spare;	/* for the THP cuts at the target part's edges */
+	} *part;
+	int err = 0, ret = 0;
+
+	if (first == mm->nr_vmas || mm->vmas[first].start > old)
+		return -EFAULT;	/* no gap permitted at the start of the range */
+	while (first + nr < mm->nr_vmas && mm->vmas[first + nr].start < end) {
+		if (!vma_multi_allowed(&mm->vmas[first + nr]) &&
+		    (nr || mm->vmas[first].end < end)) {
+			ret = -EFAULT;
+			break;
+		}
+		nr++;
+	}
+	if (!nr)
+		return ret;
+	/* the first part's get_unmapped_area: security_mmap_addr (cap_mmap_addr) */
+	if (new_addr < DEFAULT_MMAP_MIN_ADDR)
+		return -EPERM;
+	part = calloc(nr, sizeof(*part));
+	if (!part || vma_reserve(mm, 4 * nr)) {
+		free(part);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct vma *v = &mm->vmas[first + i];
+
+		part[i].addr = MAX(v->start, old);
+		part[i].len = MIN(v->end, end) - part[i].addr;
+	}
+	op_begin(m);
+	syscall_enter(m);
+	mmap_write_lock(mm);	/* mmap_write_lock_killable */
+	for (size_t i = 0; i < nr && !err; i++) {
+		uint64_t to = new_addr + (part[i].addr - old);
+
+		if (!range_is_free(mm, to, to + part[i].len))
+			err = spare_tables_alloc(mm, &part[i].spare, to, to + part[i].len);
+		if (!err)
+			err = reserve_move_tables(mm, part[i].addr, part[i].len);
+	}
+	/* the parts keep their addresses: a move changes no VMA of [old, end) but its own */
+	for (size_t i = 0; i < nr && !err; i++)
+		mremap_to_one(mm, part[i].addr, part[i].len, new_addr + (part[i].addr - old),
+			      flags, &part[i].spare);
+	pt_unreserve(m);
+	for (size_t i = 0; i < nr; i++)
+		spare_tables_free(mm, &part[i].spare);
+	free(part);
+	if (err) {
+		op_end(m, err);
+		return err;
+	}
+	if (ret)
+		op_keep_partial(m);
+	op_end(m, ret);
+	if (!ret && out)
+		*out = new_addr;
+	return ret;
 }
 
 int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
@@ -308,18 +417,31 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 		VALIDATE(IS_ALIGNED64(new_addr, g->page_size) && new_addr <= limit - new_len);
 		VALIDATE(new_addr + new_len <= old || old + old_len <= new_addr);	/* no overlap */
 	}
-	v = vma_covering(mm, old, old_len);
+	/* check_mremap_params: MREMAP_DONTUNMAP does not resize */
+	VALIDATE(!(flags & PTSIM_MREMAP_DONTUNMAP) || old_len == new_len);
+	/* do_mremap (v6.17): vrm_move_only, a fixed move that keeps the size, may span VMAs */
+	if (feature(m, PTSIM_FEAT_MREMAP_MULTI_VMA) && (flags & PTSIM_MREMAP_FIXED) &&
+	    old_len == new_len)
+		return remap_move(mm, old, old_len, flags, new_addr, out);
+	v = find_vma(mm, old);	/* vma_lookup */
 	if (!v)
 		return -EFAULT;
-	if (flags & PTSIM_MREMAP_DONTUNMAP)
-		VALIDATE(old_len == new_len && v->fd < 0 && !(v->flags & VM_SHARED));
-	/* get_unmapped_area's security_mmap_addr (cap_mmap_addr): a fixed target below mmap_min_addr */
-	if ((flags & PTSIM_MREMAP_FIXED) && new_addr < DEFAULT_MMAP_MIN_ADDR)
-		return -EPERM;
 	move = (flags & (PTSIM_MREMAP_FIXED | PTSIM_MREMAP_DONTUNMAP)) ||
 	       (new_len > old_len && !(old + old_len == v->end &&
 				      old + new_len <= limit &&
 				      range_is_free(mm, v->end, old + new_len)));
+	/*
+	 * vma_to_resize (v6.12) / remap_is_valid (v6.17): what stays or moves
+	 * must lie in the VMA at old ("We can't remap across vm area
+	 * boundaries"); a shrink keeps only [old, old + new_len), so the tail it
+	 * unmaps may span VMAs and holes. A shrink or same-size call in place
+	 * checks nothing more: it only unmaps the tail (do_vmi_munmap).
+	 */
+	if ((move || new_len > old_len) && MIN(old_len, new_len) > v->end - old)
+		return -EFAULT;
+	/* get_unmapped_area's security_mmap_addr (cap_mmap_addr): a fixed target below mmap_min_addr */
+	if ((flags & PTSIM_MREMAP_FIXED) && new_addr < DEFAULT_MMAP_MIN_ADDR)
+		return -EPERM;
 	if (move && !(flags & PTSIM_MREMAP_MAYMOVE))
 		return -ENOMEM;
 	if (move && !(flags & PTSIM_MREMAP_FIXED)) {
