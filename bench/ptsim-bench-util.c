@@ -67,12 +67,17 @@ const struct command commands[] = {
 	  "  --findings     record break-before-make and invariant findings per run\n"
 	  "  --json         as JSON\n" },
 	{ "audit", cmd_audit,
-	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--reproducers DIR] [--json]",
+	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--jobs N]\n"
+	  "             [--shard K/N] [--reproducers DIR] [--json]",
 	  "random scenarios on every CPU and kernel: break-before-make findings, grouped, shrunk",
 	  "  --cpu LIST     comma-separated CPU names, or all (default: all)\n"
 	  "  --seconds N    stop after N seconds (N > 0; default 60)\n"
-	  "  --scenarios N  stop after N scenarios instead (N > 0)\n"
+	  "  --scenarios N  stop after N scenarios instead (N > 0; with --shard, of the whole campaign)\n"
 	  "  --seed S       the first scenario's seed (default 1)\n"
+	  "  --jobs N       run the scenarios in N worker processes (1..64; default 1): the same\n"
+	  "                 findings as one process\n"
+	  "  --shard K/N    run only the K-th of N shares of the campaign (scenario n where\n"
+	  "                 n mod N = K-1); ptsim-bench merge joins the shards' --json outputs\n"
 	  "  --presets LIST comma-separated presets to run each scenario on\n"
 	  "                 (default v6.16,v6.17,v6.18,v6.19,patched; ptsim-bench list presets)\n"
 	  "  --reproducers DIR  write each finding's shrunk scenario into DIR\n"
@@ -82,7 +87,9 @@ const struct command commands[] = {
 	  "  --json         as JSON\n"
 	  "  --only PREFIX  only the workloads whose id starts with PREFIX\n"
 	  "  --cpu NAME     price every workload on this CPU instead of the published one\n" },
-	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's",
+	{ "speed", cmd_speed, "[--best-of N] [--json]",
+	  "the simulator's own speed, and the host kernel's, each figure against its target",
+	  "  --best-of N    each timed figure is the best of N runs by CPU time (1..100; default 3)\n"
 	  "  --json         as JSON\n" },
 };
 
