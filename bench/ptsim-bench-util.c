@@ -82,6 +82,10 @@ const struct command commands[] = {
 	  "                 (default v6.16,v6.17,v6.18,v6.19,patched; ptsim-bench list presets)\n"
 	  "  --reproducers DIR  write each finding's shrunk scenario into DIR\n"
 	  "  --json         as JSON\n" },
+	{ "merge", cmd_merge, "FILE...",
+	  "the findings of several audit --json runs (shards, campaigns) as one, in audit's JSON",
+	  "  FILE           the --json output of an audit run; its groups are joined by kind and\n"
+	  "                 chain, each keeping the reproducer of its earliest scenario\n" },
 	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME]",
 	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)",
 	  "  --json         as JSON\n"

@@ -121,6 +121,7 @@ int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 /*
  * A comma-separated list of CPU names ("all": every profile) as a bit per CPU
@@ -134,7 +135,7 @@ int parse_cpus(const char *cmd, const char *list, unsigned int *mask, enum ptsim
 void print_valid_cpus(FILE *f);
 void print_valid_presets(FILE *f);
 void print_valid_features(FILE *f);
-/* The whole file at path (malloc'd; *len bytes), or NULL. */
+/* The whole file at path (malloc'd; *len bytes, then a NUL), or NULL. */
 char *read_file(const char *path, size_t *len);
 
 #endif

@@ -52,6 +52,7 @@ char *read_file(const char *path, size_t *len)
 		errno = err;
 		return NULL;
 	}
+	buf[n] = 0;	/* room: the last read had 4096 bytes of it */
 	*len = n;
 	return buf;
 }

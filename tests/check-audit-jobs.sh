@@ -1,7 +1,8 @@
 #!/bin/sh
 # audit --jobs N gives what one process gives for the same seed (issue 32); --shard K/N
-# splits the campaign: the shards run disjoint scenarios that add up to the whole, and
-# every group of the whole run fires in some shard on the same CPUs and kernels.
+# splits the campaign: the shards run disjoint scenarios that add up to the whole, every
+# group of the whole run fires in some shard on the same CPUs and kernels, and merge joins
+# the shards' outputs into the whole run's groups.
 set -eu
 bench=$1
 dir=$(mktemp -d)
@@ -12,6 +13,7 @@ args="--scenarios 90 --seed 2 --cpu apple-m3,neoverse-v2 --presets v6.17,v6.18 -
 cmp "$dir/one.json" "$dir/three.json" || { echo "FAIL: --jobs 3 differs from --jobs 1"; exit 1; }
 "$bench" audit $args --shard 1/2 --jobs 2 > "$dir/s1.json"
 "$bench" audit $args --shard 2/2 > "$dir/s2.json"
+"$bench" merge "$dir/s1.json" "$dir/s2.json" > "$dir/merged.json"
 python3 - "$dir" <<'PY'
 import json, os, sys
 d = sys.argv[1]
@@ -31,5 +33,8 @@ for g in one["groups"]:
     want = {cpu: set(k) for cpu, k in g["fires"].items()}
     assert fires.get((g["kind"], g["chain"])) == want, (g["chain"], fires.get((g["kind"], g["chain"])), want)
 assert len(fires) == len(one["groups"]), (len(fires), len(one["groups"]))
-print("ok: --jobs 3 as one process;", len(one["groups"]), "groups found again across 2 shards")
+merged = json.load(open(os.path.join(d, "merged.json")))
+assert merged["runs"] == 2 and merged["scenarios"] == 90 and merged["seed"] == 2, merged
+assert merged["groups"] == one["groups"], "merge of the shards differs from the whole run"
+print("ok: --jobs 3 as one process;", len(one["groups"]), "groups found again across 2 shards and merged")
 PY
