@@ -581,7 +581,7 @@ int cmd_speed(int argc, char **argv)
 	       create_us[1], create_us[2], mmaps_s);
 	printf("page-table pages (their real size) per mapped 4K page: %.2f bytes\n",
 	       acc.table_bytes_per_page);
-	printf("\n%-52s %-6s %10s %10s %6s\n", "goal", "clock", "now", "target", "");
+	printf("\n%-52s %-6s %10s %10s %6s\n", "goal", "clock", "now", "target", "verdict");
 	for (size_t i = 0; i < nr_goals; i++) {
 		printf("%-52s %-6s ", goals[i].what, goals[i].clock);
 		if (goals[i].value < 0)
