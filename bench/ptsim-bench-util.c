@@ -54,7 +54,8 @@ const struct command commands[] = {
 	  "  --json         as one JSON object with a member per list\n" },
 	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
 	{ "run", cmd_run,
-	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N] [--findings] [--json]",
+	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N] [--findings]\n"
+	  "             [--jobs N] [--json]",
 	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
 	  "  FILE           the scenario (doc/scenario.md)\n"
 	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
@@ -65,6 +66,8 @@ const struct command commands[] = {
 	  "                 (names: ptsim-bench list presets features)\n"
 	  "  --max-work N   stop a run after N units of simulated work (a positive number)\n"
 	  "  --findings     record break-before-make and invariant findings per run\n"
+	  "  --jobs N       run the CPU and granule combinations in N worker processes (1..64;\n"
+	  "                 default 1); the output is the same, in the same order\n"
 	  "  --json         as JSON\n" },
 	{ "audit", cmd_audit,
 	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--jobs N]\n"

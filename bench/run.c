@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_SETS 8
+#define MAX_JOBS 64
 
 char *read_file(const char *path, size_t *len)
 {
@@ -151,6 +154,232 @@ static void print_events_text(const struct ptsim_stats *s)
 	printf("\n");
 }
 
+/* What every run of the scenario shares: the combinations' parts and the output form. */
+struct run_ctx {
+	const struct scenario *s;
+	const char *path;
+	const char *const *sets;
+	unsigned int nr_sets;
+	const struct scn_limits *lim;
+	bool json, want_findings;
+};
+
+/*
+ * The scenario on one CPU and granule with every feature set, printed; the
+ * unit-th combination of the run (the first prints no JSON separator).
+ * 0, or 1 when a run failed (reported on stderr).
+ */
+static int run_unit(const struct run_ctx *c, enum ptsim_cpu cpu, unsigned int gr, unsigned int unit)
+{
+	struct scn_result res[MAX_SETS];
+	struct findings fs[MAX_SETS];
+	struct scn_machine mc = c->s->machine;
+	const unsigned int nr_sets = c->nr_sets;
+	const char *const *sets = c->sets;
+	const bool json = c->json, want_findings = c->want_findings;
+	bool first = unit == 0;
+	int status = 0;
+
+	mc.cpu = cpu;
+	mc.granule = (enum ptsim_granule)gr;
+	if (gr != c->s->machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
+		mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
+	for (unsigned int i = 0; i < nr_sets; i++) {
+		progress("running %s on %s, %uK, %s", c->path, ptsim_cpu_name(mc.cpu),
+			 (1u << gr) / 1024, sets[i]);
+		findings_reset(&fs[i], c->s);
+		if (scenario_run(c->s, &mc, sets[i], want_findings ? findings_diag : NULL, &fs[i],
+				 want_findings ? findings_hook : NULL, &fs[i], c->lim, &res[i])) {
+			fprintf(stderr, "%s:%s%s\n", c->path,
+				res[i].msg[0] ? res[i].msg : " failed",
+				strstr(res[i].msg, "work budget") ? " (--max-work)" : "");
+			status = 1;
+		}
+	}
+	for (unsigned int i = 0; i < nr_sets; i++) {
+		if (json) {
+			printf("%s\n  {\"cpu\": \"%s\", \"granule\": \"%uK\", \"features\": ",
+			       first ? "" : ",", ptsim_cpu_name(mc.cpu), (1u << gr) / 1024);
+			json_string(sets[i]);
+			printf(", \"error\": ");
+			if (res[i].err)
+				json_string(res[i].msg);
+			else
+				printf("null");
+			printf(", \"checkpoints\": [");
+			for (size_t k = 0; k < res[i].nr_cp; k++) {
+				printf("%s{\"name\": ", k ? ", " : "");
+				json_string(res[i].cp[k].name);
+				printf(", \"ns\": %.6g, \"events\": ",
+				       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats));
+				print_events_json(&res[i].cp[k].stats);
+				printf("}");
+			}
+			printf("]");
+			if (want_findings) {
+				printf(", \"findings\": [");
+				for (unsigned int k = 0; k < fs[i].nr; k++) {
+					printf("%s{\"kind\": \"%s\", \"chain\": ", k ? ", " : "",
+					       ptsim_diag_kind_name(fs[i].kinds[k]));
+					json_string(fs[i].keys[k]);
+					printf(", \"message\": ");
+					json_string(fs[i].msgs[k]);
+					printf("}");
+				}
+				printf("]");
+			}
+			printf("}");
+			first = false;
+			continue;
+		}
+		printf("%s, %uK, %s%s\n", ptsim_cpu_name(mc.cpu), (1u << gr) / 1024, sets[i],
+		       res[i].err ? " (stopped by an error)" : "");
+		for (size_t k = 0; k < res[i].nr_cp; k++) {
+			printf("  %-24s %14.3f us\n", res[i].cp[k].name,
+			       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
+			print_events_text(&res[i].cp[k].stats);
+		}
+		if (want_findings && !fs[i].nr)
+			printf("  no findings\n");
+		for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)
+			printf("  finding: %s %s\n    %s\n",
+			       ptsim_diag_kind_name(fs[i].kinds[k]), fs[i].keys[k], fs[i].msgs[k]);
+	}
+	if (!json && nr_sets > 1) {
+		printf("\n  %-24s", "checkpoint (us)");
+		for (unsigned int i = 0; i < nr_sets; i++)
+			printf(" %14.14s", sets[i]);
+		printf("  speed-up vs the first\n");
+		for (size_t k = 0; k < res[0].nr_cp; k++) {
+			double t0 = predict_ns(mc.cpu, mc.granule, &res[0].cp[k].stats);
+
+			printf("  %-24s", res[0].cp[k].name);
+			for (unsigned int i = 0; i < nr_sets; i++)
+				printf(" %14.3f", k < res[i].nr_cp ?
+				       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3 : 0);
+			for (unsigned int i = 1; i < nr_sets; i++) {
+				double t = k < res[i].nr_cp ?
+					   predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) : 0;
+
+				printf("  x%.3f", t > 0 ? t0 / t : 0);
+			}
+			printf("\n");
+		}
+	}
+	if (!json)
+		printf("\n");
+	for (unsigned int i = 0; i < nr_sets; i++)
+		scn_result_free(&res[i]);
+	return status;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	for (const char *p = buf; len;) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Units taken by jobs fork()ed workers, worker j every jobs-th from j: each
+ * unit's output captured (stdout pointed at a memory stream, as glibc lets a
+ * program set it) and sent to the parent, which prints them in order.
+ */
+static int run_in_workers(const struct run_ctx *c, const enum ptsim_cpu *unit_cpu,
+			  const unsigned int *unit_gr, unsigned int nr_units, unsigned int jobs)
+{
+	pid_t pids[MAX_JOBS];
+	FILE *from[MAX_JOBS];
+	bool broken = false;	/* a worker died or its report is cut short */
+	int status = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	for (unsigned int j = 0; j < jobs; j++) {
+		int fds[2];
+
+		if (pipe(fds) || (pids[j] = fork()) < 0) {
+			fprintf(stderr, "run: --jobs: %s\n", strerror(errno));
+			for (unsigned int k = 0; k < j; k++) {
+				fclose(from[k]);
+				waitpid(pids[k], NULL, 0);
+			}
+			return 1;
+		}
+		if (!pids[j]) {
+			FILE *out = stdout;
+			int bad = 0;
+
+			close(fds[0]);
+			for (unsigned int k = 0; k < j; k++)
+				fclose(from[k]);
+			for (unsigned int u = j; u < nr_units && !bad; u += jobs) {
+				char *text = NULL;
+				size_t len = 0;
+				int st;
+
+				stdout = open_memstream(&text, &len);
+				if (!stdout)
+					_exit(1);
+				st = run_unit(c, unit_cpu[u], unit_gr[u], u);
+				fclose(stdout);
+				bad = write_all(fds[1], &st, sizeof(st)) || write_all(fds[1], &len, sizeof(len)) ||
+				      write_all(fds[1], text, len);
+				free(text);
+			}
+			stdout = out;
+			_exit(bad);
+		}
+		close(fds[1]);
+		from[j] = fdopen(fds[0], "r");
+		if (!from[j]) {
+			close(fds[0]);
+			broken = true;
+		}
+	}
+	for (unsigned int u = 0; u < nr_units && !broken; u++) {
+		FILE *f = from[u % jobs];
+		char buf[4096];
+		size_t len;
+		int st;
+
+		if (fread(&st, sizeof(st), 1, f) != 1 || fread(&len, sizeof(len), 1, f) != 1) {
+			broken = true;
+			break;
+		}
+		status |= st;	/* a unit's failed run: reported, and the others still print */
+		while (len) {
+			size_t n = fread(buf, 1, len < sizeof(buf) ? len : sizeof(buf), f);
+
+			if (!n) {
+				broken = true;
+				break;
+			}
+			fwrite(buf, 1, n, stdout);
+			len -= n;
+		}
+	}
+	for (unsigned int j = 0; j < jobs; j++) {
+		int st;
+
+		if (from[j])
+			fclose(from[j]);
+		if (waitpid(pids[j], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			broken = true;
+	}
+	if (broken)
+		fprintf(stderr, "run: --jobs: a worker failed\n");
+	return status | broken;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -159,6 +388,7 @@ int cmd_run(int argc, char **argv)
 		{ "features", required_argument, NULL, 'f' },
 		{ "max-work", required_argument, NULL, 'w' },
 		{ "findings", no_argument, NULL, 'F' },
+		{ "jobs", required_argument, NULL, 'J' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -167,7 +397,8 @@ int cmd_run(int argc, char **argv)
 	const char *sets[MAX_SETS];
 	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
-	bool json = false, first = true, want_findings = false;
+	bool json = false, want_findings = false;
+	unsigned int jobs = 1;
 	struct scenario s;
 	char err[256], *text;
 	size_t len;
@@ -204,6 +435,17 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'F': want_findings = true; break;
+		case 'J': {
+			char *end = NULL;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!isdigit((unsigned char)*optarg) || *end || !v || v > MAX_JOBS) {
+				fprintf(stderr, "run: --jobs: want 1..%d, not '%s'\n", MAX_JOBS, optarg);
+				return 2;
+			}
+			jobs = (unsigned int)v;
+			break;
+		}
 		case 'j': json = true; break;
 		case 'h': return command_usage("run", stdout);
 		default:
@@ -271,110 +513,26 @@ int cmd_run(int argc, char **argv)
 		scenario_free(&s);
 		return 2;
 	}
+	struct run_ctx ctx = { &s, argv[optind], sets, nr_sets, &lim, json, want_findings };
+	enum ptsim_cpu unit_cpu[PTSIM_CPU__COUNT * 3];
+	unsigned int unit_gr[PTSIM_CPU__COUNT * 3], nr_units = 0;
+
+	/* the combinations, CPUs in the order --cpu names them */
+	for (unsigned int ci = 0; ci < nr_cpus; ci++)
+		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2)
+			if (granules & (1u << gr)) {
+				unit_cpu[nr_units] = cpu_order[ci];
+				unit_gr[nr_units++] = gr;
+			}
 	if (json)
 		printf("[");
-	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
-		enum ptsim_cpu cpu = cpu_order[ci];	/* in the order --cpu names them */
-
-		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
-			struct scn_result res[MAX_SETS];
-			struct findings fs[MAX_SETS];
-			struct scn_machine mc = s.machine;
-
-			if (!(granules & (1u << gr)))
-				continue;
-			mc.cpu = cpu;
-			mc.granule = (enum ptsim_granule)gr;
-			if (gr != s.machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
-				mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
-			for (unsigned int i = 0; i < nr_sets; i++) {
-				progress("running %s on %s, %uK, %s", argv[optind], ptsim_cpu_name(mc.cpu),
-					 (1u << gr) / 1024, sets[i]);
-				findings_reset(&fs[i], &s);
-				if (scenario_run(&s, &mc, sets[i], want_findings ? findings_diag : NULL, &fs[i],
-						 want_findings ? findings_hook : NULL, &fs[i], &lim, &res[i])) {
-					fprintf(stderr, "%s:%s%s\n", argv[optind],
-						res[i].msg[0] ? res[i].msg : " failed",
-						strstr(res[i].msg, "work budget") ? " (--max-work)" : "");
-					status = 1;
-				}
-			}
-			for (unsigned int i = 0; i < nr_sets; i++) {
-				if (json) {
-					printf("%s\n  {\"cpu\": \"%s\", \"granule\": \"%uK\", \"features\": ",
-					       first ? "" : ",", ptsim_cpu_name(mc.cpu), (1u << gr) / 1024);
-					json_string(sets[i]);
-					printf(", \"error\": ");
-					if (res[i].err)
-						json_string(res[i].msg);
-					else
-						printf("null");
-					printf(", \"checkpoints\": [");
-					for (size_t k = 0; k < res[i].nr_cp; k++) {
-						printf("%s{\"name\": ", k ? ", " : "");
-						json_string(res[i].cp[k].name);
-						printf(", \"ns\": %.6g, \"events\": ",
-						       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats));
-						print_events_json(&res[i].cp[k].stats);
-						printf("}");
-					}
-					printf("]");
-					if (want_findings) {
-						printf(", \"findings\": [");
-						for (unsigned int k = 0; k < fs[i].nr; k++) {
-							printf("%s{\"kind\": \"%s\", \"chain\": ", k ? ", " : "",
-							       ptsim_diag_kind_name(fs[i].kinds[k]));
-							json_string(fs[i].keys[k]);
-							printf(", \"message\": ");
-							json_string(fs[i].msgs[k]);
-							printf("}");
-						}
-						printf("]");
-					}
-					printf("}");
-					first = false;
-					continue;
-				}
-				printf("%s, %uK, %s%s\n", ptsim_cpu_name(mc.cpu), (1u << gr) / 1024, sets[i],
-				       res[i].err ? " (stopped by an error)" : "");
-				for (size_t k = 0; k < res[i].nr_cp; k++) {
-					printf("  %-24s %14.3f us\n", res[i].cp[k].name,
-					       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3);
-					print_events_text(&res[i].cp[k].stats);
-				}
-				if (want_findings && !fs[i].nr)
-					printf("  no findings\n");
-				for (unsigned int k = 0; want_findings && k < fs[i].nr; k++)
-					printf("  finding: %s %s\n    %s\n",
-					       ptsim_diag_kind_name(fs[i].kinds[k]), fs[i].keys[k], fs[i].msgs[k]);
-			}
-			if (!json && nr_sets > 1) {
-				printf("\n  %-24s", "checkpoint (us)");
-				for (unsigned int i = 0; i < nr_sets; i++)
-					printf(" %14.14s", sets[i]);
-				printf("  speed-up vs the first\n");
-				for (size_t k = 0; k < res[0].nr_cp; k++) {
-					double t0 = predict_ns(mc.cpu, mc.granule, &res[0].cp[k].stats);
-
-					printf("  %-24s", res[0].cp[k].name);
-					for (unsigned int i = 0; i < nr_sets; i++)
-						printf(" %14.3f", k < res[i].nr_cp ?
-						       predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) / 1e3 : 0);
-					for (unsigned int i = 1; i < nr_sets; i++) {
-						double t = k < res[i].nr_cp ?
-							   predict_ns(mc.cpu, mc.granule, &res[i].cp[k].stats) : 0;
-
-						printf("  x%.3f", t > 0 ? t0 / t : 0);
-					}
-					printf("\n");
-				}
-			}
-			if (!json)
-				printf("\n");
-			for (unsigned int i = 0; i < nr_sets; i++)
-				scn_result_free(&res[i]);
-		}
-	}
+	if (jobs > nr_units)
+		jobs = nr_units;
+	if (jobs > 1)
+		status = run_in_workers(&ctx, unit_cpu, unit_gr, nr_units, jobs);
+	else
+		for (unsigned int u = 0; u < nr_units; u++)
+			status |= run_unit(&ctx, unit_cpu[u], unit_gr[u], u);
 	if (json)
 		printf("\n]\n");
 	scenario_free(&s);
