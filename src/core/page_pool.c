@@ -78,6 +78,42 @@ static int new_chunk(struct page_pool *p)
 	return 0;
 }
 
+/*
+ * A freed table is uncharged, so its page must not stay resident: the pool
+ * gives free pages back to the host (MADV_DONTNEED; they read as zeroes
+ * until reused), all but the KEEP_RESIDENT most recently freed, which the
+ * next tables reuse at no syscall. It does so once twice that many are
+ * resident, sorted, so that the tables of one zapped range go back in one
+ * call per run of adjacent pages instead of one each.
+ */
+#define KEEP_RESIDENT	32
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void release_free(struct page_pool *p)
+{
+	size_t end = p->nr_free - KEEP_RESIDENT, run;
+
+	if (p->page % (size_t)sysconf(_SC_PAGESIZE)) {
+		p->nr_released = end;	/* smaller than a host page: it stays (uncharged) */
+		return;
+	}
+	qsort(&p->free[p->nr_released], end - p->nr_released, sizeof(*p->free), cmp_ptr);
+	for (size_t i = p->nr_released; i < end; i += run) {
+		char *start = p->free[i];
+
+		for (run = 1; i + run < end && (char *)p->free[i + run] == start + run * p->page; run++)
+			;
+		madvise(start, run * p->page, MADV_DONTNEED);
+	}
+	p->nr_released = end;
+}
+
 /* A zeroed page: fresh from a chunk (zeroed when the chunk was made) or reused and cleared. */
 void *page_pool_get(struct page_pool *p)
 {
@@ -85,6 +121,7 @@ void *page_pool_get(struct page_pool *p)
 
 	if (p->nr_free) {
 		page = p->free[--p->nr_free];
+		p->nr_released = p->nr_released > p->nr_free ? p->nr_free : p->nr_released;
 		memset(page, 0, p->page);
 		return page;
 	}
@@ -107,13 +144,9 @@ void page_pool_put(struct page_pool *p, void *page)
 		p->free = n;
 		p->cap_free = cap;
 	}
-	/*
-	 * the host takes the page back (it reads as zeroes until reused): a
-	 * freed table is uncharged, so its memory must not stay resident
-	 */
-	if (p->page % (size_t)sysconf(_SC_PAGESIZE) == 0)
-		madvise(page, p->page, MADV_DONTNEED);
 	p->free[p->nr_free++] = page;
+	if (p->nr_free - p->nr_released > 2 * KEEP_RESIDENT)
+		release_free(p);
 }
 
 void page_pool_destroy(struct page_pool *p)
