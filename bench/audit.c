@@ -12,14 +12,18 @@
 #include "prng.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_GROUPS 32
 #define MAX_PRESETS 8
+#define MAX_JOBS 64
 #define MB (UINT64_C(1) << 20)
 #define GB (UINT64_C(1) << 30)
 
@@ -407,7 +411,8 @@ static void print_group(const struct audit *a, const struct group *g, bool json,
 					printf("%s\"%s\"", m++ ? ", " : "", a->presets[p]);
 			printf("]");
 		}
-		printf("}, \"scenario\": ");
+		printf("}, \"first_scenario\": %lu, \"found_on\": {\"cpu\": \"%s\", \"preset\": \"%s\"}, "
+		       "\"scenario\": ", g->first_scenario, ptsim_cpu_name(g->cpu), a->presets[g->preset]);
 		json_string(text ? text : "");
 		printf("}");
 	} else {
@@ -440,6 +445,223 @@ static int cmp_group(const void *x, const void *y)
 	return a->kind != b->kind ? (int)a->kind - (int)b->kind : strcmp(a->chain, b->chain);
 }
 
+/*
+ * A campaign: the random scenarios from seed on, numbered from 0 as they are
+ * generated (each from the generator's state the one before left), so that
+ * scenario n is the same however the campaign is split. A run takes those
+ * with n % stride == offset: a shard of N takes every N-th, a worker of J in
+ * it every (N * J)-th. Up to max_scenarios numbers (0: until seconds pass).
+ */
+struct campaign {
+	uint64_t seed;
+	unsigned int cpus;
+	unsigned long max_scenarios, seconds;
+	time_t t0;
+	unsigned long stride, offset;
+};
+
+#define AUDIT_PARSE_FAILED ULONG_MAX
+
+/* Run c's share of scenarios into a's groups: how many ran (AUDIT_PARSE_FAILED: stopped). */
+static unsigned long audit_scenarios(struct audit *a, const struct campaign *c)
+{
+	uint64_t seed = c->seed;
+	unsigned long ran = 0;
+
+	for (unsigned long n = 0; c->max_scenarios ? n < c->max_scenarios :
+	     (unsigned long)(time(NULL) - c->t0) < c->seconds; n++) {
+		struct scenario s;
+		char err[256];
+
+		scenario_parse("", 0, "audit", &s, err, sizeof(err));	/* an empty one: the defaults */
+		if (n % 3 == 2)
+			kernel_scenario(&s, &seed);
+		else
+			user_scenario(&s, &seed);
+		if (n % c->stride != c->offset) {
+			scenario_free(&s);
+			continue;
+		}
+		if (reparse(&s, err, sizeof(err))) {
+			fprintf(stderr, "audit: random scenario %lu does not parse as printed: %s\n", n, err);
+			return AUDIT_PARSE_FAILED;
+		}
+		for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
+			if (!(c->cpus & (1u << cpu)))
+				continue;
+			for (unsigned int p = 0; p < a->nr_presets; p++) {
+				run_one(a, &s, (enum ptsim_cpu)cpu, a->presets[p]);
+				record(a, &s, (enum ptsim_cpu)cpu, p, n);
+			}
+		}
+		scenario_free(&s);
+		ran++;
+	}
+	return ran;
+}
+
+/* Whether group x was found before y: by scenario, then CPU, then preset, as one process finds them. */
+static bool found_before(const struct group *x, const struct group *y)
+{
+	if (x->first_scenario != y->first_scenario)
+		return x->first_scenario < y->first_scenario;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu;
+	return x->preset < y->preset;
+}
+
+/* A worker's groups into a's: the same group's CPUs and kernels joined, the first-found kept. */
+static void merge_group(struct audit *a, struct group *in)
+{
+	struct group *g = NULL;
+
+	for (unsigned int k = 0; k < a->nr; k++)
+		if (a->g[k].kind == in->kind && !strcmp(a->g[k].chain, in->chain))
+			g = &a->g[k];
+	if (!g) {
+		if (a->nr < MAX_GROUPS) {
+			a->g[a->nr++] = *in;
+			return;
+		}
+		scenario_free(&in->repro);
+		return;
+	}
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++)
+		in->fires[c] |= g->fires[c];
+	if (found_before(in, g)) {
+		scenario_free(&g->repro);
+		*g = *in;
+	} else {
+		memcpy(g->fires, in->fires, sizeof(g->fires));
+		scenario_free(&in->repro);
+	}
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	for (const char *p = buf; len;) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(FILE *f, void *buf, size_t len)
+{
+	return fread(buf, 1, len, f) == len ? 0 : -1;
+}
+
+/* A worker's report: how many scenarios it ran, then each group and its (unshrunk) scenario. */
+static int send_groups(int fd, const struct audit *a, unsigned long ran)
+{
+	if (write_all(fd, &ran, sizeof(ran)) || write_all(fd, &a->nr, sizeof(a->nr)))
+		return -1;
+	for (unsigned int i = 0; i < a->nr; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		int err;
+
+		if (!f)
+			return -1;
+		scenario_print(&a->g[i].repro, f);
+		fclose(f);
+		err = write_all(fd, &a->g[i], sizeof(a->g[i])) || write_all(fd, &len, sizeof(len)) ||
+		      write_all(fd, text, len);
+		free(text);
+		if (err)
+			return -1;
+	}
+	return 0;
+}
+
+static int receive_groups(FILE *f, struct audit *a, unsigned long *ran)
+{
+	unsigned int nr;
+
+	if (read_all(f, ran, sizeof(*ran)) || read_all(f, &nr, sizeof(nr)) || nr > MAX_GROUPS)
+		return -1;
+	for (unsigned int i = 0; i < nr; i++) {
+		struct group g;
+		char err[256], *text;
+		size_t len;
+
+		if (read_all(f, &g, sizeof(g)) || read_all(f, &len, sizeof(len)) ||
+		    !(text = malloc(len + 1)))
+			return -1;
+		if (read_all(f, text, len) ||
+		    scenario_parse(text, len, "audit", &g.repro, err, sizeof(err))) {
+			free(text);
+			return -1;
+		}
+		free(text);
+		merge_group(a, &g);
+	}
+	return 0;
+}
+
+/*
+ * c's share run by jobs fork()ed processes, worker j taking the scenarios of
+ * offset c->offset + shard_n * j: their groups merged into a as one process
+ * would have found them, *total the scenarios they ran. 0, or 1 with the
+ * reason printed.
+ */
+static int audit_in_workers(struct audit *a, const struct campaign *c, unsigned int jobs,
+			    unsigned long shard_n, unsigned long *total)
+{
+	pid_t pids[MAX_JOBS];
+	FILE *from[MAX_JOBS];
+	int status = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	for (unsigned int j = 0; j < jobs; j++) {
+		int fds[2];
+
+		if (pipe(fds) || (pids[j] = fork()) < 0) {
+			fprintf(stderr, "audit: --jobs: %s\n", strerror(errno));
+			jobs = j;
+			status = 1;
+			break;
+		}
+		if (!pids[j]) {
+			struct campaign mine = *c;
+			unsigned long ran;
+
+			close(fds[0]);
+			for (unsigned int k = 0; k < j; k++)
+				fclose(from[k]);
+			mine.offset = c->offset + shard_n * j;
+			ran = audit_scenarios(a, &mine);
+			_exit(ran == AUDIT_PARSE_FAILED || send_groups(fds[1], a, ran) ? 1 : 0);
+		}
+		close(fds[1]);
+		from[j] = fdopen(fds[0], "r");
+	}
+	*total = 0;
+	for (unsigned int j = 0; j < jobs; j++) {
+		unsigned long ran = 0;
+		int st;
+
+		if (!from[j] || receive_groups(from[j], a, &ran))
+			status = 1;
+		*total += ran;
+		if (from[j])
+			fclose(from[j]);
+		if (waitpid(pids[j], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			status = 1;
+	}
+	if (status)
+		fprintf(stderr, "audit: --jobs: a worker failed\n");
+	return status;
+}
+
 int cmd_audit(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -449,6 +671,8 @@ int cmd_audit(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'r' },
 		{ "presets", required_argument, NULL, 'p' },
 		{ "reproducers", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "shard", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -457,7 +681,8 @@ int cmd_audit(int argc, char **argv)
 	const char *repro_dir = NULL;
 	static char preset_buf[256] = "v6.16,v6.17,v6.18,v6.19,patched";
 	unsigned int cpus = (1u << PTSIM_CPU__COUNT) - 1;
-	unsigned long seconds = 60, max_scenarios = 0, n = 0;
+	unsigned long seconds = 60, max_scenarios = 0, n = 0, shard_k = 1, shard_n = 1;
+	unsigned int jobs = 1;
 	uint64_t seed = 1, user_seed;
 	bool json = false;
 	time_t t0 = time(NULL);
@@ -504,6 +729,25 @@ int cmd_audit(int argc, char **argv)
 			strcpy(preset_buf, optarg);
 			break;
 		case 'o': repro_dir = optarg; break;
+		case 'J': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg < '0' || *optarg > '9' || *end || !v || v > MAX_JOBS) {
+				fprintf(stderr, "audit: --jobs: want 1..%d, not '%s'\n", MAX_JOBS, optarg);
+				return 2;
+			}
+			jobs = (unsigned int)v;
+			break;
+		}
+		case 'S':
+			if (sscanf(optarg, "%lu/%lu", &shard_k, &shard_n) != 2 || !shard_n ||
+			    !shard_k || shard_k > shard_n || shard_n > 1000000 ||
+			    !strchr(optarg, '/') || strspn(optarg, "0123456789/") != strlen(optarg)) {
+				fprintf(stderr, "audit: --shard: want K/N with 1 <= K <= N, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'j': json = true; break;
 		case 'h': return command_usage("audit", stdout);
 		default:
@@ -556,38 +800,24 @@ int cmd_audit(int argc, char **argv)
 	if (!seed)
 		seed = prng_seed(0);
 	progress("auditing %s", max_scenarios ? "a fixed number of scenarios" : "until the time is up");
-	while (max_scenarios ? n < max_scenarios : (unsigned long)(time(NULL) - t0) < seconds) {
-		struct scenario s;
-		char err[256];
-
-		scenario_parse("", 0, "audit", &s, err, sizeof(err));	/* an empty one: the defaults */
-		if (n % 3 == 2)
-			kernel_scenario(&s, &seed);
-		else
-			user_scenario(&s, &seed);
-		if (reparse(&s, err, sizeof(err))) {
-			fprintf(stderr, "audit: random scenario %lu does not parse as printed: %s\n", n, err);
-			return 1;
-		}
-		for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
-			if (!(cpus & (1u << cpu)))
-				continue;
-			for (unsigned int p = 0; p < a.nr_presets; p++) {
-				run_one(&a, &s, (enum ptsim_cpu)cpu, a.presets[p]);
-				record(&a, &s, (enum ptsim_cpu)cpu, p, n);
-			}
-		}
-		scenario_free(&s);
-		n++;
+	if (jobs == 1) {
+		n = audit_scenarios(&a, &(struct campaign){ seed, cpus, max_scenarios, seconds, t0,
+							    shard_n, shard_k - 1 });
+	} else if (audit_in_workers(&a, &(struct campaign){ seed, cpus, max_scenarios, seconds, t0,
+								  shard_n * jobs, shard_k - 1 },
+				    jobs, shard_n, &n)) {
+		return 1;
 	}
+	if (n == AUDIT_PARSE_FAILED)
+		return 1;
 	progress("%lu scenarios on %u kernels; shrinking %u reproducers", n, a.nr_presets, a.nr);
 	for (unsigned int i = 0; i < a.nr; i++)
 		shrink(&a, &a.g[i]);
 	qsort(a.g, a.nr, sizeof(a.g[0]), cmp_group);
 	if (json) {
 		json_begin("audit", NULL);
-		printf(", \"scenarios\": %lu, \"seed\": %llu, \"groups\": [", n,
-		       (unsigned long long)user_seed);
+		printf(", \"scenarios\": %lu, \"seed\": %llu, \"shard\": [%lu, %lu], \"groups\": [", n,
+		       (unsigned long long)user_seed, shard_k, shard_n);
 	} else {
 		printf("%lu random scenarios, every one on each CPU and kernel: %u groups\n\n", n, a.nr);
 	}

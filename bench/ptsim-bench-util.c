@@ -91,7 +91,7 @@ const struct command commands[] = {
 	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
 	{ "run", cmd_run,
 	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N]\n"
-	  "       [--no-check-invariants] [--check] [--findings] [--wide] [--json]",
+	  "       [--no-check-invariants] [--check] [--findings] [--wide] [--jobs N] [--json]",
 	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
 	  "  FILE           the scenario (doc/scenario.md)\n"
 	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
@@ -106,6 +106,8 @@ const struct command commands[] = {
 	  "  --check        exit 3 when any run reported a diagnostic, counting them on stderr\n"
 	  "  --findings     accepted for older scripts: diagnostics are always listed\n"
 	  "  --wide         each checkpoint's events on one line (default: 80 columns)\n"
+	  "  --jobs N       run the CPU and granule combinations in N worker processes (1..64;\n"
+	  "                 default 1); the output is the same, in the same order\n"
 	  "  --json         as JSON\n" },
 	{ "sweep", cmd_sweep,
 	  "FILE [--values LIST] [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--checkpoint NAME] [--csv|--json]",
@@ -119,23 +121,34 @@ const struct command commands[] = {
 	  "  --csv          one line per run and checkpoint: time and every event count\n"
 	  "  --json         as JSON (tools/ptsim-plot sweep draws it)\n" },
 	{ "audit", cmd_audit,
-	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--reproducers DIR] [--json]",
+	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--jobs N]\n"
+	  "             [--shard K/N] [--reproducers DIR] [--json]",
 	  "random scenarios on every CPU and kernel: break-before-make findings, grouped, shrunk",
 	  "  --cpu LIST     comma-separated CPU names, or all (default: all)\n"
 	  "  --seconds N    stop after N seconds (N > 0; default 60)\n"
-	  "  --scenarios N  stop after N scenarios instead (N > 0)\n"
+	  "  --scenarios N  stop after N scenarios instead (N > 0; with --shard, of the whole campaign)\n"
 	  "  --seed S       the first scenario's seed (default 1)\n"
+	  "  --jobs N       run the scenarios in N worker processes (1..64; default 1): the same\n"
+	  "                 findings as one process\n"
+	  "  --shard K/N    run only the K-th of N shares of the campaign (scenario n where\n"
+	  "                 n mod N = K-1); ptsim-bench merge joins the shards' --json outputs\n"
 	  "  --presets LIST comma-separated presets to run each scenario on\n"
 	  "                 (default v6.16,v6.17,v6.18,v6.19,patched; ptsim-bench list presets)\n"
 	  "  --reproducers DIR  write each finding's shrunk scenario into DIR\n"
 	  "  --json         as JSON\n" },
+	{ "merge", cmd_merge, "FILE...",
+	  "the findings of several audit --json runs (shards, campaigns) as one, in audit's JSON",
+	  "  FILE           the --json output of an audit run; its groups are joined by kind and\n"
+	  "                 chain, each keeping the reproducer of its earliest scenario\n" },
 	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME] [--wide]",
 	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)",
 	  "  --json         as JSON\n"
 	  "  --only PREFIX  only the workloads whose id starts with PREFIX\n"
 	  "  --cpu NAME     price every workload on this CPU instead of the published one\n"
 	  "  --wide         one line per kernel, with the feature spec (default: 80 columns)\n" },
-	{ "speed", cmd_speed, "[--json]", "the simulator's own speed, and the host kernel's",
+	{ "speed", cmd_speed, "[--best-of N] [--json]",
+	  "the simulator's own speed, and the host kernel's, each figure against its target",
+	  "  --best-of N    each timed figure is the best of N runs by CPU time (1..100; default 3)\n"
 	  "  --json         as JSON\n" },
 };
 

@@ -135,6 +135,7 @@ int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 /*
@@ -159,7 +160,7 @@ int parse_granules(const char *cmd, const char *list, unsigned int *mask);
 int check_feature_spec(const char *cmd, const char *spec);
 /* The predicted time of s on cpu and granule g, in ns (0 for bad arguments). */
 double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s);
-/* The whole file at path (malloc'd; *len bytes), or NULL. */
+/* The whole file at path (malloc'd; *len bytes, then a NUL), or NULL. */
 char *read_file(const char *path, size_t *len);
 
 #endif

@@ -16,8 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_SETS 8
+#define MAX_JOBS 64
 
 char *read_file(const char *path, size_t *len)
 {
@@ -54,6 +57,7 @@ char *read_file(const char *path, size_t *len)
 		errno = err;
 		return NULL;
 	}
+	buf[n] = 0;	/* room: the last read had 4096 bytes of it */
 	*len = n;
 	return buf;
 }
@@ -372,6 +376,242 @@ static void compare(const struct one_run *a, const struct one_run *b, bool by_cp
 		printf("\n");
 }
 
+/* What every combination of a run shares. */
+struct run_ctx {
+	const struct scenario *s;
+	const char *path;
+	const char *const *sets;
+	unsigned int nr_sets;
+	struct scn_limits lim;
+	bool check_invariants;
+};
+
+/*
+ * The scenario on one CPU and granule with every feature set, into out[0..
+ * nr_sets-1]; failures are reported on stderr. 0, or 1 when a run failed.
+ */
+static int run_combination(const struct run_ctx *c, enum ptsim_cpu cpu, enum ptsim_granule gr,
+			   struct one_run *out)
+{
+	struct scn_machine mc = c->s->machine;
+	int status = 0;
+
+	mc.cpu = cpu;
+	mc.granule = gr;
+	if (gr != c->s->machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
+		mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
+	for (unsigned int i = 0; i < c->nr_sets; i++) {
+		struct one_run *r = &out[i];
+
+		progress("running %s on %s, %uK, %s", c->path, ptsim_cpu_name(cpu), (1u << gr) / 1024,
+			 c->sets[i]);
+		r->cpu = cpu;
+		r->granule = gr;
+		r->set = c->sets[i];
+		findings_reset(&r->fs, c->s);
+		r->fs.check = c->check_invariants;
+		r->fs.keep_warn = true;
+		r->fs.every_op = false;	/* after each loop, not each iteration */
+		if (scenario_run(c->s, &mc, c->sets[i], findings_diag, &r->fs, findings_hook, &r->fs,
+				 &c->lim, &r->res)) {
+			fprintf(stderr, "%s:%s%s\n", c->path, r->res.msg[0] ? r->res.msg : " failed",
+				strstr(r->res.msg, "work budget") ? " (--max-work)" : "");
+			status = 1;
+		}
+	}
+	return status;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	for (const char *p = buf; len;) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static bool read_all(FILE *f, void *buf, size_t len)
+{
+	return !len || fread(buf, 1, len, f) == len;
+}
+
+/*
+ * A worker's report of one combination: its status, what its queries
+ * printed, and each run's result, checkpoints and findings as they are in
+ * memory (the parent mends the pointers: the same binary on both sides).
+ */
+static int send_combination(int fd, int status, const char *text, size_t len,
+			    const struct one_run *runs, unsigned int nr)
+{
+	if (write_all(fd, &status, sizeof(status)) || write_all(fd, &len, sizeof(len)) ||
+	    write_all(fd, text, len))
+		return -1;
+	for (unsigned int i = 0; i < nr; i++)
+		if (write_all(fd, &runs[i].res, sizeof(runs[i].res)) ||
+		    write_all(fd, runs[i].res.cp, runs[i].res.nr_cp * sizeof(runs[i].res.cp[0])) ||
+		    write_all(fd, &runs[i].fs, sizeof(runs[i].fs)))
+			return -1;
+	return 0;
+}
+
+/* The parent's side of send_combination: the query text printed, the runs in out. */
+static bool receive_combination(FILE *f, const struct run_ctx *c, enum ptsim_cpu cpu,
+				enum ptsim_granule gr, struct one_run *out, int *status)
+{
+	char buf[4096];
+	size_t len;
+
+	if (!read_all(f, status, sizeof(*status)) || !read_all(f, &len, sizeof(len)))
+		return false;
+	while (len) {
+		size_t n = fread(buf, 1, len < sizeof(buf) ? len : sizeof(buf), f);
+
+		if (!n)
+			return false;
+		fwrite(buf, 1, n, stdout);
+		len -= n;
+	}
+	for (unsigned int i = 0; i < c->nr_sets; i++) {
+		struct one_run *r = &out[i];
+
+		if (!read_all(f, &r->res, sizeof(r->res)))
+			return false;
+		r->res.cp = r->res.nr_cp ? calloc(r->res.nr_cp, sizeof(r->res.cp[0])) : NULL;
+		if ((r->res.nr_cp && !r->res.cp) ||
+		    !read_all(f, r->res.cp, r->res.nr_cp * sizeof(r->res.cp[0])) ||
+		    !read_all(f, &r->fs, sizeof(r->fs))) {
+			free(r->res.cp);
+			memset(&r->res, 0, sizeof(r->res));
+			return false;
+		}
+		r->fs.s = c->s;
+		r->cpu = cpu;
+		r->granule = gr;
+		r->set = c->sets[i];
+	}
+	return true;
+}
+
+/* The units' worker: every jobs-th combination from j, its queries' output captured. */
+static void combination_worker(const struct run_ctx *c, const enum ptsim_cpu *ucpu,
+			       const enum ptsim_granule *ugr, unsigned int nr_units, unsigned int j,
+			       unsigned int jobs, struct one_run *runs, int fd)
+{
+	struct run_ctx mine = *c;
+	int bad = 0;
+
+	for (unsigned int u = j; u < nr_units && !bad; u += jobs) {
+		char *text = NULL;
+		size_t len = 0;
+		int st;
+
+		mine.lim.query_out = c->lim.query_out ? open_memstream(&text, &len) : NULL;
+		if (c->lim.query_out && !mine.lim.query_out)
+			_exit(1);
+		st = run_combination(&mine, ucpu[u], ugr[u], &runs[u * c->nr_sets]);
+		if (mine.lim.query_out)
+			fclose(mine.lim.query_out);
+		bad = send_combination(fd, st, text ? text : "", text ? len : 0, &runs[u * c->nr_sets],
+				       c->nr_sets);
+		free(text);
+	}
+	_exit(bad);
+}
+
+/* One combination's runs as the text or JSON of run; with several kernels, their times. */
+static void print_combination(struct one_run *r, unsigned int nr_sets, bool json, bool wide,
+			      bool checked, bool *first)
+{
+	for (unsigned int i = 0; i < nr_sets; i++) {
+		if (json) {
+			print_run_json(&r[i], *first, checked);
+			*first = false;
+			continue;
+		}
+		print_run_text(&r[i], wide, checked);
+	}
+	if (!json && nr_sets > 1)
+		print_times(r, nr_sets, "kernel");
+	if (!json)
+		printf("\n");
+}
+
+/*
+ * run --jobs: the combinations in jobs fork()ed workers (worker j takes
+ * every jobs-th from j); the parent takes their reports in order, so what
+ * it prints, the comparisons after, and the exit status are one process's.
+ */
+static int run_in_workers(const struct run_ctx *c, const enum ptsim_cpu *ucpu,
+			  const enum ptsim_granule *ugr, unsigned int nr_units, unsigned int jobs,
+			  struct one_run *runs, bool json, bool wide, bool *first)
+{
+	pid_t pids[MAX_JOBS];
+	FILE *from[MAX_JOBS];
+	bool broken = false;
+	int status = 0;
+	unsigned int started = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	for (unsigned int j = 0; j < jobs; j++, started++) {
+		int fds[2];
+
+		if (pipe(fds))
+			break;
+		pids[j] = fork();
+		if (pids[j] < 0) {
+			close(fds[0]);
+			close(fds[1]);
+			break;
+		}
+		if (!pids[j]) {
+			close(fds[0]);
+			for (unsigned int k = 0; k < j; k++)
+				fclose(from[k]);
+			combination_worker(c, ucpu, ugr, nr_units, j, jobs, runs, fds[1]);
+		}
+		close(fds[1]);
+		from[j] = fdopen(fds[0], "r");
+		if (!from[j]) {
+			close(fds[0]);
+			broken = true;
+		}
+	}
+	if (started < jobs) {
+		fprintf(stderr, "run: --jobs: %s\n", strerror(errno));
+		broken = true;
+	}
+	for (unsigned int u = 0; u < nr_units && !broken; u++) {
+		int st;
+
+		if (!receive_combination(from[u % jobs], c, ucpu[u], ugr[u], &runs[u * c->nr_sets], &st)) {
+			broken = true;
+			break;
+		}
+		status |= st;	/* a failed run is reported, and the others still print */
+		print_combination(&runs[u * c->nr_sets], c->nr_sets, json, wide, c->check_invariants,
+				  first);
+	}
+	for (unsigned int j = 0; j < started; j++) {
+		int st;
+
+		if (from[j])
+			fclose(from[j]);
+		if (waitpid(pids[j], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			broken = true;
+	}
+	if (broken)
+		fprintf(stderr, "run: --jobs: a worker failed\n");
+	return status | broken;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -384,6 +624,7 @@ int cmd_run(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "jobs", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -393,7 +634,7 @@ int cmd_run(int argc, char **argv)
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
 	bool json = false, first = true, check_invariants = true, check = false, wide = false;
 	enum ptsim_granule gran_order[3];
-	unsigned int nr_grans, nr_runs;
+	unsigned int nr_grans, nr_runs, jobs = 1;
 	struct one_run *runs;
 	uint64_t nr_diags = 0;
 	struct scenario s;
@@ -436,6 +677,17 @@ int cmd_run(int argc, char **argv)
 		case 'C': check = true; break;
 		case 'j': json = true; break;
 		case 'W': wide = true; break;
+		case 'J': {
+			char *end = NULL;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!isdigit((unsigned char)*optarg) || *end || !v || v > MAX_JOBS) {
+				fprintf(stderr, "run: --jobs: want 1..%d, not '%s'\n", MAX_JOBS, optarg);
+				return 2;
+			}
+			jobs = (unsigned int)v;
+			break;
+		}
 		case 'h': return command_usage("run", stdout);
 		default:
 			if (optopt)
@@ -497,54 +749,28 @@ int cmd_run(int argc, char **argv)
 	} else {
 		lim.query_out = stdout;	/* pagemap, vmas and ptdump print as each run reaches them */
 	}
-	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
-		enum ptsim_cpu cpu = cpu_order[ci];	/* in the order --cpu names them */
+	struct run_ctx ctx = { &s, argv[optind], sets, nr_sets, lim, check_invariants };
+	enum ptsim_cpu ucpu[PTSIM_CPU__COUNT * 3];
+	enum ptsim_granule ugr[PTSIM_CPU__COUNT * 3];
+	unsigned int nr_units = 0;
 
+	/* the combinations, CPUs in the order --cpu names them: unit u's runs at runs[u * nr_sets] */
+	for (unsigned int ci = 0; ci < nr_cpus; ci++)
 		for (unsigned int gi = 0; gi < nr_grans; gi++) {
-			enum ptsim_granule gr = gran_order[gi];
-			struct scn_machine mc = s.machine;
-
-			mc.cpu = cpu;
-			mc.granule = gr;
-			if (gr != s.machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
-				mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
-			for (unsigned int i = 0; i < nr_sets; i++) {
-				struct one_run *r = &runs[RUN_AT(ci, gi, i)];
-
-				progress("running %s on %s, %uK, %s", argv[optind], ptsim_cpu_name(mc.cpu),
-					 (1u << gr) / 1024, sets[i]);
-				r->cpu = cpu;
-				r->granule = gr;
-				r->set = sets[i];
-				findings_reset(&r->fs, &s);
-				r->fs.check = check_invariants;
-				r->fs.keep_warn = true;
-				r->fs.every_op = false;	/* after each loop, not each iteration */
-				if (scenario_run(&s, &mc, sets[i], findings_diag, &r->fs, findings_hook,
-						 &r->fs, &lim, &r->res)) {
-					fprintf(stderr, "%s:%s%s\n", argv[optind],
-						r->res.msg[0] ? r->res.msg : " failed",
-						strstr(r->res.msg, "work budget") ? " (--max-work)" : "");
-					status = 1;
-				}
-				nr_diags += findings_total(&r->fs);
-			}
-			for (unsigned int i = 0; i < nr_sets; i++) {
-				struct one_run *r = &runs[RUN_AT(ci, gi, i)];
-
-				if (json) {
-					print_run_json(r, first, check_invariants);
-					first = false;
-					continue;
-				}
-				print_run_text(r, wide, check_invariants);
-			}
-			if (!json && nr_sets > 1)
-				print_times(&runs[RUN_AT(ci, gi, 0)], nr_sets, "kernel");
-			if (!json)
-				printf("\n");
+			ucpu[nr_units] = cpu_order[ci];
+			ugr[nr_units++] = gran_order[gi];
 		}
-	}
+	if (jobs > nr_units)
+		jobs = nr_units;
+	if (jobs > 1)
+		status |= run_in_workers(&ctx, ucpu, ugr, nr_units, jobs, runs, json, wide, &first);
+	else
+		for (unsigned int u = 0; u < nr_units; u++) {
+			status |= run_combination(&ctx, ucpu[u], ugr[u], &runs[u * nr_sets]);
+			print_combination(&runs[u * nr_sets], nr_sets, json, wide, check_invariants, &first);
+		}
+	for (unsigned int k = 0; k < nr_runs; k++)
+		nr_diags += findings_total(&runs[k].fs);
 	if (json)
 		printf("\n], \"comparisons\": [");
 	first = true;

@@ -34,6 +34,12 @@ expect 2 "exec.grace.cold_speedup" reproduce --only nosuch.
 expect 2 "mprotect.m3.t1_speedup" reproduce --detail nosuch
 expect 2 "unknown option --bogus" cpus --bogus
 expect 2 "unexpected argument" fit extra
+# issue 32: speed's --best-of, audit's --jobs and --shard, merge's files
+expect_line 2 "speed: --best-of: want 1..100, not '0'" speed --best-of 0
+expect_line 2 "audit: --jobs: want 1..64, not '65'" audit --jobs 65
+expect_line 2 "audit: --shard: want K/N with 1 <= K <= N, not '3/2'" audit --shard 3/2
+expect_line 2 "merge: expected the --json outputs of audit runs" merge
+expect 1 "merge: cannot read /nonexistent" merge /nonexistent
 expect 0 "usage: ptsim-bench run FILE" run --help
 expect 0 "usage: ptsim-bench audit" audit --help
 expect 2 "expected one scenario file" run

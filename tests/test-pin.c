@@ -5,6 +5,7 @@
  * exclusive PMD THPs splits each in the parent and copies it page by page.
  */
 #include "helpers.h"
+#include <unistd.h>
 
 #define VA SZ_1G
 #define RW (PTSIM_PROT_READ | PTSIM_PROT_WRITE)
@@ -181,10 +182,9 @@ static void test_pin_outlives_mm(void **state)
 	(void)state;
 	for (int unpin = 0; unpin < 2; unpin++) {
 		struct ptsim_machine *m = machine(NULL);
-		uint64_t free0 = phys_free(m), host0 = 0, host = 0, pa;
+		uint64_t free0 = phys_free(m), pinned_host = 0, host = 0, pa;
 		struct ptsim_mm *mm;
 
-		assert_int_equal(ptsim_machine_host_bytes(m, &host0), 0);
 		mm = new_mm_with_vma(m, VA, SZ_2M);
 		assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 4, true), 0);
 		pa = pa_of(mm, VA + 5 * SZ_4K);
@@ -194,13 +194,20 @@ static void test_pin_outlives_mm(void **state)
 		ptsim_mm_destroy(mm);
 		assert_invariants(m);
 		assert_int_equal(phys_free(m), free0 - SZ_64K);
+		assert_int_equal(ptsim_machine_host_bytes(m, &pinned_host), 0);
 		if (unpin) {
 			/* any page of the folio names it */
 			assert_int_equal(ptsim_unpin_user_page(m, pa + 3 * SZ_4K), 0);
 			assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 1);
 			assert_int_equal(phys_free(m), free0);
+			/*
+			 * the folio's records were the last live ones in their host
+			 * page, which is uncharged; the page allocator's lists keep
+			 * the capacity they grew to, so this is not the host bytes
+			 * of the new machine
+			 */
 			assert_int_equal(ptsim_machine_host_bytes(m, &host), 0);
-			assert_int_equal(host, host0);
+			assert_int_equal(host, pinned_host - (uint64_t)sysconf(_SC_PAGESIZE));
 			assert_invariants(m);
 		}
 		assert_no_diags();

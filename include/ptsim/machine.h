@@ -235,10 +235,12 @@ struct ptsim_machine_config {
 	bool repeat_tlbi;		/* ARM64_WORKAROUND_REPEAT_TLBI: TLBI; DSB ISH; TLBI */
 	const char *preset;		/* a preset of ptsim_feature_preset; NULL: "baseline" */
 	/*
-	 * Host memory the model may spend on what grows with the simulated
-	 * memory in use (table pages, and folio records: 16 bytes per page frame,
-	 * charged per host page of records in use), in bytes; 0: no limit.
-	 * A call that would pass it fails with -ENOMEM and changes nothing.
+	 * Host memory the model may spend, as ptsim_machine_host_bytes counts
+	 * it, in bytes; 0: no limit. What grows with the simulated memory in use
+	 * (table pages; folio records, 16 bytes per page frame, charged per host
+	 * page of records in use; an operation's undo log and pending faults
+	 * while it runs) is refused past it: the call fails with -ENOMEM and
+	 * changes nothing. The machine's fixed part is charged at creation.
 	 */
 	uint64_t host_memory_limit;
 	/* Room for later fields: must be zero (ptsim_machine_config_init sees to it). */
@@ -263,7 +265,12 @@ PTSIM_API int ptsim_machine_create(const struct ptsim_machine_config *cfg,
  * handler the call does nothing.
  */
 PTSIM_API void ptsim_machine_destroy(struct ptsim_machine *m);
-/* Host bytes the model spends on table pages and folio records (see host_memory_limit). */
+/*
+ * Host bytes the machine holds (see host_memory_limit): table pages, folio
+ * records, the machine and its TLB arrays, the undo log, the page
+ * allocator's lists, the VMA arrays; within a few per cent of the resident
+ * memory the machine adds to the process.
+ */
 PTSIM_API int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out);
 /* Deep copy: memory, folios, every mm and its tables, features, totals. */
 PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_machine **out);

@@ -79,6 +79,7 @@ struct physmem {
 	struct u64map free_heads;	/* head PFN of a free block -> its order */
 	uint64_t *free_list[32];	/* stacks of head PFNs per order (entries may be stale) */
 	size_t free_len[32], free_cap[32];
+	uint64_t *host_bytes;		/* the machine's: charged the lists' and map's growth */
 };
 
 /* ---- folios (src/mm/folio.c), stored sparsely by section ---- */
@@ -244,10 +245,10 @@ enum undo_kind { UNDO_TABLE, UNDO_FOLIO };
 
 struct undo_entry {
 	enum undo_kind kind;
+	unsigned int parent_idx;	/* beside kind: 32 bytes an entry, not 40 */
 	struct ptsim_mm *mm;
 	void *ptr;		/* table or folio */
 	struct pt_table *parent;
-	unsigned int parent_idx;
 };
 
 /* ---- diagnostics (src/core/diag.c) ---- */
@@ -420,9 +421,29 @@ static inline uint64_t host_room(const struct ptsim_machine *m)
 /* Host memory the model spends: -ENOMEM past cfg.host_memory_limit, nothing charged then. */
 int host_charge(struct ptsim_machine *m, uint64_t bytes);
 void host_uncharge(struct ptsim_machine *m, uint64_t bytes);
+/*
+ * Host memory of the machine's own bookkeeping, charged as it grows and never
+ * refused: the machine and its TLB arrays, the undo log, the page allocator's
+ * lists and map, the VMA arrays. The invariant checker recomputes it.
+ */
+uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m);
+/* Host bytes of the TLB model's arrays (arch/arm64/hw/tlb.c), fixed at hw_init. */
+uint64_t hw_host_bytes(const struct ptsim_machine *m);
+/* Host bytes of the page allocator's free lists and head map (src/mm/page_alloc.c). */
+uint64_t physmem_host_bytes(const struct physmem *pm);
+/* Host bytes of a map's tables. */
+static inline uint64_t u64map_host_bytes(const struct u64map *map)
+{
+	return (uint64_t)map->cap * 2 * sizeof(uint64_t);
+}
 /* Start recording allocations; undo_commit forgets them, undo_rollback frees them. */
 void undo_start(struct ptsim_machine *m);
 int undo_record(struct ptsim_machine *m, const struct undo_entry *e);
+/*
+ * Room for n entries made before an operation that knows how many it will
+ * record (a populate): grown once to fit, not doubled past it.
+ */
+int undo_reserve(struct ptsim_machine *m, size_t n);
 void undo_commit(struct ptsim_machine *m);
 void undo_rollback(struct ptsim_machine *m);
 

@@ -2,9 +2,12 @@
 /* The machine: physical memory, folios, address spaces, features, counts. */
 #include "internal.h"
 #include "filemap.h"
+#include "host_array.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static int undo_init(struct ptsim_machine *m);
 
 void ptsim_machine_config_init(struct ptsim_machine_config *cfg)
 {
@@ -57,7 +60,9 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	page_pool_init(&m->table_pages, g.page_size);
 	/* MAX_PAGE_ORDER is at least the PMD order so PMD-size THPs can be allocated */
 	err = physmem_init(&m->phys, cfg->phys_base >> g.page_shift, cfg->phys_size >> g.page_shift,
-			   MAX(g.pmd_order, 10));
+			   MAX(g.pmd_order, 10), &m->host_bytes);
+	if (!err)
+		err = undo_init(m);
 	if (!err)
 		err = folio_store_init(&m->folios, cfg->phys_base >> g.page_shift,
 				       cfg->phys_size >> g.page_shift, &m->host_bytes);
@@ -67,6 +72,7 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 		ptsim_machine_destroy(m);
 		return err;
 	}
+	m->host_bytes += sizeof(*m) + hw_host_bytes(m);
 	*out = m;
 	return 0;
 }
@@ -83,7 +89,7 @@ void ptsim_machine_destroy(struct ptsim_machine *m)
 		m->nr_mms--;
 	}
 	free(m->mms);
-	free(m->undo);
+	host_array_free(m->undo, m->undo_cap * sizeof(*m->undo));
 	hw_free(m);
 	files_free(m);
 	page_pool_destroy(&m->table_pages);
@@ -133,11 +139,18 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	m->undo = NULL;
 	m->undo_len = m->undo_cap = 0;
 	m->undo_active = false;
+	/* the copy's undo log is a new one at its resting size */
+	m->host_bytes -= src->undo_cap * sizeof(*src->undo);
 	page_pool_init(&m->table_pages, src->geo.page_size);
 	memset(&m->folios, 0, sizeof(m->folios));
 	m->tlb = NULL;
 	memset(&m->bbm, 0, sizeof(m->bbm));
-	if (physmem_copy(&m->phys, &src->phys)) {
+	if (physmem_copy(&m->phys, &src->phys, &m->host_bytes)) {
+		free(m);
+		return -ENOMEM;
+	}
+	if (undo_init(m)) {
+		physmem_free_all(&m->phys);
 		free(m);
 		return -ENOMEM;
 	}
@@ -287,6 +300,16 @@ void host_uncharge(struct ptsim_machine *m, uint64_t bytes)
 	m->host_bytes -= bytes;
 }
 
+uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
+{
+	uint64_t bytes = sizeof(*m) + hw_host_bytes(m) + m->undo_cap * sizeof(*m->undo) +
+			 physmem_host_bytes(&m->phys);
+
+	for (size_t i = 0; i < m->nr_mms; i++)
+		bytes += m->mms[i]->cap_vmas * sizeof(*m->mms[i]->vmas);
+	return bytes;
+}
+
 int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out)
 {
 	VALIDATE(m && out);
@@ -304,25 +327,73 @@ bool alloc_should_fail(struct ptsim_machine *m)
 	return false;
 }
 
+/*
+ * The undo log rests at UNDO_KEEP entries, allocated with the machine and
+ * charged as part of it; an operation that records more (a populate records
+ * one entry per folio) grows it under the host-memory limit, and it shrinks
+ * back when the operation commits or rolls back, so its peak is not kept.
+ */
+#define UNDO_KEEP 64
+
+static int undo_init(struct ptsim_machine *m)
+{
+	m->undo = host_array_alloc(UNDO_KEEP * sizeof(*m->undo));
+	if (!m->undo)
+		return -ENOMEM;
+	m->undo_cap = UNDO_KEEP;
+	m->host_bytes += UNDO_KEEP * sizeof(*m->undo);
+	return 0;
+}
+
+static void undo_shrink(struct ptsim_machine *m)
+{
+	struct undo_entry *n;
+
+	if (m->undo_cap <= UNDO_KEEP)
+		return;
+	n = host_array_resize(m->undo, m->undo_cap * sizeof(*n), UNDO_KEEP * sizeof(*n));
+	if (!n)
+		return;	/* kept, and still charged */
+	host_uncharge(m, (m->undo_cap - UNDO_KEEP) * sizeof(*n));
+	m->undo = n;
+	m->undo_cap = UNDO_KEEP;
+}
+
 void undo_start(struct ptsim_machine *m)
 {
 	m->undo_len = 0;
 	m->undo_active = true;
 }
 
+/* The log grown to cap entries, the growth charged under the host-memory limit. */
+static int undo_grow(struct ptsim_machine *m, size_t cap)
+{
+	const size_t more = (cap - m->undo_cap) * sizeof(*m->undo);
+	struct undo_entry *n;
+
+	if (host_charge(m, more))
+		return -ENOMEM;
+	n = host_array_resize(m->undo, m->undo_cap * sizeof(*n), cap * sizeof(*n));
+	if (!n) {
+		host_uncharge(m, more);
+		return -ENOMEM;
+	}
+	m->undo = n;
+	m->undo_cap = cap;
+	return 0;
+}
+
+int undo_reserve(struct ptsim_machine *m, size_t n)
+{
+	return n <= m->undo_cap ? 0 : undo_grow(m, n);
+}
+
 int undo_record(struct ptsim_machine *m, const struct undo_entry *e)
 {
 	if (!m->undo_active)
 		return 0;
-	if (m->undo_len == m->undo_cap) {
-		size_t cap = m->undo_cap ? m->undo_cap * 2 : 64;
-		struct undo_entry *n = realloc(m->undo, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		m->undo = n;
-		m->undo_cap = cap;
-	}
+	if (m->undo_len == m->undo_cap && undo_grow(m, m->undo_cap * 2))
+		return -ENOMEM;
 	m->undo[m->undo_len++] = *e;
 	return 0;
 }
@@ -331,6 +402,7 @@ void undo_commit(struct ptsim_machine *m)
 {
 	m->undo_len = 0;
 	m->undo_active = false;
+	undo_shrink(m);
 }
 
 void undo_rollback(struct ptsim_machine *m)
@@ -348,4 +420,5 @@ void undo_rollback(struct ptsim_machine *m)
 			pt_table_free(e->mm, e->ptr);
 		}
 	}
+	undo_shrink(m);
 }

@@ -5,12 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /*
  * Chunks start at one page and double up to 2 MiB, so a machine that maps
- * little costs little (a test may create thousands of machines), while a
- * large map gets 2 MiB chunks: aligned and marked MADV_HUGEPAGE, so the host
- * backs each with one huge page instead of faulting in 512 small ones.
+ * little costs little (a test may create thousands of machines). Each is an
+ * anonymous mapping the host backs as its pages are first used, so what the
+ * pool holds resident is what its tables use: a table is charged to the
+ * machine's host memory as it is taken, and a chunk made ready ahead of use
+ * (or a huge page backing all of one) would be resident memory nobody was
+ * charged for (issue 32).
  */
 #define MAX_CHUNK_BYTES	((size_t)2 << 20)
 
@@ -31,22 +35,23 @@ static size_t chunk_pages(const struct page_pool *p, size_t n)
 	return pages;
 }
 
-/* A 2 MiB-aligned, zeroed 2 MiB of host memory, backed by a huge page where the host allows. */
-static void *huge_chunk(void)
+/* size bytes of zeroed host memory aligned to align (a power of two), backed as touched. */
+static void *lazy_chunk(size_t size, size_t align)
 {
-	size_t len = 2 * MAX_CHUNK_BYTES;
-	char *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pad = align > host_page ? align : 0;
+	char *raw = mmap(NULL, size + pad, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *chunk;
 	size_t head;
 
 	if (raw == MAP_FAILED)
 		return NULL;
-	chunk = (char *)(((uintptr_t)raw + MAX_CHUNK_BYTES - 1) & ~(uintptr_t)(MAX_CHUNK_BYTES - 1));
+	chunk = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
 	head = (size_t)(chunk - raw);
 	if (head)
 		munmap(raw, head);
-	munmap(chunk + MAX_CHUNK_BYTES, len - head - MAX_CHUNK_BYTES);
-	madvise(chunk, MAX_CHUNK_BYTES, MADV_HUGEPAGE);	/* a hint: failure costs only speed */
+	if (pad - head)
+		munmap(chunk + size, pad - head);
 	return chunk;
 }
 
@@ -64,19 +69,49 @@ static int new_chunk(struct page_pool *p)
 		p->chunks = n;
 		p->cap_chunks = cap;
 	}
-	if (size == MAX_CHUNK_BYTES) {
-		chunk = huge_chunk();	/* zeroed by the host */
-	} else {
-		chunk = aligned_alloc(p->page, size);
-		if (chunk)
-			memset(chunk, 0, size);
-	}
+	chunk = lazy_chunk(size, p->page);	/* zeroed by the host */
 	if (!chunk)
 		return -1;
 	p->chunks[p->nr_chunks++] = chunk;
 	p->cur = chunk;
 	p->left = size;
 	return 0;
+}
+
+/*
+ * A freed table is uncharged, so its page must not stay resident: the pool
+ * gives free pages back to the host (MADV_DONTNEED; they read as zeroes
+ * until reused), all but the KEEP_RESIDENT most recently freed, which the
+ * next tables reuse at no syscall. It does so once twice that many are
+ * resident, sorted, so that the tables of one zapped range go back in one
+ * call per run of adjacent pages instead of one each.
+ */
+#define KEEP_RESIDENT	32
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void release_free(struct page_pool *p)
+{
+	size_t end = p->nr_free - KEEP_RESIDENT, run;
+
+	if (p->page % (size_t)sysconf(_SC_PAGESIZE)) {
+		p->nr_released = end;	/* smaller than a host page: it stays (uncharged) */
+		return;
+	}
+	qsort(&p->free[p->nr_released], end - p->nr_released, sizeof(*p->free), cmp_ptr);
+	for (size_t i = p->nr_released; i < end; i += run) {
+		char *start = p->free[i];
+
+		for (run = 1; i + run < end && (char *)p->free[i + run] == start + run * p->page; run++)
+			;
+		madvise(start, run * p->page, MADV_DONTNEED);
+	}
+	p->nr_released = end;
 }
 
 /* A zeroed page: fresh from a chunk (zeroed when the chunk was made) or reused and cleared. */
@@ -86,6 +121,7 @@ void *page_pool_get(struct page_pool *p)
 
 	if (p->nr_free) {
 		page = p->free[--p->nr_free];
+		p->nr_released = p->nr_released > p->nr_free ? p->nr_free : p->nr_released;
 		memset(page, 0, p->page);
 		return page;
 	}
@@ -109,16 +145,14 @@ void page_pool_put(struct page_pool *p, void *page)
 		p->cap_free = cap;
 	}
 	p->free[p->nr_free++] = page;
+	if (p->nr_free - p->nr_released > 2 * KEEP_RESIDENT)
+		release_free(p);
 }
 
 void page_pool_destroy(struct page_pool *p)
 {
-	for (size_t i = 0; i < p->nr_chunks; i++) {
-		if (p->page * chunk_pages(p, i) == MAX_CHUNK_BYTES)
-			munmap(p->chunks[i], MAX_CHUNK_BYTES);	/* a huge_chunk */
-		else
-			free(p->chunks[i]);
-	}
+	for (size_t i = 0; i < p->nr_chunks; i++)
+		munmap(p->chunks[i], p->page * chunk_pages(p, i));
 	free(p->chunks);
 	free(p->free);
 	memset(p, 0, sizeof(*p));

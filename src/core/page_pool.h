@@ -17,6 +17,7 @@ struct page_pool {
 	size_t left;
 	void **free;
 	size_t nr_free, cap_free;
+	size_t nr_released;	/* free[0 .. nr_released) went back to the host */
 };
 
 void page_pool_init(struct page_pool *p, size_t page);

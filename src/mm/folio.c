@@ -44,6 +44,11 @@ int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_page
 		fs->chunk_live = NULL;
 		return -ENOMEM;
 	}
+	/*
+	 * charged a host page at a time, so backed a host page at a time: a
+	 * huge page would bring 2 MiB of records in for the first one
+	 */
+	madvise(map, fs->map_bytes, MADV_NOHUGEPAGE);
 	fs->map = map;
 	*host_bytes += chunks * sizeof(*fs->chunk_live);
 	return 0;

@@ -380,7 +380,7 @@ static int prepare_child(struct fork_ctx *c)
 		dst->vmas = malloc(src->nr_vmas * sizeof(*dst->vmas));
 		if (!dst->vmas)
 			return -ENOMEM;
-		dst->cap_vmas = src->nr_vmas;
+		vmas_charge(dst, src->nr_vmas);
 	}
 	/*
 	 * dup_mmap (v6.12 kernel/fork.c): both mmap_locks taken for writing,

@@ -10,9 +10,10 @@
 #include "core.h"
 
 /* mm/page_alloc.c */
-int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order);
+int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order,
+		 uint64_t *host_bytes);
 void physmem_free_all(struct physmem *pm);
-int physmem_copy(struct physmem *dst, const struct physmem *src);
+int physmem_copy(struct physmem *dst, const struct physmem *src, uint64_t *host_bytes);
 int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn);
 void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order);
 
@@ -182,6 +183,8 @@ uint64_t covered_end(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 
 /* vma.c */
 int vma_reserve(struct ptsim_mm *mm, size_t extra);
+/* The VMA array's capacity becomes cap: its host memory charged (never refused) or given back. */
+void vmas_charge(struct ptsim_mm *mm, size_t cap);
 size_t vma_index(const struct ptsim_mm *mm, const struct vma *v);
 void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr);
 /* Drop the VMA at idx from the array (its pages and tables are the caller's business). */

@@ -269,6 +269,7 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 
 	VALIDATE(m);
 	REFUSE_IN_HANDLER(m);
+	c.host_bytes = machine_bookkeeping_host_bytes(m);
 	for (size_t i = 0; i < m->nr_mms; i++) {
 		const struct ptsim_mm *mm = m->mms[i];
 		uint64_t base = mm->kernel ? ~((UINT64_C(1) << m->geo.va_bits) - 1) : 0;
@@ -287,7 +288,7 @@ int ptsim_check_invariants(struct ptsim_machine *m, uint64_t *violations)
 	    m->uncounted_table_frees != c.tables)
 		broken(&c, 0, -1, c.tables, "the totals' table allocations and frees disagree with the tables");
 	if (c.host_bytes != m->host_bytes)
-		broken(&c, 0, -1, m->host_bytes, "host memory charged differs from the tables and folios");
+		broken(&c, 0, -1, m->host_bytes, "host memory charged differs from the tables, folios and bookkeeping");
 	check_tlb(&c);
 	if (violations)
 		*violations = c.violations;

@@ -7,6 +7,7 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "filemap.h"
+#include "host_array.h"
 #include "hw.h"
 #include "primitives.h"
 
@@ -201,21 +202,40 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
  * The pending faults of a populate of nr pages that each need folio_bytes of
  * host memory, with the operation and its undo log started; NULL when they
  * cannot fit the host-memory limit (checked before anything is allocated)
- * or the array cannot be allocated: the populate is -ENOMEM.
+ * or the array cannot be allocated: the populate is -ENOMEM. The array is
+ * charged as host memory until populate_end; the undo log is made room for
+ * at once (undo_commit or undo_rollback shrinks it again).
  */
 static struct pending_fault *populate_begin(struct ptsim_machine *m, uint64_t nr,
 					    uint64_t folio_bytes)
 {
+	/* an undo entry per new folio and per new table (one per 64 pages is ample) */
+	const uint64_t undo = (folio_bytes ? nr : 0) + nr / 64 + 8;
 	struct pending_fault *pf;
 
-	if (nr * (sizeof(*pf) + folio_bytes) > host_room(m))
+	if (nr * (sizeof(*pf) + folio_bytes) + undo * sizeof(struct undo_entry) > host_room(m))
 		return NULL;
-	pf = malloc(nr * sizeof(*pf));
+	pf = host_array_alloc(nr * sizeof(*pf));
 	if (!pf)
 		return NULL;
+	m->host_bytes += nr * sizeof(*pf);	/* within the room just checked */
+	if (undo_reserve(m, undo)) {
+		host_array_free(pf, nr * sizeof(*pf));
+		host_uncharge(m, nr * sizeof(*pf));
+		return NULL;
+	}
 	op_begin(m);
 	undo_start(m);
 	return pf;
+}
+
+/* The populate of nr pages ends: its operation, and the pending faults' memory given back. */
+static int populate_end(struct ptsim_machine *m, struct pending_fault *pf, uint64_t nr, int err)
+{
+	op_end(m, err);
+	host_array_free(pf, nr * sizeof(*pf));
+	host_uncharge(m, nr * sizeof(*pf));
+	return err;
 }
 
 /*
@@ -278,9 +298,7 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 			fn_exit(m);
 		}
 	}
-	op_end(m, err);
-	free(pf);
-	return err;
+	return populate_end(m, pf, nr, err);
 }
 
 int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int order,
@@ -326,9 +344,7 @@ int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned in
 		for (uint64_t i = 0; i < nr; i++)
 			install_fault(mm, v, &pf[i], order, write, zpfn);
 	}
-	op_end(m, err);
-	free(pf);
-	return err;
+	return populate_end(m, pf, nr, err);
 }
 
 /*

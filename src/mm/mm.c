@@ -58,6 +58,14 @@ void mm_free_contents(struct ptsim_mm *mm)
 	free(mm->vmas);
 	mm->vmas = NULL;
 	mm->nr_vmas = 0;
+	vmas_charge(mm, 0);
+}
+
+void vmas_charge(struct ptsim_mm *mm, size_t cap)
+{
+	mm->m->host_bytes -= mm->cap_vmas * sizeof(*mm->vmas);
+	mm->m->host_bytes += cap * sizeof(*mm->vmas);
+	mm->cap_vmas = cap;
 }
 
 void ptsim_mm_destroy(struct ptsim_mm *mm)
@@ -309,8 +317,8 @@ int vma_insert(struct ptsim_mm *mm, const struct vma *v)
 
 		if (!n)
 			return -ENOMEM;
+		vmas_charge(mm, cap);
 		mm->vmas = n;
-		mm->cap_vmas = cap;
 	}
 	memmove(&mm->vmas[i + 1], &mm->vmas[i], (mm->nr_vmas - i) * sizeof(*v));
 	mm->vmas[i] = *v;

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order)
+int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsigned int max_order,
+		 uint64_t *host_bytes)
 {
 	memset(pm, 0, sizeof(*pm));
+	pm->host_bytes = host_bytes;
 	if (max_order >= 32)
 		return -EINVAL;
 	pm->base_pfn = base_pfn;
@@ -32,9 +34,10 @@ void physmem_free_all(struct physmem *pm)
 	memset(pm, 0, sizeof(*pm));
 }
 
-int physmem_copy(struct physmem *dst, const struct physmem *src)
+int physmem_copy(struct physmem *dst, const struct physmem *src, uint64_t *host_bytes)
 {
 	*dst = *src;
+	dst->host_bytes = host_bytes;
 	memset(dst->free_list, 0, sizeof(dst->free_list));
 	if (u64map_copy(&dst->free_heads, &src->free_heads))
 		goto fail;
@@ -52,18 +55,34 @@ fail:
 	return -ENOMEM;
 }
 
+uint64_t physmem_host_bytes(const struct physmem *pm)
+{
+	uint64_t bytes = u64map_host_bytes(&pm->free_heads);
+
+	for (unsigned int o = 0; o < 32; o++)
+		bytes += pm->free_cap[o] * sizeof(uint64_t);
+	return bytes;
+}
+
+/* The lists and map grow as a fragmenting workload needs: charged, never refused. */
 static int push_free(struct physmem *pm, uint64_t pfn, unsigned int order)
 {
+	uint64_t map_bytes = u64map_host_bytes(&pm->free_heads);
+	int err;
+
 	if (pm->free_len[order] == pm->free_cap[order]) {
 		size_t cap = pm->free_cap[order] ? pm->free_cap[order] * 2 : 16;
 		uint64_t *n = realloc(pm->free_list[order], cap * sizeof(uint64_t));
 
 		if (!n)
 			return -ENOMEM;
+		*pm->host_bytes += (cap - pm->free_cap[order]) * sizeof(uint64_t);
 		pm->free_list[order] = n;
 		pm->free_cap[order] = cap;
 	}
-	if (u64map_put(&pm->free_heads, pfn, order))
+	err = u64map_put(&pm->free_heads, pfn, order);
+	*pm->host_bytes += u64map_host_bytes(&pm->free_heads) - map_bytes;
+	if (err)
 		return -ENOMEM;
 	pm->free_list[order][pm->free_len[order]++] = pfn;
 	return 0;

@@ -22,8 +22,8 @@ int vma_reserve(struct ptsim_mm *mm, size_t extra)
 
 		if (!n)
 			return -ENOMEM;
+		vmas_charge(mm, cap);
 		mm->vmas = n;
-		mm->cap_vmas = cap;
 	}
 	return 0;
 }

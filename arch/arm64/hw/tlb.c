@@ -107,6 +107,21 @@ int hw_init(struct ptsim_machine *m)
 	return 0;
 }
 
+uint64_t hw_host_bytes(const struct ptsim_machine *m)
+{
+	const struct tlb_model *t = m->tlb;
+	uint64_t bytes = sizeof(*t) + t->nr_cpus * sizeof(*t->cpu);
+
+	for (unsigned int c = 0; c < t->nr_cpus; c++)
+		for (int i = 0; i < 3; i++) {
+			const struct tlb_array *a = &t->cpu[c].arr[i];
+			uint64_t n = (uint64_t)a->sets * a->ways;
+
+			bytes += n * (sizeof(*a->e) + sizeof(*a->age) + sizeof(*a->tag));
+		}
+	return bytes;
+}
+
 void hw_free(struct ptsim_machine *m)
 {
 	struct tlb_model *t = m->tlb;
