@@ -339,6 +339,49 @@ static void test_raw_contpte_convert(void **state)
 	}
 }
 
+/* ptsim_machine_config's bbm_level and bbml2_noabort override the CPU's, and survive a clone. */
+static void test_config_overrides_bbm(void **state)
+{
+	struct { uint32_t level, noabort; unsigned int violations, risks; } c[] = {
+		{ 0, 0, 0, 0 },	/* V3 as described: level 2, noabort */
+		{ 1, 0, 1, 0 },	/* level 0: the contiguous-bit change needs the break */
+		{ 2, 1, 0, 1 },	/* level 1, off the noabort list: a conflict risk */
+		{ 3, 1, 0, 1 },
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct ptsim_machine_config cfg;
+		struct ptsim_machine *m, *copy;
+		struct ptsim_mm *mm;
+		struct diag_log log = { 0 };
+		uint64_t pa;
+
+		ptsim_machine_config_init(&cfg);
+		cfg.cpu = PTSIM_CPU_NEOVERSE_V3;
+		cfg.bbm_level = c[i].level;
+		cfg.bbml2_noabort = c[i].noabort;
+		m = create_machine(&cfg);
+		assert_int_equal(ptsim_raw_mm_create(m, &mm), 0);
+		for (int l = 1; l <= 3; l++) {
+			assert_int_equal(ptsim_raw_table_alloc(mm, VA, l, &pa), 0);
+			assert_int_equal(ptsim_raw_write(mm, 0, VA, l - 1, pa | DESC_TYPE_TABLE, 0), 0);
+		}
+		assert_int_equal(ptsim_raw_write(mm, 0, VA, 3, page(OLD_PA, false), 0), 0);
+		assert_int_equal(ptsim_machine_clone(m, &copy), 0);
+		ptsim_machine_destroy(m);
+		ptsim_set_diag_handler(copy, record_diag, &log);
+		assert_true(copy->cpu->bbm_level == (c[i].level ? c[i].level - 1 : 2));
+		assert_non_null(copy->mms[0]);
+		assert_true(copy->mms[0]->raw);
+		assert_int_equal(ptsim_raw_write(copy->mms[0], 0, VA, 3, page(OLD_PA, false) | DESC_CONT,
+						 0), 0);
+		assert_int_equal(log.count[PTSIM_DIAG_BBM_VIOLATION], c[i].violations);
+		assert_int_equal(log.count[PTSIM_DIAG_BBM_CONFLICT_RISK], c[i].risks);
+		ptsim_machine_destroy(copy);
+	}
+}
+
 /* The API's arguments: negative errno, nothing changed. */
 static void test_raw_bad_arguments(void **state)
 {
@@ -389,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_raw_af_clear_never_cached),
 		cmocka_unit_test(test_raw_same_contents_read_only),
 		cmocka_unit_test(test_raw_contpte_convert),
+		cmocka_unit_test(test_config_overrides_bbm),
 		cmocka_unit_test(test_raw_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

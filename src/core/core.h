@@ -298,6 +298,8 @@ struct ptsim_machine {
 	struct ptsim_machine_config cfg;
 	struct ptsim_geometry geo;
 	const struct cpu_desc *cpu;
+	/* what cpu points at when the config overrides the BBM level or noabort */
+	struct cpu_desc cpu_override;
 	bool features[PTSIM_FEAT__COUNT];
 	struct physmem phys;
 	struct folio_store folios;
