@@ -157,6 +157,8 @@ int cmd_run(int argc, char **argv)
 		{ "granule", required_argument, NULL, 'g' },
 		{ "features", required_argument, NULL, 'f' },
 		{ "max-work", required_argument, NULL, 'w' },
+		{ "bbm", required_argument, NULL, 'b' },
+		{ "noabort", required_argument, NULL, 'n' },
 		{ "findings", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -164,7 +166,7 @@ int cmd_run(int argc, char **argv)
 	};
 	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0 };
 	const char *sets[MAX_SETS];
-	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
+	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0, bbm = 0, noabort = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
 	bool json = false, first = true, want_findings = false;
 	struct scenario s;
@@ -202,6 +204,20 @@ int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
+		case 'b':
+			if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '2') {
+				fprintf(stderr, "run: --bbm needs 0, 1 or 2\n");
+				return 2;
+			}
+			bbm = (unsigned int)(optarg[0] - '0') + 1;
+			break;
+		case 'n':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "run: --noabort needs on or off\n");
+				return 2;
+			}
+			noabort = !strcmp(optarg, "on") ? 2 : 1;
+			break;
 		case 'F': want_findings = true; break;
 		case 'j': json = true; break;
 		case 'h': return command_usage("run", stdout);
@@ -284,6 +300,10 @@ int cmd_run(int argc, char **argv)
 				continue;
 			mc.cpu = cpu;
 			mc.granule = (enum ptsim_granule)gr;
+			if (bbm)
+				mc.bbm_level = bbm;
+			if (noabort)
+				mc.bbml2_noabort = noabort;
 			if (gr != s.machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
 				mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
 			for (unsigned int i = 0; i < nr_sets; i++) {

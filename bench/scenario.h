@@ -37,7 +37,9 @@ enum scn_kind {
 	S_FAULT, S_MPROTECT, S_NUMA, S_FORK, S_EXIT, S_DESTROY, S_MUNMAP, S_MREMAP, S_MADVISE,
 	S_MLOCK, S_MUNLOCK, S_UFFD_REGISTER, S_UFFD_MOVE, S_PIN, S_SWAPOUT, S_FILE, S_MMAP_FILE,
 	S_ASLR, S_ELF_LOAD, S_EXEC_CALL, S_EXEC_RANDOM, S_KBOOT, S_KFINALIZE, S_SET_MEMORY,
-	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END, S__COUNT
+	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END,
+	/* the raw architectural API (include/ptsim/raw.h) and self-checks */
+	S_RAW_MM, S_RAW_TABLE, S_RAW_WRITE, S_RAW_BARRIER, S_RAW_TLBI, S_EXPECT, S__COUNT
 };
 
 struct scn_op {
@@ -48,6 +50,8 @@ struct scn_op {
 	unsigned int nr_args;
 	unsigned int u;			/* bits 0-7: a keyword (prot, advice, kind); 8 on: key flags */
 	bool on;
+	unsigned char sub;		/* expect: what is checked (violations, pa, ...) */
+	unsigned char word2;		/* expect fault: the fault kind */
 	char text[48];			/* checkpoint name, feature name, kernel ranges */
 };
 
@@ -59,6 +63,8 @@ struct scn_machine {
 	uint64_t phys_base, phys_size;
 	char preset[48];
 	bool kpti, repeat_tlbi;
+	/* break-before-make overrides, as ptsim_machine_config's (0: the CPU's) */
+	unsigned int bbm_level, bbml2_noabort;
 };
 
 struct scenario {
