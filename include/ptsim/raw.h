@@ -76,8 +76,9 @@ PTSIM_API int ptsim_raw_write(struct ptsim_mm *mm, unsigned int cpu, uint64_t va
 /*
  * Compare-and-swap of the entry at (va, level) as `cpu` executes it: when it
  * holds expected, desc is stored (checked as ptsim_raw_write); *old (may be
- * NULL) gets the value found. Counted as one atomic. Errors as
- * ptsim_raw_write; a failed comparison is not an error (compare *old).
+ * NULL) gets the value found. Counted as one atomic (pte_cas at level 3),
+ * or as one read when the comparison fails. Errors as ptsim_raw_write; a
+ * failed comparison is not an error (compare *old).
  */
 PTSIM_API int ptsim_raw_cas(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, int level,
 			    uint64_t expected, uint64_t desc, unsigned int flags, uint64_t *old);
