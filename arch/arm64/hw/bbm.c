@@ -80,7 +80,9 @@ static inline bool desc_read_only(pte_t d)
 
 /*
  * Why a valid -> valid change needs break-before-make on this CPU, or NULL
- * when it may be written in place (RWHZWS, RPVTFW, RKHRBC).
+ * when it may be written in place (RPVTFW; RKHRBC and RNGLXZ for the
+ * contiguous bit and block size per BBM level; RWHZWS for an output
+ * address change between read-only pages of the same contents).
  */
 const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t o, pte_t n)
 {
