@@ -168,6 +168,9 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_MAPCOUNT_SET] = "plain store of a mapcount field (atomic_set, MM_ID slots)",
 	[PTSIM_EV_PAGE_FLAG_ATOMIC] = "SetPageAnonExclusive / ClearPageAnonExclusive (set/clear_bit)",
 	[PTSIM_EV_LRUVEC_STAT] = "__lruvec_stat_mod_folio calls (NR_*_MAPPED, NR_ANON_THPS)",
+	[PTSIM_EV_DSB_SY] = "DSB SY (the raw API)",
+	[PTSIM_EV_DSB_NSH] = "DSB NSH (the raw API)",
+	[PTSIM_EV_TLBI_LOCAL] = "TLBI by VA, range or ASID without the IS suffix (the raw API)",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -90,8 +90,9 @@ const struct command commands[] = {
 	  "  --json         as one JSON object with a member per list\n" },
 	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
 	{ "run", cmd_run,
-	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--max-work N]\n"
-	  "       [--no-check-invariants] [--check] [--findings] [--wide] [--jobs N] [--json]",
+	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--bbm L] [--noabort on|off]\n"
+	  "       [--max-work N] [--no-check-invariants] [--check] [--findings] [--wide] [--jobs N]\n"
+	  "       [--json]",
 	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
 	  "  FILE           the scenario (doc/scenario.md)\n"
 	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
@@ -100,6 +101,8 @@ const struct command commands[] = {
 	  "  --features SPEC  a kernel: presets and features, comma-separated, +name/-name\n"
 	  "                 to switch one on/off; repeat to compare kernels (at most 8)\n"
 	  "                 (names: ptsim-bench list presets features)\n"
+	  "  --bbm L        the CPUs' break-before-make level, 0, 1 or 2 (default: each CPU's)\n"
+	  "  --noabort on|off  the CPUs on or off the BBML2-noabort list (default: each CPU's)\n"
 	  "  --max-work N   stop a run after N units of simulated work (a positive number)\n"
 	  "  --no-check-invariants  do not check the model's invariants after each operation\n"
 	  "                 (break-before-make and TLB diagnostics are still counted)\n"

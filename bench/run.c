@@ -384,6 +384,7 @@ struct run_ctx {
 	unsigned int nr_sets;
 	struct scn_limits lim;
 	bool check_invariants;
+	unsigned int bbm_level, bbml2_noabort;	/* --bbm, --noabort (0: the scenario's) */
 };
 
 /*
@@ -398,6 +399,10 @@ static int run_combination(const struct run_ctx *c, enum ptsim_cpu cpu, enum pts
 
 	mc.cpu = cpu;
 	mc.granule = gr;
+	if (c->bbm_level)
+		mc.bbm_level = c->bbm_level;
+	if (c->bbml2_noabort)
+		mc.bbml2_noabort = c->bbml2_noabort;
 	if (gr != c->s->machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
 		mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
 	for (unsigned int i = 0; i < c->nr_sets; i++) {
@@ -625,6 +630,8 @@ int cmd_run(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'W' },
 		{ "jobs", required_argument, NULL, 'J' },
+		{ "bbm", required_argument, NULL, 'b' },
+		{ "noabort", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -634,7 +641,7 @@ int cmd_run(int argc, char **argv)
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
 	bool json = false, first = true, check_invariants = true, check = false, wide = false;
 	enum ptsim_granule gran_order[3];
-	unsigned int nr_grans, nr_runs, jobs = 1;
+	unsigned int nr_grans, nr_runs, jobs = 1, bbm = 0, noabort = 0;
 	struct one_run *runs;
 	uint64_t nr_diags = 0;
 	struct scenario s;
@@ -677,6 +684,20 @@ int cmd_run(int argc, char **argv)
 		case 'C': check = true; break;
 		case 'j': json = true; break;
 		case 'W': wide = true; break;
+		case 'b':	/* stored + 1, as scn_machine keeps it: 0 is the CPU's own */
+			if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '2') {
+				fprintf(stderr, "run: --bbm needs 0, 1 or 2\n");
+				return 2;
+			}
+			bbm = (unsigned int)(optarg[0] - '0') + 1;
+			break;
+		case 'A':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "run: --noabort needs on or off\n");
+				return 2;
+			}
+			noabort = !strcmp(optarg, "on") ? 2 : 1;
+			break;
 		case 'J': {
 			char *end = NULL;
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -749,7 +770,7 @@ int cmd_run(int argc, char **argv)
 	} else {
 		lim.query_out = stdout;	/* pagemap, vmas and ptdump print as each run reaches them */
 	}
-	struct run_ctx ctx = { &s, argv[optind], sets, nr_sets, lim, check_invariants };
+	struct run_ctx ctx = { &s, argv[optind], sets, nr_sets, lim, check_invariants, bbm, noabort };
 	enum ptsim_cpu ucpu[PTSIM_CPU__COUNT * 3];
 	enum ptsim_granule ugr[PTSIM_CPU__COUNT * 3];
 	unsigned int nr_units = 0;

@@ -17,11 +17,13 @@
  * madvise advice, 'o' on/off, 's' a set_memory op, 't' text. Keys: "key="
  * takes a number into the next argument slot, "key" alone sets a flag bit.
  */
+#define SCN_MAX_KEYS 10
+
 struct op_spec {
 	const char *name;
 	enum scn_kind kind;
 	const char *pos;
-	const char *keys[6];	/* "order=" (number) or "read" (flag bit i) */
+	const char *keys[SCN_MAX_KEYS];	/* "order=" (number) or "read" (flag bit i) */
 };
 
 static const struct op_spec specs[] = {
@@ -69,7 +71,40 @@ static const struct op_spec specs[] = {
 	{ "get-user-pages", S_GET_USER_PAGES, "nee", { "write" } },
 	{ "pagemap", S_PAGEMAP, "ne", { "len=" } },
 	{ "vmas", S_VMAS, "n", { 0 } },
+	{ "raw-mm", S_RAW_MM, "c", { 0 } },
+	{ "raw-table", S_RAW_TABLE, "nee", { "nolink" } },
+	{ "raw-write", S_RAW_WRITE, "nee", { "page=", "cpu=", "block=", "table", "ng", "cont", "ro",
+					     "noaf", "same" } },
+	{ "raw-barrier", S_RAW_BARRIER, "b", { "cpu=" } },
+	{ "raw-tlbi", S_RAW_TLBI, "Tn", { "va=", "pages=", "ttl=", "cpu=", "local" } },
+	{ "expect", S_EXPECT, "", { 0 } },	/* what follows: one of expect_specs */
 };
+
+/*
+ * expect WHAT ...: the checks a scenario makes of itself. The diagnostic
+ * counts are the run's totals so far. Each applies only where its bbm= and
+ * noabort/abort keys match the machine (none: everywhere).
+ */
+enum expect_what { X_VIOLATIONS, X_CONFLICT_RISKS, X_CONFLICTS, X_INVARIANTS, X_PA, X_ENTRIES,
+		   X_FAULT };
+static const struct op_spec expect_specs[] = {
+	[X_VIOLATIONS] = { "violations", S_EXPECT, "e", { "cpu=", "bbm=", "noabort", "abort" } },
+	[X_CONFLICT_RISKS] = { "conflict-risks", S_EXPECT, "e", { "cpu=", "bbm=", "noabort", "abort" } },
+	[X_CONFLICTS] = { "conflicts", S_EXPECT, "e", { "cpu=", "bbm=", "noabort", "abort" } },
+	[X_INVARIANTS] = { "invariants", S_EXPECT, "e", { "cpu=", "bbm=", "noabort", "abort" } },
+	[X_PA] = { "pa", S_EXPECT, "nee", { "cpu=", "bbm=", "noabort", "abort" } },
+	[X_ENTRIES] = { "entries", S_EXPECT, "nee", { "cpu=", "bbm=", "noabort", "abort" } },
+	[X_FAULT] = { "fault", S_EXPECT, "neaf", { "cpu=", "bbm=", "noabort", "abort" } },
+};
+#define NR_EXPECT (sizeof(expect_specs) / sizeof(expect_specs[0]))
+
+static const char *const barriers[] = { "dsb-sy", "dsb-ish", "dsb-ishst", "dsb-nsh", "isb" };
+/* in enum ptsim_raw_tlbi_kind's order */
+static const char *const tlbis[] = { "vae1", "vale1", "vaae1", "vaale1", "rvae1", "rvale1",
+				     "rvaae1", "rvaale1", "aside1", "vmalle1" };
+/* in enum ptsim_fault_kind's order */
+static const char *const faults[] = { "none", "translation", "access-flag", "permission",
+				      "conflict" };
 
 const char *scenario_op_name(enum scn_kind kind)
 {
@@ -316,6 +351,8 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 #define KEY(s) (klen == strlen(s) && !strncmp(tok[i], s, klen))
 		if (KEY("kpti") && !v) {
 			mc->kpti = true;
+		} else if (KEY("noabort") && v && (!strcmp(v, "on") || !strcmp(v, "off"))) {
+			mc->bbml2_noabort = !strcmp(v, "on") ? 2 : 1;
 		} else if (KEY("repeat-tlbi") && !v) {
 			mc->repeat_tlbi = true;
 		} else if (KEY("cpu") && v) {
@@ -324,7 +361,8 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 		} else if (KEY("preset") && v && strlen(v) < sizeof(mc->preset)) {
 			strcpy(mc->preset, v);
 		} else if (v && parse_number(v, strlen(v), &x) &&
-			   (KEY("granule") || KEY("va") || KEY("mem") || KEY("base") || KEY("cpus"))) {
+			   (KEY("granule") || KEY("va") || KEY("mem") || KEY("base") || KEY("cpus") ||
+			    KEY("bbm"))) {
 			if (KEY("granule") && (x == 4096 || x == 16384 || x == 65536))
 				mc->granule = (enum ptsim_granule)__builtin_ctzll(x);
 			else if (KEY("va") && x <= 64)
@@ -335,11 +373,13 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 				mc->phys_base = x;
 			else if (KEY("cpus") && x >= 1 && x <= 256)
 				mc->nr_cpus = (unsigned int)x;
+			else if (KEY("bbm") && x <= 2)
+				mc->bbm_level = (unsigned int)x + 1;
 			else
 				return fail(p, col[i] + (unsigned int)klen + 1, "bad value %s", v);
 		} else {
 			return fail(p, col[i], "expected cpu=, granule=, va=, mem=, base=, cpus=, "
-				    "preset=, kpti or repeat-tlbi");
+				    "preset=, bbm=, noabort=, kpti or repeat-tlbi");
 		}
 #undef KEY
 	}
@@ -447,6 +487,21 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 	if (!sp)
 		return fail(p, col[0], "unknown operation %s", tok[0]);
 	memset(&op, 0, sizeof(op));
+	if (sp->kind == S_EXPECT) {
+		size_t k;
+
+		for (k = 0; n > 1 && k < NR_EXPECT; k++)
+			if (!strcmp(tok[1], expect_specs[k].name))
+				break;
+		if (n < 2 || k == NR_EXPECT)
+			return fail(p, n < 2 ? col[0] + 6 : col[1], "expect: expected violations, "
+				    "conflict-risks, conflicts, invariants, pa, entries or fault");
+		sp = &expect_specs[k];
+		op.sub = (unsigned char)k;
+		tok++;
+		col++;
+		n--;
+	}
 	op.kind = sp->kind;
 	op.line = p->line;
 	op.mm = op.mm2 = -1;
@@ -507,6 +562,26 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 				return fail(p, col[i], "expected ro, rw, nx, x, valid or invalid");
 			op.u = (unsigned int)v;
 			break;
+		case 'b':
+			v = keyword(tok[i], strlen(tok[i]), barriers, 5);
+			if (v < 0)
+				return fail(p, col[i], "expected dsb-sy, dsb-ish, dsb-ishst, dsb-nsh or isb");
+			op.u = (unsigned int)v;
+			break;
+		case 'T':
+			v = keyword(tok[i], strlen(tok[i]), tlbis, 10);
+			if (v < 0)
+				return fail(p, col[i], "expected a TLBI: vae1, vale1, vaae1, vaale1, rvae1, "
+					    "rvale1, rvaae1, rvaale1, aside1 or vmalle1");
+			op.u = (unsigned int)v;
+			break;
+		case 'f':
+			v = keyword(tok[i], strlen(tok[i]), faults, 5);
+			if (v < 0)
+				return fail(p, col[i], "expected a fault: none, translation, access-flag, "
+					    "permission or conflict");
+			op.word2 = (unsigned char)v;
+			break;
 		case 't':
 			if (strlen(tok[i]) >= sizeof(op.text))
 				return fail(p, col[i], "name too long");
@@ -534,7 +609,7 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 			strcpy(op.text, tok[i]);
 			continue;
 		}
-		for (int k = 0; k < 6 && sp->keys[k] && !done; k++) {
+		for (int k = 0; k < SCN_MAX_KEYS && sp->keys[k] && !done; k++) {
 			const char *key = sp->keys[k];
 			bool takes = key[strlen(key) - 1] == '=';
 
@@ -556,6 +631,8 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 				if (r < 0)
 					return fail(p, col[i] + (unsigned int)klen, "expected on, noalias or off");
 				op.u |= (unsigned int)r;
+			} else if (k > 3) {
+				return fail(p, col[i], "%s: too many numeric keys", sp->name);
 			} else {
 				/* a numeric key: slot 4 + its index (kfence= of kernel: 6) */
 				unsigned int slot = op.kind == S_KBOOT ? 6 : 4 + (unsigned int)k;
@@ -692,10 +769,15 @@ void scenario_print(const struct scenario *s, FILE *f)
 {
 	const struct scn_machine *mc = &s->machine;
 
-	fprintf(f, "machine cpu=%s granule=%uK va=%u mem=0x%llx base=0x%llx cpus=%u preset=%s%s%s\n",
+	fprintf(f, "machine cpu=%s granule=%uK va=%u mem=0x%llx base=0x%llx cpus=%u preset=%s%s%s",
 		ptsim_cpu_name(mc->cpu), (1u << mc->granule) / 1024, mc->va_bits,
 		(unsigned long long)mc->phys_size, (unsigned long long)mc->phys_base, mc->nr_cpus,
 		mc->preset, mc->kpti ? " kpti" : "", mc->repeat_tlbi ? " repeat-tlbi" : "");
+	if (mc->bbm_level)
+		fprintf(f, " bbm=%u", mc->bbm_level - 1);
+	if (mc->bbml2_noabort)
+		fprintf(f, " noabort=%s", mc->bbml2_noabort == 2 ? "on" : "off");
+	fputc('\n', f);
 	for (unsigned int i = 0; i < s->nr_sweep; i++)	/* 16 a line: lines stay under 512 */
 		fprintf(f, "%s0x%llx%s", i % 16 ? "," : "sweep n ", (unsigned long long)s->sweep[i],
 			i % 16 == 15 || i + 1 == s->nr_sweep ? "\n" : "");
@@ -707,13 +789,18 @@ void scenario_print(const struct scenario *s, FILE *f)
 		for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
 			if (specs[k].kind == op->kind)
 				sp = &specs[k];
+		if (op->kind == S_EXPECT) {
+			fputs("expect ", f);
+			sp = &expect_specs[op->sub % NR_EXPECT];
+		}
 		fputs(sp->name, f);
 		for (const char *c = sp->pos; *c; c++) {
 			fputc(' ', f);
 			switch (*c) {
 			case 'n':
 			case 'c':
-				fputs(s->names[c == sp->pos ? op->mm : op->mm2], f);
+				/* the first name is op->mm, a second op->mm2 */
+				fputs(s->names[strpbrk(sp->pos, "nc") == c ? op->mm : op->mm2], f);
 				break;
 			case 'e':
 				print_expr(f, &op->a[e++]);
@@ -723,6 +810,9 @@ void scenario_print(const struct scenario *s, FILE *f)
 			case 'o': fputs(op->on ? "on" : "off", f); break;
 			case 's': fputs(setmem[(op->u & 0xff) % 6], f); break;
 			case 't': fputs(op->text, f); break;
+			case 'b': fputs(barriers[(op->u & 0xff) % 5], f); break;
+			case 'T': fputs(tlbis[(op->u & 0xff) % 10], f); break;
+			case 'f': fputs(faults[op->word2 % 5], f); break;
 			case 'v':
 				for (size_t k = 0; k < sizeof(advices) / sizeof(advices[0]); k++)
 					if ((unsigned int)advices[k].advice == op->u)
@@ -739,7 +829,7 @@ void scenario_print(const struct scenario *s, FILE *f)
 			fputs(" none", f);
 		if (op->kind == S_REPEAT && op->text[0])
 			fprintf(f, " %s", op->text);
-		for (int k = 0; k < 6 && sp->keys[k]; k++) {
+		for (int k = 0; k < SCN_MAX_KEYS && sp->keys[k]; k++) {
 			const char *key = sp->keys[k];
 
 			if (!(op->u & (1u << (8 + k))) && !(op->kind == S_KBOOT && k != 2 && k < 4))
@@ -788,6 +878,14 @@ struct runner {
 	bool is_file[SCN_MAX_NAMES];
 	uint64_t var[3], bias, n;
 	char why[96];			/* what the failing operation has to say, or "" */
+	/* the raw tables allocated: where, and their physical address (for raw-write table) */
+	struct {
+		int mm, level;
+		uint64_t base, pa;
+	} table[64];
+	unsigned int nr_tables;
+	unsigned int bbm_level;	/* the machine's, for expect's conditions */
+	bool noabort;
 };
 
 static uint64_t factor(const struct runner *r, enum scn_factor f)
@@ -951,6 +1049,152 @@ static int query_ignore_vma(const struct ptsim_vma_info *v, void *arg)
 	return 0;
 }
 
+/* The VA a level-`level` table covering va starts at. */
+static uint64_t table_base(const struct runner *r, uint64_t va, int level)
+{
+	return va & ~((UINT64_C(1) << r->g->level_shift[level]) - 1);	/* the level - 1 entry */
+}
+
+/* raw-table MM VA LEVEL [nolink] */
+static int raw_table(struct runner *r, struct ptsim_mm *mm, const struct scn_op *op, uint64_t va,
+		     uint64_t level)
+{
+	uint64_t pa;
+	int err;
+
+	if (level < 1 || level > 3 || r->nr_tables == 64)
+		return -EINVAL;
+	err = ptsim_raw_table_alloc(mm, va, (int)level, &pa);
+	if (err)
+		return err;
+	r->table[r->nr_tables].mm = op->mm;
+	r->table[r->nr_tables].level = (int)level;
+	r->table[r->nr_tables].base = table_base(r, va, (int)level);
+	r->table[r->nr_tables++].pa = pa;
+	if ((op->u >> 8) & 1)
+		return 0;	/* nolink: the table descriptor is the file's to write */
+	return ptsim_raw_write(mm, 0, va, (int)level - 1, pa | 3, 0);
+}
+
+/* raw-write MM VA LEVEL [page=PA|block=PA|table] [ng] [cont] [ro] [noaf] [same] [cpu=N] */
+static int raw_write(struct runner *r, struct ptsim_mm *mm, const struct scn_op *op, uint64_t va,
+		     uint64_t level)
+{
+	const uint64_t attrs = (UINT64_C(1) << 10) | (UINT64_C(3) << 8) | (UINT64_C(1) << 6);
+	uint64_t desc = 0;
+	unsigned int f = op->u >> 8;
+
+	if (level > 3)
+		return -EINVAL;
+	if (f & 1)
+		desc = eval(r, &op->a[4]) | attrs | 3;		/* page= */
+	else if (f & 4)
+		desc = eval(r, &op->a[6]) | attrs | 1;		/* block= */
+	if (f & 8) {						/* table */
+		desc = 0;
+		for (unsigned int i = 0; i < r->nr_tables; i++)
+			if (r->table[i].mm == op->mm && r->table[i].level == (int)level + 1 &&
+			    r->table[i].base == table_base(r, va, (int)level + 1))
+				desc = r->table[i].pa | 3;
+		if (!desc)
+			return -ENOENT;
+	} else if (desc) {
+		desc |= (f & 16 ? UINT64_C(1) << 11 : 0) | (f & 32 ? UINT64_C(1) << 52 : 0) |
+			(f & 64 ? UINT64_C(1) << 7 : 0);
+		if (f & 128)
+			desc &= ~(UINT64_C(1) << 10);
+	}
+	return ptsim_raw_write(mm, (unsigned int)eval(r, &op->a[5]), va, (int)level, desc,
+			       f & 256 ? PTSIM_RAW_SAME_CONTENTS : 0);
+}
+
+static int raw_tlbi(struct runner *r, struct ptsim_mm *mm, const struct scn_op *op)
+{
+	struct ptsim_raw_tlbi t = {
+		.kind = (enum ptsim_raw_tlbi_kind)(op->u & 0xff),
+		.broadcast = !((op->u >> 12) & 1),
+		.va = eval(r, &op->a[4]),
+		.pages = eval(r, &op->a[5]),
+		.ttl_level = eval(r, &op->a[6]) > 3 ? -1 : (int)eval(r, &op->a[6]),
+	};
+	int err = ptsim_mm_asid(mm, &t.asid);
+
+	return err ? err : ptsim_raw_tlbi(r->m, (unsigned int)eval(r, &op->a[7]), &t);
+}
+
+static int expect_failed(struct runner *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int expect_failed(struct runner *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	return -EPROTO;
+}
+
+/* expect ...: -EPROTO with the reason in r->why when it does not hold. */
+static int expect(struct runner *r, struct ptsim_mm *mm, const struct scn_op *op, uint64_t a0,
+		  uint64_t a1, uint64_t a2)
+{
+	static const enum ptsim_diag_kind diag[] = {
+		[X_VIOLATIONS] = PTSIM_DIAG_BBM_VIOLATION,
+		[X_CONFLICT_RISKS] = PTSIM_DIAG_BBM_CONFLICT_RISK,
+		[X_CONFLICTS] = PTSIM_DIAG_TLB_CONFLICT, [X_INVARIANTS] = PTSIM_DIAG_INVARIANT,
+	};
+	unsigned int f = op->u >> 8, cpu = (unsigned int)eval(r, &op->a[4]);
+	struct ptsim_raw_tlb_entry e[16];
+	enum ptsim_fault_kind fault = PTSIM_FAULT_NONE;
+	unsigned int n, with = 0;
+	uint64_t count;
+	int err;
+
+	/* bbm=L, noabort, abort: only on machines that match */
+	if (((f & 2) && eval(r, &op->a[5]) != r->bbm_level) || ((f & 4) && !r->noabort) ||
+	    ((f & 8) && r->noabort))
+		return 0;
+	switch (op->sub) {
+	case X_VIOLATIONS:
+	case X_CONFLICT_RISKS:
+	case X_CONFLICTS:
+	case X_INVARIANTS:
+		err = ptsim_diag_count(r->m, diag[op->sub], &count);
+		if (err)
+			return err;
+		return count == a0 ? 0 : expect_failed(r, "%llu %s, expected %llu",
+						       (unsigned long long)count,
+						       expect_specs[op->sub].name, (unsigned long long)a0);
+	case X_PA:
+	case X_ENTRIES:
+		if (!mm)
+			return -EINVAL;
+		err = ptsim_raw_tlb_lookup(mm, cpu, a0, e, 16, &n);
+		if (err)
+			return err;
+		for (unsigned int i = 0; i < n && i < 16; i++)
+			with += e[i].pa == a1;
+		if (op->sub == X_ENTRIES)
+			return n == a1 ? 0 : expect_failed(r, "%u TLB entries for 0x%llx on CPU %u, "
+							   "expected %llu", n, (unsigned long long)a0,
+							   cpu, (unsigned long long)a1);
+		return with ? 0 : expect_failed(r, "no TLB entry of CPU %u gives 0x%llx PA 0x%llx "
+						"(%u entries)", cpu, (unsigned long long)a0,
+						(unsigned long long)a1, n);
+	default:
+		if (!mm)
+			return -EINVAL;
+		err = ptsim_access(mm, cpu, a0, (enum ptsim_access_kind)(op->u & 0xff), &fault);
+		if (err && err != -EFAULT)
+			return err;
+		(void)a2;
+		return (unsigned int)fault == op->word2 ? 0 :
+		       expect_failed(r, "the access faults: %s, expected %s", faults[fault % 5],
+				     faults[op->word2 % 5]);
+	}
+}
+
 static int64_t run_op(struct runner *r, const struct scn_op *op)
 {
 	struct ptsim_mm *mm = need_mm(r, op);
@@ -1112,6 +1356,17 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		return ptsim_kernel_boot(r->m, &kc, &r->mm[op->mm]);
 	}
 	case S_KFINALIZE: return ptsim_kernel_finalize_caps(mm);
+	case S_RAW_MM:
+		if (r->mm[op->mm])
+			return -EEXIST;
+		return ptsim_raw_mm_create(r->m, &r->mm[op->mm]);
+	case S_RAW_TABLE: return raw_table(r, mm, op, a0, a1);
+	case S_RAW_WRITE: return raw_write(r, mm, op, a0, a1);
+	case S_RAW_BARRIER:
+		return ptsim_raw_barrier(r->m, (unsigned int)eval(r, &op->a[4]),
+					 (enum ptsim_raw_barrier)(op->u & 0xff));
+	case S_RAW_TLBI: return raw_tlbi(r, mm, op);
+	case S_EXPECT: return expect(r, mm, op, a0, a1, a2);
 	case S_SET_MEMORY:
 	case S_KSPLIT: {
 		uint64_t va;
@@ -1250,6 +1505,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	cfg.kpti = mc->kpti;
 	cfg.repeat_tlbi = mc->repeat_tlbi;
 	cfg.preset = mc->preset;
+	cfg.bbm_level = mc->bbm_level;
+	cfg.bbml2_noabort = mc->bbml2_noabort;
 	if (lim)
 		cfg.host_memory_limit = lim->host_memory;
 	err = ptsim_machine_create(&cfg, &r.m);
@@ -1264,6 +1521,13 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	}
 	ptsim_machine_geometry(r.m, &r.geo);
 	r.g = &r.geo;
+	{
+		struct ptsim_cpu_info ci;
+
+		ptsim_cpu_info(mc->cpu, &ci);
+		r.bbm_level = mc->bbm_level ? mc->bbm_level - 1 : ci.bbm_level;
+		r.noabort = mc->bbml2_noabort ? mc->bbml2_noabort == 2 : ci.bbml2_noabort;
+	}
 	if (diag)
 		ptsim_set_diag_handler(r.m, diag, diag_arg);
 	ptsim_total_stats(r.m, &last);
@@ -1351,7 +1615,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 			continue;
 		}
 		if ((op->mm >= 0 && !r.mm[op->mm] && op->kind != S_MM && op->kind != S_KBOOT &&
-		     op->kind != S_FILE) || (op->kind == S_FILE && r.is_file[op->mm])) {
+		     op->kind != S_FILE && op->kind != S_RAW_MM) ||
+		    (op->kind == S_FILE && r.is_file[op->mm])) {
 			ret = -EINVAL;	/* a name used before it exists */
 		} else {
 			if (hook)

@@ -41,7 +41,9 @@ enum scn_kind {
 	S_MLOCK, S_MUNLOCK, S_UFFD_REGISTER, S_UFFD_MOVE, S_PIN, S_SWAPOUT, S_FILE, S_MMAP_FILE,
 	S_ASLR, S_ELF_LOAD, S_EXEC_CALL, S_EXEC_RANDOM, S_KBOOT, S_KFINALIZE, S_SET_MEMORY,
 	S_KSPLIT, S_CHECKPOINT, S_REPEAT, S_END, S_PTDUMP, S_CHECK, S_PIN_USER_PAGES,
-	S_GET_USER_PAGES, S_PAGEMAP, S_VMAS, S__COUNT
+	S_GET_USER_PAGES, S_PAGEMAP, S_VMAS,
+	/* the raw architectural API (include/ptsim/raw.h) and self-checks */
+	S_RAW_MM, S_RAW_TABLE, S_RAW_WRITE, S_RAW_BARRIER, S_RAW_TLBI, S_EXPECT, S__COUNT
 };
 
 struct scn_op {
@@ -52,6 +54,8 @@ struct scn_op {
 	unsigned int nr_args;
 	unsigned int u;			/* bits 0-7: a keyword (prot, advice, kind); 8 on: key flags */
 	bool on;
+	unsigned char sub;		/* expect: what is checked (violations, pa, ...) */
+	unsigned char word2;		/* expect fault: the fault kind */
 	char text[48];			/* checkpoint name, feature name, kernel ranges */
 };
 
@@ -64,6 +68,8 @@ struct scn_machine {
 	char preset[48];
 	bool kpti, repeat_tlbi;
 	uint64_t n;			/* the sweep variable $n for this run */
+	/* break-before-make overrides, as ptsim_machine_config's (0: the CPU's) */
+	unsigned int bbm_level, bbml2_noabort;
 };
 
 /* At most this many values in a sweep. */

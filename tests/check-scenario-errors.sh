@@ -62,4 +62,9 @@ expect 2 "audit: --presets: at most 8 presets" audit --scenarios 1 \
 expect 0 "1 random scenarios" audit --scenarios 1 --presets v6.16,v6.17,v6.18,v6.19,patched,baseline,v6.8,v6.9
 expect 1 "audit: --reproducers $dir/empty.scn: Not a directory" audit --scenarios 1 \
 	--reproducers "$dir/empty.scn"
+# a self-checking file: an expectation that does not hold fails the run, naming its line
+scn expect 'raw-mm A\nexpect violations 1\n'
+expect 1 "expect.scn:line 2: expect failed: 0 violations, expected 1" run "$dir/expect.scn"
+expect 2 "run: --bbm needs 0, 1 or 2" run "$dir/expect.scn" --bbm 3
+expect 2 "run: --noabort needs on or off" run "$dir/expect.scn" --noabort yes
 exit $fail

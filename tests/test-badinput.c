@@ -101,7 +101,13 @@ static void test_machine_and_mm(void **state)
 	BAD(ptsim_machine_create(&cfg, &out));
 	BAD(ptsim_machine_create(NULL, &out));
 	ptsim_machine_config_init(&cfg);
-	cfg.reserved[7] = 1;	/* room for later fields: must be zero */
+	cfg.reserved[6] = 1;	/* room for later fields: must be zero */
+	BAD(ptsim_machine_create(&cfg, &out));
+	ptsim_machine_config_init(&cfg);
+	cfg.bbm_level = 4;	/* 0 (the CPU's) or 1..3 (level 0..2) */
+	BAD(ptsim_machine_create(&cfg, &out));
+	ptsim_machine_config_init(&cfg);
+	cfg.bbml2_noabort = 3;
 	BAD(ptsim_machine_create(&cfg, &out));
 	BAD(ptsim_machine_create(&cfg, NULL));
 	BAD(ptsim_machine_clone(NULL, &out));

@@ -404,9 +404,14 @@ static void twin_tlbi(struct twin *t, unsigned int at, unsigned int nr, bool dsb
 	static const enum tlbi_kind kinds[] = { TLBI_KIND_RANGE, TLBI_KIND_RANGE, TLBI_KIND_VA,
 						TLBI_KIND_RANGE_VAA, TLBI_KIND_ASID, TLBI_KIND_ALL };
 	enum tlbi_kind kind = kinds[how % 6];
-	const struct tlbi_op op = { kind, how % 6 == 1 ? t->as.asid + 1 : t->as.asid,
-				    twin_va(t, at), kind == TLBI_KIND_VA ? 1 : nr, how & 8 };
+	const struct tlbi_op op = {
+		.kind = kind, .asid = how % 6 == 1 ? t->as.asid + 1 : t->as.asid,
+		.va = twin_va(t, at), .pages = kind == TLBI_KIND_VA ? 1 : nr, .last_level = how & 8,
+	};
 
+	/* the breaks visible to walks first (the DSB ISHST a kernel flush begins with) */
+	bbm_dsb_store(t->mb);
+	bbm_dsb_store(t->ms);
 	/* ms finds every break in its map: the run's TLBI is checked against the map's */
 	bbm_spill_run(t->ms);
 	bbm_tlbi(t->mb, &op);

@@ -144,6 +144,54 @@ static void test_access_cpu_key(void **state)
 	scenario_free(&again);
 }
 
+/*
+ * The raw operations and expect lines: run, printed back, the print parsing
+ * to itself; a failed expectation stops the run naming its line.
+ */
+static void test_raw_ops_and_expect(void **state)
+{
+	static const char text[] =
+		"machine cpu=neoverse-v2 cpus=2 bbm=1 noabort=off\nraw-mm A\n"
+		"raw-table A 1G 1\nraw-table A 1G 2\nraw-table A 1G 3 nolink\n"
+		"raw-write A 1G 2 table\nraw-write A 1G 3 page=0x100000000 ng cont same cpu=1\n"
+		"access A 1G read cpu=1\nexpect pa A 1G 0x100000000 cpu=1\n"
+		"raw-write A 1G 3 cpu=1\nraw-barrier dsb-ishst cpu=1\n"
+		"raw-tlbi rvae1 A va=1G pages=16 ttl=3\nraw-tlbi vmalle1 A local\n"
+		"raw-barrier dsb-sy\nexpect entries A 1G 0 cpu=1\n"
+		"raw-write A 1G 3 block=0x100000000 noaf ro\nexpect violations 0\n"
+		"expect fault A 1G read translation cpu=1\nexpect conflict-risks 5 bbm=2 noabort\n";
+	struct scenario s, again;
+	struct scn_result res;
+	char err[256], *out, *out2;
+
+	(void)state;
+	assert_int_equal(run_text(text, NULL, &res), 0);
+	scn_result_free(&res);
+	assert_int_equal(parse(text, &s, err), 0);
+	out = print(&s);
+	assert_non_null(strstr(out, " bbm=1 noabort=off\n"));
+	assert_non_null(strstr(out, "\nraw-write A 0x40000000 0x3 page=0x100000000 cpu=0x1 ng cont same\n"));
+	assert_non_null(strstr(out, "\nraw-tlbi vmalle1 A local\n"));
+	assert_non_null(strstr(out, "\nexpect fault A 0x40000000 read translation cpu=0x1\n"));
+	assert_int_equal(parse(out, &again, err), 0);
+	out2 = print(&again);
+	assert_string_equal(out, out2);
+	free(out);
+	free(out2);
+	scenario_free(&s);
+	scenario_free(&again);
+	/* an expectation that does not hold: -EPROTO, at its line, with why */
+	assert_int_equal(run_text("raw-mm A\nexpect violations 1\n", NULL, &res), -EPROTO);
+	assert_int_equal(res.err_line, 2);
+	assert_string_equal(res.msg, "line 2: expect failed: 0 violations, expected 1");
+	scn_result_free(&res);
+	/* parse errors name what was expected */
+	assert_int_equal(parse("expect nothing 1\n", &s, err), -EINVAL);
+	assert_non_null(strstr(err, "expect: expected violations"));
+	assert_int_equal(parse("raw-barrier dsb\n", &s, err), -EINVAL);
+	assert_int_equal(parse("raw-mm A\nraw-tlbi vae2 A\n", &s, err), -EINVAL);
+}
+
 /* A sum of constants that wraps is refused when parsed, as a product that wraps is. */
 static void test_sum_overflow_parse(void **state)
 {
@@ -410,6 +458,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_access_cpu_key),
+		cmocka_unit_test(test_raw_ops_and_expect),
 		cmocka_unit_test(test_sum_overflow_parse),
 		cmocka_unit_test(test_overflow_at_run_time),
 		cmocka_unit_test(test_checkpoint_bound),

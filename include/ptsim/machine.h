@@ -243,8 +243,17 @@ struct ptsim_machine_config {
 	 * changes nothing. The machine's fixed part is charged at creation.
 	 */
 	uint64_t host_memory_limit;
+	/*
+	 * The CPU's break-before-make support, overridden to check a sequence
+	 * at every level (the raw API, doc/raw-sequences.md): bbm_level 0 keeps
+	 * the CPU description's ID_AA64MMFR2_EL1.BBM, 1..3 make it level 0..2;
+	 * bbml2_noabort 0 keeps the CPU's place on Linux's BBML2-noabort
+	 * allow-list, 1 takes it off, 2 puts it on. Other values: -EINVAL.
+	 */
+	uint32_t bbm_level;
+	uint32_t bbml2_noabort;
 	/* Room for later fields: must be zero (ptsim_machine_config_init sees to it). */
-	uint64_t reserved[8];
+	uint64_t reserved[7];
 };
 
 /* Defaults: 4K, 48-bit VA, 4 GiB at 0x80000000, 1 CPU, Apple M3, baseline, no host limit. */

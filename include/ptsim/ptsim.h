@@ -17,6 +17,7 @@
 #include <ptsim/kernel.h>
 #include <ptsim/file.h>
 #include <ptsim/check.h>
+#include <ptsim/raw.h>
 
 /*
  * Conventions every call follows.

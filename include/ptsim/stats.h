@@ -118,6 +118,9 @@ enum ptsim_event {
 	PTSIM_EV_MAPCOUNT_SET,		/* plain store of a mapcount field (atomic_set, MM_ID slots) */
 	PTSIM_EV_PAGE_FLAG_ATOMIC,	/* SetPageAnonExclusive / ClearPageAnonExclusive (set/clear_bit) */
 	PTSIM_EV_LRUVEC_STAT,		/* __lruvec_stat_mod_folio calls (NR_*_MAPPED, NR_ANON_THPS) */
+	PTSIM_EV_DSB_SY,		/* DSB SY (the raw API; no modelled kernel path issues one) */
+	PTSIM_EV_DSB_NSH,		/* DSB NSH (the raw API) */
+	PTSIM_EV_TLBI_LOCAL,		/* a TLBI by VA, range or ASID without the IS suffix (the raw API) */
 	PTSIM_EV__COUNT
 };
 

@@ -208,6 +208,12 @@ struct ptsim_mm {
 	struct ptsim_machine *m;
 	bool owns_machine;	/* made by ptsim_mm_clone */
 	bool kernel;		/* init_mm-like: not a user mm for contpte */
+	/*
+	 * A bare address space of the raw architectural API (src/core/raw.c):
+	 * tables and an ASID, never a VMA or a folio; its leaves are not folio
+	 * mappings, so the invariant checker counts none of them.
+	 */
+	bool raw;
 	unsigned int asid;
 	unsigned int users;		/* mm_users: the threads sharing the mm */
 	uint64_t asid_generation;	/* the allocator generation asid belongs to */
@@ -262,12 +268,27 @@ struct diag_state {
 struct tlbi_op;
 struct tlb_model;
 
+/*
+ * One CPU's side of the break-before-make state: what waits for that CPU's
+ * own DSB. Breaks it wrote that no DSB of it has made visible to table walks
+ * yet (ranges of consecutive keys), and the keys its TLBIs covered.
+ */
+struct bbm_cpu {
+	uint64_t *unseen_key;		/* first key of each range */
+	uint32_t *unseen_nr;		/* keys in it */
+	size_t nr_unseen, cap_unseen;
+	uint64_t *pending;		/* keys whose TLBI waits for this CPU's completing DSB */
+	size_t nr_pending, cap_pending;
+};
+
 /* Break-before-make state (arch/arm64/hw/bbm.c): entries written invalid and not yet flushed. */
 struct bbm_state {
 	struct u64map broken;		/* key (asid, level, VA) -> old descriptor, bit 0 = TLBI seen */
 	uint64_t per_level[PTSIM_MAX_LEVELS];
-	uint64_t *pending;		/* keys whose TLBI waits for the completing DSB */
-	size_t nr_pending, cap_pending;
+	struct bbm_cpu *cpus;		/* one per CPU */
+	unsigned int nr_cpus;
+	/* the store being checked: its old and new output addresses hold the same bytes (RWHZWS) */
+	bool same_contents;
 	/*
 	 * The most recent breaks of consecutive entries, kept out of the map as
 	 * a run: a batch cleared and then written back (get_and_clear_full_ptes,
@@ -286,6 +307,8 @@ struct ptsim_machine {
 	struct ptsim_machine_config cfg;
 	struct ptsim_geometry geo;
 	const struct cpu_desc *cpu;
+	/* what cpu points at when the config overrides the BBM level or noabort */
+	struct cpu_desc cpu_override;
 	bool features[PTSIM_FEAT__COUNT];
 	struct physmem phys;
 	struct folio_store folios;
@@ -330,6 +353,11 @@ struct ptsim_machine {
 	 */
 	uint64_t hot_page_pfn;
 	unsigned int tlbi_since_dsb;	/* TLBIs issued since the last DSB ISH */
+	/*
+	 * The CPU executing the software store, TLBI or barrier in progress: 0
+	 * for the modelled kernel paths, the caller's CPU for the raw API.
+	 */
+	unsigned int exec_cpu;
 	/* The hardware model: per-CPU TLBs and the break-before-make checker. */
 	struct tlb_model *tlb;
 	struct bbm_state bbm;

@@ -37,6 +37,7 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	if (err)
 		return err;
 	VALIDATE(cpu_desc_get(cfg->cpu) && cfg->nr_cpus >= 1 && cfg->nr_cpus <= 256);
+	VALIDATE(cfg->bbm_level <= 3 && cfg->bbml2_noabort <= 2);
 	VALIDATE(IS_ALIGNED64(cfg->phys_base, g.page_size) && IS_ALIGNED64(cfg->phys_size, g.page_size));
 	for (size_t i = 0; i < sizeof(cfg->reserved) / sizeof(cfg->reserved[0]); i++)
 		VALIDATE(!cfg->reserved[i]);	/* room for later fields, which give 0 its meaning */
@@ -52,6 +53,15 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	m->cfg.preset = NULL;	/* the caller's string is not ours to keep */
 	m->geo = g;
 	m->cpu = cpu_desc_get(cfg->cpu);
+	if (cfg->bbm_level || cfg->bbml2_noabort) {
+		/* the CPU described, with the break-before-make support asked for */
+		m->cpu_override = *m->cpu;
+		if (cfg->bbm_level)
+			m->cpu_override.bbm_level = cfg->bbm_level - 1;
+		if (cfg->bbml2_noabort)
+			m->cpu_override.bbml2_noabort = cfg->bbml2_noabort == 2;
+		m->cpu = &m->cpu_override;
+	}
 	memcpy(m->features, features, sizeof(features));
 	m->asid_map[0] = 1;	/* ASID 0 is reserved, as in the kernel */
 	m->asid_cur = 1;
@@ -134,6 +144,8 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	if (!m)
 		return -ENOMEM;
 	*m = *src;
+	if (src->cpu == &src->cpu_override)
+		m->cpu = &m->cpu_override;
 	m->mms = NULL;
 	m->nr_mms = m->cap_mms = 0;
 	m->undo = NULL;

@@ -131,6 +131,9 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_MAPCOUNT_SET] = "mapcount_set",
 	[PTSIM_EV_PAGE_FLAG_ATOMIC] = "page_flag_atomic",
 	[PTSIM_EV_LRUVEC_STAT] = "lruvec_stat",
+	[PTSIM_EV_DSB_SY] = "dsb_sy",
+	[PTSIM_EV_DSB_NSH] = "dsb_nsh",
+	[PTSIM_EV_TLBI_LOCAL] = "tlbi_local",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

@@ -85,7 +85,7 @@ NO_FUZZ_TRACE static void count_mappings(struct inv *c, const struct pt_table *t
 static void count_user_mappings(struct inv *c, int delta)
 {
 	for (size_t i = 0; i < c->m->nr_mms; i++)
-		if (!c->m->mms[i]->kernel)
+		if (!c->m->mms[i]->kernel && !c->m->mms[i]->raw)	/* raw leaves map no folio */
 			count_mappings(c, c->m->mms[i]->pgd, delta);
 }
 

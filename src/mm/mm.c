@@ -311,6 +311,9 @@ int vma_insert(struct ptsim_mm *mm, const struct vma *v)
 {
 	size_t i = vma_index_after(mm, v->start);
 
+	if (mm->raw)
+		return -EINVAL;	/* a bare address space of the raw API has no VMAs */
+
 	if (mm->nr_vmas == mm->cap_vmas) {
 		size_t cap = mm->cap_vmas ? mm->cap_vmas * 2 : 8;
 		struct vma *n = realloc(mm->vmas, cap * sizeof(*n));
@@ -372,7 +375,7 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	bool search;
 	int err;
 
-	VALIDATE(mm && !mm->kernel && len && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
+	VALIDATE(mm && !mm->kernel && !mm->raw && len && !(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
 	REFUSE_IN_HANDLER(mm->m);
 	g = &mm->m->geo;
 	share = flags & (PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED);

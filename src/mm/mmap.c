@@ -112,7 +112,7 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 	struct vma v = { 0 };
 	int err;
 
-	VALIDATE(mm && !mm->kernel && len && fd < mm->m->nr_opens);
+	VALIDATE(mm && !mm->kernel && !mm->raw && len && fd < mm->m->nr_opens);
 	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(!(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
 	g = &mm->m->geo;

@@ -157,8 +157,8 @@ void pt_free_tree(struct ptsim_mm *mm, struct pt_table *t)
 
 		if (t->level < PTE_LEVEL && t->next[i])
 			pt_free_tree(mm, t->next[i]);
-		else if (d && !mm->kernel && (t->level == PTE_LEVEL || pmd_sect(d) || !pte_valid(d)))
-			leaf_unmap_folio(mm, d);	/* the linear map owns no folios */
+		else if (d && !mm->kernel && !mm->raw && (t->level == PTE_LEVEL || pmd_sect(d) || !pte_valid(d)))
+			leaf_unmap_folio(mm, d);	/* the linear map and raw mms own no folios */
 	}
 	pt_table_free(mm, t);
 }

@@ -364,6 +364,12 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "arch/arm64/include/asm/tlbflush.h: one TLBI instruction (twice with REPEAT_TLBI)")	\
 	X(DSB_ISH, "dsb(ish)", PRIM_INLINE, PTSIM_EV_DSB_ISH,					\
 	  "arch/arm64/include/asm/barrier.h")							\
+	X(DSB_SY, "dsb(sy)", PRIM_INLINE, PTSIM_EV_DSB_SY,					\
+	  "arch/arm64/include/asm/barrier.h (the raw API's; no modelled path issues one)")	\
+	X(DSB_NSH, "dsb(nsh)", PRIM_INLINE, PTSIM_EV_DSB_NSH,					\
+	  "arch/arm64/include/asm/barrier.h (the raw API's, as local_flush_tlb_all uses)")	\
+	X(__TLBI_LOCAL, "__tlbi (no IS suffix)", PRIM_INLINE, PTSIM_EV_TLBI_LOCAL,		\
+	  "arch/arm64/include/asm/tlbflush.h: a TLBI reaching only this CPU (the raw API's)")	\
 	X(__FLUSH_TLB_RANGE, "__flush_tlb_range", PRIM_INLINE, PTSIM_EV_FLUSH_TLB_RANGE,	\
 	  "arch/arm64/include/asm/tlbflush.h: static inline (flush_tlb_range too): the range "	\
 	  "rounding and the limit test")							\

@@ -7,6 +7,13 @@
  * must have been written invalid and a TLBI covering it completed by a DSB
  * before the new valid entry is written (RDDMVT). Entries written invalid are
  * tracked per (ASID, level, VA) until that happens.
+ *
+ * Which CPU does what matters (m->exec_cpu: 0 on the kernel paths, the
+ * caller's CPU in the raw API): a break is visible to table walks only once
+ * a DSB of the CPU that wrote it has run, and a TLBI issued before that does
+ * not cover it (RDDMVT's step 2); a TLBI completes only at a DSB of the CPU
+ * that issued it; a TLBI without the IS suffix reaches only its own CPU's
+ * TLBs, so on a machine of several CPUs it completes no break.
  */
 #include "hw.h"
 
@@ -56,8 +63,26 @@ static bool is_table(int level, pte_t d)
 }
 
 /*
+ * IWZCBG: when hardware access-flag management is off, a leaf with AF=0 is
+ * never cached in a TLB (the walk faults instead), so neither a change of it
+ * in place nor its break has anything in a TLB to be made safe against.
+ */
+static inline bool never_cached(const struct ptsim_machine *m, int level, pte_t d)
+{
+	return !(d & DESC_AF) && !m->cpu->hafdbs && !is_table(level, d);
+}
+
+/* Read-only at EL0 and EL1, and DBM clear so the hardware cannot make it writable. */
+static inline bool desc_read_only(pte_t d)
+{
+	return (d & DESC_AP2) && !(d & DESC_DBM);
+}
+
+/*
  * Why a valid -> valid change needs break-before-make on this CPU, or NULL
- * when it may be written in place (RWHZWS, RPVTFW, RKHRBC).
+ * when it may be written in place (RPVTFW; RKHRBC and RNGLXZ for the
+ * contiguous bit and block size per BBM level; RWHZWS for an output
+ * address change between read-only pages of the same contents).
  */
 const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t o, pte_t n)
 {
@@ -72,7 +97,13 @@ const char *bbm_needs_break(const struct ptsim_machine *m, int level, pte_t o, p
 		return m->cpu->bbm_level >= 2 ? NULL : "block size change without BBML2";
 	if (is_table(level, o))
 		return desc_oa_pfn(o, g->page_shift) != desc_oa_pfn(n, g->page_shift) ? "table address change" : NULL;
-	if (desc_oa_pfn(o, g->page_shift) != desc_oa_pfn(n, g->page_shift))
+	/*
+	 * RWHZWS: between two read-only locations holding the same bytes the
+	 * output address may change in place (the raw API's caller says so;
+	 * DBM would let the hardware make either writable).
+	 */
+	if (desc_oa_pfn(o, g->page_shift) != desc_oa_pfn(n, g->page_shift) &&
+	    !(m->bbm.same_contents && desc_read_only(o) && desc_read_only(n)))
 		return "output address change";
 	if (((o ^ n) & attr) && !tagged_swap)
 		return "memory attribute change";
@@ -105,8 +136,11 @@ static bool size_or_cont_change(int level, pte_t o, pte_t n)
  */
 static void check_live_change(struct ptsim_machine *m, uint64_t va, int level, pte_t o, pte_t n)
 {
-	const char *why = bbm_needs_break(m, level, o, n);
+	const char *why;
 
+	if (never_cached(m, level, o))
+		return;	/* no TLB holds o: any change is safe */
+	why = bbm_needs_break(m, level, o, n);
 	if (why)
 		violation(m, va, level, o, n, why);
 	else if (!m->cpu->bbml2_noabort && size_or_cont_change(level, o, n))
@@ -130,20 +164,56 @@ static void forget(struct bbm_state *b, uint64_t key)
 		b->per_level[key >> KEY_LEVEL_SHIFT]--;
 }
 
-/* Remember key for the completing DSB; false when there is no room (a later TLBI retries). */
-static bool push_pending(struct bbm_state *b, uint64_t key)
+/*
+ * Remember key for the completing DSB of the CPU whose TLBI covered it;
+ * false when there is no room (a later TLBI retries).
+ */
+static bool push_pending(struct bbm_state *b, unsigned int cpu, uint64_t key)
 {
-	if (b->nr_pending == b->cap_pending) {
-		size_t cap = b->cap_pending ? b->cap_pending * 2 : 64;
-		uint64_t *n = realloc(b->pending, cap * sizeof(*n));
+	struct bbm_cpu *c = &b->cpus[cpu];
+
+	if (c->nr_pending == c->cap_pending) {
+		size_t cap = c->cap_pending ? c->cap_pending * 2 : 64;
+		uint64_t *n = realloc(c->pending, cap * sizeof(*n));
 
 		if (!n)
 			return false;
-		b->pending = n;
-		b->cap_pending = cap;
+		c->pending = n;
+		c->cap_pending = cap;
 	}
-	b->pending[b->nr_pending++] = key;
+	c->pending[c->nr_pending++] = key;
 	return true;
+}
+
+/*
+ * nr breaks from key (consecutive keys), written by m->exec_cpu, are not
+ * visible to table walks until a DSB of that CPU. No room to remember them:
+ * they are taken as visible (the checker is then as lenient as before W3).
+ */
+static void note_unseen(struct ptsim_machine *m, uint64_t key, unsigned int nr)
+{
+	struct bbm_cpu *c = &m->bbm.cpus[m->exec_cpu];
+
+	if (c->nr_unseen && c->unseen_key[c->nr_unseen - 1] + c->unseen_nr[c->nr_unseen - 1] == key) {
+		c->unseen_nr[c->nr_unseen - 1] += nr;
+		return;
+	}
+	if (c->nr_unseen == c->cap_unseen) {
+		size_t cap = c->cap_unseen ? c->cap_unseen * 2 : 16;
+		uint64_t *k = realloc(c->unseen_key, cap * sizeof(*k));
+
+		if (!k)
+			return;
+		c->unseen_key = k;
+		uint32_t *n = realloc(c->unseen_nr, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		c->unseen_nr = n;
+		c->cap_unseen = cap;
+	}
+	c->unseen_key[c->nr_unseen] = key;
+	c->unseen_nr[c->nr_unseen++] = nr;
 }
 
 /* The run's first entry at or after i, or run_n when none is left. */
@@ -177,7 +247,8 @@ __attribute__((noinline)) static void spill_run_entries(struct bbm_state *b)
 		uint64_t key = b->run_key0 + i, val = b->run_val[i];
 		bool known;
 
-		if (u64map_set(&b->broken, key, (val & TLBI_SEEN) && !push_pending(b, key) ?
+		/* only CPU 0's broadcast TLBIs mark the run (bbm_tlbi spills it for others) */
+		if (u64map_set(&b->broken, key, (val & TLBI_SEEN) && !push_pending(b, 0, key) ?
 			       val & ~TLBI_SEEN : val, &known))
 			continue;
 		if (!known)
@@ -245,32 +316,51 @@ static uint64_t desc_key(const struct ptsim_machine *m, const struct hw_as *as, 
 static void check_break(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
 			pte_t o)
 {
-	run_add(&m->bbm, desc_key(m, as, va, level, o), o & ~TLBI_SEEN);
+	uint64_t key = desc_key(m, as, va, level, o);
+
+	if (never_cached(m, level, o))
+		return;	/* IWZCBG: nothing in any TLB to wait for */
+	run_add(&m->bbm, key, o & ~TLBI_SEEN);
+	note_unseen(m, key, 1);
+}
+
+/* The break tracked under key, if any, taken out of the run or the map into *prev. */
+static bool take_break(struct bbm_state *b, uint64_t key, int level, uint64_t *prev)
+{
+	uint64_t i = key - b->run_key0, older;
+
+	if (run_has(b, i)) {
+		*prev = b->run_val[i];
+		run_remove(b, (unsigned int)i);
+		if (b->broken.len && u64map_take(&b->broken, key, &older))
+			b->per_level[level_slot(level)]--;
+		return true;
+	}
+	if (b->broken.len && u64map_take(&b->broken, key, prev)) {
+		b->per_level[level_slot(level)]--;
+		return true;
+	}
+	return false;
 }
 
 /*
  * An invalid entry made valid (n): if it was broken and no TLBI has
  * completed for it, the TLBs may still hold the old value, and n must be
- * compatible with it.
+ * compatible with it. The old entry is looked for under both tags, n's and
+ * the other nG value's: a break of a global entry refilled non-global (or
+ * the reverse) still has the old entry in the TLBs.
  */
 static void check_refill(struct ptsim_machine *m, const struct hw_as *as, uint64_t va, int level,
 			 pte_t n)
 {
 	struct bbm_state *b = &m->bbm;
-	uint64_t key = desc_key(m, as, va, level, n), prev, older;
-	uint64_t i = key - b->run_key0;
+	uint64_t key = desc_key(m, as, va, level, n), other = desc_key(m, as, va, level, n ^ DESC_NG);
+	uint64_t prev;
 
-	if (run_has(b, i)) {
-		prev = b->run_val[i];
-		run_remove(b, (unsigned int)i);
-		if (b->broken.len && u64map_take(&b->broken, key, &older))
-			b->per_level[level_slot(level)]--;
-	} else if (u64map_take(&b->broken, key, &prev)) {
-		b->per_level[level_slot(level)]--;
-	} else {
-		return;
-	}
-	check_live_write(m, va, level, prev | DESC_VALID, n);
+	if (take_break(b, key, level, &prev))
+		check_live_write(m, va, level, prev | DESC_VALID, n);
+	if (other != key && take_break(b, other, level, &prev))
+		check_live_write(m, va, level, prev | DESC_VALID, n);
 }
 
 static inline void check_write(struct ptsim_machine *m, const struct hw_as *as, uint64_t va,
@@ -309,11 +399,15 @@ static int run_place(struct bbm_state *b, uint64_t key, unsigned int nr)
 	return (int)i;
 }
 
-/* nr valid level-3 entries from ptep, all tracked under one tag (so their keys are consecutive). */
-static bool ptes_valid_one_tag(const pte_t *ptep, unsigned int nr)
+/*
+ * nr valid level-3 entries from ptep, all tracked under one tag (so their
+ * keys are consecutive), and each one a TLB may hold (not never_cached).
+ */
+static bool ptes_valid_one_tag(const struct ptsim_machine *m, const pte_t *ptep, unsigned int nr)
 {
 	for (unsigned int i = 0; i < nr; i++)
-		if (!desc_valid(ptep[i]) || ((ptep[i] ^ ptep[0]) & DESC_NG))
+		if (!desc_valid(ptep[i]) || ((ptep[i] ^ ptep[0]) & DESC_NG) ||
+		    never_cached(m, 3, ptep[i]))
 			return false;
 	return true;
 }
@@ -349,11 +443,12 @@ void bbm_check_clear_ptes(struct ptsim_machine *m, const struct hw_as *as, uint6
 		return;
 	}
 	/* the common case: nr breaks joining the run together, as nr run_add calls would */
-	if (nr && ptes_valid_one_tag(ptep, nr) &&
+	if (nr && ptes_valid_one_tag(m, ptep, nr) &&
 	    (at = run_place(b, desc_key(m, as, va, 3, ptep[0]), nr)) >= 0) {
 		for (unsigned int i = 0; i < nr; i++)
 			b->run_val[(unsigned int)at + i] = ptep[i] & ~TLBI_SEEN;
 		run_add_range(b, (unsigned int)at, (unsigned int)at + nr);
+		note_unseen(m, b->run_key0 + (unsigned int)at, nr);
 		return;
 	}
 	for (unsigned int i = 0; i < nr; i++, va += m->geo.page_size)
@@ -375,10 +470,12 @@ void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_
 	for (i = 0; i < nr && !desc_valid(ptep[i]); i++)
 		;
 	/*
-	 * Every entry invalid, no break tracked outside the run: refills, each
-	 * checked against the run's old value and leaving it, as check_refill.
+	 * Every entry invalid, no break tracked outside the run, the run under
+	 * pte's own tag: refills, each checked against the run's old value and
+	 * leaving it, as check_refill.
 	 */
-	if (i == nr && !b->broken.len) {
+	if (i == nr && !b->broken.len &&
+	    (!b->run_count || !desc_valid(pte) || tag_of(as, pte, 3) == key_asid(b->run_key0))) {
 		uint64_t first;
 
 		if (!desc_valid(pte) || !b->run_count)
@@ -400,27 +497,40 @@ void bbm_check_set_ptes(struct ptsim_machine *m, const struct hw_as *as, uint64_
 		check_write(m, as, va, 3, ptep[i], pte);
 }
 
-/* Entries a TLBI covers get TLBI_SEEN; the completing DSB forgets them. */
-static void mark(struct bbm_state *b, uint64_t key, uint64_t val)
+/*
+ * Entries a TLBI of cpu covers get TLBI_SEEN; that CPU's completing DSB
+ * forgets them. One another CPU's TLBI already covered is remembered for
+ * this CPU's DSB too.
+ */
+static void mark(struct bbm_state *b, unsigned int cpu, uint64_t key, uint64_t val)
 {
-	if (val & TLBI_SEEN)
+	if (val & TLBI_SEEN) {
+		if (cpu)
+			push_pending(b, cpu, key);
 		return;
+	}
 	/* no room to remember it: it stays tracked, and a later TLBI marks it again */
-	if (!u64map_put(&b->broken, key, val | TLBI_SEEN) && !push_pending(b, key))
+	if (!u64map_put(&b->broken, key, val | TLBI_SEEN) && !push_pending(b, cpu, key))
 		u64map_put(&b->broken, key, val);
 }
 
 struct tlbi_scope {
 	uint64_t start, end;	/* VA bits the keys hold */
 	bool any_asid;
+	bool non_global_only;	/* TLBI ASIDE1(IS): that ASID's non-global entries only */
 	unsigned int asid;
 	bool last_level;
+	int ttl_level;		/* a TTL hint: only entries of that level; 0: none */
 };
 
-/* Does the TLBI reach entries tracked under asid (0: global ones)? */
+/*
+ * Does the TLBI reach entries tracked under asid (0: global ones)? By VA
+ * it reaches the global entries too; by ASID only that ASID's non-global
+ * ones (Arm ARM IDMCXY).
+ */
 static inline bool scope_reaches_asid(const struct tlbi_scope *sc, unsigned int asid)
 {
-	return sc->any_asid || !asid || asid == sc->asid;
+	return sc->any_asid || (asid ? asid == sc->asid : !sc->non_global_only);
 }
 
 static inline bool covers(const struct ptsim_machine *m, const struct tlbi_scope *sc, uint64_t key,
@@ -431,6 +541,9 @@ static inline bool covers(const struct ptsim_machine *m, const struct tlbi_scope
 
 	/* last-level TLBIs leave walk caches alone: not enough for a table entry */
 	if (sc->last_level && is_table(level, val | DESC_VALID))
+		return false;
+	/* with a TTL hint, entries of another level may survive (the hint was wrong) */
+	if (sc->ttl_level && sc->ttl_level != level)
 		return false;
 	return scope_reaches_asid(sc, key_asid(key)) &&
 	       va < sc->end && sc->start < va + pt_level_size(&m->geo, level);
@@ -454,7 +567,7 @@ static void run_tlbi(const struct ptsim_machine *m, struct bbm_state *b,
 				b->run_val[i] |= TLBI_SEEN;
 		return;
 	}
-	if (!scope_reaches_asid(sc, key_asid(b->run_key0)))
+	if (!scope_reaches_asid(sc, key_asid(b->run_key0)) || (sc->ttl_level && sc->ttl_level != 3))
 		return;
 	va0 = key_va(m, b->run_key0);
 	/* entry i is the page at va0 + (i << shift): covered from the one holding start to end */
@@ -465,7 +578,58 @@ static void run_tlbi(const struct ptsim_machine *m, struct bbm_state *b,
 		b->run_val[i] |= TLBI_SEEN;
 }
 
+/*
+ * Breaks a TLBI has just marked but that no DSB of their writer had made
+ * visible to walks when it ran: a walk may still refill the old entry
+ * after the TLBI, which therefore did not cover them (RDDMVT step 2). Such
+ * a break was written after its writer's last DSB, so no earlier TLBI
+ * covered it either.
+ */
+static void unmark_unseen(struct ptsim_machine *m)
+{
+	struct bbm_state *b = &m->bbm;
+
+	for (unsigned int c = 0; c < b->nr_cpus; c++) {
+		const struct bbm_cpu *bc = &b->cpus[c];
+
+		for (size_t r = 0; r < bc->nr_unseen; r++) {
+			for (uint32_t k = 0; k < bc->unseen_nr[r]; k++) {
+				uint64_t key = bc->unseen_key[r] + k, val;
+
+				if (run_has(b, key - b->run_key0))
+					b->run_val[key - b->run_key0] &= ~TLBI_SEEN;
+				else if (b->broken.len && u64map_get(&b->broken, key, &val) &&
+					 (val & TLBI_SEEN))
+					u64map_put(&b->broken, key, val & ~TLBI_SEEN);
+			}
+		}
+	}
+}
+
+static bool any_unseen(const struct bbm_state *b)
+{
+	for (unsigned int c = 0; c < b->nr_cpus; c++)
+		if (b->cpus[c].nr_unseen)
+			return true;
+	return false;
+}
+
+static void tlbi_mark(struct ptsim_machine *m, const struct tlbi_op *op);
+
 void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
+{
+	/* a local TLBI leaves the other CPUs' TLBs as they were: no break completes */
+	if (op->local && m->cfg.nr_cpus > 1)
+		return;
+	/* the run's marks are CPU 0's: another CPU's TLBI marks in the map */
+	if (op->cpu)
+		spill_run(&m->bbm);
+	tlbi_mark(m, op);
+	if (any_unseen(&m->bbm))
+		unmark_unseen(m);
+}
+
+static void tlbi_mark(struct ptsim_machine *m, const struct tlbi_op *op)
 {
 	struct bbm_state *b = &m->bbm;
 	uint64_t mask = (UINT64_C(1) << m->geo.va_bits) - 1;
@@ -474,7 +638,9 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		.asid = op->asid,
 		.any_asid = op->kind == TLBI_KIND_VAA || op->kind == TLBI_KIND_RANGE_VAA ||
 			    op->kind == TLBI_KIND_ALL,
+		.non_global_only = op->kind == TLBI_KIND_ASID,
 		.last_level = op->last_level,
+		.ttl_level = op->ttl_level,
 	};
 
 	sc.end = sc.start + (op->pages << m->geo.page_shift);
@@ -500,7 +666,7 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 							      ALIGN_DOWN64(va, pt_level_size(&m->geo, l))), val;
 
 					if (u64map_get(&b->broken, key, &val) && covers(m, &sc, key, val))
-						mark(b, key, val);
+						mark(b, op->cpu, key, val);
 				}
 			}
 		}
@@ -510,16 +676,23 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		uint64_t key = b->broken.keys[i] - 1, val = b->broken.vals[i];
 
 		if (b->broken.keys[i] && covers(m, &sc, key, val))
-			mark(b, key, val);
+			mark(b, op->cpu, key, val);
 	}
+}
+
+void bbm_dsb_store(struct ptsim_machine *m)
+{
+	m->bbm.cpus[m->exec_cpu].nr_unseen = 0;
 }
 
 void bbm_dsb(struct ptsim_machine *m)
 {
 	struct bbm_state *b = &m->bbm;
+	struct bbm_cpu *c = &b->cpus[m->exec_cpu];
 
-	/* the run's entries a TLBI covered are gone from every TLB now */
-	unsigned int words = b->run_count ? (b->run_n + 63) / 64 : 0, dropped = 0;
+	c->nr_unseen = 0;
+	/* the run's entries a TLBI of CPU 0 covered are gone from every TLB now */
+	unsigned int words = b->run_count && !m->exec_cpu ? (b->run_n + 63) / 64 : 0, dropped = 0;
 
 	for (unsigned int w = 0; w < words; w++) {
 		uint64_t seen = 0;
@@ -536,27 +709,61 @@ void bbm_dsb(struct ptsim_machine *m)
 	b->run_count -= dropped;
 	if (!b->run_count)
 		b->run_n = 0;
-	for (size_t i = 0; i < b->nr_pending; i++) {
+	for (size_t i = 0; i < c->nr_pending; i++) {
 		uint64_t val;
 
-		if (u64map_get(&b->broken, b->pending[i], &val) && (val & TLBI_SEEN))
-			forget(b, b->pending[i]);
+		if (u64map_get(&b->broken, c->pending[i], &val) && (val & TLBI_SEEN))
+			forget(b, c->pending[i]);
 	}
-	b->nr_pending = 0;
+	c->nr_pending = 0;
+}
+
+int bbm_init(struct bbm_state *b, unsigned int nr_cpus)
+{
+	u64map_init(&b->broken);
+	b->cpus = calloc(nr_cpus, sizeof(*b->cpus));
+	if (!b->cpus)
+		return -ENOMEM;
+	b->nr_cpus = nr_cpus;
+	return 0;
+}
+
+static int copy_keys(uint64_t **dst, const uint64_t *src, size_t n)
+{
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = malloc(n * sizeof(**dst));
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, n * sizeof(**dst));
+	return 0;
 }
 
 int bbm_copy(struct bbm_state *dst, const struct bbm_state *src)
 {
 	*dst = *src;
-	dst->pending = NULL;
-	dst->nr_pending = dst->cap_pending = 0;
-	if (src->nr_pending) {
-		dst->pending = malloc(src->nr_pending * sizeof(uint64_t));
-		if (!dst->pending)
+	u64map_init(&dst->broken);
+	dst->cpus = calloc(src->nr_cpus, sizeof(*dst->cpus));
+	if (!dst->cpus) {
+		dst->nr_cpus = 0;
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < src->nr_cpus; i++) {
+		const struct bbm_cpu *s = &src->cpus[i];
+		struct bbm_cpu *d = &dst->cpus[i];
+
+		if (copy_keys(&d->pending, s->pending, s->nr_pending) ||
+		    copy_keys(&d->unseen_key, s->unseen_key, s->nr_unseen))
 			return -ENOMEM;
-		for (size_t i = 0; i < src->nr_pending; i++)
-			dst->pending[i] = src->pending[i];
-		dst->nr_pending = dst->cap_pending = src->nr_pending;
+		d->nr_pending = d->cap_pending = s->nr_pending;
+		if (s->nr_unseen) {
+			d->unseen_nr = malloc(s->nr_unseen * sizeof(*d->unseen_nr));
+			if (!d->unseen_nr)
+				return -ENOMEM;
+			memcpy(d->unseen_nr, s->unseen_nr, s->nr_unseen * sizeof(*d->unseen_nr));
+		}
+		d->nr_unseen = d->cap_unseen = s->nr_unseen;
 	}
 	return u64map_copy(&dst->broken, &src->broken);
 }
@@ -564,7 +771,12 @@ int bbm_copy(struct bbm_state *dst, const struct bbm_state *src)
 void bbm_free(struct bbm_state *b)
 {
 	u64map_free(&b->broken);
-	free(b->pending);
-	b->pending = NULL;
-	b->nr_pending = b->cap_pending = 0;
+	for (unsigned int i = 0; b->cpus && i < b->nr_cpus; i++) {
+		free(b->cpus[i].pending);
+		free(b->cpus[i].unseen_key);
+		free(b->cpus[i].unseen_nr);
+	}
+	free(b->cpus);
+	b->cpus = NULL;
+	b->nr_cpus = 0;
 }

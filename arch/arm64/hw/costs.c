@@ -185,6 +185,16 @@ static const struct {
 	[PTSIM_EV_PAGE_FLAG_ATOMIC] = { C_ATOMIC, 1, false },	/* set_bit/clear_bit: LDSET/LDCLR */
 	/* the call and the node and memcg per-CPU counter updates: two calls' worth */
 	[PTSIM_EV_LRUVEC_STAT] = { C_CALL, 2, false },
+	/*
+	 * The raw API's barriers and local TLBIs (no kernel path issues them).
+	 * DSB SY waits for all a DSB ISH does, over a wider domain: priced as
+	 * one, since no measurement separating them was found. DSB NSH waits
+	 * for no other CPU (no DVM sync): the light DSB's ESTIMATE. A local
+	 * TLBI: a lone TLBI's issue cost, as TLBI VMALLE1 is priced.
+	 */
+	[PTSIM_EV_DSB_SY] = { C_DSB_TLBI, 1, false },
+	[PTSIM_EV_DSB_NSH] = { C_DSB_LIGHT, 1, false },
+	[PTSIM_EV_TLBI_LOCAL] = { C_TLBI, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };

@@ -32,6 +32,14 @@ struct tlbi_op {
 	uint64_t va;		/* start, page aligned */
 	uint64_t pages;		/* pages covered (1 for by-VA ops) */
 	bool last_level;	/* the *L* forms: leaf entries only */
+	/*
+	 * Without the IS suffix: only the issuing CPU's TLBs (every kernel
+	 * path but local_flush_tlb_all broadcasts; the raw API can choose).
+	 */
+	bool local;
+	unsigned int cpu;	/* the issuing CPU (m->exec_cpu when issued) */
+	/* The TTL hint: the level of the entries to invalidate, 0 for none (raw API only). */
+	int ttl_level;
 };
 
 /*
@@ -46,7 +54,8 @@ struct hw_as {
 };
 
 /*
- * The address space live for an ASID (or the TTBR1 one, for global entries):
+ * The address space live for an ASID (or, with global, the TTBR1 one that
+ * the kernel's global entries come from):
  * what the TTBRs hold, for the DSB-time check. Provided by the machine
  * (mm/mm.c), since only it knows which address spaces exist.
  */
@@ -98,7 +107,24 @@ void tlb_drop_global(struct ptsim_machine *m);
 /* Drop every entry on every CPU, uncounted (the local TLBI VMALLE1 of each CPU). */
 void tlb_drop_all(struct ptsim_machine *m);
 void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op);
-void tlb_dsb(struct ptsim_machine *m);
+/*
+ * The DSB of CPU m->exec_cpu completing its TLBIs: the broadcast and local
+ * ones, or with local_only (a DSB NSH on a multi-CPU machine) only the local ones.
+ */
+void tlb_dsb(struct ptsim_machine *m, bool local_only);
+/* One entry a lookup of va matches, for the raw API's TLB lookup. */
+struct tlb_match {
+	enum ptsim_tlb_level which;
+	uint64_t pa;		/* the output address of va through it */
+	uint64_t size;
+	pte_t desc;
+	int level;
+	bool global;
+	unsigned int asid;
+};
+/* Every entry of cpu's TLBs that translates va for as, up to max of them; how many there are. */
+unsigned int tlb_lookup_all(const struct ptsim_machine *m, const struct hw_as *as,
+			    unsigned int cpu, uint64_t va, struct tlb_match *out, unsigned int max);
 /* Valid user TLB entries that grant more than the tables now do. */
 uint64_t tlb_check_user_entries(struct ptsim_machine *m);
 
@@ -121,7 +147,15 @@ void bbm_tlbi(struct ptsim_machine *m, const struct tlbi_op *op);
  * breaks, each found by hashing (tests check the run against the map).
  */
 void bbm_spill_run(struct ptsim_machine *m);
+/*
+ * A DSB of CPU m->exec_cpu. Every kind makes the breaks that CPU wrote
+ * visible to table walks, so that a TLBI after it covers them (the DSB
+ * between the break and the TLBI: RDDMVT's second step); bbm_dsb also
+ * completes that CPU's TLBIs, bbm_dsb_store (DSB ISHST) does not.
+ */
 void bbm_dsb(struct ptsim_machine *m);
+void bbm_dsb_store(struct ptsim_machine *m);
+int bbm_init(struct bbm_state *b, unsigned int nr_cpus);
 int bbm_copy(struct bbm_state *dst, const struct bbm_state *src);
 void bbm_free(struct bbm_state *b);
 

@@ -61,6 +61,8 @@ struct tlbi_range {
 	uint64_t start, end;
 	unsigned int asid;
 	bool any_asid;
+	bool local;		/* a TLBI without the IS suffix */
+	unsigned int cpu;	/* the CPU that issued it: its DSB completes it */
 	uint64_t inserts;	/* the model's inserts when the TLBI ran */
 };
 
@@ -71,6 +73,7 @@ struct tlb_model {
 	uint64_t inserts;	/* entries filled, ever */
 	struct tlbi_range pending[MAX_PENDING_RANGES];
 	unsigned int nr_pending;
+	int drop_level;		/* the TLBI in progress has a TTL hint: only this level goes */
 };
 
 static int array_init(struct tlb_array *a, const struct tlb_geometry *g, unsigned int page_shift)
@@ -103,8 +106,7 @@ int hw_init(struct ptsim_machine *m)
 			if (array_init(&t->cpu[c].arr[i], g[i], m->geo.page_shift))
 				return -ENOMEM;
 	}
-	u64map_init(&m->bbm.broken);
-	return 0;
+	return bbm_init(&m->bbm, t->nr_cpus);
 }
 
 uint64_t hw_host_bytes(const struct ptsim_machine *m)
@@ -420,8 +422,9 @@ static void for_each_in_range(struct ptsim_machine *m, struct tlb_array *a, uint
 
 static void drop_entry(struct ptsim_machine *m, struct tlb_array *a, struct tlb_entry *e)
 {
-	(void)m;
-	entry_drop(a, e);
+	/* a TTL hint naming another level: the entry may stay, and the model keeps it */
+	if (!m->tlb->drop_level || m->tlb->drop_level == e->level)
+		entry_drop(a, e);
 }
 
 void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
@@ -436,12 +439,16 @@ void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
 		end = UINT64_MAX;
 		any = op->kind == TLBI_KIND_ALL;
 	}
-	/* inner-shareable maintenance reaches every CPU */
+	t->drop_level = op->ttl_level;
+	/* inner-shareable maintenance reaches every CPU; a local one only the issuer */
 	for (unsigned int c = 0; c < t->nr_cpus; c++) {
+		if (op->local && c != op->cpu)
+			continue;
 		for (int i = 0; i < 3; i++) {
 			struct tlb_array *a = &t->cpu[c].arr[i];
 
 			if (op->kind == TLBI_KIND_ASID) {
+				/* ASIDE1: that ASID's non-global entries only (IDMCXY) */
 				for (size_t k = 0; k < (size_t)a->sets * a->ways; k++)
 					if (!a->e[k].global && a->e[k].asid == op->asid)
 						entry_drop(a, &a->e[k]);
@@ -450,9 +457,10 @@ void tlb_invalidate(struct ptsim_machine *m, const struct tlbi_op *op)
 			}
 		}
 	}
+	t->drop_level = 0;
 	if (t->nr_pending < MAX_PENDING_RANGES && op->kind != TLBI_KIND_ASID)
 		t->pending[t->nr_pending++] = (struct tlbi_range){ start, end, op->asid, any,
-								   t->inserts };
+								   op->local, op->cpu, t->inserts };
 }
 
 struct walk_result {
@@ -810,7 +818,8 @@ static bool grants_more(const struct ptsim_machine *m, const struct tlb_entry *e
 	struct walk_result w;
 	pte_t now;
 
-	if (!hw_as_of_asid(m, e->asid, e->global, &as))
+	/* a global entry of a TTBR0 table (the raw API can write one) belongs to its filler's ASID */
+	if (!hw_as_of_asid(m, e->asid, e->global && (e->va & TTBR1_TAG), &as))
 		return false;
 	w = hw_walk(m, &as, e->va);
 	if (w.fault)
@@ -850,22 +859,61 @@ static void check_entry(struct ptsim_machine *m, struct tlb_array *a, struct tlb
  * At a DSB completing TLB maintenance, no cached entry for a VA an issued TLBI
  * covered may still grant more than the tables allow.
  */
-void tlb_dsb(struct ptsim_machine *m)
+void tlb_dsb(struct ptsim_machine *m, bool local_only)
 {
 	struct tlb_model *t = m->tlb;
+	unsigned int kept = 0;
 
 	for (unsigned int r = 0; r < t->nr_pending; r++) {
 		const struct tlbi_range *p = &t->pending[r];
 
+		/* another CPU's TLBI, or a broadcast one a DSB NSH does not wait for: still pending */
+		if (p->cpu != m->exec_cpu || (local_only && !p->local)) {
+			t->pending[kept++] = *p;
+			continue;
+		}
 		/* nothing filled since the TLBI dropped every entry of its range: none to check */
 		if (p->inserts == t->inserts)
 			continue;
-		for (unsigned int c = 0; c < t->nr_cpus; c++)
+		for (unsigned int c = 0; c < t->nr_cpus; c++) {
+			if (p->local && c != p->cpu)
+				continue;
 			for (int i = 0; i < 3; i++)
 				for_each_in_range(m, &t->cpu[c].arr[i], p->start, p->end, p->any_asid,
 						  p->asid, check_entry);
+		}
 	}
-	t->nr_pending = 0;
+	t->nr_pending = kept;
+}
+
+unsigned int tlb_lookup_all(const struct ptsim_machine *m, const struct hw_as *as,
+			    unsigned int cpu, uint64_t va, struct tlb_match *out, unsigned int max)
+{
+	uint64_t key = tlb_key(m, va);
+	unsigned int n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		const struct tlb_array *a = &m->tlb->cpu[cpu].arr[i];
+
+		for (size_t k = 0; k < (size_t)a->sets * a->ways; k++) {
+			const struct tlb_entry *e = &a->e[k];
+
+			if (!entry_matches(e, key, as->asid))
+				continue;
+			if (n < max)
+				out[n] = (struct tlb_match){
+					.which = (enum ptsim_tlb_level)i,
+					.pa = e->pa + (key - e->va),
+					.size = UINT64_C(1) << e->shift,
+					.desc = e->desc,
+					.level = e->level,
+					.global = e->global,
+					.asid = e->asid,
+				};
+			n++;
+		}
+	}
+	return n;
 }
 
 uint64_t tlb_check_user_entries(struct ptsim_machine *m)

@@ -7,18 +7,51 @@
 
 #define USER_ASID_FLAG	(1u << 16)	/* KPTI: the EL0 half of an ASID pair */
 
+/*
+ * The barriers run on CPU m->exec_cpu (0 on the kernel paths). A DSB ISHST
+ * waits for that CPU's stores: its breaks become visible to every table
+ * walk, so that a TLBI after it covers them. It does not complete TLBIs.
+ */
 void dsb_ishst(struct ptsim_machine *m)
 {
 	count(m, PTSIM_EV_DSB_ISHST, 1);
+	bbm_dsb_store(m);
+}
+
+/* What a full DSB of the inner-shareable domain (or wider) does: stores visible, TLBIs complete. */
+static void dsb_complete(struct ptsim_machine *m)
+{
+	m->tlbi_since_dsb = 0;
+	/* the DSB completes every TLBI this CPU issued before it */
+	tlb_dsb(m, false);
+	bbm_dsb(m);
 }
 
 void dsb_ish(struct ptsim_machine *m)
 {
 	count(m, PTSIM_EV_DSB_ISH, 1);
-	m->tlbi_since_dsb = 0;
-	/* the DSB completes every TLBI issued before it */
-	tlb_dsb(m);
-	bbm_dsb(m);
+	dsb_complete(m);
+}
+
+void dsb_sy(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_DSB_SY, 1);
+	dsb_complete(m);
+}
+
+/*
+ * DSB NSH waits only for the CPU's own non-shareable view: on a machine of
+ * one CPU that is everything; otherwise it completes that CPU's local
+ * TLBIs in its own TLBs and nothing the other CPUs' walks depend on.
+ */
+void dsb_nsh(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_DSB_NSH, 1);
+	if (m->cfg.nr_cpus == 1) {
+		dsb_complete(m);
+		return;
+	}
+	tlb_dsb(m, true);
 }
 
 void isb(struct ptsim_machine *m)
@@ -41,14 +74,18 @@ static const enum ptsim_event tlbi_event[] = {
 };
 
 /* __tlbi: one instruction; twice with a DSB ISH between under ARM64_WORKAROUND_REPEAT_TLBI. */
-static void __tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
+static void __tlbi(struct ptsim_machine *m, const struct tlbi_op *in)
 {
 	unsigned int times = m->cfg.repeat_tlbi ? 2 : 1;
+	struct tlbi_op op_copy = *in, *op = &op_copy;
 
+	op->cpu = m->exec_cpu;
 	for (unsigned int i = 0; i < times; i++) {
 		if (i)
 			dsb_ish(m);
-		count(m, tlbi_event[op->kind], 1);
+		/* one without the IS suffix: VMALLE1 is local_flush_tlb_all's event */
+		count(m, !op->local ? tlbi_event[op->kind] :
+			 op->kind == TLBI_KIND_ALL ? PTSIM_EV_TLBI_LOCAL_ALL : PTSIM_EV_TLBI_LOCAL, 1);
 		/* a lone TLBI is cheap to issue; ones queued behind it stall on DVM */
 		if (m->tlbi_since_dsb++)
 			count(m, PTSIM_EV_TLBI_BACK_TO_BACK, 1);
@@ -57,6 +94,11 @@ static void __tlbi(struct ptsim_machine *m, const struct tlbi_op *op)
 		if (m->tlbi_observer)
 			m->tlbi_observer(m, op);
 	}
+}
+
+void __tlbi_op(struct ptsim_machine *m, const struct tlbi_op *op)
+{
+	__tlbi(m, op);
 }
 
 /* __tlbi_user: the same operation again for the EL0 ASID when KPTI is on. */

@@ -6,9 +6,18 @@
 #include "internal.h"
 #include "hw.h"	/* the TLBI operations (struct tlbi_op) */
 
+/* The barriers of arch/arm64/include/asm/barrier.h, run by CPU m->exec_cpu. */
 void dsb_ishst(struct ptsim_machine *m);
 void dsb_ish(struct ptsim_machine *m);
+void dsb_sy(struct ptsim_machine *m);
+void dsb_nsh(struct ptsim_machine *m);
 void isb(struct ptsim_machine *m);
+/*
+ * One TLBI instruction as __tlbi issues it (ARM64_WORKAROUND_REPEAT_TLBI
+ * included), from CPU m->exec_cpu: counted, applied to the TLB model and
+ * the checker. The raw API's TLBIs; the kernel's go through the flushes below.
+ */
+void __tlbi_op(struct ptsim_machine *m, const struct tlbi_op *op);
 /*
  * nr_cpus CPUs each run local_flush_tlb_all (TLBI VMALLE1, no broadcast):
  * counted here; the caller drops the TLB model's entries, since when they go
