@@ -165,6 +165,11 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_MAPCOUNT_SET] = "plain store of a mapcount field (atomic_set, MM_ID slots)",
 	[PTSIM_EV_PAGE_FLAG_ATOMIC] = "SetPageAnonExclusive / ClearPageAnonExclusive (set/clear_bit)",
 	[PTSIM_EV_LRUVEC_STAT] = "__lruvec_stat_mod_folio calls (NR_*_MAPPED, NR_ANON_THPS)",
+	[PTSIM_EV_DCACHE_L1_HIT] = "data-cache model: a descriptor or struct page load that hit the L1",
+	[PTSIM_EV_DCACHE_PREFETCH_HIT] = "data-cache model: a load a trained stream had prefetched into the L1",
+	[PTSIM_EV_DCACHE_L2_HIT] = "data-cache model: a load that missed the L1 and hit the L2",
+	[PTSIM_EV_DCACHE_LLC_HIT] = "data-cache model: a load that missed the L2 and hit the last-level cache",
+	[PTSIM_EV_DCACHE_DRAM] = "data-cache model: a load that missed every cache",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

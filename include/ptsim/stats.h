@@ -118,6 +118,16 @@ enum ptsim_event {
 	PTSIM_EV_MAPCOUNT_SET,		/* plain store of a mapcount field (atomic_set, MM_ID slots) */
 	PTSIM_EV_PAGE_FLAG_ATOMIC,	/* SetPageAnonExclusive / ClearPageAnonExclusive (set/clear_bit) */
 	PTSIM_EV_LRUVEC_STAT,		/* __lruvec_stat_mod_folio calls (NR_*_MAPPED, NR_ANON_THPS) */
+	/*
+	 * The data-cache model's verdict on each load or atomic of a
+	 * descriptor or a struct page: the level it hit. Not kernel work: the
+	 * events above count that; these only price it (arch/arm64/hw/dcache.c).
+	 */
+	PTSIM_EV_DCACHE_L1_HIT,		/* found in the L1 data cache */
+	PTSIM_EV_DCACHE_PREFETCH_HIT,	/* in the L1 because a trained stream prefetched it */
+	PTSIM_EV_DCACHE_L2_HIT,		/* missed the L1, hit the core's L2 */
+	PTSIM_EV_DCACHE_LLC_HIT,	/* missed the L2, hit the last-level cache */
+	PTSIM_EV_DCACHE_DRAM,		/* missed every cache: from memory */
 	PTSIM_EV__COUNT
 };
 

@@ -131,6 +131,11 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_MAPCOUNT_SET] = "mapcount_set",
 	[PTSIM_EV_PAGE_FLAG_ATOMIC] = "page_flag_atomic",
 	[PTSIM_EV_LRUVEC_STAT] = "lruvec_stat",
+	[PTSIM_EV_DCACHE_L1_HIT] = "dcache_l1_hit",
+	[PTSIM_EV_DCACHE_PREFETCH_HIT] = "dcache_prefetch_hit",
+	[PTSIM_EV_DCACHE_L2_HIT] = "dcache_l2_hit",
+	[PTSIM_EV_DCACHE_LLC_HIT] = "dcache_llc_hit",
+	[PTSIM_EV_DCACHE_DRAM] = "dcache_dram",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

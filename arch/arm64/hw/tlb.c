@@ -104,7 +104,7 @@ int hw_init(struct ptsim_machine *m)
 				return -ENOMEM;
 	}
 	u64map_init(&m->bbm.broken);
-	return 0;
+	return dcache_init(m);
 }
 
 void hw_free(struct ptsim_machine *m)
@@ -123,6 +123,7 @@ void hw_free(struct ptsim_machine *m)
 		m->tlb = NULL;
 	}
 	bbm_free(&m->bbm);
+	dcache_free(m);
 }
 
 int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
@@ -132,7 +133,7 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 
 	memset(&dst->bbm, 0, sizeof(dst->bbm));
 	dst->tlb = t;
-	if (!t)
+	if (!t || dcache_copy(dst, src))
 		return -ENOMEM;
 	*t = *s;
 	t->cpu = calloc(s->nr_cpus, sizeof(*t->cpu));
@@ -692,6 +693,7 @@ void user_exec_call(struct ptsim_machine *m)
 void user_page_access(struct ptsim_machine *m, enum ptsim_access_kind kind, uint64_t n)
 {
 	count(m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE : PTSIM_EV_USER_PAGE_READ, n);
+	dcache_user_stream(m, n << m->geo.page_shift);
 }
 
 void tlb_count_hits(struct ptsim_machine *m, uint64_t n, enum ptsim_access_kind kind)
