@@ -244,7 +244,7 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_TLBI] = NSEC(18, DOC "§9.2/§10.3: a lone TLBI is ~5% of a single-page flush "
 				"(SD888 measured); 5% of the M3 ~0.35 us flush"),
 		[C_TLBI_EXTRA] = NSEC(150, DOC "§10.3: M3 broadcast TLBI per extra op ~150 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = FITTED_NS(259.7, "mprotect.m3.t1_over_t3_before"),
+		[C_DSB_TLBI] = FITTED_NS(259.4, "mprotect.m3.t1_over_t3_before"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
@@ -253,7 +253,7 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_FAULT] = NSEC(920, DOC "§10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
 				 "minus the zeroing (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(50, DOC "§10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = FITTED_BW(140.57, "mprotect.m3.t1_speedup"),
+		[C_USER_WRITE_KIB] = FITTED_BW(140.71, "mprotect.m3.t1_speedup"),
 		[C_USER_READ_KIB] = BW(100, DOC "§8/§10.5: one P-core draws most of 100 GB/s (ESTIMATE)"),
 		[C_TLB_L2_HIT] = CYC(6, DOC "§1: L1 miss / L2 hit +6 cycles (M1 measured)"),
 		[C_WALK] = CYC(39, DOC "§10.2: walk +26 cycles with caches hit, +50% nested in a VM"),

@@ -6,8 +6,10 @@
  * or atomic of a descriptor or a struct page is counted once more, by the
  * level it hit (PTSIM_EV_DCACHE_*), which the cost profile prices with that
  * level's latency (arch/arm64/hw/costs.c). Plain stores allocate their line
- * but are not priced by level: they retire into the store buffer and their
- * miss is off the critical path.
+ * in the L1 only and are not priced by level: they retire into the store
+ * buffer and their miss is off the critical path. (Placing them in the L2
+ * and LLC as well made painting a 256 GiB linear map, 8 M lines of PTEs,
+ * twice as slow to simulate.)
  *
  * Geometry per CPU (sizes, ways, 64-byte lines) is in cpus.c with its
  * source. Each level is set-associative with LRU replacement and is filled
@@ -52,6 +54,7 @@ struct dcache_level {
 	uint64_t bytes;		/* the level's size */
 	uint64_t user_bytes;	/* bytes the program streamed since the level was last emptied */
 	uint32_t sets, ways;
+	uint64_t set_mask;	/* sets - 1, for the unhashed L1 (its sets are a power of two) */
 	bool hashed;		/* set index hashed from the line, not its low bits */
 };
 
@@ -79,6 +82,9 @@ static int level_init(struct dcache_level *l, const struct dcache_geometry *g, b
 	l->sets = (uint32_t)(lines / g->ways);
 	l->bytes = (uint64_t)g->kib * 1024;
 	l->hashed = hashed;
+	l->set_mask = l->sets - 1;
+	if (!hashed && (l->sets & (l->sets - 1)))
+		return -EINVAL;	/* an L1 whose sets are not a power of two: no such CPU */
 	l->tag = calloc((size_t)l->sets * l->ways, sizeof(*l->tag));
 	return l->tag ? 0 : -ENOMEM;
 }
@@ -166,9 +172,13 @@ void dcache_table_del(struct ptsim_machine *m, const void *host)
  */
 static uint64_t *level_set(const struct dcache_level *l, uint64_t line)
 {
-	uint64_t idx = l->hashed ? (line * UINT64_C(0x9e3779b97f4a7c15)) >> 20 : line;
+	size_t set;
 
-	return &l->tag[(size_t)(idx % l->sets) * l->ways];
+	if (l->hashed)	/* the hash's top 32 bits scaled to the sets: no division */
+		set = (size_t)((((line * UINT64_C(0x9e3779b97f4a7c15)) >> 32) * l->sets) >> 32);
+	else
+		set = (size_t)(line & l->set_mask);
+	return &l->tag[set * l->ways];
 }
 
 /* Look line up in one level; move it to the front of its set. */
@@ -274,6 +284,10 @@ static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced)
 			count(m, PTSIM_EV_DCACHE_L1_HIT, 1);
 		return;
 	}
+	if (!priced) {	/* a plain store: write-allocate in the L1 only */
+		level_fill(&c->lv[0], line);
+		return;
+	}
 	if (stream_prefetched(c, line)) {
 		ev = PTSIM_EV_DCACHE_PREFETCH_HIT;
 		if (!level_lookup(&c->lv[1], line))
@@ -312,16 +326,21 @@ static uint64_t desc_addr(struct dcache *c, const void *p)
 	return c->memo_pfn << c->page_shift | off;
 }
 
+/* nr descriptors from desc, all in one table page (the callers' batches never cross one). */
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
+	const uint64_t addr = desc_addr(m->dcache, desc);
+
 	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, desc_addr(m->dcache, (const uint64_t *)desc + i), true);
+		access_line(m, addr + i * sizeof(uint64_t), true);
 }
 
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
+	const uint64_t addr = desc_addr(m->dcache, desc);
+
 	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, desc_addr(m->dcache, (const uint64_t *)desc + i), false);
+		access_line(m, addr + i * sizeof(uint64_t), false);
 }
 
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
