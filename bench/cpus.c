@@ -33,6 +33,10 @@ int cmd_cpus(int argc, char **argv)
 			       ci.bbml2_noabort ? "true" : "false", ci.hafdbs ? "true" : "false",
 			       ci.asid_bits);
 			json_string(ci.source);
+			printf(", \"dcache_kib\": [%u, %u, %u], \"dcache_ways\": [%u, %u, %u], "
+			       "\"cache_source\": ", ci.dcache_kib[0], ci.dcache_kib[1], ci.dcache_kib[2],
+			       ci.dcache_ways[0], ci.dcache_ways[1], ci.dcache_ways[2]);
+			json_string(ci.cache_source);
 			printf(",\n   \"costs\": [\n");
 		} else {
 			printf("%s: %s, %.2f GHz\n  TLB: L1d %u (%u-way), L1i %u (%u-way), L2 %u (%u-way)%s\n"
@@ -43,6 +47,10 @@ int cmd_cpus(int argc, char **argv)
 			       ci.tlbirange ? "yes" : "no", ci.bbm_level,
 			       ci.bbml2_noabort ? ", BBML2-noabort" : "", ci.hafdbs ? "yes" : "no",
 			       ci.asid_bits, ci.source);
+			printf("  data caches: L1D %u KiB (%u-way), L2 %u KiB (%u-way), last level %u KiB "
+			       "(%u-way), 64-byte lines\n  source: %s\n", ci.dcache_kib[0],
+			       ci.dcache_ways[0], ci.dcache_kib[1], ci.dcache_ways[1], ci.dcache_kib[2],
+			       ci.dcache_ways[2], ci.cache_source);
 			printf("  %-26s %10s %-14s %s\n", "event (4K granule)", "ns", "class", "source");
 		}
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {

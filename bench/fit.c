@@ -124,27 +124,6 @@ static int fit_m3_mprotect(void)
 }
 
 /*
- * Android phone: the folio_lookup class (vm_normal_folio with its struct page
- * reads) on uffd.android.normal_folio_share_before: share = n x / (rest + n x).
- */
-static int fit_android_uffd(void)
-{
-	struct uffd_run_result b;
-	double x = 0;
-	int err = uffd_program(false, &b);
-
-	if (err)
-		return err;
-	struct split s = class_split(&b.mpp, PTSIM_CPU_ANDROID_X1, PTSIM_GRANULE_4K, "folio_lookup", &x);
-	double rest = s.total - x * s.d, target = 0.20;
-	double fitted = target * rest / ((1 - target) * s.d);
-
-	printf("android-x1 folio_lookup = %.1f ns   (fitted on uffd.android.normal_folio_share_before; "
-	       "now %.1f)\n", fitted, x);
-	return 0;
-}
-
-/*
  * Grace: the walk class (an iTLB/L2 TLB miss walk, leaf PTE beyond L2) on
  * exec.grace.random_speedup: (rest_b + n_b x) / (rest_a + n_a x) = 76.0 / 58.3.
  */
@@ -174,5 +153,5 @@ int cmd_fit(int argc, char **argv)
 
 	if (parsed)
 		return parsed < 0 ? 0 : parsed;
-	return fit_m3_mprotect() || fit_android_uffd() || fit_grace_exec() ? 1 : 0;
+	return fit_m3_mprotect() || fit_grace_exec() ? 1 : 0;
 }

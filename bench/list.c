@@ -171,6 +171,11 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_DSB_SY] = "DSB SY (the raw API)",
 	[PTSIM_EV_DSB_NSH] = "DSB NSH (the raw API)",
 	[PTSIM_EV_TLBI_LOCAL] = "TLBI by VA, range or ASID without the IS suffix (the raw API)",
+	[PTSIM_EV_DCACHE_L1_HIT] = "data-cache model: a descriptor or struct page load that hit the L1",
+	[PTSIM_EV_DCACHE_PREFETCH_HIT] = "data-cache model: a load a trained stream had prefetched into the L1",
+	[PTSIM_EV_DCACHE_L2_HIT] = "data-cache model: a load that missed the L1 and hit the L2",
+	[PTSIM_EV_DCACHE_LLC_HIT] = "data-cache model: a load that missed the L2 and hit the last-level cache",
+	[PTSIM_EV_DCACHE_DRAM] = "data-cache model: a load that missed every cache",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -79,11 +79,20 @@ struct ptsim_cpu_info {
 	bool coalesce_cont;	/* contiguous runs and blocks cached as one entry */
 	bool tlbirange, bbml2_noabort, hafdbs;
 	unsigned int bbm_level, asid_bits;
-	/* Room for later fields (zero): the struct keeps its size across versions. */
-	uint64_t reserved[4];
+	/*
+	 * The data caches the cost model simulates (64-byte lines): L1D, L2
+	 * and last-level cache, size in KiB and ways ([0] L1D, [1] L2, [2]
+	 * LLC), and where they come from. Took the place of reserved fields:
+	 * the struct keeps its size.
+	 */
+	uint32_t dcache_kib[3], dcache_ways[3];
+	const char *cache_source;
 };
 
-/* What the model knows of a CPU: TLB geometry, BBM level, features, where it comes from. */
+/*
+ * What the model knows of a CPU: TLB and data-cache geometry, BBM level,
+ * features, where they come from.
+ */
 PTSIM_API int ptsim_cpu_info(enum ptsim_cpu cpu, struct ptsim_cpu_info *out);
 
 /*

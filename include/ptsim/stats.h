@@ -121,6 +121,16 @@ enum ptsim_event {
 	PTSIM_EV_DSB_SY,		/* DSB SY (the raw API; no modelled kernel path issues one) */
 	PTSIM_EV_DSB_NSH,		/* DSB NSH (the raw API) */
 	PTSIM_EV_TLBI_LOCAL,		/* a TLBI by VA, range or ASID without the IS suffix (the raw API) */
+	/*
+	 * The data-cache model's verdict on each load or atomic of a
+	 * descriptor or a struct page: the level it hit. Not kernel work: the
+	 * events above count that; these only price it (arch/arm64/hw/dcache.c).
+	 */
+	PTSIM_EV_DCACHE_L1_HIT,		/* found in the L1 data cache */
+	PTSIM_EV_DCACHE_PREFETCH_HIT,	/* in the L1 because a trained stream prefetched it */
+	PTSIM_EV_DCACHE_L2_HIT,		/* missed the L1, hit the core's L2 */
+	PTSIM_EV_DCACHE_LLC_HIT,	/* missed the L2, hit the last-level cache */
+	PTSIM_EV_DCACHE_DRAM,		/* missed every cache: from memory */
 	PTSIM_EV__COUNT
 };
 

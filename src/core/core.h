@@ -52,12 +52,21 @@ struct tlb_geometry {
 	unsigned int ways;	/* entries == ways: fully associative */
 };
 
+/* One data-cache level: its size and associativity (64-byte lines). */
+struct dcache_geometry {
+	unsigned int kib;
+	unsigned int ways;
+};
+
 struct cpu_desc {
 	enum ptsim_cpu id;
 	const char *name;
 	const char *model;	/* what the profile stands for */
 	double freq_ghz;
 	struct tlb_geometry l1d, l1i, l2;
+	/* the data caches the core sees: L1D, its L2, the last-level cache (arch/arm64/hw/dcache.c) */
+	struct dcache_geometry dl1, dl2, llc;
+	const char *cache_source;
 	bool coalesce_cont;	/* a contiguous run or block is cached as one entry */
 	const char *source;	/* where the description comes from */
 	bool tlbirange;		/* FEAT_TLBIRANGE */
@@ -347,9 +356,10 @@ struct ptsim_machine {
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
 	uint64_t thp_orders;		/* anonymous fault orders enabled (bit n: order n) */
 	/*
-	 * The page whose struct page vm_normal_page (or a fold) read last: a
-	 * one-line model of the data cache, so a second look at the same
-	 * struct page is a hot load, not a cold lookup. ~0: none.
+	 * The page whose struct page vm_normal_page (or a fold) read last:
+	 * page_folio of it counts a test, not a lookup. Its price is the data
+	 * cache's (dcache below), which finds that struct page in the L1.
+	 * ~0: none.
 	 */
 	uint64_t hot_page_pfn;
 	unsigned int tlbi_since_dsb;	/* TLBIs issued since the last DSB ISH */
@@ -360,6 +370,7 @@ struct ptsim_machine {
 	unsigned int exec_cpu;
 	/* The hardware model: per-CPU TLBs and the break-before-make checker. */
 	struct tlb_model *tlb;
+	struct dcache *dcache;		/* the data caches (arch/arm64/hw/dcache.c) */
 	struct bbm_state bbm;
 	struct file_obj *files;
 	size_t nr_files;
@@ -373,6 +384,25 @@ struct ptsim_machine {
 int hw_init(struct ptsim_machine *m);
 void hw_free(struct ptsim_machine *m);
 int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
+
+/*
+ * The data-cache model (arch/arm64/hw/dcache.c): decides prices only. A
+ * load or atomic of nr descriptors from desc (host pointers into a table
+ * page), a store of them (allocates, not priced), a load of pfn's struct
+ * page; each priced access counts the PTSIM_EV_DCACHE_* level it hit. The
+ * table pages register their host page and PFN while they exist.
+ */
+int dcache_init(struct ptsim_machine *m);
+void dcache_free(struct ptsim_machine *m);
+int dcache_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
+uint64_t dcache_host_bytes(const struct ptsim_machine *m);
+int dcache_table_add(struct ptsim_machine *m, const void *host, uint64_t pfn);
+void dcache_table_del(struct ptsim_machine *m, const void *host);
+void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr);
+void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr);
+void dcache_page_load(struct ptsim_machine *m, uint64_t pfn);
+/* The program streamed bytes of its own memory through the caches (ptsim_touch). */
+void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes);
 
 /* features.c */
 int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);

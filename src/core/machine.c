@@ -156,6 +156,7 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	page_pool_init(&m->table_pages, src->geo.page_size);
 	memset(&m->folios, 0, sizeof(m->folios));
 	m->tlb = NULL;
+	m->dcache = NULL;
 	memset(&m->bbm, 0, sizeof(m->bbm));
 	if (physmem_copy(&m->phys, &src->phys, &m->host_bytes)) {
 		free(m);

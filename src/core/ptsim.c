@@ -134,6 +134,11 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_DSB_SY] = "dsb_sy",
 	[PTSIM_EV_DSB_NSH] = "dsb_nsh",
 	[PTSIM_EV_TLBI_LOCAL] = "tlbi_local",
+	[PTSIM_EV_DCACHE_L1_HIT] = "dcache_l1_hit",
+	[PTSIM_EV_DCACHE_PREFETCH_HIT] = "dcache_prefetch_hit",
+	[PTSIM_EV_DCACHE_L2_HIT] = "dcache_l2_hit",
+	[PTSIM_EV_DCACHE_LLC_HIT] = "dcache_llc_hit",
+	[PTSIM_EV_DCACHE_DRAM] = "dcache_dram",
 };
 
 const char *ptsim_event_name(enum ptsim_event ev)

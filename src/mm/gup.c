@@ -67,6 +67,8 @@ static int64_t __get_user_pages(struct ptsim_mm *mm, struct vma *v, uint64_t sta
 		pte = t && t->level == PTE_LEVEL ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, PMD_LEVEL, &t->desc[idx]) : 0;
 		if ((pte_present(pte) && (!write || pte_write(pte))) || retried) {
 			kernel_call(mm->m, VM_NORMAL_PAGE);
+			/* follow_page_pte's vm_normal_page reads the struct page */
+			dcache_page_load(mm->m, pte_pfn(g, pte));
 			folio_get(mm->m);
 			folio_put_ref(mm->m);
 			retried = false;

@@ -40,6 +40,8 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 	mm->m->hot_page_pfn = pfn;
 	if (pte_special(pte))
 		return ref;
+	/* a normal page's struct page is read (page_folio): priced by the level it hits */
+	dcache_page_load(mm->m, pfn);
 	ref.folio = pfn_folio(mm->m, pfn);
 	if (ref.folio)
 		ref.idx = pfn - folio_pfn(mm->m, ref.folio);

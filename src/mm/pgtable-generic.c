@@ -25,7 +25,8 @@ static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t p
 	t->desc = page_pool_get(&m->table_pages);
 	if (level < PTE_LEVEL)
 		t->next = calloc(t->entries, sizeof(*t->next));
-	if (!t->desc || (level < PTE_LEVEL && !t->next)) {
+	/* the data-cache model finds a descriptor's PFN from its table page */
+	if (!t->desc || (level < PTE_LEVEL && !t->next) || dcache_table_add(m, t->desc, pfn)) {
 		if (t->desc)
 			page_pool_put(&m->table_pages, t->desc);
 		free(t->next);
@@ -37,6 +38,8 @@ static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t p
 
 static void table_delete(struct ptsim_machine *m, struct pt_table *t)
 {
+	if (t->desc)
+		dcache_table_del(m, t->desc);
 	page_pool_put(&m->table_pages, t->desc);
 	free(t->next);
 	free(t);

@@ -541,14 +541,15 @@ static inline void mutex_lock(struct ptsim_machine *m)
 /* ---- folio references, flags and locks ---- */
 
 /*
- * page_folio of pfn's struct page: a cold load (FOLIO_LOOKUP), or a hot one
- * (FOLIO_TEST) when that struct page is the one the model read last
- * (m->hot_page_pfn, a one-line model of the data cache). NULL for a frame
- * with no folio.
+ * page_folio of pfn's struct page: a lookup (FOLIO_LOOKUP), or a test
+ * (FOLIO_TEST) when that struct page is the one vm_normal_page read last
+ * (m->hot_page_pfn). The load of page->compound_head is priced by the
+ * data-cache model, by the level it hits. NULL for a frame with no folio.
  */
 static inline struct folio *page_folio(struct ptsim_machine *m, uint64_t pfn)
 {
 	count(m, pfn == m->hot_page_pfn ? PTSIM_EV_FOLIO_TEST : PTSIM_EV_FOLIO_LOOKUP, 1);
+	dcache_page_load(m, pfn);
 	m->hot_page_pfn = pfn;
 	return pfn_folio(m, pfn);
 }

@@ -49,6 +49,14 @@ enum cost_class {
 	C_IO_REQUEST,	/* one read submission through its completion (not the transfer) */
 	C_IO_KIB,	/* transferring 1 KiB from storage */
 	C_EXEC_CALL,	/* calling a cold stub: an instruction line from memory, the RET */
+	/*
+	 * The data-cache model's levels (arch/arm64/hw/dcache.c): what a load
+	 * or atomic costs beyond an L1 hit, which the event's own class
+	 * already carries. An L1 hit and a prefetched line cost nothing more.
+	 */
+	C_L2_EXTRA,	/* L2 load-to-use minus L1's */
+	C_LLC_EXTRA,	/* last-level cache load-to-use minus L1's */
+	C_DRAM_EXTRA,	/* memory load-to-use minus L1's */
 	C__COUNT
 };
 
@@ -61,6 +69,7 @@ static const char *const class_names[C__COUNT] = {
 	[C_USER_READ_KIB] = "user_read_kib", [C_TLB_L2_HIT] = "tlb_l2_hit", [C_WALK] = "walk",
 	[C_ALLOC] = "alloc", [C_SLAB] = "slab", [C_SYSCALL] = "syscall",
 	[C_IO_REQUEST] = "io_request", [C_IO_KIB] = "io_kib", [C_EXEC_CALL] = "exec_call",
+	[C_L2_EXTRA] = "l2_extra", [C_LLC_EXTRA] = "llc_extra", [C_DRAM_EXTRA] = "dram_extra",
 };
 
 /* How each event is costed: its class, and how many of that class it is. */
@@ -103,6 +112,7 @@ static const struct {
 	[PTSIM_EV_TABLE_FREE] = { C_ALLOC, 0.5, false },
 	[PTSIM_EV_FOLIO_ALLOC] = { C_ALLOC, 1, false },
 	[PTSIM_EV_FOLIO_FREE] = { C_ALLOC, 0.5, false },
+	/* vm_normal_page's call; its struct page load is priced by the data cache */
 	[PTSIM_EV_FOLIO_LOOKUP] = { C_FOLIO_LOOKUP, 1, false },
 	[PTSIM_EV_FOLIO_TEST] = { C_BIT_TEST, 1, false },
 	[PTSIM_EV_ANON_EXCL_TEST] = { C_BIT_TEST, 1, false },
@@ -195,6 +205,11 @@ static const struct {
 	[PTSIM_EV_DSB_SY] = { C_DSB_TLBI, 1, false },
 	[PTSIM_EV_DSB_NSH] = { C_DSB_LIGHT, 1, false },
 	[PTSIM_EV_TLBI_LOCAL] = { C_TLBI, 1, false },
+	[PTSIM_EV_DCACHE_L1_HIT] = { C_FREE, 0, false },	/* inside the load's own class */
+	[PTSIM_EV_DCACHE_PREFETCH_HIT] = { C_FREE, 0, false },	/* the stream hid the latency */
+	[PTSIM_EV_DCACHE_L2_HIT] = { C_L2_EXTRA, 1, false },
+	[PTSIM_EV_DCACHE_LLC_HIT] = { C_LLC_EXTRA, 1, false },
+	[PTSIM_EV_DCACHE_DRAM] = { C_DRAM_EXTRA, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
@@ -227,7 +242,8 @@ struct constant {
 #define EST_EXEC_CALL	NSEC(120, DOC "§10.2: a cold instruction line from DRAM, ~110-130 ns " \
 			     "(LPDDR5X, ESTIMATE)")
 #define L1_LOAD		CYC(4, DOC "§1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
-#define EST_LOOKUP	CYC(36, "ESTIMATE: helper call (20 cycles) + struct page read from L2 (16 cycles)")
+#define EST_LOOKUP	CYC(20, "ESTIMATE: the vm_normal_page call, 20 cycles as a helper call; its " \
+			    "struct page load is the data cache's (" DOC "§11)")
 
 static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	[PTSIM_CPU_APPLE_M3] = {
@@ -238,7 +254,7 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_TLBI] = NSEC(18, DOC "§9.2/§10.3: a lone TLBI is ~5% of a single-page flush "
 				"(SD888 measured); 5% of the M3 ~0.35 us flush"),
 		[C_TLBI_EXTRA] = NSEC(150, DOC "§10.3: M3 broadcast TLBI per extra op ~150 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = FITTED_NS(282.5, "mprotect.m3.t1_over_t3_before"),
+		[C_DSB_TLBI] = FITTED_NS(259.4, "mprotect.m3.t1_over_t3_before"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
@@ -247,7 +263,7 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_FAULT] = NSEC(920, DOC "§10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
 				 "minus the zeroing (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(50, DOC "§10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = FITTED_BW(136.66, "mprotect.m3.t1_speedup"),
+		[C_USER_WRITE_KIB] = FITTED_BW(140.71, "mprotect.m3.t1_speedup"),
 		[C_USER_READ_KIB] = BW(100, DOC "§8/§10.5: one P-core draws most of 100 GB/s (ESTIMATE)"),
 		[C_TLB_L2_HIT] = CYC(6, DOC "§1: L1 miss / L2 hit +6 cycles (M1 measured)"),
 		[C_WALK] = CYC(39, DOC "§10.2: walk +26 cycles with caches hit, +50% nested in a VM"),
@@ -257,6 +273,10 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_IO_REQUEST] = EST_IO_REQ,
 		[C_IO_KIB] = EST_IO_KIB,
 		[C_EXEC_CALL] = EST_EXEC_CALL,
+		[C_L2_EXTRA] = CYC(15, DOC "§11.2: L2 ~18 cycles load-to-use (M1 P-core measured), "
+				   "minus L1's 3"),
+		[C_LLC_EXTRA] = NSEC(25, DOC "§11.2: SLC ~30 ns (M1 measured, ESTIMATE for M3), minus L1"),
+		[C_DRAM_EXTRA] = NSEC(100, DOC "§11.2: LPDDR5 ~100 ns (M1 measured ~97 ns; ESTIMATE for M3)"),
 	},
 	[PTSIM_CPU_NEOVERSE_V2] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -283,6 +303,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_IO_REQUEST] = EST_IO_REQ,
 		[C_IO_KIB] = EST_IO_KIB,
 		[C_EXEC_CALL] = EST_EXEC_CALL,
+		[C_L2_EXTRA] = CYC(7, DOC "§11.2: L2 ~11 cycles (Arm V2 TRM class), minus L1's 4"),
+		[C_LLC_EXTRA] = NSEC(30, DOC "§11.2: Grace SCF L3 ~30-35 ns (ESTIMATE), minus L1"),
+		[C_DRAM_EXTRA] = NSEC(115, DOC "§11.2: Grace LPDDR5X ~115-125 ns (ESTIMATE)"),
 	},
 	[PTSIM_CPU_AMPEREONE] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -309,6 +332,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_IO_REQUEST] = EST_IO_REQ,
 		[C_IO_KIB] = EST_IO_KIB,
 		[C_EXEC_CALL] = EST_EXEC_CALL,
+		[C_L2_EXTRA] = CYC(8, DOC "§11.2: L2 ~12 cycles (ESTIMATE, 2 MiB), minus L1's 4"),
+		[C_LLC_EXTRA] = NSEC(35, DOC "§11.2: SLC ~35-40 ns (ESTIMATE, mesh like Altra's)"),
+		[C_DRAM_EXTRA] = NSEC(115, DOC "§11.2: DDR5 ~110-125 ns (ESTIMATE)"),
 	},
 	[PTSIM_CPU_NEOVERSE_N1] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -335,6 +361,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_IO_REQUEST] = EST_IO_REQ,
 		[C_IO_KIB] = EST_IO_KIB,
 		[C_EXEC_CALL] = EST_EXEC_CALL,
+		[C_L2_EXTRA] = CYC(7, DOC "§11.2: L2 9-11 cycles (Arm N1 TRM), minus L1's 4"),
+		[C_LLC_EXTRA] = NSEC(30, DOC "§11.2: Altra SLC over the CMN-600 mesh ~30-35 ns (ESTIMATE)"),
+		[C_DRAM_EXTRA] = NSEC(105, DOC "§11.2: Altra DDR4-3200 ~100-110 ns (ESTIMATE)"),
 	},
 	[PTSIM_CPU_NEOVERSE_V1] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -360,6 +389,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_IO_REQUEST] = EST_IO_REQ,
 		[C_IO_KIB] = EST_IO_KIB,
 		[C_EXEC_CALL] = EST_EXEC_CALL,
+		[C_L2_EXTRA] = CYC(7, DOC "§11.2: L2 ~11 cycles (Arm V1 TRM class), minus L1's 4"),
+		[C_LLC_EXTRA] = NSEC(30, DOC "§11.2: Graviton3 L3 ~30-35 ns (ESTIMATE)"),
+		[C_DRAM_EXTRA] = NSEC(115, DOC "§11.2: Graviton3 DDR5 ~110-125 ns (ESTIMATE)"),
 	},
 	[PTSIM_CPU_NEOVERSE_V3] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -385,6 +417,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_IO_REQUEST] = EST_IO_REQ,
 		[C_IO_KIB] = EST_IO_KIB,
 		[C_EXEC_CALL] = EST_EXEC_CALL,
+		[C_L2_EXTRA] = CYC(8, DOC "§11.2: L2 ~12 cycles (2 MiB; ESTIMATE from V2), minus L1's 4"),
+		[C_LLC_EXTRA] = NSEC(30, "ESTIMATE: as Grace V2 (" DOC "§11.2)"),
+		[C_DRAM_EXTRA] = NSEC(115, "ESTIMATE: as Grace V2 (" DOC "§11.2)"),
 	},
 	[PTSIM_CPU_ANDROID_X1] = {
 		[C_PTE_LOAD] = L1_LOAD,
@@ -400,7 +435,7 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
-		[C_FOLIO_LOOKUP] = FITTED_NS(122.5, "uffd.android.normal_folio_share_before"),
+		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
 		[C_FAULT] = NSEC(1500, DOC "§10.4: 2-4 us on phone mid cores; a big core less "
 				  "(ESTIMATE)"),
@@ -415,6 +450,10 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_IO_REQUEST] = EST_IO_REQ,
 		[C_IO_KIB] = EST_IO_KIB,
 		[C_EXEC_CALL] = EST_EXEC_CALL,
+		[C_L2_EXTRA] = CYC(7, DOC "§11.2: L2 ~11 cycles (Arm X1 TRM class), minus L1's 4"),
+		[C_LLC_EXTRA] = NSEC(15, DOC "§11.2: DSU L3 ~15-20 ns (phone SoCs, AnandTech; ESTIMATE)"),
+		[C_DRAM_EXTRA] = NSEC(130, DOC "§11.2: Tensor-class LPDDR5 ~130-150 ns, worse than SD888's "
+				       "(AnandTech Tensor review; ESTIMATE)"),
 	},
 };
 

@@ -17,6 +17,10 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.model = "Apple M3 P-core (Linux VM, 4K pages)",
 		.freq_ghz = 4.05,
 		.l1d = { 160, 5 }, .l1i = { 192, 6 }, .l2 = { 3072, 12 },
+		.dl1 = { 128, 8 }, .dl2 = { 16384, 16 }, .llc = { 8192, 16 },
+		.cache_source = DOC "§11.1: L1D 128 KiB, L2 16 MiB per P-cluster (Apple, M3 "
+				"specifications), SLC 8 MiB (M1/M3 base die, published die analyses); "
+				"ways ESTIMATE (M1 measured 8-way L1D)",
 		.coalesce_cont = false,
 		.tlbirange = true, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = false, .asid_bits = 8,
@@ -29,6 +33,9 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.model = "Neoverse V2 (NVIDIA Grace)",
 		.freq_ghz = 2.6,
 		.l1d = { 48, 48 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.dl1 = { 64, 4 }, .dl2 = { 1024, 8 }, .llc = { 116736, 16 },
+		.cache_source = DOC "§11.1: L1D 64 KiB 4-way (Arm Neoverse V2 TRM), L2 1 MiB 8-way and 114 "
+				"MiB L3 (NVIDIA Grace, per die); L3 ways ESTIMATE",
 		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = false, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
@@ -40,6 +47,9 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.model = "AmpereOne (192 cores)",
 		.freq_ghz = 3.0,
 		.l1d = { 48, 48 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.dl1 = { 64, 4 }, .dl2 = { 2048, 8 }, .llc = { 65536, 16 },
+		.cache_source = DOC "§11.1: L1D 64 KiB, L2 2 MiB per core, SLC 64 MiB (Ampere product "
+				"brief); ways ESTIMATE (N1 class)",
 		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = true, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
@@ -51,6 +61,9 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.model = "Neoverse N1 (Ampere Altra)",
 		.freq_ghz = 3.0,
 		.l1d = { 48, 48 }, .l1i = { 48, 48 }, .l2 = { 1280, 5 },
+		.dl1 = { 64, 4 }, .dl2 = { 1024, 8 }, .llc = { 32768, 16 },
+		.cache_source = DOC "§11.1: L1D 64 KiB 4-way, L2 1 MiB 8-way (Arm Neoverse N1 TRM; Altra "
+				"configures 1 MiB), SLC 32 MiB (Ampere Altra); SLC ways ESTIMATE",
 		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = true, .asid_bits = 16,
@@ -62,6 +75,9 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.model = "Neoverse V1 (AWS Graviton3)",
 		.freq_ghz = 2.6,
 		.l1d = { 40, 40 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.dl1 = { 64, 4 }, .dl2 = { 1024, 8 }, .llc = { 32768, 16 },
+		.cache_source = DOC "§11.1: L1D 64 KiB 4-way, L2 1 MiB 8-way (Arm Neoverse V1 TRM; "
+				"Graviton3), L3 32 MiB (AWS); L3 ways ESTIMATE",
 		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
@@ -73,6 +89,9 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.model = "Neoverse V3 / Cortex-X4",
 		.freq_ghz = 3.2,
 		.l1d = { 96, 96 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.dl1 = { 64, 4 }, .dl2 = { 2048, 8 }, .llc = { 32768, 16 },
+		.cache_source = DOC "§11.1: L1D 64 KiB 4-way, L2 2 MiB 8-way (Arm Neoverse V3 TRM, a "
+				"configuration); LLC 32 MiB ESTIMATE (as V1 systems)",
 		.coalesce_cont = true,
 		.tlbirange = true, .bbml2_noabort = true, .bbm_level = 2,
 		.hafdbs = true, .asid_bits = 16,
@@ -84,6 +103,9 @@ static const struct cpu_desc cpus[PTSIM_CPU__COUNT] = {
 		.model = "Android phone big core (Cortex-X1, Tensor G2 class)",
 		.freq_ghz = 2.85,
 		.l1d = { 40, 40 }, .l1i = { 48, 48 }, .l2 = { 2048, 8 },
+		.dl1 = { 64, 4 }, .dl2 = { 1024, 8 }, .llc = { 4096, 16 },
+		.cache_source = DOC "§11.1: L1D 64 KiB 4-way (Arm Cortex-X1 TRM), L2 1 MiB (Tensor, SD888: "
+				"AnandTech), DSU L3 4 MiB 16-way; the SoC's SLC beyond it not modelled",
 		.coalesce_cont = true,
 		.tlbirange = false, .bbml2_noabort = false, .bbm_level = 0,
 		.hafdbs = true, .asid_bits = 16,
@@ -140,5 +162,12 @@ int ptsim_cpu_info(enum ptsim_cpu cpu, struct ptsim_cpu_info *out)
 	out->hafdbs = d->hafdbs;
 	out->bbm_level = d->bbm_level;
 	out->asid_bits = d->asid_bits;
+	out->dcache_kib[0] = d->dl1.kib;
+	out->dcache_kib[1] = d->dl2.kib;
+	out->dcache_kib[2] = d->llc.kib;
+	out->dcache_ways[0] = d->dl1.ways;
+	out->dcache_ways[1] = d->dl2.ways;
+	out->dcache_ways[2] = d->llc.ways;
+	out->cache_source = d->cache_source;
 	return 0;
 }

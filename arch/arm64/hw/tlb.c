@@ -106,7 +106,9 @@ int hw_init(struct ptsim_machine *m)
 			if (array_init(&t->cpu[c].arr[i], g[i], m->geo.page_shift))
 				return -ENOMEM;
 	}
-	return bbm_init(&m->bbm, t->nr_cpus);
+	if (bbm_init(&m->bbm, t->nr_cpus))
+		return -ENOMEM;
+	return dcache_init(m);
 }
 
 uint64_t hw_host_bytes(const struct ptsim_machine *m)
@@ -121,7 +123,7 @@ uint64_t hw_host_bytes(const struct ptsim_machine *m)
 
 			bytes += n * (sizeof(*a->e) + sizeof(*a->age) + sizeof(*a->tag));
 		}
-	return bytes;
+	return bytes + dcache_host_bytes(m);
 }
 
 void hw_free(struct ptsim_machine *m)
@@ -140,6 +142,7 @@ void hw_free(struct ptsim_machine *m)
 		m->tlb = NULL;
 	}
 	bbm_free(&m->bbm);
+	dcache_free(m);
 }
 
 int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
@@ -149,7 +152,7 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 
 	memset(&dst->bbm, 0, sizeof(dst->bbm));
 	dst->tlb = t;
-	if (!t)
+	if (!t || dcache_copy(dst, src))
 		return -ENOMEM;
 	*t = *s;
 	t->cpu = calloc(s->nr_cpus, sizeof(*t->cpu));
@@ -715,6 +718,7 @@ void user_exec_call(struct ptsim_machine *m)
 void user_page_access(struct ptsim_machine *m, enum ptsim_access_kind kind, uint64_t n)
 {
 	count(m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE : PTSIM_EV_USER_PAGE_READ, n);
+	dcache_user_stream(m, n << m->geo.page_shift);
 }
 
 void tlb_count_hits(struct ptsim_machine *m, uint64_t n, enum ptsim_access_kind kind)

@@ -149,7 +149,7 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 			if (pte_young(pte))
 				orig_pte = pte_mkyoung(orig_pte);
 		}
-		__ptep_get_n(mm, reads);
+		__ptep_get_n(mm, p, reads, n);
 		return orig_pte;
 	}
 	for (i = 0; i < n; i++) {
@@ -176,7 +176,7 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 			break;
 		}
 	}
-	__ptep_get_n(mm, reads);
+	__ptep_get_n(mm, p, reads, n);
 	return orig_pte;
 }
 

@@ -4,6 +4,8 @@
  * arch/arm64/include/asm/pgtable.h (doc/mprotect.md). Every
  * descriptor access in the model goes through read_desc/set_desc/xchg_desc,
  * which count it and show each store to the break-before-make checker.
+ * Each access also reaches the data-cache model (arch/arm64/hw/dcache.c),
+ * which prices loads and atomics by the level they hit.
  */
 #include "asm/pgtable.h"
 #include "asm/mmu_context.h"
@@ -24,6 +26,7 @@ static enum ptsim_event desc_event(int level, int kind)
 pte_t read_desc(struct ptsim_mm *mm, int level, const pte_t *p)
 {
 	count(mm->m, desc_event(level, 0), 1);
+	dcache_desc_load(mm->m, p, 1);
 	return *p;
 }
 
@@ -33,6 +36,7 @@ void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val
 	struct hw_as as = mm_as(mm);
 
 	count(m, desc_event(level, 1), 1);
+	dcache_desc_store(m, p, 1);
 	bbm_check_write(m, &as, addr, level, *p, val);
 	*p = val;
 }
@@ -44,6 +48,7 @@ void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, 
 		return;
 	}
 	count(mm->m, desc_event(level, 1), 1);
+	dcache_desc_store(mm->m, p, 1);
 	*p = val;
 }
 
@@ -56,6 +61,7 @@ static pte_t atomic_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p
 	pte_t old = *p;
 
 	count(m, ev, 1);
+	dcache_desc_load(m, p, 1);
 	bbm_check_write(m, &as, addr, level, old, val);
 	*p = val;
 	return old;
@@ -77,9 +83,11 @@ pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep)
 	return read_desc(mm, PTE_LEVEL, ptep);
 }
 
-void __ptep_get_n(struct ptsim_mm *mm, unsigned int nr)
+void __ptep_get_n(struct ptsim_mm *mm, const pte_t *ptep, unsigned int nr, unsigned int span)
 {
 	count(mm->m, PTSIM_EV_PTE_READ, nr);
+	for (unsigned int i = 0; i < nr; i++)
+		dcache_desc_load(mm->m, ptep + (i < span ? i : span - 1), 1);
 }
 
 /*
@@ -96,6 +104,7 @@ void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsi
 
 	count(m, PTSIM_EV_SET_PTES_CHUNK, 1);
 	count(m, PTSIM_EV_PTE_WRITE, nr);
+	dcache_desc_store(m, ptep, nr);
 	bbm_check_set_ptes(m, &as, addr, ptep, pte, nr);
 	for (unsigned int i = 0; i < nr; i++, pte = pte_add_to_address(pte, addr_mask, page_size))
 		ptep[i] = pte;
@@ -114,6 +123,7 @@ pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
 	pte_t pte = *ptep;
 
 	count(m, PTSIM_EV_PTE_XCHG, nr);
+	dcache_desc_load(m, ptep, nr);
 	bbm_check_clear_ptes(m, &as, addr, ptep, nr);
 	for (unsigned int i = 0; i < nr; i++) {
 		if (i && pte_dirty(ptep[i]))
@@ -143,9 +153,11 @@ static void ___ptep_set_wrprotect(struct ptsim_mm *mm, uint64_t addr, pte_t *pte
 
 	while (*ptep != old) {
 		count(m, PTSIM_EV_PTE_CAS, 1);
+		dcache_desc_load(m, ptep, 1);
 		old = *ptep;
 	}
 	count(m, PTSIM_EV_PTE_CAS, 1);
+	dcache_desc_load(m, ptep, 1);
 	bbm_check_write(m, &as, addr, 3, old, pte_wrprotect(old));
 	*ptep = pte_wrprotect(old);
 }

@@ -159,8 +159,11 @@ static inline bool pte_needs_flush(const struct ptsim_machine *m, pte_t old, pte
 
 /* ---- raw accessors (arch/arm64/pgtable.c): every descriptor access is counted ---- */
 pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep);
-/* nr __ptep_get reads the caller made itself in one loop (contpte_ptep_get), counted at once. */
-void __ptep_get_n(struct ptsim_mm *mm, unsigned int nr);
+/*
+ * nr __ptep_get reads the caller made itself in one loop over the span
+ * entries from ptep (contpte_ptep_get), counted at once.
+ */
+void __ptep_get_n(struct ptsim_mm *mm, const pte_t *ptep, unsigned int nr, unsigned int span);
 void __set_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr);
 pte_t __ptep_get_and_clear(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
 pte_t __get_and_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The data-cache model: the L1D / L2 / LLC hierarchy of the core that runs
+ * the operations, over the lines the kernel's memory accesses touch. It
+ * decides prices only: every kernel count stays what it is, and each load
+ * or atomic of a descriptor or a struct page is counted once more, by the
+ * level it hit (PTSIM_EV_DCACHE_*), which the cost profile prices with that
+ * level's latency (arch/arm64/hw/costs.c). Plain stores allocate their line
+ * in the L1 only and are not priced by level: they retire into the store
+ * buffer and their miss is off the critical path. (Placing them in the L2
+ * and LLC as well made painting a 256 GiB linear map, 8 M lines of PTEs,
+ * twice as slow to simulate.)
+ *
+ * Geometry per CPU (sizes, ways, 64-byte lines) is in cpus.c with its
+ * source. Each level is set-associative with LRU replacement and is filled
+ * on the way in (a mostly-inclusive hierarchy, no back-invalidation).
+ *
+ * The prefetch rule (doc/cpu-profiles.md §11.2): a stream is trained by two
+ * L1 misses to adjacent lines of one 4 KiB region in one direction; from
+ * then on each next line of that region in that direction is in the L1 when
+ * the core asks for it (a prefetch hit, priced as an L1 hit). A stream never
+ * crosses a 4 KiB boundary, where it has to train again. Eight streams are
+ * tracked, the least recently used replaced. This follows the Arm Cortex-A76
+ * / Neoverse N1 / Cortex-X1 TRMs' description of the L1 data prefetcher
+ * (stride detection on L1 misses, within a page) and is applied to every
+ * profile alike.
+ *
+ * Addresses: a descriptor's is its table page's PFN and its offset in the
+ * page; a struct page's is its vmemmap address, 64 bytes per PFN.
+ */
+#include "hw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE_SHIFT	6
+#define REGION_SHIFT	12	/* the prefetcher's 4 KiB region */
+#define NR_STREAMS	8
+/* vmemmap: one 64-byte struct page per PFN, in a region of its own */
+#define VMEMMAP_BASE	(UINT64_C(1) << 56)
+/* descriptors of a table page the model does not know (none today) */
+#define UNKNOWN_TABLE	(UINT64_C(1) << 60)
+
+/*
+ * A tag is the generation the level had when the line came in (bits 55 and
+ * up) and line + 1; 0 is an empty way. Emptying a level is a new generation.
+ */
+#define GEN_SHIFT	55
+#define GEN_MAX		((UINT64_C(1) << (64 - GEN_SHIFT)) - 1)
+
+struct dcache_level {
+	uint64_t *tag;		/* sets x ways, MRU first in each set */
+	uint64_t gen;		/* the current generation, pre-shifted */
+	uint64_t bytes;		/* the level's size */
+	uint64_t user_bytes;	/* bytes the program streamed since the level was last emptied */
+	uint32_t sets, ways;
+	uint64_t set_mask;	/* sets - 1, for the unhashed L1 (its sets are a power of two) */
+	bool hashed;		/* set index hashed from the line, not its low bits */
+};
+
+struct dcache_stream {
+	uint64_t last;		/* the last line of the stream */
+	uint32_t stamp;		/* for LRU replacement */
+	int dir;		/* +1, -1, 0 while untrained */
+};
+
+struct dcache {
+	struct dcache_level lv[3];
+	struct dcache_stream stream[NR_STREAMS];
+	uint32_t stamp;
+	/* host page of a table -> its PFN, with a one-entry memo */
+	struct u64map table_pfn;
+	uint64_t memo_key, memo_pfn;
+	unsigned int page_shift;
+};
+
+static int level_init(struct dcache_level *l, const struct dcache_geometry *g, bool hashed)
+{
+	uint64_t lines = (uint64_t)g->kib * 1024 >> LINE_SHIFT;
+
+	l->ways = g->ways;
+	l->sets = (uint32_t)(lines / g->ways);
+	l->bytes = (uint64_t)g->kib * 1024;
+	l->hashed = hashed;
+	l->set_mask = l->sets - 1;
+	if (!hashed && (l->sets & (l->sets - 1)))
+		return -EINVAL;	/* an L1 whose sets are not a power of two: no such CPU */
+	l->tag = calloc((size_t)l->sets * l->ways, sizeof(*l->tag));
+	return l->tag ? 0 : -ENOMEM;
+}
+
+int dcache_init(struct ptsim_machine *m)
+{
+	struct dcache *c = calloc(1, sizeof(*c));
+	const struct dcache_geometry *g[3] = { &m->cpu->dl1, &m->cpu->dl2, &m->cpu->llc };
+
+	m->dcache = c;
+	if (!c)
+		return -ENOMEM;
+	c->page_shift = m->geo.page_shift;
+	c->memo_key = UINT64_MAX;
+	u64map_init(&c->table_pfn);
+	for (int i = 0; i < 3; i++)
+		if (level_init(&c->lv[i], g[i], i > 0))
+			return -ENOMEM;
+	return 0;
+}
+
+void dcache_free(struct ptsim_machine *m)
+{
+	struct dcache *c = m->dcache;
+
+	if (!c)
+		return;
+	for (int i = 0; i < 3; i++)
+		free(c->lv[i].tag);
+	u64map_free(&c->table_pfn);
+	free(c);
+	m->dcache = NULL;
+}
+
+/*
+ * The host memory the caches' tags take, charged in full when the machine is
+ * made: the tags are touched as the workload fills the caches (a large
+ * populate touches nearly all of them), and a cap is safer counting them
+ * early. The table-page map (16 bytes a table page) grows with the tables
+ * and is left out, as the fixed charge cannot follow it.
+ */
+uint64_t dcache_host_bytes(const struct ptsim_machine *m)
+{
+	const struct dcache *c = m->dcache;
+	uint64_t bytes;
+
+	if (!c)
+		return 0;
+	bytes = sizeof(*c);
+	for (int i = 0; i < 3; i++)
+		bytes += (uint64_t)c->lv[i].sets * c->lv[i].ways * sizeof(*c->lv[i].tag);
+	return bytes;
+}
+
+/* The copy's caches hold what the source's hold; its tables register themselves (table_new). */
+int dcache_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
+{
+	const struct dcache *s = src->dcache;
+	struct dcache *c = calloc(1, sizeof(*c));
+
+	dst->dcache = c;
+	if (!c)
+		return -ENOMEM;
+	*c = *s;
+	u64map_init(&c->table_pfn);
+	c->memo_key = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		size_t n = (size_t)s->lv[i].sets * s->lv[i].ways;
+
+		c->lv[i].tag = malloc(n * sizeof(*c->lv[i].tag));
+		if (!c->lv[i].tag) {
+			for (int j = i; j < 3; j++)
+				c->lv[j].tag = NULL;
+			return -ENOMEM;
+		}
+		memcpy(c->lv[i].tag, s->lv[i].tag, n * sizeof(*c->lv[i].tag));
+	}
+	return 0;
+}
+
+int dcache_table_add(struct ptsim_machine *m, const void *host, uint64_t pfn)
+{
+	struct dcache *c = m->dcache;
+
+	c->memo_key = UINT64_MAX;
+	return u64map_put(&c->table_pfn, (uintptr_t)host >> c->page_shift, pfn);
+}
+
+void dcache_table_del(struct ptsim_machine *m, const void *host)
+{
+	struct dcache *c = m->dcache;
+
+	if (!c)
+		return;
+	c->memo_key = UINT64_MAX;
+	u64map_del(&c->table_pfn, (uintptr_t)host >> c->page_shift);
+}
+
+/*
+ * The set of a line. The L1 is indexed by the line's low bits (VIPT, as the
+ * TRMs describe); the L2 and the last-level cache by a hash of the whole
+ * line, as large caches spread strided addresses over their sets (the
+ * CMN mesh's SLC hashes addresses over its slices). Without it every 16th
+ * line (a folio head every 16 struct pages) would use a sixteenth of them.
+ */
+static uint64_t *level_set(const struct dcache_level *l, uint64_t line)
+{
+	size_t set;
+
+	if (l->hashed)	/* the hash's top 32 bits scaled to the sets: no division */
+		set = (size_t)((((line * UINT64_C(0x9e3779b97f4a7c15)) >> 32) * l->sets) >> 32);
+	else
+		set = (size_t)(line & l->set_mask);
+	return &l->tag[set * l->ways];
+}
+
+/* Look line up in one level; move it to the front of its set. */
+static bool level_lookup(struct dcache_level *l, uint64_t line)
+{
+	uint64_t *set = level_set(l, line);
+	const uint64_t tag = l->gen | (line + 1);
+
+	if (set[0] == tag)
+		return true;
+	for (uint32_t w = 1; w < l->ways; w++) {
+		if (set[w] == tag) {
+			memmove(&set[1], &set[0], w * sizeof(*set));
+			set[0] = tag;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Put line at the front of its set, the least recently used way leaving. */
+static void level_fill(struct dcache_level *l, uint64_t line)
+{
+	uint64_t *set = level_set(l, line);
+
+	memmove(&set[1], &set[0], (l->ways - 1) * sizeof(*set));
+	set[0] = l->gen | (line + 1);
+}
+
+/* Empty a level: a new generation; when they run out, clear the tags and start again. */
+static void level_empty(struct dcache_level *l)
+{
+	l->user_bytes = 0;
+	if (l->gen >> GEN_SHIFT < GEN_MAX) {
+		l->gen += UINT64_C(1) << GEN_SHIFT;
+		return;
+	}
+	memset(l->tag, 0, (size_t)l->sets * l->ways * sizeof(*l->tag));
+	l->gen = 0;
+}
+
+/*
+ * The program's own loads and stores (ptsim_touch and the accesses behind
+ * it: memset, bzero, reads) go through the same caches. The model does not
+ * place each of their lines: a level is emptied once the program has
+ * streamed as many bytes as the level holds since it was last emptied
+ * (what a streaming pass does to an LRU cache), and the prefetcher's
+ * streams are taken over by the program's (doc/cpu-profiles.md §11.3).
+ */
+void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes)
+{
+	struct dcache *c = m->dcache;
+
+	memset(c->stream, 0, sizeof(c->stream));
+	for (int i = 0; i < 3; i++) {
+		c->lv[i].user_bytes += bytes;
+		if (c->lv[i].user_bytes >= c->lv[i].bytes)
+			level_empty(&c->lv[i]);
+	}
+}
+
+/*
+ * An L1 miss seen by the prefetcher: true if a trained stream had line
+ * ready (then the stream moves on); otherwise the miss trains a stream or
+ * starts one.
+ */
+static bool stream_prefetched(struct dcache *c, uint64_t line)
+{
+	const uint64_t region = line >> (REGION_SHIFT - LINE_SHIFT);
+	struct dcache_stream *lru = &c->stream[0];
+
+	c->stamp++;
+	for (int i = 0; i < NR_STREAMS; i++) {
+		struct dcache_stream *s = &c->stream[i];
+		int dir = line == s->last + 1 ? 1 : line + 1 == s->last ? -1 : 0;
+
+		if (s->stamp && dir && s->last >> (REGION_SHIFT - LINE_SHIFT) == region) {
+			bool ready = s->dir == dir;
+
+			s->dir = dir;
+			s->last = line;
+			s->stamp = c->stamp;
+			return ready;
+		}
+		if (s->stamp < lru->stamp)
+			lru = s;
+	}
+	lru->last = line;
+	lru->dir = 0;
+	lru->stamp = c->stamp;
+	return false;
+}
+
+/* One access to the line of addr; the level it hit is counted when priced. */
+static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced)
+{
+	struct dcache *c = m->dcache;
+	const uint64_t line = addr >> LINE_SHIFT;
+	enum ptsim_event ev;
+
+	if (level_lookup(&c->lv[0], line)) {
+		if (priced)
+			count(m, PTSIM_EV_DCACHE_L1_HIT, 1);
+		return;
+	}
+	if (!priced) {	/* a plain store: write-allocate in the L1 only */
+		level_fill(&c->lv[0], line);
+		return;
+	}
+	if (stream_prefetched(c, line)) {
+		ev = PTSIM_EV_DCACHE_PREFETCH_HIT;
+		if (!level_lookup(&c->lv[1], line))
+			level_fill(&c->lv[1], line);
+		if (!level_lookup(&c->lv[2], line))
+			level_fill(&c->lv[2], line);
+	} else if (level_lookup(&c->lv[1], line)) {
+		ev = PTSIM_EV_DCACHE_L2_HIT;
+	} else if (level_lookup(&c->lv[2], line)) {
+		ev = PTSIM_EV_DCACHE_LLC_HIT;
+		level_fill(&c->lv[1], line);
+	} else {
+		ev = PTSIM_EV_DCACHE_DRAM;
+		level_fill(&c->lv[2], line);
+		level_fill(&c->lv[1], line);
+	}
+	level_fill(&c->lv[0], line);
+	if (priced)
+		count(m, ev, 1);
+}
+
+/* The address the cache sees for a descriptor: its table page's PFN and its offset. */
+static uint64_t desc_addr(struct dcache *c, const void *p)
+{
+	const uint64_t key = (uintptr_t)p >> c->page_shift;
+	const uint64_t off = (uintptr_t)p & ((UINT64_C(1) << c->page_shift) - 1);
+
+	if (key != c->memo_key) {
+		uint64_t pfn;
+
+		if (!u64map_get(&c->table_pfn, key, &pfn))
+			return UNKNOWN_TABLE | off;
+		c->memo_key = key;
+		c->memo_pfn = pfn;
+	}
+	return c->memo_pfn << c->page_shift | off;
+}
+
+/* nr descriptors from desc, all in one table page (the callers' batches never cross one). */
+void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
+{
+	const uint64_t addr = desc_addr(m->dcache, desc);
+
+	for (unsigned int i = 0; i < nr; i++)
+		access_line(m, addr + i * sizeof(uint64_t), true);
+}
+
+void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
+{
+	const uint64_t addr = desc_addr(m->dcache, desc);
+
+	for (unsigned int i = 0; i < nr; i++)
+		access_line(m, addr + i * sizeof(uint64_t), false);
+}
+
+void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
+{
+	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), true);
+}

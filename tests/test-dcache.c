@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The data-cache model (arch/arm64/hw/dcache.c): it prices the kernel's
+ * loads of descriptors and struct pages by the level they hit and never
+ * changes a kernel count. Cold struct pages come from memory, hot ones from
+ * the L1; a sequential run trains the prefetcher (two misses per 4 KiB,
+ * then prefetched); the program's own streaming evicts the kernel's lines.
+ */
+#include "helpers.h"
+
+#define VA	(UINT64_C(1) << 32)
+#define EVICT	(UINT64_C(2) << 32)
+#define NR	512	/* pages of the test VMA: one PTE table, 8 KiB of struct pages */
+
+static uint64_t levels(const struct ptsim_stats *s)
+{
+	return s->ev[PTSIM_EV_DCACHE_L1_HIT] + s->ev[PTSIM_EV_DCACHE_PREFETCH_HIT] +
+	       s->ev[PTSIM_EV_DCACHE_L2_HIT] + s->ev[PTSIM_EV_DCACHE_LLC_HIT] +
+	       s->ev[PTSIM_EV_DCACHE_DRAM];
+}
+
+/* A phone (4 MiB last-level cache) with NR populated pages and a 5 MiB buffer to stream. */
+static struct ptsim_mm *setup(enum ptsim_cpu cpu, struct ptsim_machine **mp)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, cpu, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, NR * SZ_4K);
+
+	assert_int_equal(ptsim_populate(mm, VA, NR * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_mmap(mm, EVICT, 5 << 20, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, EVICT, 5 << 20, 0, true), 0);
+	*mp = m;
+	return mm;
+}
+
+/*
+ * mlock's GUP walk reads each page's PTE and struct page (follow_page_pte,
+ * v6.12 mm/gup.c). After the program streamed 5 MiB, more than every level
+ * holds, both are cold: per 4 KiB of PTEs or of struct pages (512 PTEs,
+ * 64 struct pages) the first two lines come from memory and train the
+ * stream, the rest are prefetched; a line's other PTEs hit the L1.
+ */
+static void test_gup_cold_after_streaming(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats s;
+
+	(void)state;
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	s = last_stats(m);
+	/*
+	 * From memory: two lines of the PTE table, the two upper-level
+	 * entries the walk reads (pud_read), and two lines in each of the 9
+	 * vmemmap regions the 512 struct pages straddle (their first PFN is
+	 * not a multiple of 64). Prefetched: the PTE table's other 62 lines and
+	 * the other 494 struct pages. The rest of the 1,536 PTE reads, the
+	 * 1,024 struct page loads (the mlock walk's and GUP's) and the 2
+	 * upper-level reads hit the L1.
+	 */
+	assert_int_equal(s.ev[PTSIM_EV_PTE_READ], 1536);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 2 + 2 + 9 * 2);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_PREFETCH_HIT], 62 + 512 - 9 * 2);
+	assert_int_equal(levels(&s), 1536 + 1024 + 2);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_L2_HIT] + s.ev[PTSIM_EV_DCACHE_LLC_HIT], 0);
+	ptsim_machine_destroy(m);
+}
+
+/* The same walk again at once: every line is in the L1, nothing from memory or prefetched. */
+static void test_gup_hot(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats cold, hot;
+
+	(void)state;
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	assert_int_equal(ptsim_munlock(mm, VA, NR * SZ_4K), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	hot = last_stats(m);
+	assert_int_equal(hot.ev[PTSIM_EV_DCACHE_L1_HIT], levels(&hot));
+	assert_int_equal(ptsim_munlock(mm, VA, NR * SZ_4K), 0);
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	cold = last_stats(m);
+	assert_int_equal(cold.ev[PTSIM_EV_DCACHE_DRAM], 22);
+	/* the cache decides prices only: the kernel's counts are the same, hot or cold */
+	for (unsigned int e = 0; e < PTSIM_EV_DCACHE_L1_HIT; e++)
+		assert_int_equal(hot.ev[e], cold.ev[e]);
+	assert_int_equal(levels(&hot), levels(&cold));
+	ptsim_machine_destroy(m);
+}
+
+/* The price of a miss is the CPU's memory latency (doc/cpu-profiles.md §11.2), of a hit nothing more. */
+static void test_level_prices(void **state)
+{
+	struct ptsim_cost c;
+
+	(void)state;
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_ANDROID_X1, PTSIM_GRANULE_4K, PTSIM_EV_DCACHE_DRAM,
+					&c), 0);
+	assert_string_equal(c.klass, "dram_extra");
+	assert_true(c.ns > 100 && c.ns < 200);
+	assert_null(c.fitted_on);
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_ANDROID_X1, PTSIM_GRANULE_4K,
+					PTSIM_EV_DCACHE_PREFETCH_HIT, &c), 0);
+	assert_true(c.ns == 0);
+	/* vm_normal_page is the call alone: its struct page load is the cache's */
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_ANDROID_X1, PTSIM_GRANULE_4K, PTSIM_EV_FOLIO_LOOKUP,
+					&c), 0);
+	assert_null(c.fitted_on);
+	assert_true(c.ns < 10);
+}
+
+/* An mm's clone starts with the same cache contents: the same operation hits the same levels. */
+static void test_clone_keeps_cache(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_NEOVERSE_N1, &m), *copy = NULL;
+	struct ptsim_stats a, b;
+
+	(void)state;
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mm_clone(mm, &copy), 0);
+	assert_int_equal(ptsim_set_diag_handler(ptsim_mm_machine(copy), fail_on_diag, NULL), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	a = last_stats(m);
+	assert_int_equal(ptsim_mlock(copy, VA, NR * SZ_4K), 0);
+	b = last_stats(ptsim_mm_machine(copy));
+	assert_true(a.ev[PTSIM_EV_DCACHE_L2_HIT] + a.ev[PTSIM_EV_DCACHE_LLC_HIT] > 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+	ptsim_mm_destroy(copy);
+	ptsim_machine_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gup_cold_after_streaming),
+		cmocka_unit_test(test_gup_hot),
+		cmocka_unit_test(test_level_prices),
+		cmocka_unit_test(test_clone_keeps_cache),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
