@@ -2,6 +2,7 @@
 /* ptsim-bench reproduce: published vs simulated for every modelled result. */
 #include "caveats.h"
 #include "rows.h"
+#include "commit.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -251,11 +252,11 @@ static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n"
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		   "<text x=\"10\" y=\"22\" font-size=\"15\">libptsim %s: simulated against published, "
+		   "<text x=\"10\" y=\"22\" font-size=\"15\">libptsim %s (%s): simulated against published, "
 		   "signed error (%%)</text>\n"
 		   "<text x=\"10\" y=\"42\" fill=\"#555\">shaded: target; dot: prediction; hollow "
 		   "diamond: fit (matches by construction); green ok, red miss, grey report only</text>\n",
-		width, height, ptsim_version());
+		width, height, ptsim_version(), PTSIM_BENCH_COMMIT);
 	for (int t = step * (int)ceil(axis_lo / step); t <= (int)axis_hi; t += step) {
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>\n", X(t), top - 6,
 			X(t), top + (int)n * row_h, t ? "#e4e4e4" : "#888");

@@ -61,7 +61,8 @@ check calibration "$tmp/rep.json" mprotect.m3.t1_speedup "error (%)"
 python3 - "$tmp/rep.svg" <<'PY' || not_ok "reproduce --svg"
 import re, sys
 svg = open(sys.argv[1]).read()
-assert 'libptsim ' in svg.split('</text>')[0], 'no version in the title'
+title = svg.split('</text>')[0]
+assert re.search(r'libptsim [0-9.]+ \((unknown|[0-9a-f]{7,}[-a-z]*)\)', title), 'no version and commit in the title'
 labels = re.findall(r'<text x="(\d+)" y="\d+" fill="[^"]+">([-+][0-9.]+)%</text>', svg)
 assert len(labels) >= 3, labels
 pos = {}
