@@ -18,6 +18,13 @@ void *host_array_alloc(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+void *host_array_zalloc(size_t bytes)
+{
+	if (bytes < MAPPED_BYTES)
+		return calloc(1, bytes ? bytes : 1);
+	return host_array_alloc(bytes);	/* anonymous mappings start zeroed */
+}
+
 void *host_array_resize(void *p, size_t old_bytes, size_t new_bytes)
 {
 	void *n;

@@ -14,6 +14,8 @@
 
 /* bytes of host memory (not zeroed); NULL when the host has none. */
 void *host_array_alloc(size_t bytes);
+/* bytes of zeroed host memory; mapped ones are zero-filled by the host as they are touched. */
+void *host_array_zalloc(size_t bytes);
 /* The array of old_bytes resized to new_bytes, contents kept; NULL (and p kept) on failure. */
 void *host_array_resize(void *p, size_t old_bytes, size_t new_bytes);
 void host_array_free(void *p, size_t bytes);

@@ -29,6 +29,7 @@
  * page; a struct page's is its vmemmap address, 64 bytes per PFN.
  */
 #include "hw.h"
+#include "host_array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,8 @@ static int level_init(struct dcache_level *l, const struct dcache_geometry *g, b
 	l->set_mask = l->sets - 1;
 	if (!hashed && (l->sets & (l->sets - 1)))
 		return -EINVAL;	/* an L1 whose sets are not a power of two: no such CPU */
-	l->tag = calloc((size_t)l->sets * l->ways, sizeof(*l->tag));
+	/* mapped, not calloc'd: a machine's tags are touched as the caches fill, not all at its creation */
+	l->tag = host_array_zalloc((size_t)l->sets * l->ways * sizeof(*l->tag));
 	return l->tag ? 0 : -ENOMEM;
 }
 
@@ -113,7 +115,7 @@ void dcache_free(struct ptsim_machine *m)
 	if (!c)
 		return;
 	for (int i = 0; i < 3; i++)
-		free(c->lv[i].tag);
+		host_array_free(c->lv[i].tag, (size_t)c->lv[i].sets * c->lv[i].ways * sizeof(*c->lv[i].tag));
 	u64map_free(&c->table_pfn);
 	free(c);
 	m->dcache = NULL;
@@ -154,7 +156,7 @@ int dcache_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 	for (int i = 0; i < 3; i++) {
 		size_t n = (size_t)s->lv[i].sets * s->lv[i].ways;
 
-		c->lv[i].tag = malloc(n * sizeof(*c->lv[i].tag));
+		c->lv[i].tag = host_array_alloc(n * sizeof(*c->lv[i].tag));
 		if (!c->lv[i].tag) {
 			for (int j = i; j < 3; j++)
 				c->lv[j].tag = NULL;
