@@ -537,26 +537,6 @@ static void merge_group(struct audit *a, struct group *in)
 	}
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	for (const char *p = buf; len;) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_all(FILE *f, void *buf, size_t len)
-{
-	return fread(buf, 1, len, f) == len ? 0 : -1;
-}
-
 /* A worker's report: how many scenarios it ran, then each group and its (unshrunk) scenario. */
 static int send_groups(int fd, const struct audit *a, unsigned long ran)
 {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 void progress(const char *fmt, ...)
 {
@@ -275,3 +276,22 @@ int parse_json_option(const char *name, int argc, char **argv, bool *json)
 	return 0;
 }
 
+int write_all(int fd, const void *buf, size_t len)
+{
+	for (const char *p = buf; len;) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int read_all(FILE *f, void *buf, size_t len)
+{
+	return fread(buf, 1, len, f) == len ? 0 : -1;
+}

@@ -160,6 +160,12 @@ int parse_granules(const char *cmd, const char *list, unsigned int *mask);
 int check_feature_spec(const char *cmd, const char *spec);
 /* The predicted time of s on cpu and granule g, in ns (0 for bad arguments). */
 double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s);
+/*
+ * The --jobs workers' pipes: all of buf written to fd (retrying after
+ * EINTR), or len bytes read from f. 0, or -1 when the other side is gone.
+ */
+int write_all(int fd, const void *buf, size_t len);
+int read_all(FILE *f, void *buf, size_t len);
 /* The whole file at path (malloc'd; *len bytes, then a NUL), or NULL. */
 char *read_file(const char *path, size_t *len);
 

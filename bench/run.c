@@ -394,17 +394,13 @@ struct run_ctx {
 static int run_combination(const struct run_ctx *c, enum ptsim_cpu cpu, enum ptsim_granule gr,
 			   struct one_run *out)
 {
-	struct scn_machine mc = c->s->machine;
+	struct scn_machine mc = scenario_machine_on(c->s, cpu, gr);
 	int status = 0;
 
-	mc.cpu = cpu;
-	mc.granule = gr;
 	if (c->bbm_level)
 		mc.bbm_level = c->bbm_level;
 	if (c->bbml2_noabort)
 		mc.bbml2_noabort = c->bbml2_noabort;
-	if (gr != c->s->machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
-		mc.va_bits = 47;	/* 16K has no 48-bit 4-level layout without LPA2 */
 	for (unsigned int i = 0; i < c->nr_sets; i++) {
 		struct one_run *r = &out[i];
 
@@ -425,26 +421,6 @@ static int run_combination(const struct run_ctx *c, enum ptsim_cpu cpu, enum pts
 		}
 	}
 	return status;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	for (const char *p = buf; len;) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-static bool read_all(FILE *f, void *buf, size_t len)
-{
-	return !len || fread(buf, 1, len, f) == len;
 }
 
 /*
@@ -473,7 +449,7 @@ static bool receive_combination(FILE *f, const struct run_ctx *c, enum ptsim_cpu
 	char buf[4096];
 	size_t len;
 
-	if (!read_all(f, status, sizeof(*status)) || !read_all(f, &len, sizeof(len)))
+	if (read_all(f, status, sizeof(*status)) || read_all(f, &len, sizeof(len)))
 		return false;
 	while (len) {
 		size_t n = fread(buf, 1, len < sizeof(buf) ? len : sizeof(buf), f);
@@ -486,12 +462,12 @@ static bool receive_combination(FILE *f, const struct run_ctx *c, enum ptsim_cpu
 	for (unsigned int i = 0; i < c->nr_sets; i++) {
 		struct one_run *r = &out[i];
 
-		if (!read_all(f, &r->res, sizeof(r->res)))
+		if (read_all(f, &r->res, sizeof(r->res)))
 			return false;
 		r->res.cp = r->res.nr_cp ? calloc(r->res.nr_cp, sizeof(r->res.cp[0])) : NULL;
 		if ((r->res.nr_cp && !r->res.cp) ||
-		    !read_all(f, r->res.cp, r->res.nr_cp * sizeof(r->res.cp[0])) ||
-		    !read_all(f, &r->fs, sizeof(r->fs))) {
+		    read_all(f, r->res.cp, r->res.nr_cp * sizeof(r->res.cp[0])) ||
+		    read_all(f, &r->fs, sizeof(r->fs))) {
 			free(r->res.cp);
 			memset(&r->res, 0, sizeof(r->res));
 			return false;
