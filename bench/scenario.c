@@ -937,6 +937,18 @@ static uint64_t eval(const struct runner *r, const struct scn_expr *e)
 	return v;
 }
 
+struct scn_machine scenario_machine_on(const struct scenario *s, enum ptsim_cpu cpu,
+				       enum ptsim_granule gr)
+{
+	struct scn_machine mc = s->machine;
+
+	mc.cpu = cpu;
+	mc.granule = gr;
+	if (gr != s->machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
+		mc.va_bits = 47;
+	return mc;
+}
+
 int scenario_apply_features(struct ptsim_machine *m, const char *spec)
 {
 	char buf[256];

@@ -166,6 +166,13 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		 ptsim_diag_handler diag, void *diag_arg, scn_hook hook, void *hook_arg,
 		 const struct scn_limits *lim, struct scn_result *res);
 void scn_result_free(struct scn_result *res);
+/*
+ * The scenario's machine on another CPU and granule, as run and sweep use it:
+ * a 48-bit VA asked for on 16K becomes 47 bits (16K has no 48-bit 4-level
+ * layout without LPA2).
+ */
+struct scn_machine scenario_machine_on(const struct scenario *s, enum ptsim_cpu cpu,
+				       enum ptsim_granule gr);
 /* Apply a feature spec to m: 0 or -EINVAL (unknown name). */
 int scenario_apply_features(struct ptsim_machine *m, const char *spec);
 const char *scenario_op_name(enum scn_kind kind);

@@ -257,16 +257,11 @@ int cmd_sweep(int argc, char **argv)
 	}
 	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
 		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
-			struct scn_machine mc = s.machine;
-
 			if (!(granules & (1u << gr)))
 				continue;
-			mc.cpu = cpu_order[ci];
-			mc.granule = (enum ptsim_granule)gr;
-			if (gr != s.machine.granule && mc.va_bits == 48 && gr == PTSIM_GRANULE_16K)
-				mc.va_bits = 47;	/* as run does: 16K has no 48-bit layout without LPA2 */
 			for (unsigned int i = 0; i < nr_sets; i++)
-				status |= sweep_one(&w, mc, sets[i]);
+				status |= sweep_one(&w, scenario_machine_on(&s, cpu_order[ci],
+									   (enum ptsim_granule)gr), sets[i]);
 		}
 	}
 	if (w.format == SWEEP_JSON) {
