@@ -90,9 +90,8 @@ PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, 
  * PROT_WRITE, PROT_NONE), -EFAULT for a fault past the end of a file or
  * shmem object. Only a populate whose zero-page tables alone would pass
  * host_memory_limit fails (-ENOMEM) before it changes anything. VM_LOCKED
- * VMAs are populated too. A private file mapping is not copied on write
- * (do_cow_fault is not modelled): WRITE maps its page-cache pages
- * read-only, as a write fault there does.
+ * VMAs are populated too. WRITE in a private file mapping gives every page
+ * its private anonymous copy, as a write fault there does (ptsim_fault).
  * As do_madvise: start must be page aligned and len is rounded up to pages;
  * an empty range (len 0) succeeds doing nothing but the syscall, once the
  * advice is known. -ENOMEM for a hole in the range (changing nothing; with
@@ -108,8 +107,15 @@ PTSIM_API int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, i
 PTSIM_API int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed);
 
 /*
- * handle_mm_fault for a fault at va: file mappings through fault-around,
- * filemap_fault (readahead, I/O, the VM_FAULT_RETRY round) and finish_fault;
+ * handle_mm_fault for a fault at va: file mappings (always MAP_PRIVATE) read
+ * through fault-around, filemap_fault (readahead, I/O, the VM_FAULT_RETRY
+ * round) and finish_fault, which maps the page-cache page read-only; a write
+ * copies it (v6.12 do_cow_fault for an empty entry, do_wp_page's
+ * wp_page_copy for a mapped page-cache page): a private anonymous page,
+ * exclusive, writable and dirty, while the page-cache page stays cached and
+ * mapped wherever else it was. From then on the page is anonymous memory of
+ * the VMA: fork shares it (the VMA now has an anon_vma), MADV_DONTNEED drops
+ * it (the next read maps the page cache again), MADV_PAGEOUT swaps it out;
  * anonymous ones through do_anonymous_page, do_swap_page for a swapped-out
  * page (read back; a write fault maps it writable, at once when the entry
  * was exclusive, else through do_wp_page in the same fault), and a

@@ -24,10 +24,12 @@ struct ptsim_mm;
  * faulted in (faultin_page: a write fault breaks COW) and followed again.
  * Without PTSIM_FOLL_WRITE, a page gup_must_unshare refuses (an anonymous
  * page that is not PageAnonExclusive; with PTSIM_FOLL_LONGTERM also the
- * shared zero page of a private mapping) takes an unshare fault first
+ * shared zero page or a page-cache page of a private mapping, a COW
+ * mapping even when read-only) takes an unshare fault first
  * (FAULT_FLAG_UNSHARE): do_wp_page reuses it, marking it exclusive, or maps
- * a read-only exclusive copy. So a pinned anonymous page is always
- * exclusive. The pin (try_grab_folio) adds GUP_PIN_COUNTING_BIAS (1024) to
+ * a read-only exclusive anonymous copy. So a pinned anonymous page is always
+ * exclusive. In a private file mapping a write (PTSIM_FOLL_WRITE) faults in
+ * a private copy (do_cow_fault, or do_wp_page for a mapped page-cache page). The pin (try_grab_folio) adds GUP_PIN_COUNTING_BIAS (1024) to
  * a small folio's refcount, one reference and one _pincount to a large one;
  * the shared zero page takes no pin. FOLL_LONGTERM's migration of
  * unpinnable folios (check_and_migrate_movable_folios) never moves a page:
@@ -38,9 +40,9 @@ struct ptsim_mm;
  * returns the pages pinned before it, keeping their pins and what the
  * faults mapped, as the kernel does; a failure at the first page returns
  * the error: -EFAULT when no VMA holds the page or the VMA does not allow
- * the access (check_vma_flags: VM_WRITE for a write, else VM_READ), or the
- * page is in a private file mapping that must be unshared (file COW is not
- * modelled); -ENOMEM when memory runs out. -EINVAL for bad arguments
+ * the access (check_vma_flags: VM_WRITE for a write, else VM_READ), or a
+ * file fault is a SIGBUS (past the end of the file); -ENOMEM when memory
+ * runs out. -EINVAL for bad arguments
  * (nothing changes then). Counted: the walk (cond_resched, the PTE lock,
  * ptep_get, vm_normal_page), the faults, and the references taken.
  */

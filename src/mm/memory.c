@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Faults (models handle_mm_fault, do_anonymous_page with mTHP,
- * do_read_fault, do_shared_fault and finish_fault in mm/memory.c, and
- * do_huge_pmd_anonymous_page in mm/huge_memory.c), and population.
+ * do_read_fault, do_cow_fault, do_shared_fault, do_wp_page, wp_page_copy
+ * and finish_fault in mm/memory.c, and do_huge_pmd_anonymous_page in
+ * mm/huge_memory.c), and population.
  */
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
@@ -77,7 +78,7 @@ pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64
 
 /*
  * set_pte_range's entry for a file page: young; a write fault (of a shared
- * mapping, the only kind that gets here) also makes it dirty and, where the
+ * mapping: a private one's goes to do_cow_fault) also makes it dirty and, where the
  * VMA allows, writable (maybe_mkwrite(pte_mkdirty())).
  */
 static pte_t file_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn,
@@ -527,11 +528,15 @@ static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct folio *f)
 }
 
 /*
- * do_wp_page for an anonymous page, entered with the PTE lock held (by
- * handle_pte_fault or do_swap_page): reuse it (wp_page_reuse) when it is
- * exclusive or wp_can_reuse_anon_folio says every reference to its folio
- * is a mapping of ours (per release, above), else copy it (wp_page_copy:
- * ptep_clear_flush, then the new page writable with set_ptes(1)). An
+ * do_wp_page for a private mapping's page, entered with the PTE lock held
+ * (by handle_pte_fault or do_swap_page): reuse an anonymous page
+ * (wp_page_reuse) when it is exclusive or wp_can_reuse_anon_folio says every
+ * reference to its folio is a mapping of ours (per release, above), else
+ * copy it (wp_page_copy: ptep_clear_flush, then the new page writable with
+ * set_ptes(1)). A page-cache page of a private file VMA is always copied
+ * (v6.12: only anonymous folios are reused); the copy moves the page from
+ * the mm's file counter to MM_ANONPAGES, and the page-cache folio loses this
+ * mapping but stays in the cache. An
  * unshare fault (v6.12 FAULT_FLAG_UNSHARE, from GUP's faultin_page) only
  * makes the page exclusive: a reusable one gets PageAnonExclusive and its
  * entry stays as it was; otherwise wp_page_copy maps the copy read-only and
@@ -544,12 +549,13 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	pte_t orig = ptep_get(mm, ptep);	/* vmf->orig_pte */
 	struct page_ref ref = vm_normal_page(mm, orig);
 	struct folio *f = ref.folio, *nf;
-	bool reuse;
+	bool reuse, anon;
 	int err;
 
-	if (!f || !(f->flags & FOLIO_ANON))
-		return -EFAULT;	/* file COW is not modelled */
-	reuse = PageAnonExclusive(m, f, ref.idx) || wp_can_reuse_anon_folio(mm, f);
+	if (!f)
+		return -EFAULT;	/* a special entry: the zero page goes to wp_page_copy_zero */
+	anon = f->flags & FOLIO_ANON;
+	reuse = anon && (PageAnonExclusive(m, f, ref.idx) || wp_can_reuse_anon_folio(mm, f));
 	if (reuse) {
 		if (!folio_page_anon_exclusive(f, ref.idx))
 			SetPageAnonExclusive(m, f, ref.idx);
@@ -558,20 +564,29 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))), true);
 		return 0;
 	}
-	err = folio_alloc(m, 0, 0, &nf);
+	/* wp_page_copy: vmf_anon_prepare (a private file VMA's first anonymous page), folio_prealloc */
+	err = anon_vma_available(m, v);
+	if (!err)
+		err = folio_alloc(m, 0, 0, &nf);
 	if (err)
 		return err;
-	mem_cgroup_charge(m);	/* folio_prealloc; no counter moves: the old folio was anonymous */
-	copy_user_highpage(m);
+	anon_vma_prepare(m, v);
+	mem_cgroup_charge(m);
+	copy_user_highpage(m);	/* __wp_page_copy_user */
 	folio_init_anon(nf, v, va, g);
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
+	if (!anon) {
+		add_mm_counter(m);	/* dec_mm_counter(mm_counter_file(old_folio)) */
+		add_mm_counter(m);	/* inc_mm_counter(MM_ANONPAGES) */
+	}
 	ptep_clear_flush(mm, va, ptep);
 	folio_add_new_anon_rmap(mm, nf, true, false);
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), !unshare), 1);
 	folio_add_lru_vma(m);
 	folio_remove_rmap_ptes(mm, f, 1);	/* folio_remove_rmap_pte */
-	if (f->mapcount == 0)
-		folio_put(m, f);	/* a page GUP holds stays with its pin or reference */
+	/* a page GUP holds stays with its pin or reference; a page-cache page stays cached */
+	if (anon && f->mapcount == 0)
+		folio_put(m, f);
 	return 0;
 }
 
@@ -799,11 +814,16 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	return 0;
 }
 
-/* do_anonymous_page, do_swap_page or the zero page's write fault, by what the entry holds. */
-static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+/*
+ * handle_pte_fault for an entry of a private VMA (anonymous or file) that
+ * needs a page of its own: a swap entry (do_swap_page), a write to the shared
+ * zero page (wp_page_copy) or to a present read-only entry (do_wp_page, or
+ * wp_huge_pmd's do_huge_pmd_wp_page for a PMD leaf). Returns 1 for any other
+ * entry, which the caller handles.
+ */
+static int handle_pte_fault_private(struct ptsim_mm *mm, struct vma *v, uint64_t va,
+				    struct pt_table *leaf, unsigned int idx, bool write)
 {
-	unsigned int idx;
-	struct pt_table *leaf = pt_lookup_leaf(mm, va, &idx);
 	pte_t pte = leaf ? leaf->desc[idx] : 0;
 	int err;
 
@@ -825,6 +845,19 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		fn_exit(mm->m);
 		return err;
 	}
+	return 1;
+}
+
+/* do_anonymous_page, do_swap_page or the zero page's write fault, by what the entry holds. */
+static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+{
+	unsigned int idx;
+	struct pt_table *leaf = pt_lookup_leaf(mm, va, &idx);
+	pte_t pte = leaf ? leaf->desc[idx] : 0;
+	int err = handle_pte_fault_private(mm, v, va, leaf, idx, write);
+
+	if (err != 1)
+		return err;
 	if (leaf && pte_present(pte)) {
 		/* handle_pte_fault / huge_pmd_set_accessed, or a spurious fault (another access mapped it) */
 		if (pte_protnone(pte) || pte_mkyoung(write ? pte_mkdirty(pte) : pte) == pte)
@@ -915,6 +948,53 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
 }
 
 /*
+ * do_cow_fault (v6.12 mm/memory.c), do_fault's path for a write fault on an
+ * empty entry of a private file VMA: vmf_anon_prepare gives the VMA its
+ * anon_vma, folio_prealloc allocates and charges the private page, and
+ * __do_fault reads the page-cache page through filemap_fault (a miss is
+ * VM_FAULT_RETRY: the private page is put back, and the retried fault
+ * allocates another). copy_mc_user_highpage copies the page, and
+ * finish_fault maps the copy: set_pte_range's copy-on-write branch adds it
+ * to the anon rmap exclusive (folio_add_new_anon_rmap, RMAP_EXCLUSIVE) and
+ * to the LRU, and maps it young, dirty and writable; it counts MM_ANONPAGES.
+ * put_page drops the reference __do_fault took on the page-cache page,
+ * which stays in the cache and is not mapped here. No fault-around (only
+ * do_read_fault has one).
+ */
+static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr,
+				      struct pt_table *t, bool tried)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	uint64_t pgoff = v->pgoff + ((addr - v->start) >> g->page_shift);
+	pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, addr)];
+	struct folio *fo, *nf;
+	enum fault_result r;
+
+	if (anon_vma_available(m, v))
+		return FAULT_OOM;	/* vmf_anon_prepare: VM_FAULT_OOM */
+	anon_vma_prepare(m, v);
+	if (folio_alloc(m, 0, 0, &nf))
+		return FAULT_OOM;
+	mem_cgroup_charge(m);	/* folio_prealloc */
+	r = filemap_fault(mm, v, pgoff, tried, &fo);
+	if (r != FAULT_DONE) {
+		folio_put(m, nf);	/* uncharge_out */
+		return r;
+	}
+	copy_user_highpage(m);	/* copy_mc_user_highpage */
+	ptl_spin_lock(m);	/* finish_fault's pte_offset_map_lock */
+	__ptep_get(mm, ptep);	/* vmf_pte_changed */
+	folio_init_anon(nf, v, addr, g);
+	folio_add_new_anon_rmap(mm, nf, true, false);	/* set_pte_range */
+	folio_add_lru_vma(m);
+	set_ptes(mm, addr, ptep, anon_fault_pte(g, v, folio_pfn(m, nf), true), 1);
+	add_mm_counter(m);	/* finish_fault: MM_ANONPAGES */
+	folio_put_ref(m);	/* do_cow_fault: put_page(vmf->page) */
+	return FAULT_DONE;
+}
+
+/*
  * A fault in a shmem VMA (do_fault): a read is do_read_fault (fault-around
  * over the object's cached pages, then shmem_fault and finish_fault), a
  * write do_shared_fault (shmem_fault; shmem has no page_mkwrite; finish_fault
@@ -999,6 +1079,15 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	}
 	if (v->fd < 0)
 		return handle_anon_fault(mm, v, va, write);
+	/* a private file VMA: swap entries and write faults on read-only entries as anonymous ones */
+	{
+		unsigned int idx;
+		struct pt_table *leaf = pt_lookup_leaf(mm, va, &idx);
+
+		err = handle_pte_fault_private(mm, v, va, leaf, idx, write);
+		if (err != 1)
+			return err;
+	}
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
 	do_page_fault(m);
 	t = pt_walk_table(mm, va, PTE_LEVEL, true, &err);
@@ -1009,16 +1098,17 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	if (!pte_none(__ptep_get(mm, &t->desc[pt_index(g, PTE_LEVEL, va)]))) {
 		pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, va)];
 
-		/* present: handle_pte_fault's young/dirty update (file COW is not modelled) */
+		/* present: handle_pte_fault's young/dirty update (COW went above) */
 		if (pte_present(*ptep) && !pte_protnone(*ptep) && (!write || pte_write(*ptep)))
 			handle_pte_fault_access(mm, va, ptep, write);
 		fn_exit(m);
 		return 0;
 	}
-	r = do_read_fault(mm, v, va, t, false);
+	/* do_fault: a read is do_read_fault, a write (the VMA is private) do_cow_fault */
+	r = write ? do_cow_fault(mm, v, va, t, false) : do_read_fault(mm, v, va, t, false);
 	if (r == FAULT_RETRY) {
 		kernel_call(m, FAULT_RETRY);
-		r = do_read_fault(mm, v, va, t, true);
+		r = write ? do_cow_fault(mm, v, va, t, true) : do_read_fault(mm, v, va, t, true);
 	}
 	fn_exit(m);
 	return r == FAULT_DONE ? 0 : r == FAULT_OOM ? -ENOMEM : -EFAULT;
@@ -1029,10 +1119,9 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
  * R/O FOLL_PIN of a page gup_must_unshare refuses: handle_pte_fault sends a
  * read-only present entry to do_wp_page (wp_huge_pmd's do_huge_pmd_wp_page
  * for a PMD THP), which makes the anonymous page exclusive, by reuse or a
- * read-only copy; the shared zero page gets a read-only copy (wp_page_copy).
- * A page of a private file mapping would be copied too: file COW is not
- * modelled (-EFAULT). A writable or missing entry is left alone: GUP follows
- * it again.
+ * read-only copy; the shared zero page and a page-cache page of a private
+ * file VMA get a read-only anonymous copy (wp_page_copy). A writable or
+ * missing entry is left alone: GUP follows it again.
  */
 int handle_mm_fault_unshare(struct ptsim_mm *mm, struct vma *v, uint64_t va)
 {
@@ -1046,8 +1135,8 @@ int handle_mm_fault_unshare(struct ptsim_mm *mm, struct vma *v, uint64_t va)
 	pte = leaf ? leaf->desc[idx] : 0;
 	if (!leaf || !pte_present(pte) || pte_write(pte) || pte_protnone(pte))
 		return 0;
-	if (v->fd >= 0 || v->shmem)
-		return -EFAULT;
+	if (v->shmem)
+		return -EFAULT;	/* VM_SHARED: gup_must_unshare never asks */
 	fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
 	do_page_fault(mm->m);
 	if (leaf->level == PTE_LEVEL) {
