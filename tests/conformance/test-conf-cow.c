@@ -22,8 +22,10 @@
  * 64K mTHP), a single PTE of a THP, a partially mremap()'ed THP and a
  * partially shared THP. Not here: swapped-out THPs (ptsim_swapout takes
  * order-0 folios only), hugetlb (not modelled), the anonymous THP collapse
- * cases (MADV_COLLAPSE is not modelled), the memfd and tmpfile cases
- * (MAP_PRIVATE file COW is not modelled), the huge zero page (not modelled).
+ * cases (MADV_COLLAPSE is not modelled), the huge zero page and
+ * memfd_hugetlb (not modelled). The non-anonymous cases run with the
+ * shared zero page and with private file mappings of a memfd and a tmpfile
+ * (run_with_memfd, run_with_tmpfile, below).
  *
  * Every diagnostic fails a test but one: since v6.17 (feature
  * mprotect_pte_batching) the mprotect R/O and back that some cases do
@@ -491,6 +493,97 @@ static void test_ro_pin_zeropage(void **state)
 	}
 }
 
+/* ---- non_anon_test_cases with private file mappings (run_with_memfd, run_with_tmpfile) ---- */
+
+/*
+ * cow.c's file setups: a one-page file (memfd_create or tmpfile, fallocated:
+ * a page of zeroes in the page cache), mapped MAP_PRIVATE read-write at mem
+ * and read-only at smem, both read once to fault the page in. The model's
+ * files are page-cache files read through filemap_fault: the memfd's shmem
+ * page and the tmpfile's page both become a page-cache page that the first
+ * read brings in, and smem, cow.c's MAP_SHARED read-only mapping, is a
+ * read-only file mapping (ptsim_mmap_file is MAP_PRIVATE), which maps the
+ * same page-cache page for reading as do_read_fault does for both.
+ */
+static void run_with_file(const char *preset, const char *setup, struct env *e, uint64_t *smem)
+{
+	unsigned int file, fd;
+
+	memset(e, 0, sizeof(*e));
+	e->preset = preset;
+	e->setup = setup;
+	e->m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, preset);
+	memset(&diags, 0, sizeof(diags));
+	mprotected = false;
+	assert_int_equal(ptsim_set_diag_handler(e->m, record_diag, &diags), 0);
+	assert_int_equal(ptsim_mm_create(e->m, &e->mm), 0);
+	assert_int_equal(ptsim_file_create(e->m, SZ_4K, 0, &file), 0);
+	assert_int_equal(ptsim_file_open(e->m, file, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(e->mm, 0, SZ_4K, RW, fd, 0, &e->mem), 0);
+	assert_int_equal(ptsim_mmap_file(e->mm, 0, SZ_4K, PTSIM_PROT_READ, fd, 0, smem), 0);
+	e->size = SZ_4K;
+	assert_int_equal(ptsim_fault(e->mm, e->mem, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_fault(e->mm, *smem, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(view(e->mm, e->mem), view(e->mm, *smem));	/* both the page-cache page */
+}
+
+static const char *const file_setups[] = { "memfd", "tmpfile" };
+
+/*
+ * cow.c test_cow ("Basic COW") with memfd and tmpfile: the write to the
+ * private mapping (do_wp_page's wp_page_copy of the mapped page-cache page)
+ * must leave the other mapping reading the old page.
+ */
+static void test_cow_file(void **state)
+{
+	const char *preset;
+
+	(void)state;
+	for (unsigned int p = 0; (preset = ptsim_preset_name(p)); p++) {
+		for (size_t k = 0; k < sizeof(file_setups) / sizeof(file_setups[0]); k++) {
+			struct env e;
+			uint64_t smem, old;
+
+			run_with_file(preset, file_setups[k], &e, &smem);
+			old = view(e.mm, smem);
+			write_all(&e, e.mm);
+			assert_int_equal(view(e.mm, smem), old);
+			assert_int_not_equal(view(e.mm, e.mem), old);
+			env_done(&e);
+		}
+	}
+}
+
+/*
+ * cow.c test_ro_pin and test_ro_fast_pin ("R/O longterm GUP pin", "R/O
+ * longterm GUP-fast pin") with memfd and tmpfile: the R/O long-term pin of
+ * the private mapping's page-cache page must unshare it (gup_must_unshare:
+ * a non-anonymous page in a COW mapping), so that it observes the later
+ * write. GUP-fast refuses a page without a VMA to ask and falls back to the
+ * same slow path.
+ */
+static void test_ro_pin_file(void **state)
+{
+	const char *preset;
+
+	(void)state;
+	for (unsigned int p = 0; (preset = ptsim_preset_name(p)); p++) {
+		for (size_t k = 0; k < sizeof(file_setups) / sizeof(file_setups[0]); k++) {
+			struct env e;
+			uint64_t smem, cache, pin;
+
+			run_with_file(preset, file_setups[k], &e, &smem);
+			cache = view(e.mm, smem);
+			assert_int_equal(ptsim_pin_user_pages(e.mm, e.mem, 1, PTSIM_FOLL_LONGTERM, &pin), 1);
+			write_all(&e, e.mm);
+			assert_int_equal(view(e.mm, e.mem), pin >> 12);
+			assert_int_equal(view(e.mm, smem), cache);	/* the file is not modified */
+			assert_int_equal(ptsim_unpin_user_page(e.m, pin), 0);
+			env_done(&e);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +600,8 @@ int main(void)
 		cmocka_unit_test(run_test_ro_pin_on_ro_exclusive),
 		cmocka_unit_test(test_cow_zeropage),
 		cmocka_unit_test(test_ro_pin_zeropage),
+		cmocka_unit_test(test_cow_file),
+		cmocka_unit_test(test_ro_pin_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
