@@ -178,7 +178,12 @@ PTSIM_API int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child);
  * PUD/PMD tables when old and new are aligned alike, else move_ptes per
  * extent, batched per folio with "mremap_pte_batching"; then the old range
  * is unmapped (kept, empty, with DONTUNMAP, which takes shared and file
- * mappings too). What grows or moves must lie inside the VMA at old, except
+ * mappings too: as v6.12 move_vma, the old VMA loses VM_LOCKED and
+ * VM_LOCKONFAULT, an mlocked one being split at the range's edges first,
+ * and when it is exactly the range its anon_vma goes and an anonymous one
+ * gets back an unfaulted page offset). A moved uffd-registered VMA is no
+ * longer registered (mremap_userfaultfd_prep: the model's context has no
+ * UFFD_FEATURE_EVENT_REMAP). What grows or moves must lie inside the VMA at old, except
  * with "mremap_multi_vma" (v6.17): a FIXED move that keeps the size may
  * span several VMAs and the holes between them, each VMA moved in turn to
  * new_addr plus its offset (holes kept, the target unmapped only where a VMA

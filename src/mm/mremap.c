@@ -240,15 +240,85 @@ static void try_realign_addr(struct ptsim_mm *mm, const struct vma *ov, uint64_t
 	*len += off;
 }
 
+/*
+ * move_vma's first step for MREMAP_DONTUNMAP of an mlocked VMA (v6.12: "To
+ * account mlock()'d pages correctly"): split_vma at the range's edges, so
+ * that the range is a VMA of its own before the move (a PMD THP an edge
+ * cuts is split first, as __split_vma's vma_adjust_trans_huge does, with a
+ * table from spare).
+ */
+static void dontunmap_split_locked(struct ptsim_mm *mm, uint64_t old, uint64_t len,
+				   struct spare_tables *spare)
+{
+	size_t idx = vma_index(mm, find_vma(mm, old));
+
+	if (mm->vmas[idx].start < old) {
+		split_huge_pmd_address(mm, old, spare);
+		vma_split(mm, idx++, old);
+	}
+	if (old + len < mm->vmas[idx].end) {
+		split_huge_pmd_address(mm, old + len, spare);
+		vma_split(mm, idx, old + len);
+	}
+}
+
+/*
+ * The end of a successful MREMAP_DONTUNMAP move (v6.12 move_vma; later
+ * kernels' dontunmap_complete): the old VMA stays, empty, and loses
+ * VM_LOCKED and VM_LOCKONFAULT; when it is exactly the moved range its
+ * anon_vma links go (unlink_anon_vmas: its tables were moved away) and an
+ * anonymous one takes the page offset of an unfaulted anonymous VMA
+ * (vm_start >> PAGE_SHIFT). It was write-locked by move_vma already.
+ */
+static void dontunmap_complete(struct ptsim_mm *mm, uint64_t old, uint64_t len)
+{
+	struct vma *v = find_vma(mm, old);
+
+	v->flags &= ~VM_LOCKED_MASK;
+	if (v->start != old || v->end != old + len)
+		return;
+	unlink_anon_vmas(mm->m, v);
+	v->anon_vma = 0;
+	v->avc = 0;
+	if (v->fd < 0 && !v->shmem)
+		v->pgoff = old >> mm->m->geo.page_shift;
+}
+
+/*
+ * Spare tables for dontunmap_split_locked, added to spare: the THPs the
+ * edges of [old, old + len) cut, when a DONTUNMAP move of an mlocked VMA
+ * will split there.
+ */
+static int dontunmap_spare_tables(struct ptsim_mm *mm, uint64_t old, uint64_t len,
+				  unsigned int flags, struct spare_tables *spare)
+{
+	const struct vma *v = find_vma(mm, old);
+	struct spare_tables edges;
+	int err;
+
+	if (!(flags & PTSIM_MREMAP_DONTUNMAP) || !v || !(v->flags & VM_LOCKED))
+		return 0;
+	err = spare_tables_alloc(mm, &edges, old, old + len);
+	for (unsigned int i = 0; !err && i < edges.n; i++)
+		spare->t[spare->n++] = edges.t[i];
+	return err;
+}
+
 /* move_vma: the new VMA, the page tables, then the old range unmapped (or kept, DONTUNMAP). */
 static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t new,
-		     uint64_t new_len, bool dontunmap)
+		     uint64_t new_len, bool dontunmap, struct spare_tables *spare)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
-	struct vma ov = *find_vma(mm, old), nv = ov;
-	struct move_ctx c = { .mm = mm, .uffd = ov.uffd };
+	struct vma ov, nv;
+	struct move_ctx c = { .mm = mm };
 	struct spare_tables none = { .n = 0 };
 	uint64_t mo = old, mn = new, ml = len;
+
+	if (dontunmap && (find_vma(mm, old)->flags & VM_LOCKED))
+		dontunmap_split_locked(mm, old, len, spare);
+	ov = *find_vma(mm, old);
+	nv = ov;
+	c.uffd = ov.uffd;
 
 	/*
 	 * move_vma (v6.12): the commit charge of a VM_ACCOUNT mapping, the
@@ -269,9 +339,18 @@ static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t n
 	vma_iter_store(mm->m, true);
 	try_realign_addr(mm, &ov, &mo, &mn, &ml);
 	move_page_tables(&c, mo, mn, ml);
-	vma_merge_around(mm, vma_index(mm, find_vma(mm, new)));
+	vma_merge_around(mm, vma_index(mm, find_vma(mm, new)));	/* copy_vma's merge */
+	/*
+	 * mremap_userfaultfd_prep (v6.12 fs/userfaultfd.c), after the tables
+	 * moved: the model's uffd context has no UFFD_FEATURE_EVENT_REMAP, so
+	 * the new VMA, merged or not, drops its registration (it is
+	 * write-locked in this hold already)
+	 */
+	find_vma(mm, new)->uffd = false;
 	vm_stat_account(mm->m);
-	if (!dontunmap)
+	if (dontunmap)
+		dontunmap_complete(mm, old, len);
+	else
 		do_vmi_munmap(mm, old, old + len, &none);
 }
 
@@ -284,7 +363,7 @@ static void mremap_to_one(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint6
 {
 	if (flags & PTSIM_MREMAP_FIXED)
 		do_vmi_munmap(mm, new_addr, new_addr + len, spare);
-	move_vma(mm, old, len, new_addr, len, flags & PTSIM_MREMAP_DONTUNMAP);
+	move_vma(mm, old, len, new_addr, len, flags & PTSIM_MREMAP_DONTUNMAP, spare);
 }
 
 /*
@@ -349,7 +428,7 @@ static int remap_move(struct ptsim_mm *mm, uint64_t old, uint64_t len, unsigned 
 	if (new_addr < DEFAULT_MMAP_MIN_ADDR)
 		return -EPERM;
 	part = calloc(nr, sizeof(*part));
-	if (!part || vma_reserve(mm, 4 * nr)) {
+	if (!part || vma_reserve(mm, 6 * nr)) {
 		free(part);
 		return -ENOMEM;
 	}
@@ -367,6 +446,8 @@ static int remap_move(struct ptsim_mm *mm, uint64_t old, uint64_t len, unsigned 
 
 		if (!range_is_free(mm, to, to + part[i].len))
 			err = spare_tables_alloc(mm, &part[i].spare, to, to + part[i].len);
+		if (!err)
+			err = dontunmap_spare_tables(mm, part[i].addr, part[i].len, flags, &part[i].spare);
 		if (!err)
 			err = reserve_move_tables(mm, part[i].addr, part[i].len);
 	}
@@ -450,7 +531,7 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 			return err;
 	}
 	/* everything that can fail comes first: VMA slots, the tables the move may take */
-	if (vma_reserve(mm, 4))
+	if (vma_reserve(mm, 6))
 		return -ENOMEM;
 	op_begin(m);
 	syscall_enter(m);
@@ -468,6 +549,8 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 		}
 	}
 	if (!err && move)
+		err = dontunmap_spare_tables(mm, old, old_len, flags, &spare);
+	if (!err && move)
 		err = reserve_move_tables(mm, old, MIN(old_len, new_len));
 	if (err) {
 		pt_unreserve(m);
@@ -483,7 +566,7 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 	if (move) {
 		if (flags & PTSIM_MREMAP_FIXED)
 			do_vmi_munmap(mm, new_addr, new_addr + new_len, &spare);
-		move_vma(mm, old, old_len, new_addr, new_len, flags & PTSIM_MREMAP_DONTUNMAP);
+		move_vma(mm, old, old_len, new_addr, new_len, flags & PTSIM_MREMAP_DONTUNMAP, &spare);
 		dest = new_addr;
 	} else if (new_len > old_len) {
 		/*
