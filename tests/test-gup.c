@@ -175,6 +175,43 @@ static void test_zero_page_pins(void **state)
 }
 
 /*
+ * FOLL_GET on the shared zero page (v6.12 follow_page_pte returns it,
+ * try_grab_folio's folio_ref_add skips only FOLL_PIN's): one reference,
+ * counted, on every preset; put_page drops it, once, and the zero page
+ * stays what every read fault maps.
+ */
+static void test_zero_page_get(void **state)
+{
+	const char *preset;
+
+	(void)state;
+	for (unsigned int p = 0; (preset = ptsim_preset_name(p)); p++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, preset);
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_64K);
+		uint64_t zero, pa[2];
+
+		assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
+		assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_READ), 0);
+		zero = pa_of(mm, VA);
+		assert_int_equal(ptsim_get_user_pages(mm, VA, 2, 0, pa), 2);
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_GET], 2);
+		assert_int_equal(pa[0], zero);
+		assert_int_equal(pa[1], zero);
+		assert_int_equal(ptsim_put_page(m, pa[0]), 0);
+		assert_int_equal(ptsim_put_page(m, pa[1]), 0);
+		assert_int_equal(ptsim_put_page(m, zero), -EINVAL);	/* no reference left */
+		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
+		assert_int_equal(ptsim_mmap(mm, VA, SZ_64K, PTSIM_PROT_READ, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS,
+					    NULL), 0);
+		assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
+		assert_int_equal(pa_of(mm, VA), zero);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
  * A PMD THP fork shared, pinned R/O: do_huge_pmd_wp_page cannot reuse it
  * (two references), splits the PMD and do_wp_page copies the one page.
  * Pins of a large folio add one reference each and count in _pincount.
@@ -286,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_ro_pin_reuses_previously_shared),
 		cmocka_unit_test(test_write_pin_breaks_cow),
 		cmocka_unit_test(test_zero_page_pins),
+		cmocka_unit_test(test_zero_page_get),
 		cmocka_unit_test(test_thp_pins),
 		cmocka_unit_test(test_get_reference_forces_copy),
 		cmocka_unit_test(test_gup_args_and_partial),

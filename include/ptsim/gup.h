@@ -50,8 +50,9 @@ PTSIM_API int64_t ptsim_pin_user_pages(struct ptsim_mm *mm, uint64_t start, uint
 				       unsigned int foll_flags, uint64_t *pas);
 /*
  * get_user_pages (FOLL_GET | FOLL_TOUCH): as above, but each page gets a
- * plain reference (folio_ref_add(1), as vmsplice's does), which
- * ptsim_put_page drops; no unshare fault (gup_must_unshare is for FOLL_PIN
+ * plain reference (folio_ref_add(1), as vmsplice's does; the shared zero
+ * page gets one too, v6.12 try_grab_folio), which ptsim_put_page drops; no
+ * unshare fault (gup_must_unshare is for FOLL_PIN
  * only) and no PTSIM_FOLL_LONGTERM (-EINVAL, is_valid_gup_args). A page
  * held so is not pinned: fork shares it, but a write fault cannot reuse it
  * (its refcount is above its mapcount) and reclaim keeps it.
@@ -60,8 +61,10 @@ PTSIM_API int64_t ptsim_get_user_pages(struct ptsim_mm *mm, uint64_t start, uint
 				       unsigned int foll_flags, uint64_t *pas);
 /*
  * put_page for one reference ptsim_get_user_pages took on the page at pa:
- * an anonymous folio nobody maps or holds any more is freed. -ENOENT when
- * no folio holds pa, -EINVAL when it holds no such reference.
+ * an anonymous folio nobody maps or holds any more is freed; the shared
+ * zero page, which FOLL_GET references too (v6.12 try_grab_folio), never
+ * is. -ENOENT when no folio (nor the zero page) holds pa, -EINVAL when it
+ * holds no such reference.
  */
 PTSIM_API int ptsim_put_page(struct ptsim_machine *m, uint64_t pa);
 

@@ -354,6 +354,7 @@ struct ptsim_machine {
 	/* table pages freed by operations that count nothing (op_end_uncounted: ptsim_mm_destroy) */
 	uint64_t uncounted_table_frees;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
+	uint64_t zero_page_gets;	/* FOLL_GET references on it (try_grab_folio), for put_page */
 	uint64_t thp_orders;		/* anonymous fault orders enabled (bit n: order n) */
 	/*
 	 * The page whose struct page vm_normal_page (or a fold) read last:

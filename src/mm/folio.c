@@ -389,6 +389,15 @@ static int gup_put(struct ptsim_machine *m, uint64_t pa, bool pin)
 	VALIDATE(m);
 	REFUSE_IN_HANDLER(m);
 	f = pfn_folio(m, pa >> m->geo.page_shift);
+	if (!f && !pin && m->zero_pfn && pa >> m->geo.page_shift == m->zero_pfn) {
+		/* put_page of the zero page: one FOLL_GET reference fewer, nothing freed */
+		if (!m->zero_page_gets)
+			return -EINVAL;
+		op_begin(m);
+		m->zero_page_gets--;
+		op_end(m, 0);
+		return 0;
+	}
 	if (!f)
 		return -ENOENT;
 	folio_gup_counts(m, f, &pins, &gets);

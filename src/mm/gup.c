@@ -323,18 +323,28 @@ static bool gup_must_unshare(const struct vma *v, unsigned int foll, const struc
 
 /*
  * try_grab_folio (v6.12 mm/gup.c): FOLL_GET adds a reference
- * (folio_ref_add); FOLL_PIN adds GUP_PIN_COUNTING_BIAS references to a small
- * folio (one folio_ref_add), or one reference and one _pincount to a large
- * folio (two atomic adds), and nothing for the shared zero page (no folio).
- * The NR_FOLL_PIN_ACQUIRED node statistic it also updates is not counted.
+ * (folio_ref_add), the shared zero page's folio included (follow_page_pte
+ * returns the zero page for it); FOLL_PIN adds GUP_PIN_COUNTING_BIAS
+ * references to a small folio (one folio_ref_add), or one reference and one
+ * _pincount to a large folio (two atomic adds), and nothing for the zero
+ * page ("it's not going anywhere"). The model keeps the zero page's FOLL_GET
+ * references only so that put_page can drop them: they never decide its
+ * lifetime. The NR_FOLL_PIN_ACQUIRED node statistic is not counted.
  */
 static int try_grab_folio(struct ptsim_machine *m, struct folio *f, unsigned int foll)
 {
 	uint32_t pins, gets;
 	int err;
 
-	if (!f)
+	if (!f) {
+		if (foll & FOLL_PIN)
+			return 0;
+		if (m->zero_page_gets == UINT64_MAX)
+			return -ENOMEM;
+		m->zero_page_gets++;
+		folio_ref_add(m);
 		return 0;
+	}
 	folio_gup_counts(m, f, &pins, &gets);
 	if (foll & FOLL_PIN)
 		err = pins == UINT32_MAX ? -ENOMEM : folio_gup_set(m, f, pins + 1, gets);
