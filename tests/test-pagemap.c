@@ -161,6 +161,12 @@ static void test_vma_list(void **state)
 	assert_int_equal(vs.v[0].swap, SZ_4K);
 	assert_true(vs.v[1].shared && vs.v[1].shmem && vs.v[1].locked && !vs.v[1].anon_vma);
 	assert_true(vs.v[1].prot == PTSIM_PROT_READ && vs.v[1].rss == SZ_64K && vs.v[1].anonymous == 0);
+	assert_false(vs.v[1].locked_onfault);
+	/* mlock2(MLOCK_ONFAULT) on a locked VMA only adds VM_LOCKONFAULT, which the list shows */
+	assert_int_equal(ptsim_mlock2(mm, VA + SZ_1G, SZ_64K, PTSIM_MLOCK_ONFAULT), 0);
+	vs.nr = 0;
+	assert_int_equal(ptsim_vma_foreach(mm, collect_vma, &vs), 0);
+	assert_true(vs.v[1].locked && vs.v[1].locked_onfault && !vs.v[0].locked_onfault);
 	assert_int_equal(ptsim_vma_foreach(mm, NULL, &vs), -EINVAL);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);

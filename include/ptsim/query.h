@@ -91,7 +91,7 @@ struct ptsim_vma_info {
 	bool shmem;		/* shared anonymous: a shmem object */
 	bool anon_vma;		/* an anon_vma is attached (an anonymous fault or fork happened) */
 	bool locked;		/* VM_LOCKED (mlock) */
-	bool locked_onfault;	/* VM_LOCKONFAULT: not modelled yet, always false */
+	bool locked_onfault;	/* VM_LOCKONFAULT (mlock2 MLOCK_ONFAULT, mlockall MCL_ONFAULT) */
 	bool uffd;		/* registered with userfaultfd */
 	bool hugepage;		/* VM_HUGEPAGE (MADV_HUGEPAGE); VM_NOHUGEPAGE is nohugepage */
 	bool nohugepage;

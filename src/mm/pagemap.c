@@ -163,6 +163,7 @@ int ptsim_vma_foreach(const struct ptsim_mm *mm, ptsim_vma_fn fn, void *arg)
 		vi.shmem = v->shmem != 0;
 		vi.anon_vma = v->anon_vma != 0;
 		vi.locked = v->flags & VM_LOCKED;
+		vi.locked_onfault = v->flags & VM_LOCKONFAULT;
 		vi.uffd = v->uffd;
 		vi.hugepage = v->flags & VM_HUGEPAGE;
 		vi.nohugepage = v->flags & VM_NOHUGEPAGE;
