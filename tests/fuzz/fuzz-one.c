@@ -39,7 +39,7 @@ static uint64_t u64(struct rd *r)
 }
 
 #define GIB (UINT64_C(1) << 30)
-#define OPS 26	/* the operations decoded below */
+#define OPS 32	/* the operations decoded below */
 #define FUZZ_SCENARIO_WORK (UINT64_C(1) << 22)	/* work units per scenario input */
 
 /* Mostly plausible addresses in the regions the harness maps, sometimes anything. */
@@ -68,6 +68,61 @@ static uint64_t len(struct rd *r, uint64_t page)
 }
 
 static unsigned int invariant_breaks;
+
+/* A page-query callback that sometimes stops the walk, with its own value. */
+static int page_stop(const struct ptsim_page_info *pi, void *arg)
+{
+	unsigned int *left = arg;
+
+	(void)pi;
+	return *left && !--*left ? 7 : 0;
+}
+
+static int vma_stop(const struct ptsim_vma_info *vi, void *arg)
+{
+	unsigned int *left = arg;
+
+	(void)vi;
+	return *left && !--*left ? 7 : 0;
+}
+
+/*
+ * get_user_pages / pin_user_pages with fuzzed flags and counts; then the
+ * references taken are dropped in a fuzzed order, some twice, and a fuzzed
+ * address is put or unpinned (all of it must be refused or succeed cleanly).
+ */
+static void gup_ops(struct rd *r, struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t a)
+{
+	uint64_t pas[64] = { 0 };
+	uint8_t k = u8(r);
+	unsigned int foll = u8(r);
+	uint64_t nr = k & 0x80 ? u64(r) : k % 64;
+	int64_t got;
+
+	if (nr > 64 && nr != UINT64_MAX && nr < (UINT64_C(1) << 40))
+		nr = 64;	/* room for the result; larger counts only with bad arguments */
+	if (nr > 64)
+		got = (k & 1 ? ptsim_pin_user_pages : ptsim_get_user_pages)(mm, a, nr, foll, NULL);
+	else
+		got = (k & 1 ? ptsim_pin_user_pages : ptsim_get_user_pages)(mm, a, nr, foll, pas);
+	if (getenv("PTSIM_FUZZ_TRACE"))
+		fprintf(stderr, "fuzz: gup %d nr %llu foll %u: %lld\n", k & 1, (unsigned long long)nr, foll,
+			(long long)got);
+	if (got > 64)
+		abort();	/* more pages than asked */
+	for (int64_t i = 0; i < got; i++) {
+		int64_t j = (i + u8(r)) % got;
+
+		if (k & 1)
+			ptsim_unpin_user_page(m, pas[j]);
+		else
+			ptsim_put_page(m, pas[j]);
+	}
+	if (u8(r) & 1)
+		ptsim_put_page(m, u64(r));
+	else
+		ptsim_unpin_user_page(m, u64(r));
+}
 
 /*
  * Every diagnostic also tries to call back into the library, as a careless
@@ -336,7 +391,8 @@ static int fuzz_api(const uint8_t *data, size_t size)
 			ptsim_fail_nth_alloc(m, u8(&r) % 8);
 			break;
 		case 18:
-			ptsim_madvise(mm, a, l, (int)(u8(&r) % 22));
+			/* every advice up to MADV_POPULATE_WRITE, and now and then an unknown one */
+			ptsim_madvise(mm, a, l, (int)(u8(&r) % 25));
 			break;
 		case 20:
 			ptsim_munmap(mm, a, l);
@@ -367,6 +423,57 @@ static int fuzz_api(const uint8_t *data, size_t size)
 						kids[k] = kids[--nr_kids];
 				ptsim_mm_destroy(mm);
 			}
+			break;
+		case 26:
+			gup_ops(&r, m, mm, a);
+			break;
+		case 27:
+			switch (u8(&r) % 4) {
+			case 0:
+				ptsim_mlock2(mm, a, l, u8(&r) % 4);
+				break;
+			case 1:
+				ptsim_mlockall(mm, u8(&r) % 16);
+				break;
+			case 2:
+				ptsim_munlockall(mm);
+				break;
+			default:
+				ptsim_mm_set_kernel_errors(mm, u8(&r) & 1);
+				break;
+			}
+			break;
+		case 28:
+			ptsim_split_folio(mm, a, u8(&r) % 12);
+			break;
+		case 29: {
+			/* the bytes read in order, so that a seed means the same to every compiler */
+			bool copy = u8(&r) & 1;
+			uint64_t src = copy ? addr(&r, page) : 0;
+			unsigned int mode = u8(&r) % 4;
+
+			if (copy)
+				ptsim_uffd_copy(mm, a, src, l, mode);
+			else
+				ptsim_uffd_zeropage(mm, a, l, mode);
+			break;
+		}
+		case 30: {
+			struct ptsim_page_info pi;
+			struct ptsim_folio_info fi;
+			unsigned int left = u8(&r) % 4;
+
+			ptsim_pagemap(mm, a, u8(&r) & 1 ? &pi : NULL);
+			if (ptsim_pagemap_range(mm, a, l, u8(&r) & 1 ? page_stop : NULL, &left) == 7 && left)
+				abort();	/* a callback's stop value from another page */
+			left = u8(&r) % 4;
+			ptsim_vma_foreach(mm, u8(&r) & 1 ? vma_stop : NULL, &left);
+			a = addr(&r, page);
+			ptsim_folio_info(mm, a, u8(&r) & 1 ? &fi : NULL);
+			break;
+		}
+		case 31:
+			ptsim_mm_set_kernel_errors(mm, u8(&r) & 1);
 			break;
 		default: {
 			struct ptsim_elf_phdr ph = { l & ~(page - 1), a & ((UINT64_C(1) << 36) - 1) & ~(page - 1),
