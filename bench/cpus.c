@@ -51,7 +51,8 @@ int cmd_cpus(int argc, char **argv)
 			       "(%u-way), 64-byte lines\n  source: %s\n", ci.dcache_kib[0],
 			       ci.dcache_ways[0], ci.dcache_kib[1], ci.dcache_ways[1], ci.dcache_kib[2],
 			       ci.dcache_ways[2], ci.cache_source);
-			printf("  %-26s %10s %-14s %s\n", "event (4K granule)", "ns", "class", "source");
+			printf("  %-26s %10s %-14s %5s  %s\n", "event (4K granule)", "ns", "class", "unc.",
+			       "source (the uncertainty's reason: --json)");
 		}
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 			struct ptsim_cost k;
@@ -69,10 +70,15 @@ int cmd_cpus(int argc, char **argv)
 					printf("null");
 				printf(", \"source\": ");
 				json_string(k.source);
+				printf(", \"uncertainty\": ");
+				json_double(k.uncertainty);
+				printf(", \"uncertainty_source\": ");
+				json_string(k.uncertainty_source);
 				printf("}%s\n", e + 1 < PTSIM_EV__COUNT ? "," : "");
 			} else {
-				printf("  %-26s %10.3f %-14s %s\n", ptsim_event_name((enum ptsim_event)e),
-				       k.ns, k.klass, k.source);
+				printf("  %-26s %10.3f %-14s +-%2.0f%%  %s\n",
+				       ptsim_event_name((enum ptsim_event)e), k.ns, k.klass,
+				       100 * k.uncertainty, k.source);
 			}
 		}
 		if (json)

@@ -76,7 +76,8 @@ const struct command commands[] = {
 	  "  --json         the rows as JSON instead of the table\n"
 	  "  --svg FILE     also draw each row's error against its target band into FILE\n"
 	  "  --only PREFIX  only the rows whose id starts with PREFIX (e.g. mprotect.)\n"
-	  "  --detail ID    one row: its counts before and after, event by event\n"
+	  "  --detail ID    one row: its counts before and after, event by event, and each\n"
+	  "                 price's share and weight (the row again at -/+ its uncertainty)\n"
 	  "  --check        exit 3 when a row misses its target, naming each on stderr\n"
 	  "  --wide         one line per row, up to 100 columns (default: 80 columns)\n" },
 	{ "cpus", cmd_cpus, "[--json]", "CPU descriptions and every cost-profile constant with its source",
@@ -89,7 +90,11 @@ const struct command commands[] = {
 	  "  events         counted events with their price class\n"
 	  "                 (no list named: all four)\n"
 	  "  --json         as one JSON object with a member per list\n" },
-	{ "fit", cmd_fit, "", "solve the fitted profile constants again from their rows", "" },
+	{ "fit", cmd_fit, "[--json] [--published ID=VALUE]...",
+	  "fit the fitted constants jointly on their rows, and leave each row out",
+	  "  --json         as JSON\n"
+	  "  --published ID=VALUE\n"
+	  "                 fit to VALUE instead of row ID's published value (what-if)\n" },
 	{ "run", cmd_run,
 	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--bbm L] [--noabort on|off]\n"
 	  "       [--max-work N] [--no-check-invariants] [--check] [--findings] [--wide] [--jobs N]\n"
@@ -253,7 +258,6 @@ int parse_json_option(const char *name, int argc, char **argv, bool *json)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool takes_json = strcmp(name, "fit") != 0;
 	int c;
 
 	*json = false;
@@ -262,7 +266,7 @@ int parse_json_option(const char *name, int argc, char **argv, bool *json)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'h')
 			return command_usage(name, stdout) - 1;	/* -1: done, exit 0 */
-		if (c == 'j' && takes_json) {
+		if (c == 'j') {
 			*json = true;
 			continue;
 		}

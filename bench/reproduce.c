@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* ptsim-bench reproduce: published vs simulated for every modelled result. */
 #include "caveats.h"
+#include "fit.h"
 #include "rows.h"
+#include "sensitivity.h"
 #include "commit.h"
 
 #include <errno.h>
@@ -18,6 +20,10 @@ struct outcome {
 	bool has_target;
 	bool within;
 	int err;
+	/* a fit row: its error when the joint fit leaves it out (ptsim-bench fit) */
+	bool has_loo, loo_identified;
+	double loo_pct;
+	unsigned int loo_unknowns, loo_rows;
 };
 
 /* A row is "fit" when some constant of its CPU profile was fitted on it. */
@@ -27,6 +33,8 @@ static bool row_is_fitted(const struct published *row)
 
 	if (!strcmp(row->id, mprotect_iterations_fitted_on))
 		return true;	/* a workload parameter, not a profile constant, is fitted on it */
+	if (row->joint_fit)
+		return true;	/* in the joint fit of its CPU's constants */
 	if (ptsim_cpu_lookup(row->cpu, &cpu))
 		return false;
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
@@ -61,6 +69,10 @@ static void target_text(const struct outcome *o, char *buf, size_t len)
 
 	if (r->lo < r->hi)
 		snprintf(buf, len, "%s [%g, %g]", o->within ? "ok" : "MISS", r->lo, r->hi);
+	else if (o->has_target && o->has_loo && o->loo_identified)
+		snprintf(buf, len, "%s <=5%%, left out %+.1f%%", o->within ? "ok" : "MISS", o->loo_pct);
+	else if (o->has_target && o->has_loo)
+		snprintf(buf, len, "%s <=5%%, left out: unidentified", o->within ? "ok" : "MISS");
 	else if (o->has_target)
 		snprintf(buf, len, "%s <=%g%%", o->within ? "ok" : "MISS", o->fitted ? 5.0 : r->tol_pct);
 	else
@@ -135,8 +147,10 @@ static void print_table(const struct outcome *o, unsigned int n, bool wide)
 	if (ids)
 		print_caveats_of_rows(ids, n, 0);
 	free(ids);
-	printf("\nfits:        %u of %u within 5%% (a profile constant or the mprotect iteration\n"
-	       "             count was fitted on each: they pass by construction)\n", s.fits_ok, s.fits);
+	printf("\nfits:        %u of %u within 5%% (the fitted constants were fitted on them;\n"
+	       "             \"left out\": the row's error when the joint fit leaves it out,\n"
+	       "             a prediction; unidentified when the other rows do not determine\n"
+	       "             what it depends on: ptsim-bench fit)\n", s.fits_ok, s.fits);
 	printf("predictions: %u of %u with a target within it; %u report only\n", s.pred_ok,
 	       s.pred_targets, s.predictions - s.pred_targets);
 	if (s.failed)
@@ -183,6 +197,14 @@ static void print_row_json(const struct outcome *o)
 	}
 	printf(", \"within_target\": %s",
 	       !o->has_target || o->err ? "null" : o->within ? "true" : "false");
+	if (o->has_loo) {
+		printf(", \"leave_one_out\": {\"identified\": %s, \"error_pct\": ",
+		       o->loo_identified ? "true" : "false");
+		json_double(o->loo_identified ? o->loo_pct : NAN);
+		printf(", \"unknowns\": %u, \"rows\": %u}", o->loo_unknowns, o->loo_rows);
+	} else {
+		printf(", \"leave_one_out\": null");
+	}
 	print_caveats_json(r->id, NULL, 0);
 	printf("}");
 }
@@ -295,6 +317,37 @@ static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 	return err ? -1 : 0;
 }
 
+#define MAX_PRICES 32
+
+/*
+ * Each price the row pays: its share of the before and after totals, its
+ * uncertainty, and the row's result simulated again with that price moved
+ * down and up by it (bench/sensitivity.c).
+ */
+static void print_sensitivity(const struct outcome *o)
+{
+	struct price_sensitivity ps[MAX_PRICES];
+	int n = row_sensitivity(o->row, &o->res, ps, MAX_PRICES);
+
+	if (n < 0) {
+		printf("\n  no sensitivity: %s\n", ptsim_strerror(n));
+		return;
+	}
+	printf("\nSensitivity: each price's share of the totals, and the result (%.6g) simulated\n"
+	       "again with that price alone at -/+ its uncertainty (doc/cpu-profiles.md §12):\n",
+	       o->res.simulated);
+	printf("%-16s %8s %8s %6s %11s %11s %8s  %s\n", "class", o->res.before_label ? "before" : "",
+	       "after", "+-", "result -u", "result +u", "moves", "why this uncertainty");
+	for (int i = 0; i < n; i++) {
+		double lo = ps[i].result_minus, hi = ps[i].result_plus, s = o->res.simulated;
+		double moves = s ? 100 * fmax(fabs(lo - s), fabs(hi - s)) / fabs(s) : 0;
+
+		printf("%-16s %7.2f%% %7.2f%% %5.0f%% %11.6g %11.6g %7.2f%%  %s\n", ps[i].klass,
+		       100 * ps[i].before_share, 100 * ps[i].after_share, 100 * ps[i].uncertainty, lo,
+		       hi, moves, ps[i].uncertainty_source);
+	}
+}
+
 static void print_detail(const struct outcome *o)
 {
 	const struct row_result *r = &o->res;
@@ -330,10 +383,43 @@ static void print_detail(const struct outcome *o)
 	}
 	printf("%-26s %16s %12.3f %7s   %16s %12.3f\n", "total", "", pb.total_ns / 1e6, "", "",
 	       pa.total_ns / 1e6);
+	print_sensitivity(o);
 	if (!strncmp(o->row->id, "uffd.", 5))
 		uffd_print_sweep();
 	if (!strncmp(o->row->id, "exec.", 5))
 		exec_print_16k();
+}
+
+/* --detail ID --json's "sensitivity": the --detail sensitivity table's rows. */
+static void print_sensitivity_json(const struct outcome *o)
+{
+	struct price_sensitivity ps[MAX_PRICES];
+	int n = row_sensitivity(o->row, &o->res, ps, MAX_PRICES);
+
+	printf(", \"sensitivity\": ");
+	if (n < 0) {
+		printf("null");
+		return;
+	}
+	printf("[");
+	for (int i = 0; i < n; i++) {
+		printf("%s\n    {\"class\": ", i ? "," : "");
+		json_string(ps[i].klass);
+		printf(", \"uncertainty\": ");
+		json_double(ps[i].uncertainty);
+		printf(", \"uncertainty_source\": ");
+		json_string(ps[i].uncertainty_source);
+		printf(", \"before_share\": ");
+		json_double(ps[i].before_share);
+		printf(", \"after_share\": ");
+		json_double(ps[i].after_share);
+		printf(", \"result_minus\": ");
+		json_double(ps[i].result_minus);
+		printf(", \"result_plus\": ");
+		json_double(ps[i].result_plus);
+		printf("}");
+	}
+	printf("\n  ]");
 }
 
 /*
@@ -377,8 +463,42 @@ static void print_detail_json(const struct outcome *o)
 		printf("}");
 		first = false;
 	}
-	printf("\n  ]}");
+	printf("\n  ]");
+	print_sensitivity_json(o);
+	printf("}");
 	json_end();
+}
+
+/*
+ * The leave-one-out errors of the fit rows shown: ptsim-bench fit's joint
+ * fit of each of their CPUs (the prices are back to the carried ones after).
+ */
+static void attach_leave_one_out(struct outcome *o, unsigned int n)
+{
+	struct fit_report *f = calloc(1, sizeof(*f));
+
+	for (unsigned int i = 0; f && i < n; i++) {
+		bool done = false;
+
+		if (o[i].err || !o[i].fitted)
+			continue;
+		for (unsigned int j = 0; j < i; j++)
+			done |= o[j].has_loo && !strcmp(o[j].row->cpu, o[i].row->cpu);
+		if (done || fit_solve(f, o[i].row->cpu) || f->unidentified)
+			continue;
+		for (unsigned int j = i; j < n; j++) {
+			const struct fit_row *r = fit_row_of(f, o[j].row->id);
+
+			if (!r || o[j].err)
+				continue;
+			o[j].has_loo = true;
+			o[j].loo_identified = r->loo_identified;
+			o[j].loo_pct = r->loo_pct;
+			o[j].loo_unknowns = r->loo_unknowns;
+			o[j].loo_rows = r->loo_rows;
+		}
+	}
+	free(f);
 }
 
 static void list_ids(FILE *f)
@@ -465,6 +585,7 @@ int cmd_reproduce(int argc, char **argv)
 			judge(&o[n]);
 		n++;
 	}
+	attach_leave_one_out(o, n);
 	if (detail && json)
 		print_detail_json(&o[0]);
 	else if (detail)

@@ -21,6 +21,12 @@ struct published {
 	 */
 	double tol_pct;
 	double lo, hi;
+	/*
+	 * A fit row no constant is named after: ptsim-bench fit fits its CPU's
+	 * fitted constants on it too (a constant's fitted_on names one row; a
+	 * joint fit may use more rows than constants).
+	 */
+	bool joint_fit;
 };
 
 extern const struct published published_rows[];
@@ -51,6 +57,12 @@ int mprotect_program(enum mprotect_state state, bool batching, struct program_ru
 int mprotect_program_at(enum mprotect_state state, bool batching, unsigned int iterations,
 			struct program_run *out);
 unsigned int mprotect_iterations(void);
+/*
+ * ptsim-bench fit's trial iteration count (fractional while it solves; 0
+ * or less: back to the carried count), and the count the rows use now.
+ */
+void mprotect_iterations_set(double n);
+double mprotect_iterations_now(void);
 /* The row the iteration count is fitted on. */
 extern const char *const mprotect_iterations_fitted_on;
 /* Counts of each phase: N iterations = first + (N - 1) x iteration. */

@@ -63,7 +63,7 @@ expect_line 0 "  --cpu NAME     price every workload on this CPU instead of the 
 expect_line 0 "  --json         as JSON" speed --help
 expect_line 0 "  --help         this text" fit --help
 expect_line 0 "  events         counted events with their price class" list --help
-for c in reproduce cpus list run audit predict speed; do	# each option of the synopsis explained
+for c in reproduce cpus list run audit predict speed fit; do	# each option of the synopsis explained
 	for o in $("$bench" help $c | head -1 | grep -o -- '--[a-z-]*' | sort -u); do
 		"$bench" help $c | grep -q -- "^  $o " || { echo "FAIL: help $c does not explain $o"; fail=1; }
 	done

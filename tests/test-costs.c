@@ -66,6 +66,89 @@ static void test_predict_is_linear(void **state)
 	assert_int_equal(ptsim_predict(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, NULL, &p), -EINVAL);
 }
 
+/*
+ * Issue 28 item 4: every priced class carries a relative uncertainty and
+ * its reason (doc/cpu-profiles.md §12); a fitted constant's is its fit's
+ * (the leave-one-out spread, or why there is none).
+ */
+static void test_every_constant_has_uncertainty(void **state)
+{
+	(void)state;
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+			struct ptsim_cost k;
+
+			assert_int_equal(ptsim_cost_get((enum ptsim_cpu)c, PTSIM_GRANULE_4K,
+							(enum ptsim_event)e, &k), 0);
+			assert_non_null(k.uncertainty_source);
+			if (!strcmp(k.klass, "free")) {
+				assert_true(k.uncertainty == 0);
+				continue;
+			}
+			assert_true(k.uncertainty > 0 && k.uncertainty <= 0.5);
+			assert_true(strlen(k.uncertainty_source) > 8);
+			if (k.fitted_on)
+				assert_non_null(strstr(k.uncertainty_source, "leave-one-out"));
+			if (strstr(k.source, "ESTIMATE") && !k.fitted_on)
+				assert_true(k.uncertainty >= 0.3);
+		}
+	}
+}
+
+/*
+ * Issue 28 item 2, sourced prices. Neoverse N1's back-to-back TLBI is its
+ * issue cost (derived from the A76-family SD888's posted TLBIs, §9.3), not
+ * Kunpeng 920's 465 ns; the M3 user memset is priced from the M1 P-core's
+ * measured store stream (80 GB/s, §10.5), no longer fitted; the M3 DSB is
+ * the joint fit's 427.1 ns.
+ */
+static void test_sourced_prices(void **state)
+{
+	struct ptsim_cost k;
+
+	(void)state;
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K,
+					PTSIM_EV_TLBI_BACK_TO_BACK, &k), 0);
+	assert_true(fabs(k.ns - 70) < 1e-9);
+	assert_null(k.fitted_on);
+	assert_non_null(strstr(k.source, "§9.3"));
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K,
+					PTSIM_EV_USER_PAGE_WRITE, &k), 0);
+	assert_true(fabs(k.ns - 4 * 1024.0 / 80) < 1e-9);	/* a 4K page at 80 GB/s */
+	assert_null(k.fitted_on);
+	assert_true(fabs(k.uncertainty - 0.20) < 1e-12);
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISH, &k), 0);
+	assert_true(fabs(k.ns - 427.1) < 1e-9);
+	assert_string_equal(k.fitted_on, "mprotect.m3.t1_over_t3_before");
+}
+
+/* The bench-only what-if scale: a class re-priced, the others not, and back. */
+static void test_class_scale(void **state)
+{
+	struct ptsim_cost a, b, c;
+
+	(void)state;
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISH, &a);
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISHST, &c);
+	assert_int_equal(cost_class_scale(PTSIM_CPU_NEOVERSE_V2, "dsb_tlbi", 1.5), 0);
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISH, &b);
+	assert_true(fabs(b.ns - 1.5 * a.ns) < 1e-9);
+	/* DSB SY is the same class; the light DSB and other CPUs are not */
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_4K, PTSIM_EV_DSB_SY, &b);
+	assert_true(fabs(b.ns - 1.5 * a.ns) < 1e-9);
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISHST, &b);
+	assert_true(b.ns == c.ns);
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_V1, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISH, &b);
+	assert_true(fabs(b.ns - 800) < 1e-9);
+	assert_int_equal(cost_class_scale(PTSIM_CPU_NEOVERSE_V2, "nosuch", 2), -EINVAL);
+	assert_int_equal(cost_class_scale(PTSIM_CPU_NEOVERSE_V2, "dsb_tlbi", 0), -EINVAL);
+	assert_int_equal(cost_class_scale(PTSIM_CPU__COUNT, "dsb_tlbi", 2), -EINVAL);
+	assert_int_equal(cost_class_scale(PTSIM_CPU_NEOVERSE_V2, NULL, 2), -EINVAL);
+	cost_class_scale_reset();
+	ptsim_cost_get(PTSIM_CPU_NEOVERSE_V2, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISH, &b);
+	assert_true(b.ns == a.ns);
+}
+
 static void test_function_attribution(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, NULL);
@@ -96,6 +179,9 @@ int main(void)
 		cmocka_unit_test(test_every_constant_sourced),
 		cmocka_unit_test(test_fitted_constants_named),
 		cmocka_unit_test(test_predict_is_linear),
+		cmocka_unit_test(test_every_constant_has_uncertainty),
+		cmocka_unit_test(test_sourced_prices),
+		cmocka_unit_test(test_class_scale),
 		cmocka_unit_test(test_function_attribution),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

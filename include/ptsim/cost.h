@@ -52,8 +52,20 @@ struct ptsim_cost {
 	double multiplier;	/* events cost multiplier x the class constant */
 	const char *source;	/* published fact, measurement, ESTIMATE, or "fitted on ROW" */
 	const char *fitted_on;	/* row id the class constant was fitted on, or NULL */
+	/*
+	 * The class constant's relative uncertainty (0.3: +-30 %) and its
+	 * reason: an ESTIMATE's range, a measurement's spread, a fit's
+	 * leave-one-out spread (doc/cpu-profiles.md §12); 0 and "carried by
+	 * other events" for the free class. Since 0.3, from the reserved room:
+	 * the struct keeps its size.
+	 */
+	double uncertainty;
+	union {
+		const char *uncertainty_source;
+		uint64_t reserved_source_;	/* keeps the layout on 32-bit targets */
+	};
 	/* Room for later fields (zero): the struct keeps its size across versions. */
-	uint64_t reserved[4];
+	uint64_t reserved[2];
 };
 
 /* Cost of one event on cpu for a granule (per-byte classes scale with the page size). */

@@ -78,6 +78,17 @@ struct cpu_desc {
 
 const struct cpu_desc *cpu_desc_get(enum ptsim_cpu id);
 
+/*
+ * What-if prices for ptsim-bench (arch/arm64/hw/costs.c): every event of
+ * cost class klass on cpu costs factor times its profile price until
+ * cost_class_scale_reset(). ptsim-bench fit solves the fitted constants
+ * with it and reproduce --detail moves each price by its uncertainty. Not
+ * exported, not thread-safe; -EINVAL for an unknown CPU or class or a
+ * factor that is not finite and positive.
+ */
+int cost_class_scale(enum ptsim_cpu cpu, const char *klass, double factor);
+void cost_class_scale_reset(void);
+
 /* ---- physical memory: buddy allocator (src/mm/page_alloc.c) ---- */
 struct physmem {
 	uint64_t base_pfn;

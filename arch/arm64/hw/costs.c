@@ -12,6 +12,7 @@
 /* Where each source string points: a section of this page in the repository. */
 #define DOC "doc/cpu-profiles.md "
 
+#include <math.h>
 #include <string.h>
 
 enum cost_class {
@@ -214,18 +215,30 @@ static const struct {
 
 enum unit { NS, CYCLES, GBPS };
 
+/*
+ * A constant, its source and its relative uncertainty with the reason
+ * (doc/cpu-profiles.md §12). A constant given without one takes the rule
+ * of §12 in constant_uncertainty(): an ESTIMATE +-30 %, a published or
+ * derived figure +-15 %.
+ */
 struct constant {
 	enum unit unit;
 	double value;
 	const char *source;
 	const char *fitted_on;
+	double uncertainty;
+	const char *uncertainty_source;
 };
 
-#define NSEC(v, src)		{ NS, (v), (src), NULL }
-#define CYC(v, src)		{ CYCLES, (v), (src), NULL }
-#define BW(v, src)		{ GBPS, (v), (src), NULL }
-#define FITTED_NS(v, row)	{ NS, (v), "fitted on " row, row }
-#define FITTED_BW(v, row)	{ GBPS, (v), "fitted on " row, row }
+#define NSEC(v, src)		{ NS, (v), (src), NULL, 0, NULL }
+#define CYC(v, src)		{ CYCLES, (v), (src), NULL, 0, NULL }
+#define BW(v, src)		{ GBPS, (v), (src), NULL, 0, NULL }
+/* a measured or derived constant with its own spread (relative) and where the spread comes from */
+#define SPREAD_NS(v, unc, why, src)	{ NS, (v), (src), NULL, (unc), (why) }
+#define SPREAD_BW(v, unc, why, src)	{ GBPS, (v), (src), NULL, (unc), (why) }
+/* fitted: the uncertainty is the fit's leave-one-out spread (ptsim-bench fit) */
+#define FITTED_NS(v, row, unc, why)	{ NS, (v), "fitted on " row, row, (unc), (why) }
+#define FITTED_BW(v, row, unc, why)	{ GBPS, (v), "fitted on " row, row, (unc), (why) }
 
 /* Shared ESTIMATEs: no measurement of these was found for any of the CPUs. */
 #define EST_STORE	CYC(2, "ESTIMATE: one store, 2 cycles")
@@ -254,7 +267,8 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_TLBI] = NSEC(18, DOC "§9.2/§10.3: a lone TLBI is ~5% of a single-page flush "
 				"(SD888 measured); 5% of the M3 ~0.35 us flush"),
 		[C_TLBI_EXTRA] = NSEC(150, DOC "§10.3: M3 broadcast TLBI per extra op ~150 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = FITTED_NS(259.4, "mprotect.m3.t1_over_t3_before"),
+		[C_DSB_TLBI] = FITTED_NS(427.1, "mprotect.m3.t1_over_t3_before", 0.31,
+					 "the joint fit's leave-one-out spread, 31 % (ptsim-bench fit)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
 		[C_CALL] = EST_CALL,
@@ -263,7 +277,11 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_FAULT] = NSEC(920, DOC "§10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
 				 "minus the zeroing (ESTIMATE)"),
 		[C_ZERO_KIB] = BW(50, DOC "§10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
-		[C_USER_WRITE_KIB] = FITTED_BW(140.71, "mprotect.m3.t1_speedup"),
+		[C_USER_WRITE_KIB] = SPREAD_BW(80, 0.20, "the derivation's range, 64-96 GB/s",
+					DOC "§10.5: one M1 P-core streams stores to a 1 GB buffer at "
+					"59.48 GiB/s = 63.9 GB/s (volatile-membench RESULTS_M1.md, measured), "
+					"94 % of its LPDDR4X peak; the M3's LPDDR5 peak is 1.5x: 64-96 GB/s "
+					"(derived)"),
 		[C_USER_READ_KIB] = BW(100, DOC "§8/§10.5: one P-core draws most of 100 GB/s (ESTIMATE)"),
 		[C_TLB_L2_HIT] = CYC(6, DOC "§1: L1 miss / L2 hit +6 cycles (M1 measured)"),
 		[C_WALK] = CYC(39, DOC "§10.2: walk +26 cycles with caches hit, +50% nested in a VM"),
@@ -296,7 +314,9 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_USER_WRITE_KIB] = BW(32, DOC "§10.5: as zeroing (ESTIMATE)"),
 		[C_USER_READ_KIB] = BW(50, DOC "§10.5: per-core DRAM ~50 GB/s theoretical (ESTIMATE)"),
 		[C_TLB_L2_HIT] = CYC(6, DOC "§8: V2 L2 TLB hit +5-6 cycles"),
-		[C_WALK] = FITTED_NS(51, "exec.grace.random_speedup"),
+		[C_WALK] = FITTED_NS(51, "exec.grace.random_speedup", 0.30,
+				 "fitted on its only row, which leave-one-out cannot test: "
+				 "+-30 % as an ESTIMATE"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_SLAB] = EST_SLAB,
 		[C_SYSCALL] = EST_SYSCALL,
@@ -341,8 +361,11 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_PTE_STORE] = EST_STORE,
 		[C_ATOMIC] = CYC(13, DOC "§9.4: LDADDAL 12.98 cyc on Altra N1 (ocxtal)"),
 		[C_TLBI] = NSEC(70, DOC "§9.2/§10.3: lone TLBI ~5% of the ~1.0-1.5 us Altra flush"),
-		[C_TLBI_EXTRA] = NSEC(465, DOC "§9.1: ~465-470 ns per extra TLBI (Zhenyu Ye, Huawei "
-				     "server without TLBI range, measured)"),
+		[C_TLBI_EXTRA] = SPREAD_NS(70, 0.50, "ESTIMATE: between the SD888's posted 15 ns and "
+					     "Kunpeng 920's unpipelined 465 ns (" DOC "§9.3)",
+					     DOC "§9.3: N1 is an A76-family core like the SD888's A78/X1, "
+					     "whose TLBIs before one DSB are posted (§9.2): a further TLBI "
+					     "costs its issue, as the lone one (derived; ESTIMATE)"),
 		[C_DSB_TLBI] = NSEC(900, DOC "§10.3: Altra DSB ISH ~800-1000 ns (ESTIMATE)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
@@ -457,6 +480,45 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 	},
 };
 
+/*
+ * Bench-only what-if scales (cost_class_scale): 0 is 1. ptsim-bench fit
+ * solves the fitted constants with them and reproduce --detail moves each
+ * price by its uncertainty; the library itself never sets them.
+ */
+static double class_scale[PTSIM_CPU__COUNT][C__COUNT];
+
+int cost_class_scale(enum ptsim_cpu cpu, const char *klass, double factor)
+{
+	VALIDATE((unsigned int)cpu < PTSIM_CPU__COUNT && klass && factor > 0 && isfinite(factor));
+	for (unsigned int k = 0; k < C__COUNT; k++) {
+		if (!strcmp(class_names[k], klass)) {
+			class_scale[cpu][k] = factor;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void cost_class_scale_reset(void)
+{
+	memset(class_scale, 0, sizeof(class_scale));
+}
+
+/* doc/cpu-profiles.md §12: the rule for a constant given without its own uncertainty */
+static void constant_uncertainty(const struct constant *c, double *unc, const char **why)
+{
+	if (c->uncertainty > 0) {
+		*unc = c->uncertainty;
+		*why = c->uncertainty_source;
+	} else if (strstr(c->source, "ESTIMATE")) {
+		*unc = 0.30;
+		*why = "an ESTIMATE: +-30 % (" DOC "§12)";
+	} else {
+		*unc = 0.15;
+		*why = "a published figure, or derived from one on a sibling core: +-15 % (" DOC "§12)";
+	}
+}
+
 static double class_ns(const struct cpu_desc *cpu, const struct constant *c)
 {
 	switch (c->unit) {
@@ -489,6 +551,12 @@ int ptsim_cost_get(enum ptsim_cpu cpu, enum ptsim_granule granule, enum ptsim_ev
 	out->ns = event_class[ev].klass == C_FREE ? 0 : times * class_ns(d, c);
 	out->source = event_class[ev].klass == C_FREE ? "carried by other events" : c->source;
 	out->fitted_on = c->fitted_on;
+	if (class_scale[cpu][event_class[ev].klass] > 0)
+		out->ns *= class_scale[cpu][event_class[ev].klass];
+	if (event_class[ev].klass == C_FREE)
+		out->uncertainty_source = "carried by other events";
+	else
+		constant_uncertainty(c, &out->uncertainty, &out->uncertainty_source);
 	return 0;
 }
 

@@ -1,0 +1,75 @@
+#!/bin/sh
+# ptsim-bench fit (issue 28 item 3): the joint fit finds the constants the profiles carry
+# again (within 0.5 %), its leave-one-out errors are computed (a fit row's published value
+# moved in a what-if moves the other rows' leave-one-out errors, not its own left-out
+# prediction), reproduce prints the same leave-one-out errors beside the in-sample ones,
+# and reproduce --detail re-runs a row with each price moved by its uncertainty (item 4).
+# Usage: check-fit.sh PTSIM-BENCH PYTHON3
+set -u
+bench=$1
+py=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+run() {	# NAME ARGS...: ptsim-bench ARGS into $dir/NAME.json
+	name=$1
+	shift
+	"$bench" "$@" > "$dir/$name.json" 2> "$dir/$name.err" || { echo "FAIL: ptsim-bench $* -> $?"; cat "$dir/$name.err"; fail=1; }
+}
+run fit fit --json
+run moved fit --json --published mprotect.m3.t1_speedup=4.2
+run reproduce reproduce --json --only mprotect.m3.t1
+run detail reproduce --detail mprotect.m3.t1_speedup --json
+[ $fail = 0 ] || exit 1
+"$py" - "$dir" <<'PY' || fail=1
+import json, os, sys
+d = sys.argv[1]
+load = lambda n: json.load(open(os.path.join(d, n + ".json")))
+fit, moved, rep, det = load("fit"), load("moved"), load("reproduce"), load("detail")
+assert fit["command"] == "fit" and fit["identified"], fit
+assert len(fit["constants"]) >= 2, fit["constants"]
+for c in fit["constants"]:
+    # the carried constants are the joint fit's, to 0.5 %
+    assert abs(c["fitted"] / c["carried"] - 1) <= 0.005, c
+rows = {r["id"]: r for r in fit["rows"]}
+loo = [r for r in fit["rows"] if r["loo_error_pct"] is not None]
+assert len(loo) >= 2, fit["rows"]
+# a row no other row determines says so instead of a number
+assert any(r["loo_error_pct"] is None and r["loo_unknowns"] > r["loo_rows"] for r in fit["rows"]), fit["rows"]
+mrows = {r["id"]: r for r in moved["rows"]}
+a, b = "mprotect.m3.t1_speedup", "mprotect.m3.t1_over_t3_before"
+assert mrows[a]["published"] == 4.2 and rows[a]["published"] != 4.2
+# the left-out prediction of the moved row does not depend on its own published value...
+pred = lambda r: r["published"] * (1 + r["loo_error_pct"] / 100)
+assert abs(pred(mrows[a]) / pred(rows[a]) - 1) < 1e-6, (mrows[a], rows[a])
+assert abs(mrows[a]["loo_error_pct"] - rows[a]["loo_error_pct"]) > 1, (mrows[a], rows[a])
+# ...and the other rows' left-out fits include it: their errors move
+assert abs(mrows[b]["loo_error_pct"] - rows[b]["loo_error_pct"]) > 0.1, (mrows[b], rows[b])
+# reproduce: the same leave-one-out errors beside the in-sample ones, none for predictions
+for r in rep["rows"]:
+    if "@" in r["id"]:
+        continue
+    if r["role"] == "fit":
+        f = rows[r["id"]]
+        assert r["leave_one_out"]["identified"] == (f["loo_error_pct"] is not None), r
+        if f["loo_error_pct"] is not None:
+            assert abs(r["leave_one_out"]["error_pct"] - f["loo_error_pct"]) < 1e-9, (r, f)
+    else:
+        assert r["leave_one_out"] is None, r
+# --detail: each price's share, and the row re-run with the price moved by its uncertainty
+sens = {s["class"]: s for s in det["detail"]["sensitivity"]}
+sim = det["row"]["simulated"]
+w = sens["user_write_kib"]
+assert w["uncertainty"] == 0.2 and w["after_share"] > w["before_share"] > 0, w
+# a slower memset (the price up) weighs more on the after run: the speed-up falls
+assert w["result_plus"] < sim < w["result_minus"], (w, sim)
+# the DSB is nearly all before: moving it moves the speed-up the other way
+t = sens["dsb_tlbi"]
+assert t["result_plus"] > sim > t["result_minus"], (t, sim)
+assert all(0 <= s["before_share"] <= 1 and s["uncertainty"] > 0 for s in sens.values()), sens
+print("ok")
+PY
+# a what-if on a row that is not there, or a value that is not positive
+"$bench" fit --published nosuch=1 > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: fit --published nosuch=1"; fail=1; }
+"$bench" fit --published mprotect.m3.t1_speedup=-1 > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: fit --published ...=-1"; fail=1; }
+exit $fail
