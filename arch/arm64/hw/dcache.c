@@ -243,30 +243,34 @@ void dcache_table_del(struct ptsim_machine *m, const void *host)
  * Returns the set's tags, emptied first if the set is of an older
  * generation; a sparse level's set gets its block here on first use.
  */
-static uint64_t *level_set(struct dcache_level *l, uint64_t line)
+static __attribute__((noinline)) void set_renew(struct dcache_level *l, uint64_t *b)
+{
+	b[0] = l->gen;
+	memset(&b[1], 0, l->ways * sizeof(*b));
+}
+
+static inline __attribute__((always_inline)) uint64_t *level_set(struct dcache_level *l,
+								  uint64_t line)
 {
 	const size_t block = l->ways + 1;
 	uint64_t *b;
-	size_t set;
 
-	if (l->hashed) {	/* the hash's top 32 bits scaled to the sets: no division */
-		set = (size_t)((((line * UINT64_C(0x9e3779b97f4a7c15)) >> 32) * l->sets) >> 32);
+	if (!l->hashed) {
+		b = &l->pool[(size_t)(line & l->set_mask) * block];
+	} else {	/* the hash's top 32 bits scaled to the sets: no division */
+		size_t set = (size_t)((((line * UINT64_C(0x9e3779b97f4a7c15)) >> 32) * l->sets) >> 32);
+
 		if (!l->dir[set])
 			l->dir[set] = ++l->used;	/* a fresh block: zero, an empty set of generation 0 */
 		b = &l->pool[(size_t)(l->dir[set] - 1) * block];
-	} else {
-		set = (size_t)(line & l->set_mask);
-		b = &l->pool[set * block];
 	}
-	if (b[0] != l->gen) {
-		b[0] = l->gen;
-		memset(&b[1], 0, l->ways * sizeof(*b));
-	}
+	if (b[0] != l->gen)
+		set_renew(l, b);
 	return &b[1];
 }
 
 /* Look line up in one level; move it to the front of its set. */
-static bool level_lookup(struct dcache_level *l, uint64_t line)
+static inline __attribute__((always_inline)) bool level_lookup(struct dcache_level *l, uint64_t line)
 {
 	uint64_t *set = level_set(l, line);
 	const uint64_t tag = line + 1;
@@ -284,7 +288,7 @@ static bool level_lookup(struct dcache_level *l, uint64_t line)
 }
 
 /* Put line at the front of its set, the least recently used way leaving. */
-static void level_fill(struct dcache_level *l, uint64_t line)
+static inline __attribute__((always_inline)) void level_fill(struct dcache_level *l, uint64_t line)
 {
 	uint64_t *set = level_set(l, line);
 
