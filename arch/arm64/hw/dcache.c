@@ -43,15 +43,25 @@
 #define UNKNOWN_TABLE	(UINT64_C(1) << 60)
 
 /*
- * A tag is the generation the level had when the line came in (bits 55 and
- * up) and line + 1; 0 is an empty way. Emptying a level is a new generation.
+ * A level's sets are blocks of 1 + ways words: the generation the set was
+ * last used in, then its tags (line + 1, 0 an empty way), most recently used
+ * first. A set whose generation is older than the level's is empty (emptying
+ * a level is a new generation; its sets are cleared as they are next used).
+ *
+ * The L1 (a few thousand lines) keeps every set in place. The L2 and the
+ * last-level cache (up to 1.8 M lines, Grace's 114 MiB L3) are sparse: a set
+ * gets its block on first use, from the front of the level's pool, and a
+ * directory maps the set to it. The hash spreads even a short scan over the
+ * whole cache, so in place the blocks a small machine touches would be
+ * spread over every host page of the tags; in the pool they are side by
+ * side, and only the touched part of the pool and of the directory become
+ * resident. Which line hits which level is the same either way.
  */
-#define GEN_SHIFT	55
-#define GEN_MAX		((UINT64_C(1) << (64 - GEN_SHIFT)) - 1)
-
 struct dcache_level {
-	uint64_t *tag;		/* sets x ways, MRU first in each set */
-	uint64_t gen;		/* the current generation, pre-shifted */
+	uint64_t *pool;		/* the sets' blocks; in place for the L1, in order of first use otherwise */
+	uint32_t *dir;		/* sparse levels: per set, 1 + its block in pool, 0 until first used */
+	uint32_t used;		/* sparse levels: blocks handed out */
+	uint64_t gen;		/* the current generation */
 	uint64_t bytes;		/* the level's size */
 	uint64_t user_bytes;	/* bytes the program streamed since the level was last emptied */
 	uint32_t sets, ways;
@@ -75,6 +85,24 @@ struct dcache {
 	unsigned int page_shift;
 };
 
+static size_t level_pool_bytes(const struct dcache_level *l)
+{
+	return (size_t)l->sets * (l->ways + 1) * sizeof(*l->pool);
+}
+
+static size_t level_dir_bytes(const struct dcache_level *l)
+{
+	return l->hashed ? (size_t)l->sets * sizeof(*l->dir) : 0;
+}
+
+static void level_free(struct dcache_level *l)
+{
+	host_array_free(l->pool, level_pool_bytes(l));
+	host_array_free(l->dir, level_dir_bytes(l));
+	l->pool = NULL;
+	l->dir = NULL;
+}
+
 static int level_init(struct dcache_level *l, const struct dcache_geometry *g, bool hashed)
 {
 	uint64_t lines = (uint64_t)g->kib * 1024 >> LINE_SHIFT;
@@ -87,8 +115,10 @@ static int level_init(struct dcache_level *l, const struct dcache_geometry *g, b
 	if (!hashed && (l->sets & (l->sets - 1)))
 		return -EINVAL;	/* an L1 whose sets are not a power of two: no such CPU */
 	/* mapped, not calloc'd: a machine's tags are touched as the caches fill, not all at its creation */
-	l->tag = host_array_zalloc((size_t)l->sets * l->ways * sizeof(*l->tag));
-	return l->tag ? 0 : -ENOMEM;
+	l->pool = host_array_zalloc(level_pool_bytes(l));
+	if (hashed)
+		l->dir = host_array_zalloc(level_dir_bytes(l));
+	return l->pool && (!hashed || l->dir) ? 0 : -ENOMEM;
 }
 
 int dcache_init(struct ptsim_machine *m)
@@ -115,7 +145,7 @@ void dcache_free(struct ptsim_machine *m)
 	if (!c)
 		return;
 	for (int i = 0; i < 3; i++)
-		host_array_free(c->lv[i].tag, (size_t)c->lv[i].sets * c->lv[i].ways * sizeof(*c->lv[i].tag));
+		level_free(&c->lv[i]);
 	u64map_free(&c->table_pfn);
 	free(c);
 	m->dcache = NULL;
@@ -123,9 +153,9 @@ void dcache_free(struct ptsim_machine *m)
 
 /*
  * The host memory the caches' tags take, charged in full when the machine is
- * made: the tags are touched as the workload fills the caches (a large
- * populate touches nearly all of them), and a cap is safer counting them
- * early. The table-page map (16 bytes a table page) grows with the tables
+ * made (every set's block, and the sparse levels' directories): the blocks
+ * become resident as the workload fills the caches (a large populate uses
+ * nearly all of them), and a cap is safer counting them early. The table-page map (16 bytes a table page) grows with the tables
  * and is left out, as the fixed charge cannot follow it.
  */
 uint64_t dcache_host_bytes(const struct ptsim_machine *m)
@@ -137,8 +167,31 @@ uint64_t dcache_host_bytes(const struct ptsim_machine *m)
 		return 0;
 	bytes = sizeof(*c);
 	for (int i = 0; i < 3; i++)
-		bytes += (uint64_t)c->lv[i].sets * c->lv[i].ways * sizeof(*c->lv[i].tag);
+		bytes += level_pool_bytes(&c->lv[i]) + level_dir_bytes(&c->lv[i]);
 	return bytes;
+}
+
+/* A copy of level s in l (already a copy of *s): the blocks in use and the directory's used entries. */
+static int level_copy(struct dcache_level *l, const struct dcache_level *s)
+{
+	const size_t block = s->ways + 1;
+
+	l->pool = host_array_zalloc(level_pool_bytes(s));
+	l->dir = s->dir ? host_array_zalloc(level_dir_bytes(s)) : NULL;
+	if (!l->pool || (s->dir && !l->dir)) {
+		level_free(l);
+		return -ENOMEM;
+	}
+	if (!s->dir) {
+		memcpy(l->pool, s->pool, level_pool_bytes(s));
+		return 0;
+	}
+	memcpy(l->pool, s->pool, (size_t)s->used * block * sizeof(*s->pool));
+	/* reading the unused part of the source's directory maps no memory; writing only used entries keeps the copy's sparse */
+	for (uint32_t set = 0; set < s->sets; set++)
+		if (s->dir[set])
+			l->dir[set] = s->dir[set];
+	return 0;
 }
 
 /* The copy's caches hold what the source's hold; its tables register themselves (table_new). */
@@ -154,16 +207,12 @@ int dcache_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 	u64map_init(&c->table_pfn);
 	c->memo_key = UINT64_MAX;
 	for (int i = 0; i < 3; i++) {
-		size_t n = (size_t)s->lv[i].sets * s->lv[i].ways;
-
-		c->lv[i].tag = host_array_alloc(n * sizeof(*c->lv[i].tag));
-		if (!c->lv[i].tag) {
-			for (int j = i; j < 3; j++)
-				c->lv[j].tag = NULL;
-			return -ENOMEM;
-		}
-		memcpy(c->lv[i].tag, s->lv[i].tag, n * sizeof(*c->lv[i].tag));
+		c->lv[i].pool = NULL;
+		c->lv[i].dir = NULL;
 	}
+	for (int i = 0; i < 3; i++)
+		if (level_copy(&c->lv[i], &s->lv[i]))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -191,23 +240,40 @@ void dcache_table_del(struct ptsim_machine *m, const void *host)
  * line, as large caches spread strided addresses over their sets (the
  * CMN mesh's SLC hashes addresses over its slices). Without it every 16th
  * line (a folio head every 16 struct pages) would use a sixteenth of them.
+ * Returns the set's tags, emptied first if the set is of an older
+ * generation; a sparse level's set gets its block here on first use.
  */
-static uint64_t *level_set(const struct dcache_level *l, uint64_t line)
+static __attribute__((noinline)) void set_renew(struct dcache_level *l, uint64_t *b)
 {
-	size_t set;
+	b[0] = l->gen;
+	memset(&b[1], 0, l->ways * sizeof(*b));
+}
 
-	if (l->hashed)	/* the hash's top 32 bits scaled to the sets: no division */
-		set = (size_t)((((line * UINT64_C(0x9e3779b97f4a7c15)) >> 32) * l->sets) >> 32);
-	else
-		set = (size_t)(line & l->set_mask);
-	return &l->tag[set * l->ways];
+static inline __attribute__((always_inline)) uint64_t *level_set(struct dcache_level *l,
+								  uint64_t line)
+{
+	const size_t block = l->ways + 1;
+	uint64_t *b;
+
+	if (!l->hashed) {
+		b = &l->pool[(size_t)(line & l->set_mask) * block];
+	} else {	/* the hash's top 32 bits scaled to the sets: no division */
+		size_t set = (size_t)((((line * UINT64_C(0x9e3779b97f4a7c15)) >> 32) * l->sets) >> 32);
+
+		if (!l->dir[set])
+			l->dir[set] = ++l->used;	/* a fresh block: zero, an empty set of generation 0 */
+		b = &l->pool[(size_t)(l->dir[set] - 1) * block];
+	}
+	if (b[0] != l->gen)
+		set_renew(l, b);
+	return &b[1];
 }
 
 /* Look line up in one level; move it to the front of its set. */
-static bool level_lookup(struct dcache_level *l, uint64_t line)
+static inline __attribute__((always_inline)) bool level_lookup(struct dcache_level *l, uint64_t line)
 {
 	uint64_t *set = level_set(l, line);
-	const uint64_t tag = l->gen | (line + 1);
+	const uint64_t tag = line + 1;
 
 	if (set[0] == tag)
 		return true;
@@ -222,24 +288,19 @@ static bool level_lookup(struct dcache_level *l, uint64_t line)
 }
 
 /* Put line at the front of its set, the least recently used way leaving. */
-static void level_fill(struct dcache_level *l, uint64_t line)
+static inline __attribute__((always_inline)) void level_fill(struct dcache_level *l, uint64_t line)
 {
 	uint64_t *set = level_set(l, line);
 
 	memmove(&set[1], &set[0], (l->ways - 1) * sizeof(*set));
-	set[0] = l->gen | (line + 1);
+	set[0] = line + 1;
 }
 
-/* Empty a level: a new generation; when they run out, clear the tags and start again. */
+/* Empty a level: a new generation (64 bits: it never runs out). */
 static void level_empty(struct dcache_level *l)
 {
 	l->user_bytes = 0;
-	if (l->gen >> GEN_SHIFT < GEN_MAX) {
-		l->gen += UINT64_C(1) << GEN_SHIFT;
-		return;
-	}
-	memset(l->tag, 0, (size_t)l->sets * l->ways * sizeof(*l->tag));
-	l->gen = 0;
+	l->gen++;
 }
 
 /*

@@ -5,6 +5,10 @@
  * walk found (a page, a contiguous run when the CPU coalesces it, or a
  * block). TLBIs remove what the Arm ARM says they remove; a lookup matching
  * several entries is a TLB conflict (D8.17.3).
+ *
+ * Replacement is true LRU on every CPU, the documented default
+ * (doc/cpu-profiles.md §10.1): the Cortex-A76 TRM gives the TLBs' geometry
+ * but not their replacement policy, and Apple publishes none.
  */
 #include "hw.h"
 
