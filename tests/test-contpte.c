@@ -2,6 +2,8 @@
 /* contpte fold/unfold/gather/set counts. */
 #include "helpers.h"
 
+#include <string.h>
+
 #define VA UINT64_C(0x40000000)
 
 struct fx {
@@ -288,6 +290,43 @@ static void test_ptep_get_gather(void **state)
 	gather_case("patched", old_clean, 17, false, false);
 }
 
+/*
+ * ptep_get_none_run over 5 none entries and a valid one counts, event for
+ * event (data-cache levels included), what 5 ptep_get calls count, with and
+ * without contpte; a run that reaches max_nr stops there.
+ */
+static void none_run_case(const char *preset)
+{
+	struct fx a = setup(PTSIM_CPU_APPLE_M3, preset), b = setup(PTSIM_CPU_APPLE_M3, preset);
+	pte_t valid = user_pte(&a, folio_pfn(a.m, folio(&a, 0)));
+
+	set_ptes(a.mm, VA + 5 * SZ_4K, a.ptep + 5, valid, 1);
+	set_ptes(b.mm, VA + 5 * SZ_4K, b.ptep + 5, valid, 1);
+	reset_counts(a.m);
+	reset_counts(b.m);
+	for (int i = 0; i < 5; i++)
+		assert_true(pte_none(ptep_get(a.mm, a.ptep + i)));
+	assert_int_equal(ptep_get_none_run(b.mm, b.ptep, 16), 5);
+	assert_int_equal(ev(b.m, PTSIM_EV_PTE_READ), 5);
+	assert_int_equal(ev(b.m, PTSIM_EV_PTEP_GET), strcmp(preset, "v6.8") ? 5 : 0);
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		assert_int_equal(ev(b.m, (enum ptsim_event)e), ev(a.m, (enum ptsim_event)e));
+	reset_counts(b.m);
+	assert_int_equal(ptep_get_none_run(b.mm, b.ptep + 6, 3), 3);
+	assert_int_equal(ev(b.m, PTSIM_EV_PTE_READ), 3);
+	assert_int_equal(ptep_get_none_run(b.mm, b.ptep + 5, 3), 0);
+	teardown(&a);
+	teardown(&b);
+}
+
+static void test_ptep_get_none_run(void **state)
+{
+	(void)state;
+	none_run_case("v6.8");
+	none_run_case("v6.12");
+	none_run_case("patched");
+}
+
 static void test_get_and_clear_full(void **state)
 {
 	struct fx f = setup(PTSIM_CPU_APPLE_M3, "baseline");
@@ -362,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_no_fold_kernel_mm),
 		cmocka_unit_test(test_convert_flush_variants),
 		cmocka_unit_test(test_ptep_get_gather),
+		cmocka_unit_test(test_ptep_get_none_run),
 		cmocka_unit_test(test_get_and_clear_full),
 		cmocka_unit_test(test_batch_hint_and_wrprotect),
 	};

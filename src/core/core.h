@@ -423,15 +423,38 @@ int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);
 _Static_assert(PTSIM_EV__COUNT <= PTSIM_EV_CAPACITY && PTSIM_EV_CAPACITY <= 128,
 	       "op_touched and struct ptsim_stats hold every event");
 
+/*
+ * count: n more of ev in the operation in progress. The functions entered
+ * (fn_enter) get their share when they exit: fn_enter takes the op's counts
+ * so far off the function's, fn_exit adds the op's counts then, so a count
+ * costs the same however deep the walk is (the per-PTE loops count a score
+ * of events per entry).
+ */
 static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t n)
 {
 	m->op.ev[ev] += n;
 	m->op_touched[ev >> 6] |= UINT64_C(1) << (ev & 63);
-	for (unsigned int i = 0; i < m->fn_depth; i++)
-		m->fn_op[m->fn_stack[i]].ev[ev] += n;
 }
 
 _Static_assert(PTSIM_FN__COUNT <= 32, "fn_touched has a bit per function");
+
+/*
+ * fn_op[fn] += sign * op, over the events op has counted so far (the others
+ * are zero in op): the two halves of fn_enter/fn_exit's attribution, exact
+ * in unsigned arithmetic however the halves nest.
+ */
+static inline void fn_attribute(struct ptsim_machine *m, unsigned int fn, bool add)
+{
+	for (unsigned int w = 0; w < 2; w++)
+		for (uint64_t t = m->op_touched[w]; t; t &= t - 1) {
+			unsigned int e = w * 64 + (unsigned int)__builtin_ctzll(t);
+
+			if (add)
+				m->fn_op[fn].ev[e] += m->op.ev[e];
+			else
+				m->fn_op[fn].ev[e] -= m->op.ev[e];
+		}
+}
 
 /* Attribute the events until fn_exit to fn (and to the functions already entered). */
 static inline void fn_enter(struct ptsim_machine *m, enum ptsim_func fn)
@@ -439,6 +462,7 @@ static inline void fn_enter(struct ptsim_machine *m, enum ptsim_func fn)
 	if (m->fn_depth < sizeof(m->fn_stack) / sizeof(m->fn_stack[0])) {
 		m->fn_stack[m->fn_depth++] = fn;
 		m->fn_touched |= 1u << fn;
+		fn_attribute(m, fn, false);
 	} else {
 		m->fn_overflow++;
 	}
@@ -449,7 +473,7 @@ static inline void fn_exit(struct ptsim_machine *m)
 	if (m->fn_overflow)
 		m->fn_overflow--;
 	else
-		m->fn_depth--;
+		fn_attribute(m, m->fn_stack[--m->fn_depth], true);
 }
 
 /*

@@ -83,6 +83,27 @@ pte_t __ptep_get(struct ptsim_mm *mm, const pte_t *ptep)
 	return read_desc(mm, PTE_LEVEL, ptep);
 }
 
+/*
+ * The ptep_get loop over a run of none entries (do_zap_pte_range's skip of
+ * consecutive none PTEs, mm/memory.c after v6.12): each entry is loaded as
+ * ptep_get loads it, in order, each load reaching the data-cache model; the
+ * reads (and, with contpte, the inline cont tests) of the run are counted at
+ * once. A none entry is never contiguous, so none calls contpte_ptep_get.
+ */
+unsigned int ptep_get_none_run(struct ptsim_mm *mm, const pte_t *ptep, unsigned int max_nr)
+{
+	unsigned int nr;
+
+	for (nr = 0; nr < max_nr && pte_none(ptep[nr]); nr++)
+		dcache_desc_load(mm->m, ptep + nr, 1);
+	if (!nr)
+		return 0;
+	if (config_arm64_contpte(mm->m))
+		count(mm->m, PTSIM_EV_PTEP_GET, nr);
+	count(mm->m, PTSIM_EV_PTE_READ, nr);
+	return nr;
+}
+
 void __ptep_get_n(struct ptsim_mm *mm, const pte_t *ptep, unsigned int nr, unsigned int span)
 {
 	count(mm->m, PTSIM_EV_PTE_READ, nr);

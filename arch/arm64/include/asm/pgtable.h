@@ -199,6 +199,12 @@ static inline bool config_arm64_contpte(const struct ptsim_machine *m)
 	return m->features[PTSIM_FEAT_ARM64_CONTPTE];
 }
 pte_t ptep_get(struct ptsim_mm *mm, pte_t *ptep);
+/*
+ * ptep_get of the none entries from ptep, up to max_nr: how many there are
+ * (the entry after them, if any, is not read). Counts what that many
+ * ptep_get calls of none entries count.
+ */
+unsigned int ptep_get_none_run(struct ptsim_mm *mm, const pte_t *ptep, unsigned int max_nr);
 
 /* ---- PMD-level helpers (a PMD entry is a descriptor like any other) ---- */
 typedef pte_t pmd_t;
