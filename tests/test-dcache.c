@@ -56,13 +56,15 @@ static void test_gup_cold_after_streaming(void **state)
 	 * vmemmap regions the 512 struct pages straddle (their first PFN is
 	 * not a multiple of 64). Prefetched: the PTE table's other 62 lines and
 	 * the other 494 struct pages. The rest of the 1,536 PTE reads, the
-	 * 1,024 struct page loads (the mlock walk's and GUP's) and the 2
-	 * upper-level reads hit the L1.
+	 * 1,024 struct page loads (the mlock walk's and GUP's), the 2
+	 * upper-level reads and GUP's 1,024 reference atomics on the heads
+	 * (try_grab_folio's folio_ref_add and the put) hit the L1.
 	 */
 	assert_int_equal(s.ev[PTSIM_EV_PTE_READ], 1536);
 	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 2 + 2 + 9 * 2);
 	assert_int_equal(s.ev[PTSIM_EV_DCACHE_PREFETCH_HIT], 62 + 512 - 9 * 2);
-	assert_int_equal(levels(&s), 1536 + 1024 + 2);
+	assert_int_equal(s.ev[PTSIM_EV_FOLIO_GET] + s.ev[PTSIM_EV_FOLIO_PUT], 1024);
+	assert_int_equal(levels(&s), 1536 + 1024 + 2 + 1024);
 	assert_int_equal(s.ev[PTSIM_EV_DCACHE_L2_HIT] + s.ev[PTSIM_EV_DCACHE_LLC_HIT], 0);
 	ptsim_machine_destroy(m);
 }
@@ -111,6 +113,35 @@ static void test_level_prices(void **state)
 					&c), 0);
 	assert_null(c.fitted_on);
 	assert_true(c.ns < 10);
+}
+
+/*
+ * The rmap's atomics are struct page accesses (v6.12 __folio_remove_rmap:
+ * atomic_add_negative on each page's _mapcount, at its vmemmap address).
+ * munmap after streaming: zap_pte_range reads each PTE and struct page
+ * (cold: from memory or prefetched, as for GUP), clears the PTE, and the
+ * order-0 folio's _mapcount atomic then finds its struct page in the L1.
+ * Every fed access is counted once by level: PTE loads and clears, the
+ * two upper-level walks' reads, the struct page loads and the atomics.
+ */
+static void test_rmap_atomics_on_struct_pages(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats s;
+
+	(void)state;
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_munmap(mm, VA, NR * SZ_4K), 0);
+	s = last_stats(m);
+	assert_int_equal(s.ev[PTSIM_EV_MAPCOUNT_ATOMIC], NR);
+	assert_int_equal(levels(&s), s.ev[PTSIM_EV_PTE_READ] + s.ev[PTSIM_EV_PTE_XCHG] +
+				     s.ev[PTSIM_EV_PMD_READ] + s.ev[PTSIM_EV_PUD_READ] +
+				     s.ev[PTSIM_EV_FOLIO_LOOKUP] + NR);
+	/* the atomics add only L1 hits: memory and prefetch are the reads' */
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 2 + 3 + 9 * 2);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_PREFETCH_HIT], 62 + NR - 9 * 2);
+	ptsim_machine_destroy(m);
 }
 
 /* What ops added to the machine's totals since before. */
@@ -226,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_walker_reads_leaf_through_cache),
 		cmocka_unit_test(test_walker_reads_of_a_hole),
 		cmocka_unit_test(test_walk_price_not_fitted),
+		cmocka_unit_test(test_rmap_atomics_on_struct_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -401,6 +401,7 @@ void dcache_table_del(struct ptsim_machine *m, const void *host);
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr);
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr);
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn);
+void dcache_page_store(struct ptsim_machine *m, uint64_t pfn);
 /* n hardware walks ending at the descriptor desc: the walker's read of its line */
 void dcache_walk_load(struct ptsim_machine *m, const void *desc, uint64_t n);
 /* The program streamed bytes of its own memory through the caches (ptsim_touch). */

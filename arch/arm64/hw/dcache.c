@@ -377,6 +377,12 @@ void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
 	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), true, m->dcache->stream);
 }
 
+/* A plain store to pfn's struct page: allocates its line, not priced. */
+void dcache_page_store(struct ptsim_machine *m, uint64_t pfn)
+{
+	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), false, NULL);
+}
+
 /*
  * n hardware walks whose last read is the descriptor at desc (n > 1 only
  * for the walks of a hole, which all end at one empty entry). The walker's
