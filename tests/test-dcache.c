@@ -144,6 +144,30 @@ static void test_rmap_atomics_on_struct_pages(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * Page zeroing streams through the caches (doc/cpu-profiles.md §11.6):
+ * clear_page's DC ZVA passes the L1 by (write streaming) and fills the L2
+ * and the last-level cache. setup zeroes NR pages and then 5 MiB more,
+ * more than the phone's 4 MiB last level holds, so the mlock walk right
+ * after it finds the NR pages' PTEs and struct pages in neither: from
+ * memory or prefetched, as after the program's own 5 MiB (22 lines from
+ * memory), and nothing from the L2 or the last level.
+ */
+static void test_zeroing_evicts_l2_and_llc(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats s;
+
+	(void)state;
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	s = last_stats(m);
+	assert_int_equal(s.ev[PTSIM_EV_PAGE_ZERO], 0);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_L2_HIT] + s.ev[PTSIM_EV_DCACHE_LLC_HIT], 0);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 22);
+	ptsim_machine_destroy(m);
+}
+
 /* What ops added to the machine's totals since before. */
 static struct ptsim_stats since(const struct ptsim_machine *m, const struct ptsim_stats *before)
 {
@@ -258,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_walker_reads_of_a_hole),
 		cmocka_unit_test(test_walk_price_not_fitted),
 		cmocka_unit_test(test_rmap_atomics_on_struct_pages),
+		cmocka_unit_test(test_zeroing_evicts_l2_and_llc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

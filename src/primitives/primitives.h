@@ -743,18 +743,21 @@ static inline void free_unref_page(struct ptsim_machine *m)
 static inline void folio_zero_user(struct ptsim_machine *m, uint64_t nr)
 {
 	prim_count(m, PRIM_FOLIO_ZERO_USER, nr);
+	dcache_page_clear(m, nr << m->geo.page_shift);	/* clear_page's DC ZVA */
 }
 
 /* copy_user_highpage: one page copied (a COW break). */
 static inline void copy_user_highpage(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_COPY_USER_HIGHPAGE, 1);
+	dcache_page_copy(m, m->geo.page_size);	/* copy_page */
 }
 
 /* copy_from_user: one page read from user memory into a kernel page (mfill_atomic_pte_copy). */
 static inline void copy_from_user(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_COPY_FROM_USER, 1);
+	dcache_page_copy(m, m->geo.page_size);	/* __arch_copy_from_user's loads and stores */
 }
 
 /* __folio_try_dup_anon_rmap's entry: folio_needs_cow_for_dma and folio_test_large. */

@@ -264,6 +264,42 @@ void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes)
 	}
 }
 
+/* bytes streamed into one level: emptied once they reach its size (§11.3's rule) */
+static void level_stream(struct dcache_level *l, uint64_t bytes)
+{
+	l->user_bytes += bytes;
+	if (l->user_bytes >= l->bytes)
+		level_empty(l);
+}
+
+/*
+ * The kernel's page clearing and copying (doc/cpu-profiles.md §11.6), placed
+ * as the program's streams are, by bytes: v6.12 arch/arm64/lib/clear_page.S
+ * zeroes a page with DC ZVA, one 64-byte block at a time, and copy_page.S
+ * copies it with LDP loads and STNP stores. Full-line writes put the L1 in
+ * write streaming mode (Cortex-A76 TRM, "Write streaming mode": a store or
+ * DC ZVA that misses writes out to the L2 or beyond, no L1 linefill), so the
+ * zeroed or copied-to lines pass the L1 by and go to the L2 and the
+ * last-level cache; a copy's source is loaded through all three levels.
+ * Not priced here: the zeroing and copying bandwidth classes price them.
+ */
+void dcache_page_clear(struct ptsim_machine *m, uint64_t bytes)
+{
+	struct dcache *c = m->dcache;
+
+	level_stream(&c->lv[1], bytes);
+	level_stream(&c->lv[2], bytes);
+}
+
+void dcache_page_copy(struct ptsim_machine *m, uint64_t bytes)
+{
+	struct dcache *c = m->dcache;
+
+	level_stream(&c->lv[0], bytes);		/* the source's loads */
+	level_stream(&c->lv[1], 2 * bytes);	/* and the destination's streamed stores */
+	level_stream(&c->lv[2], 2 * bytes);
+}
+
 /*
  * An L1 miss seen by the prefetcher: true if a trained stream had line
  * ready (then the stream moves on); otherwise the miss trains a stream or
