@@ -56,13 +56,15 @@ static void test_gup_cold_after_streaming(void **state)
 	 * vmemmap regions the 512 struct pages straddle (their first PFN is
 	 * not a multiple of 64). Prefetched: the PTE table's other 62 lines and
 	 * the other 494 struct pages. The rest of the 1,536 PTE reads, the
-	 * 1,024 struct page loads (the mlock walk's and GUP's) and the 2
-	 * upper-level reads hit the L1.
+	 * 1,024 struct page loads (the mlock walk's and GUP's), the 2
+	 * upper-level reads and GUP's 1,024 reference atomics on the heads
+	 * (try_grab_folio's folio_ref_add and the put) hit the L1.
 	 */
 	assert_int_equal(s.ev[PTSIM_EV_PTE_READ], 1536);
 	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 2 + 2 + 9 * 2);
 	assert_int_equal(s.ev[PTSIM_EV_DCACHE_PREFETCH_HIT], 62 + 512 - 9 * 2);
-	assert_int_equal(levels(&s), 1536 + 1024 + 2);
+	assert_int_equal(s.ev[PTSIM_EV_FOLIO_GET] + s.ev[PTSIM_EV_FOLIO_PUT], 1024);
+	assert_int_equal(levels(&s), 1536 + 1024 + 2 + 1024);
 	assert_int_equal(s.ev[PTSIM_EV_DCACHE_L2_HIT] + s.ev[PTSIM_EV_DCACHE_LLC_HIT], 0);
 	ptsim_machine_destroy(m);
 }
@@ -113,6 +115,141 @@ static void test_level_prices(void **state)
 	assert_true(c.ns < 10);
 }
 
+/*
+ * The rmap's atomics are struct page accesses (v6.12 __folio_remove_rmap:
+ * atomic_add_negative on each page's _mapcount, at its vmemmap address).
+ * munmap after streaming: zap_pte_range reads each PTE and struct page
+ * (cold: from memory or prefetched, as for GUP), clears the PTE, and the
+ * order-0 folio's _mapcount atomic then finds its struct page in the L1.
+ * Every fed access is counted once by level: PTE loads and clears, the
+ * two upper-level walks' reads, the struct page loads and the atomics.
+ */
+static void test_rmap_atomics_on_struct_pages(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats s;
+
+	(void)state;
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_munmap(mm, VA, NR * SZ_4K), 0);
+	s = last_stats(m);
+	assert_int_equal(s.ev[PTSIM_EV_MAPCOUNT_ATOMIC], NR);
+	assert_int_equal(levels(&s), s.ev[PTSIM_EV_PTE_READ] + s.ev[PTSIM_EV_PTE_XCHG] +
+				     s.ev[PTSIM_EV_PMD_READ] + s.ev[PTSIM_EV_PUD_READ] +
+				     s.ev[PTSIM_EV_FOLIO_LOOKUP] + NR);
+	/* the atomics add only L1 hits: memory and prefetch are the reads' */
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 2 + 3 + 9 * 2);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_PREFETCH_HIT], 62 + NR - 9 * 2);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * Page zeroing streams through the caches (doc/cpu-profiles.md §11.6):
+ * clear_page's DC ZVA passes the L1 by (write streaming) and fills the L2
+ * and the last-level cache. setup zeroes NR pages and then 5 MiB more,
+ * more than the phone's 4 MiB last level holds, so the mlock walk right
+ * after it finds the NR pages' PTEs and struct pages in neither: from
+ * memory or prefetched, as after the program's own 5 MiB (22 lines from
+ * memory), and nothing from the L2 or the last level.
+ */
+static void test_zeroing_evicts_l2_and_llc(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats s;
+
+	(void)state;
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	s = last_stats(m);
+	assert_int_equal(s.ev[PTSIM_EV_PAGE_ZERO], 0);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_L2_HIT] + s.ev[PTSIM_EV_DCACHE_LLC_HIT], 0);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 22);
+	ptsim_machine_destroy(m);
+}
+
+/* What ops added to the machine's totals since before. */
+static struct ptsim_stats since(const struct ptsim_machine *m, const struct ptsim_stats *before)
+{
+	struct ptsim_stats now;
+
+	assert_int_equal(ptsim_total_stats(m, &now), 0);
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		now.ev[e] -= before->ev[e];
+	return now;
+}
+
+/*
+ * The hardware walker's reads (doc/cpu-profiles.md §11.4): a walk's upper
+ * levels hit the walk cache, its leaf read looks the data caches up. After
+ * the program streamed 5 MiB the NR PTEs' table (one 4 KiB page, 64 lines)
+ * is cold: walking each page in order, the walker's table prefetcher takes
+ * two misses to train and has the other 62 lines ready; a line's other
+ * seven PTEs are in the L1. The walks' own counts are what they were.
+ */
+static void test_walker_reads_leaf_through_cache(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats before, s;
+
+	(void)state;
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_total_stats(m, &before), 0);
+	for (unsigned int i = 0; i < NR; i++)
+		assert_int_equal(ptsim_tlb_fill(mm, 0, VA + (uint64_t)i * SZ_4K, PTSIM_ACCESS_READ), 0);
+	s = since(m, &before);
+	assert_int_equal(s.ev[PTSIM_EV_TLB_WALK], NR);
+	assert_int_equal(s.ev[PTSIM_EV_WALK_READ], 4 * NR);	/* 48-bit VA: four levels */
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 2);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_PREFETCH_HIT], 62);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_L1_HIT], NR - 64);
+	assert_int_equal(levels(&s), NR);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A touch of a hole walks once per page to the same empty level-1 entry
+ * (the touch counts the pages after the first at once): that entry's line
+ * comes from memory for the first walk, the other 15 find it in the L1.
+ */
+static void test_walker_reads_of_a_hole(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_4K);
+	struct ptsim_stats before, s;
+	uint64_t faults = 0;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_total_stats(m, &before), 0);
+	/* 12 GiB: level-1 entry 12, a line of the level-1 table nothing read or wrote */
+	assert_int_equal(ptsim_touch(mm, 0, UINT64_C(12) << 30, 16 * SZ_4K, PTSIM_ACCESS_READ,
+				     &faults), 0);
+	s = since(m, &before);
+	assert_int_equal(faults, 16);
+	assert_int_equal(s.ev[PTSIM_EV_TLB_WALK], 16);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_DRAM], 1);
+	assert_int_equal(s.ev[PTSIM_EV_DCACHE_L1_HIT], 15);
+	assert_int_equal(levels(&s), 16);
+	ptsim_machine_destroy(m);
+}
+
+/* The walk class is the walker's fixed cost on every CPU, fitted on no row: the leaf's level is the cache's. */
+static void test_walk_price_not_fitted(void **state)
+{
+	(void)state;
+	for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
+		struct ptsim_cost c;
+
+		assert_int_equal(ptsim_cost_get((enum ptsim_cpu)cpu, PTSIM_GRANULE_64K, PTSIM_EV_TLB_WALK,
+						&c), 0);
+		assert_string_equal(c.klass, "walk");
+		assert_null(c.fitted_on);
+		assert_true(c.ns > 0 && c.ns < 20);
+	}
+}
+
 /* An mm's clone starts with the same cache contents: the same operation hits the same levels. */
 static void test_clone_keeps_cache(void **state)
 {
@@ -141,6 +278,11 @@ int main(void)
 		cmocka_unit_test(test_gup_hot),
 		cmocka_unit_test(test_level_prices),
 		cmocka_unit_test(test_clone_keeps_cache),
+		cmocka_unit_test(test_walker_reads_leaf_through_cache),
+		cmocka_unit_test(test_walker_reads_of_a_hole),
+		cmocka_unit_test(test_walk_price_not_fitted),
+		cmocka_unit_test(test_rmap_atomics_on_struct_pages),
+		cmocka_unit_test(test_zeroing_evicts_l2_and_llc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

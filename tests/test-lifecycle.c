@@ -685,6 +685,16 @@ static void test_mremap_multi_vma_counts(void **state)
 		}
 		sum.ev[PTSIM_EV_SYSCALL]--;
 		sum.ev[PTSIM_EV_RWSEM]--;
+		/*
+		 * The data-cache levels are compared as one sum: the second single
+		 * move finds what the first left in the caches, not what the
+		 * multi-VMA move's second part finds (they price the same accesses).
+		 */
+		for (unsigned int e = PTSIM_EV_DCACHE_PREFETCH_HIT; e < PTSIM_EV__COUNT; e++) {
+			multi.ev[PTSIM_EV_DCACHE_L1_HIT] += multi.ev[e];
+			sum.ev[PTSIM_EV_DCACHE_L1_HIT] += sum.ev[e];
+			multi.ev[e] = sum.ev[e] = 0;
+		}
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
 			if (multi.ev[e] != sum.ev[e])
 				fail_msg("%s: %s %llu, two single moves %llu", presets[p],

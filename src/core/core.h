@@ -413,6 +413,12 @@ void dcache_table_del(struct ptsim_machine *m, const void *host);
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr);
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr);
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn);
+void dcache_page_store(struct ptsim_machine *m, uint64_t pfn);
+/* n hardware walks ending at the descriptor desc: the walker's read of its line */
+void dcache_walk_load(struct ptsim_machine *m, const void *desc, uint64_t n);
+/* The kernel cleared (clear_page) or copied (copy_page) bytes of pages: streamed, not priced. */
+void dcache_page_clear(struct ptsim_machine *m, uint64_t bytes);
+void dcache_page_copy(struct ptsim_machine *m, uint64_t bytes);
 /* The program streamed bytes of its own memory through the caches (ptsim_touch). */
 void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes);
 

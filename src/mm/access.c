@@ -56,6 +56,7 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
 		enum ptsim_fault_kind f;
 		unsigned int reads = 0;
+		const void *last = NULL;
 		uint64_t n;
 
 		/* plain L1 hits are counted together after the loop */
@@ -73,8 +74,9 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 		if (f != PTSIM_FAULT_TRANSLATION || va + g->page_size >= start + len)
 			continue;
 		/* in a hole the next pages miss, walk as far and fault the same way: count them at once */
-		n = tlb_fault_run(mm->m, &as, cpu, va + g->page_size, start + len, kind, &reads);
-		tlb_count_fault_run(mm->m, n, reads);
+		n = tlb_fault_run(mm->m, &as, cpu, va + g->page_size, start + len, kind, &reads,
+				  &last);
+		tlb_count_fault_run(mm->m, n, reads, last);
 		nfault += n;
 		va += n << g->page_shift;
 	}

@@ -364,9 +364,10 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 					 (unsigned int)run);
 				/* set_pte_range (a call: mm/memory.c), then folio_ref_add */
 				kernel_call(m, SET_PTE_RANGE);
-				folio_ref_add(m);
+				folio_ref_add(m, fo);
 				rss += run;
-				folio_add_file_rmap_ptes(mm, fo, (unsigned int)run);	/* set_pte_range */
+				folio_add_file_rmap_ptes(mm, fo, first - fo->index,
+							 (unsigned int)run);	/* set_pte_range */
 				run = 0;
 			}
 		}

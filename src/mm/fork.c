@@ -70,8 +70,8 @@ static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, str
 				return -EBUSY;
 			ClearPageAnonExclusive(m, f, 0);
 		}
-		page_mapcount_atomic(m, 1);	/* _entire_mapcount */
-		folio_mod_large_mapcount(m, false);
+		entire_mapcount_atomic(m, f);	/* _entire_mapcount */
+		folio_mod_large_mapcount(m, f, false);
 		/* one PMD mapping: the model counts it once in mapcount */
 		for (uint64_t i = 1; i < folio_nr_pages(f); i++)
 			folio_set_page_anon_exclusive(f, i, false);
@@ -88,9 +88,9 @@ static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, str
 		if (PageAnonExclusive(m, f, idx + i))
 			ClearPageAnonExclusive(m, f, idx + i);
 	}
-	page_mapcount_atomic(m, nr);	/* atomic_inc per page (the folio's for order 0) */
+	page_mapcount_atomic(m, f, idx, nr);	/* atomic_inc per page (the folio's for order 0) */
 	if (f->order)
-		folio_mod_large_mapcount(m, false);
+		folio_mod_large_mapcount(m, f, false);
 	f->mapcount += (int)nr;
 	return 0;
 }
@@ -99,12 +99,13 @@ static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, str
  * __folio_dup_file_rmap (include/linux/rmap.h, always inline): per page an
  * atomic_inc of _mapcount, then a large folio's _large_mapcount (v6.11+).
  */
-static void folio_dup_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+static void folio_dup_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx,
+				     unsigned int nr)
 {
 	__folio_dup_file_rmap_enter(mm->m);
-	page_mapcount_atomic(mm->m, nr);
+	page_mapcount_atomic(mm->m, f, idx, nr);
 	if (f->order)
-		folio_mod_large_mapcount(mm->m, false);
+		folio_mod_large_mapcount(mm->m, f, false);
 	f->mapcount += (int)nr;
 }
 
@@ -169,17 +170,17 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 		if (!(c->vma->flags & VM_SHARED))
 			flags |= FPB_RESPECT_DIRTY;
 		nr = folio_pte_batch_flags(mm, f, src, &pte, max_nr, flags);
-		folio_get(mm->m);	/* folio_ref_add */
+		folio_get(mm->m, f);	/* folio_ref_add */
 		if (f->flags & FOLIO_ANON) {
 			if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, nr, false))
 				return 0;	/* -EAGAIN */
 		} else {
-			folio_dup_file_rmap_ptes(mm, f, nr);
+			folio_dup_file_rmap_ptes(mm, f, ref.idx, nr);
 		}
 		__copy_present_ptes(c, dst, src, pte, addr, nr);
 		return nr;
 	}
-	folio_get(mm->m);
+	folio_get(mm->m, f);
 	if (f->flags & FOLIO_ANON) {
 		if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, 1, false)) {
 			if (!*prealloc)
@@ -189,7 +190,7 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 			return 1;
 		}
 	} else {
-		folio_dup_file_rmap_ptes(mm, f, 1);
+		folio_dup_file_rmap_ptes(mm, f, ref.idx, 1);
 	}
 copy_pte:
 	__copy_present_ptes(c, dst, src, pte, addr, 1);
@@ -265,7 +266,7 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 	pmd_lock(mm->m);	/* copy_huge_pmd: the child's, */
 	ptl_spin_lock(mm->m);	/* the parent's nested */
 	if (ref.folio) {
-		folio_get(mm->m);
+		folio_get(mm->m, ref.folio);
 		if (folio_try_dup_anon_rmap(mm, c->vma, ref.folio, 0, 1, true)) {
 			if (c->used_split == c->nr_split) {
 				diag_report(mm->m, PTSIM_DIAG_INVARIANT, addr, 2, pmd, 0,

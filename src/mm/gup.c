@@ -69,8 +69,9 @@ static int64_t __get_user_pages(struct ptsim_mm *mm, struct vma *v, uint64_t sta
 			kernel_call(mm->m, VM_NORMAL_PAGE);
 			/* follow_page_pte's vm_normal_page reads the struct page */
 			dcache_page_load(mm->m, pte_pfn(g, pte));
-			folio_get(mm->m);
-			folio_put_ref(mm->m);
+			/* try_grab_folio's reference on the head, and the caller's put */
+			folio_get(mm->m, pfn_folio(mm->m, pte_pfn(g, pte)));
+			folio_put_ref(mm->m, pfn_folio(mm->m, pte_pfn(g, pte)));
 			retried = false;
 			addr += g->page_size;
 			continue;
@@ -342,7 +343,7 @@ static int try_grab_folio(struct ptsim_machine *m, struct folio *f, unsigned int
 		if (m->zero_page_gets == UINT64_MAX)
 			return -ENOMEM;
 		m->zero_page_gets++;
-		folio_ref_add(m);
+		folio_ref_add(m, NULL);	/* the zero folio has no record: its struct page is not cached */
 		return 0;
 	}
 	folio_gup_counts(m, f, &pins, &gets);
@@ -352,9 +353,9 @@ static int try_grab_folio(struct ptsim_machine *m, struct folio *f, unsigned int
 		err = gets == UINT32_MAX ? -ENOMEM : folio_gup_set(m, f, pins, gets + 1);
 	if (err)
 		return err;
-	folio_ref_add(m);
+	folio_ref_add(m, f);
 	if ((foll & FOLL_PIN) && f->order)
-		folio_ref_add(m);	/* atomic_add(refs, &folio->_pincount) */
+		folio_pincount_add(m, f);	/* atomic_add(refs, &folio->_pincount) */
 	return 0;
 }
 

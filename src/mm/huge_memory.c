@@ -404,7 +404,7 @@ int ptsim_split_folio(struct ptsim_mm *mm, uint64_t va, unsigned int new_order)
 		op_end(m, 0);
 		return -EAGAIN;	/* skipped, as split_huge_pages_pid skips a locked folio */
 	}
-	folio_get(m);
+	folio_get(m, f);
 	err = 0;
 	if (tr.level == PMD_LEVEL) {
 		unsigned int idx;
@@ -421,7 +421,7 @@ int ptsim_split_folio(struct ptsim_mm *mm, uint64_t va, unsigned int new_order)
 			op_keep_partial(m);	/* the PMD stays split, as after a failed split in the kernel */
 	}
 	folio_unlock(m, f);
-	folio_put_ref(m);
+	folio_put_ref(m, f);
 	cond_resched(m, 1);
 	op_end(m, err);
 	return err;

@@ -241,11 +241,11 @@ int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_
  * per-page and per-folio mapcount work counted; a mapcount below zero is an
  * invariant diagnostic. Freeing is the caller's.
  */
-void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr);
+void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr);
 /* folio_remove_rmap_pmd: one PMD mapping fewer; ptes_stay when a split just PTE-mapped it. */
 void folio_remove_rmap_pmd(struct ptsim_mm *mm, struct folio *f, bool ptes_stay);
-/* folio_add_file_rmap_ptes: nr more PTE mappings of a file folio. */
-void folio_add_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr);
+/* folio_add_file_rmap_ptes: nr more PTE mappings of a file folio, from its page idx. */
+void folio_add_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr);
 /*
  * folio_add_anon_rmap_ptes: nr more PTE mappings of pages idx.. of an
  * anonymous folio, exclusive (RMAP_EXCLUSIVE) or not; pmd_mapped when a PMD

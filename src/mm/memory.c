@@ -297,7 +297,8 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, PTE_LEVEL, pf[i].addr)],
 				 file_fault_pte(g, v, folio_pfn(m, pf[i].folio), write), 1);
 			add_mm_counter(m);	/* set_pte_range: MM_SHMEMPAGES */
-			folio_add_file_rmap_ptes(mm, pf[i].folio, 1);	/* set_pte_range */
+			folio_add_file_rmap_ptes(mm, pf[i].folio, pgoff - pf[i].folio->index,
+						 1);	/* set_pte_range */
 			fn_exit(m);
 		}
 	}
@@ -583,7 +584,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	folio_add_new_anon_rmap(mm, nf, true, false);
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), !unshare), 1);
 	folio_add_lru_vma(m);
-	folio_remove_rmap_ptes(mm, f, 1);	/* folio_remove_rmap_pte */
+	folio_remove_rmap_ptes(mm, f, ref.idx, 1);	/* folio_remove_rmap_pte */
 	/* a page GUP holds stays with its pin or reference; a page-cache page stays cached */
 	if (anon && f->mapcount == 0)
 		folio_put(m, f);
@@ -901,13 +902,13 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
 			 file_fault_pte(g, v, folio_pfn(mm->m, fo), write), (unsigned int)nr);
 		add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
-		folio_add_file_rmap_ptes(mm, fo, (unsigned int)nr);	/* set_pte_range */
+		folio_add_file_rmap_ptes(mm, fo, 0, (unsigned int)nr);	/* set_pte_range */
 		return;
 	}
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	set_ptes(mm, addr, ptep, file_fault_pte(g, v, folio_pfn(mm->m, fo) + idx, write), 1);
 	add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
-	folio_add_file_rmap_ptes(mm, fo, 1);	/* set_pte_range */
+	folio_add_file_rmap_ptes(mm, fo, idx, 1);	/* set_pte_range */
 }
 
 /* should_fault_around + do_fault_around: a window of fault_around_pages aligned slots. */
@@ -990,7 +991,7 @@ static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64
 	folio_add_lru_vma(m);
 	set_ptes(mm, addr, ptep, anon_fault_pte(g, v, folio_pfn(m, nf), true), 1);
 	add_mm_counter(m);	/* finish_fault: MM_ANONPAGES */
-	folio_put_ref(m);	/* do_cow_fault: put_page(vmf->page) */
+	folio_put_ref(m, fo);	/* do_cow_fault: put_page(vmf->page) */
 	return FAULT_DONE;
 }
 

@@ -31,33 +31,33 @@
  * once and partly.
  */
 
-/* __folio_add_rmap at the PTE level for nr pages of f: true when pages became mapped. */
-static bool __folio_add_rmap(struct ptsim_mm *mm, struct folio *f, unsigned int nr,
+/* __folio_add_rmap at the PTE level for nr pages of f from page idx: true when pages became mapped. */
+static bool __folio_add_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr,
 			     bool pmd_mapped)
 {
 	struct ptsim_machine *m = mm->m;
 	bool first;
 
 	if (!folio_test_large(m, f)) {
-		page_mapcount_atomic(m, 1);	/* atomic_inc_and_test(&folio->_mapcount) */
+		page_mapcount_atomic(m, f, 0, 1);	/* atomic_inc_and_test(&folio->_mapcount) */
 		first = f->mapcount == 0;
 	} else {
-		page_mapcount_atomic(m, nr);	/* atomic_inc_and_test per page */
+		page_mapcount_atomic(m, f, idx, nr);	/* atomic_inc_and_test per page */
 		first = (uint64_t)f->mapcount < folio_nr_pages(f);
 		if (first)
-			nr_pages_mapped_atomic(m);
+			nr_pages_mapped_atomic(m, f);
 		/* a PMD mapping already counts every page mapped (ENTIRELY_MAPPED) */
 		first = first && !pmd_mapped;
-		folio_mod_large_mapcount(m, false);
+		folio_mod_large_mapcount(m, f, false);
 	}
 	f->mapcount += (int)nr;
 	return first;
 }
 
-void folio_add_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+void folio_add_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr)
 {
 	kernel_call(mm->m, FOLIO_ADD_FILE_RMAP_PTES);
-	if (__folio_add_rmap(mm, f, nr, false))
+	if (__folio_add_rmap(mm, f, idx, nr, false))
 		__lruvec_stat_mod_folio(mm->m);	/* __folio_mod_stat: NR_FILE_MAPPED */
 }
 
@@ -65,7 +65,7 @@ void folio_add_anon_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx
 			      unsigned int nr, bool exclusive, bool pmd_mapped)
 {
 	kernel_call(mm->m, FOLIO_ADD_ANON_RMAP_PTES);
-	if (__folio_add_rmap(mm, f, nr, pmd_mapped))
+	if (__folio_add_rmap(mm, f, idx, nr, pmd_mapped))
 		__lruvec_stat_mod_folio(mm->m);	/* __folio_mod_stat: NR_ANON_MAPPED */
 	for (unsigned int i = 0; exclusive && i < nr; i++)
 		SetPageAnonExclusive(mm->m, f, idx + i);	/* RMAP_EXCLUSIVE */
@@ -89,18 +89,20 @@ void folio_add_new_anon_rmap(struct ptsim_mm *mm, struct folio *f, bool exclusiv
 	if (!folio_test_large(m, f) || !pmd) {
 		/* _mapcount per page, and for an mTHP _large_mapcount and _nr_pages_mapped */
 		for (uint64_t i = 0; i < nr; i++) {
-			mapcount_set(m, 1);
+			mapcount_set(m, f, i);
 			if (exclusive)
 				SetPageAnonExclusive(m, f, i);
 		}
 		if (nr > 1) {
-			folio_mod_large_mapcount(m, true);
-			mapcount_set(m, 1);
+			folio_mod_large_mapcount(m, f, true);
+			mapcount_set(m, f, FOLIO_PAGE1);	/* _nr_pages_mapped */
 		}
 		f->mapcount = (int)nr;
 	} else {
-		mapcount_set(m, 2);	/* _entire_mapcount, _nr_pages_mapped = ENTIRELY_MAPPED */
-		folio_mod_large_mapcount(m, true);
+		/* _entire_mapcount, _nr_pages_mapped = ENTIRELY_MAPPED */
+		mapcount_set(m, f, FOLIO_PAGE1);
+		mapcount_set(m, f, FOLIO_PAGE1);
+		folio_mod_large_mapcount(m, f, true);
 		if (exclusive)
 			SetPageAnonExclusive(m, f, 0);
 		__lruvec_stat_mod_folio(m);	/* NR_ANON_THPS */
@@ -131,7 +133,7 @@ static void queue_deferred_split(struct ptsim_machine *m, struct folio *f)
 	f->flags |= FOLIO_DEFERRED_SPLIT;
 }
 
-void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int nr)
+void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr)
 {
 	struct ptsim_machine *m = mm->m;
 	bool last;
@@ -139,14 +141,14 @@ void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, unsigned int n
 	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);
 	f->mapcount -= (int)nr;
 	if (!folio_test_large(m, f)) {
-		page_mapcount_atomic(m, 1);	/* atomic_add_negative(-1, &folio->_mapcount) */
+		page_mapcount_atomic(m, f, 0, 1);	/* atomic_add_negative(-1, &folio->_mapcount) */
 		last = f->mapcount <= 0;
 	} else {
-		folio_mod_large_mapcount(m, false);
-		page_mapcount_atomic(m, nr);	/* atomic_add_negative per page */
+		folio_mod_large_mapcount(m, f, false);
+		page_mapcount_atomic(m, f, idx, nr);	/* atomic_add_negative per page */
 		last = (uint64_t)MAX(f->mapcount, 0) < folio_nr_pages(f);
 		if (last)
-			nr_pages_mapped_atomic(m);	/* atomic_sub_return_relaxed */
+			nr_pages_mapped_atomic(m, f);	/* atomic_sub_return_relaxed */
 	}
 	if (last)
 		__lruvec_stat_mod_folio(m);	/* __folio_mod_stat: NR_{ANON,FILE}_MAPPED */
@@ -171,10 +173,10 @@ void folio_remove_rmap_pmd(struct ptsim_mm *mm, struct folio *f, bool ptes_stay)
 	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);	/* folio_remove_rmap_pmd */
 	f->mapcount--;
 	pmd_left = f->mapcount - (ptes_stay ? (int64_t)folio_nr_pages(f) : 0);
-	folio_mod_large_mapcount(m, false);
-	page_mapcount_atomic(m, 1);	/* atomic_add_negative(-1, &folio->_entire_mapcount) */
+	folio_mod_large_mapcount(m, f, false);
+	entire_mapcount_atomic(m, f);	/* atomic_add_negative(-1, &folio->_entire_mapcount) */
 	if (pmd_left <= 0) {
-		nr_pages_mapped_atomic(m);
+		nr_pages_mapped_atomic(m, f);
 		if (!ptes_stay && f->mapcount <= 0)
 			__lruvec_stat_mod_folio(m);	/* NR_ANON_MAPPED */
 		__lruvec_stat_mod_folio(m);	/* NR_ANON_THPS */
@@ -295,7 +297,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 			if (folio_page_anon_exclusive(f, i))
 				ClearPageAnonExclusive(m, f, i);
 		}
-		folio_remove_rmap_ptes(mm, f, step);
+		folio_remove_rmap_ptes(mm, f, i, step);
 	}
 	return true;
 }

@@ -130,7 +130,7 @@ static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src,
 	if (f->order || f->pinned || !folio_page_anon_exclusive(f, 0))
 		return -EBUSY;
 	/* the page table holds a reference while the PTLs are held */
-	folio_put_ref(mm->m);
+	folio_put_ref(mm->m, f);
 	*held = NULL;
 	arch_enter_lazy_mmu_mode(mm->m);
 	for (;;) {
@@ -283,14 +283,14 @@ retry:
 				ret = -EAGAIN;	/* no waiting with a raised refcount on a large folio */
 				goto out;
 			}
-			folio_get(m);
+			folio_get(m, ref.folio);
 			pte_offset_map_nolock(m);	/* mapped again after the wait */
 			pte_offset_map_nolock(m);
 			folio_lock(mm->m, ref.folio);
 			held = ref.folio;
 			goto retry;
 		}
-		folio_get(m);
+		folio_get(m, ref.folio);
 		held = ref.folio;
 	}
 	if (held->order) {
@@ -298,7 +298,7 @@ retry:
 		pte_offset_map_nolock(m);
 		ret = split_folio(mm, held);
 		folio_unlock(mm->m, held);
-		folio_put_ref(m);
+		folio_put_ref(m, held);
 		if (!ret)
 			folio_put_unmapped(mm, held);
 		held = NULL;
@@ -329,7 +329,7 @@ retry:
 out:
 	if (held) {
 		folio_unlock(mm->m, held);
-		folio_put_ref(m);
+		folio_put_ref(m, held);
 	}
 	fn_exit(m);
 	return ret;

@@ -12,13 +12,17 @@
 #include "pte_batch.h"
 #include "primitives.h"
 
-/* Drop nr PTE mappings of f, or its PMD mapping; anonymous memory nobody maps or pins is freed. */
-static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, unsigned int nr, bool pmd)
+/*
+ * Drop nr PTE mappings of f from page idx, or its PMD mapping; anonymous
+ * memory nobody maps or pins is freed.
+ */
+static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr,
+			   bool pmd)
 {
 	if (pmd)
 		folio_remove_rmap_pmd(mm, f, false);
 	else
-		folio_remove_rmap_ptes(mm, f, nr);
+		folio_remove_rmap_ptes(mm, f, idx, nr);
 	if (f->mapcount <= 0 && (f->flags & FOLIO_ANON))
 		folio_put(mm->m, f);	/* the last reference goes with the gather's batch */
 }
@@ -35,7 +39,7 @@ struct zap_ctx {
  * gathered dirty bit (a dirty one delays its rmap removal to the flush, which
  * then happens before the table lock is dropped); anonymous ones do not.
  */
-static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, pte_t *ptep,
+static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t idx, pte_t *ptep,
 				   uint64_t addr, unsigned int nr)
 {
 	struct ptsim_mm *mm = z->mm;
@@ -55,7 +59,7 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, pte_t *pt
 	tlb_flush_pte_range(z->tlb, addr, (uint64_t)nr << g->page_shift);	/* tlb_remove_tlb_entries */
 	if (delay_rmap)
 		z->tlb->delayed_rmap = true;
-	zap_folio_rmap(mm, f, nr, false);	/* at tlb_flush_rmaps when delayed: same count */
+	zap_folio_rmap(mm, f, idx, nr, false);	/* at tlb_flush_rmaps when delayed: same count */
 	if (__tlb_remove_folio_pages(z->tlb, nr)) {
 		z->force_flush = true;
 		z->force_break = true;
@@ -79,7 +83,7 @@ static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent
 	if (folio_test_large(mm->m, ref.folio) && max_nr != 1) {
 		nr = folio_pte_batch(mm, ref.folio, ptep, ptent, max_nr);
 	}
-	zap_present_folio_ptes(z, ref.folio, ptep, addr, nr);
+	zap_present_folio_ptes(z, ref.folio, ref.idx, ptep, addr, nr);
 	return nr;
 }
 
@@ -137,7 +141,7 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 		z->tlb->delayed_rmap = true;
 		z->force_flush = true;
 	}
-	zap_folio_rmap(mm, ref.folio, 1, false);	/* folio_remove_rmap_pte */
+	zap_folio_rmap(mm, ref.folio, ref.idx, 1, false);	/* folio_remove_rmap_pte */
 	if (__tlb_remove_folio_pages(z->tlb, 1)) {	/* __tlb_remove_page */
 		z->force_flush = true;
 		z->force_break = true;
@@ -198,7 +202,7 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 	tlb_flush_pmd_range(z->tlb, addr, g->pmd_size);	/* tlb_remove_pmd_tlb_entry */
 	if (!ref.folio)
 		return;
-	zap_folio_rmap(mm, ref.folio, 1, true);	/* folio_remove_rmap_pmd */
+	zap_folio_rmap(mm, ref.folio, 0, 1, true);	/* folio_remove_rmap_pmd */
 	if (__tlb_remove_folio_pages(z->tlb, 1))	/* tlb_remove_page_size */
 		tlb_flush_mmu(z->tlb);
 }

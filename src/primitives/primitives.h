@@ -554,22 +554,45 @@ static inline struct folio *page_folio(struct ptsim_machine *m, uint64_t pfn)
 	return pfn_folio(m, pfn);
 }
 
-/* folio_get: one more reference (an atomic increment of the head's refcount). */
-static inline void folio_get(struct ptsim_machine *m)
+/*
+ * Where the struct page fields the primitives below touch live (v6.12
+ * include/linux/mm_types.h, struct folio): flags, _mapcount and _refcount
+ * in each page's own struct page (a folio's in its head); _large_mapcount,
+ * _entire_mapcount, _nr_pages_mapped and _pincount in the folio's second
+ * struct page (page[1]). An atomic is a load for the data-cache model
+ * (dcache_page_load), a plain store allocates the line (dcache_page_store).
+ */
+#define FOLIO_PAGE1	1	/* the index of the struct page holding the large-folio fields */
+
+/* folio_get: one more reference (an atomic increment of the head's refcount); f NULL: uncached. */
+static inline void folio_get(struct ptsim_machine *m, const struct folio *f)
 {
 	prim_count(m, PRIM_FOLIO_GET, 1);
+	if (f)
+		dcache_page_load(m, folio_pfn(m, f));
 }
 
-/* folio_ref_add: nr more references at once (one atomic add). */
-static inline void folio_ref_add(struct ptsim_machine *m)
+/* folio_ref_add: nr more references at once (one atomic add of the head's refcount); f NULL: uncached. */
+static inline void folio_ref_add(struct ptsim_machine *m, const struct folio *f)
 {
 	prim_count(m, PRIM_FOLIO_REF_ADD, 1);
+	if (f)
+		dcache_page_load(m, folio_pfn(m, f));
+}
+
+/* atomic_add(refs, &folio->_pincount) of a large folio's FOLL_PIN (try_grab_folio): page[1]. */
+static inline void folio_pincount_add(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_REF_ADD, 1);
+	dcache_page_load(m, folio_pfn(m, f) + FOLIO_PAGE1);
 }
 
 /* folio_put of a reference that is not the last: the atomic decrement (folio_put frees). */
-static inline void folio_put_ref(struct ptsim_machine *m)
+static inline void folio_put_ref(struct ptsim_machine *m, const struct folio *f)
 {
 	prim_count(m, PRIM_FOLIO_PUT, 1);
+	if (f)
+		dcache_page_load(m, folio_pfn(m, f));
 }
 
 /* folio_test_large: the folio's order is above 0 (a test of the head's flags). */
@@ -598,6 +621,7 @@ static inline bool PageAnonExclusive(struct ptsim_machine *m, const struct folio
 static inline bool folio_trylock(struct ptsim_machine *m, struct folio *f)
 {
 	prim_count(m, PRIM_FOLIO_TRYLOCK, 1);
+	dcache_page_load(m, folio_pfn(m, f));	/* test_and_set_bit_lock(PG_locked) */
 	if (folio_lock_contended(m, f))
 		return false;
 	f->flags |= FOLIO_LOCKED;
@@ -615,6 +639,7 @@ static inline void folio_lock(struct ptsim_machine *m, struct folio *f)
 static inline void folio_unlock(struct ptsim_machine *m, struct folio *f)
 {
 	prim_count(m, PRIM_FOLIO_UNLOCK, 1);
+	dcache_page_load(m, folio_pfn(m, f));	/* clear_bit_unlock_is_negative_byte(PG_locked) */
 	f->flags &= ~FOLIO_LOCKED;
 }
 
@@ -719,18 +744,21 @@ static inline void free_unref_page(struct ptsim_machine *m)
 static inline void folio_zero_user(struct ptsim_machine *m, uint64_t nr)
 {
 	prim_count(m, PRIM_FOLIO_ZERO_USER, nr);
+	dcache_page_clear(m, nr << m->geo.page_shift);	/* clear_page's DC ZVA */
 }
 
 /* copy_user_highpage: one page copied (a COW break). */
 static inline void copy_user_highpage(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_COPY_USER_HIGHPAGE, 1);
+	dcache_page_copy(m, m->geo.page_size);	/* copy_page */
 }
 
 /* copy_from_user: one page read from user memory into a kernel page (mfill_atomic_pte_copy). */
 static inline void copy_from_user(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_COPY_FROM_USER, 1);
+	dcache_page_copy(m, m->geo.page_size);	/* __arch_copy_from_user's loads and stores */
 }
 
 /* __folio_try_dup_anon_rmap's entry: folio_needs_cow_for_dma and folio_test_large. */
@@ -747,22 +775,36 @@ static inline void __folio_dup_file_rmap_enter(struct ptsim_machine *m)
 
 /* ---- mapcounts and exclusivity (include/linux/rmap.h, mm/rmap.c) ---- */
 
-/* nr atomics on per-page _mapcount fields (or an order-0 folio's, or _entire_mapcount). */
-static inline void page_mapcount_atomic(struct ptsim_machine *m, uint64_t nr)
+/* nr atomics on the _mapcount of f's pages idx.. idx + nr - 1 (an order-0 folio's: idx 0). */
+static inline void page_mapcount_atomic(struct ptsim_machine *m, const struct folio *f,
+					uint64_t idx, uint64_t nr)
 {
+	const uint64_t pfn = folio_pfn(m, f) + idx;
+
 	prim_count(m, PRIM_PAGE_MAPCOUNT_ATOMIC, nr);
+	for (uint64_t i = 0; i < nr; i++)
+		dcache_page_load(m, pfn + i);
 }
 
-/* The atomic update of a large folio's _nr_pages_mapped. */
-static inline void nr_pages_mapped_atomic(struct ptsim_machine *m)
+/* The atomic on a large folio's _entire_mapcount (a PMD mapping), in its page[1]. */
+static inline void entire_mapcount_atomic(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_PAGE_MAPCOUNT_ATOMIC, 1);
+	dcache_page_load(m, folio_pfn(m, f) + FOLIO_PAGE1);
+}
+
+/* The atomic update of a large folio's _nr_pages_mapped, in its page[1]. */
+static inline void nr_pages_mapped_atomic(struct ptsim_machine *m, const struct folio *f)
 {
 	prim_count(m, PRIM_NR_PAGES_MAPPED_ATOMIC, 1);
+	dcache_page_load(m, folio_pfn(m, f) + FOLIO_PAGE1);
 }
 
-/* nr plain stores initialising mapcount fields (atomic_set). */
-static inline void mapcount_set(struct ptsim_machine *m, uint64_t nr)
+/* One plain store initialising a mapcount field (atomic_set) in f's struct page idx. */
+static inline void mapcount_set(struct ptsim_machine *m, const struct folio *f, uint64_t idx)
 {
-	prim_count(m, PRIM_MAPCOUNT_SET, nr);
+	prim_count(m, PRIM_MAPCOUNT_SET, 1);
+	dcache_page_store(m, folio_pfn(m, f) + idx);
 }
 
 /*
@@ -773,13 +815,20 @@ static inline void mapcount_set(struct ptsim_machine *m, uint64_t nr)
  * store (__bit_spin_unlock). folio_set_large_mapcount (a new folio) is the
  * store alone, plus the slot's id and count with CONFIG_MM_ID.
  */
-static inline void folio_mod_large_mapcount(struct ptsim_machine *m, bool set)
+static inline void folio_mod_large_mapcount(struct ptsim_machine *m, const struct folio *f,
+					    bool set)
 {
+	const uint64_t page1 = folio_pfn(m, f) + FOLIO_PAGE1;
+
 	if (!feature(m, PTSIM_FEAT_LARGE_MAPCOUNT))
 		return;
 	if (set) {
 		count(m, PTSIM_EV_MAPCOUNT_SET, feature(m, PTSIM_FEAT_MM_ID_MAPCOUNT) ? 3 : 1);
-	} else if (feature(m, PTSIM_FEAT_MM_ID_MAPCOUNT)) {
+		dcache_page_store(m, page1);
+		return;
+	}
+	dcache_page_load(m, page1);	/* the atomic; CONFIG_MM_ID's stores follow in its line */
+	if (feature(m, PTSIM_FEAT_MM_ID_MAPCOUNT)) {
 		count(m, PTSIM_EV_MAPCOUNT_ATOMIC, 1);
 		count(m, PTSIM_EV_MAPCOUNT_SET, 3);
 	} else {
@@ -791,6 +840,7 @@ static inline void folio_mod_large_mapcount(struct ptsim_machine *m, bool set)
 static inline void SetPageAnonExclusive(struct ptsim_machine *m, struct folio *f, uint64_t idx)
 {
 	prim_count(m, PRIM_SET_PAGE_ANON_EXCLUSIVE, 1);
+	dcache_page_load(m, folio_pfn(m, f) + idx);
 	folio_set_page_anon_exclusive(f, idx, true);
 }
 
@@ -798,6 +848,7 @@ static inline void SetPageAnonExclusive(struct ptsim_machine *m, struct folio *f
 static inline void ClearPageAnonExclusive(struct ptsim_machine *m, struct folio *f, uint64_t idx)
 {
 	prim_count(m, PRIM_CLEAR_PAGE_ANON_EXCLUSIVE, 1);
+	dcache_page_load(m, folio_pfn(m, f) + idx);
 	folio_set_page_anon_exclusive(f, idx, false);
 }
 

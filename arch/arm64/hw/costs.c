@@ -43,7 +43,12 @@ enum cost_class {
 	C_USER_WRITE_KIB, /* user memset of 1 KiB (cold destination) */
 	C_USER_READ_KIB,  /* user read of 1 KiB */
 	C_TLB_L2_HIT,	/* extra latency of an L1 TLB miss that hits the L2 TLB */
-	C_WALK,		/* a table walk with upper levels in the walk cache */
+	/*
+	 * the walker's fixed cost: upper levels in the walk cache, the last
+	 * read an L1 hit; where that read hits is the data-cache model's
+	 * (dcache_walk_load, priced by the l2/llc/dram_extra classes)
+	 */
+	C_WALK,
 	C_ALLOC,	/* a page-allocator fast-path allocation */
 	C_SLAB,		/* a slab allocator fast-path allocation or free (kmem_cache_alloc/free) */
 	C_SYSCALL,	/* system call entry and exit */
@@ -146,7 +151,8 @@ static const struct {
 	[PTSIM_EV_TLB_L1_HIT] = { C_FREE, 0, false },	/* hidden in the load pipeline */
 	[PTSIM_EV_TLB_L2_HIT] = { C_TLB_L2_HIT, 1, false },
 	[PTSIM_EV_TLB_WALK] = { C_WALK, 1, false },
-	[PTSIM_EV_WALK_READ] = { C_FREE, 0, false },	/* inside C_WALK */
+	/* inside C_WALK; the last read's level is priced by the data-cache model */
+	[PTSIM_EV_WALK_READ] = { C_FREE, 0, false },
 	[PTSIM_EV_HW_AF_UPDATE] = { C_ATOMIC, 1, false },
 	[PTSIM_EV_HW_DIRTY_UPDATE] = { C_ATOMIC, 1, false },
 	[PTSIM_EV_ACCESS_FAULT] = { C_FREE, 0, false },	/* handling is costed where it happens */
@@ -314,9 +320,8 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_USER_WRITE_KIB] = BW(32, DOC "§10.5: as zeroing (ESTIMATE)"),
 		[C_USER_READ_KIB] = BW(50, DOC "§10.5: per-core DRAM ~50 GB/s theoretical (ESTIMATE)"),
 		[C_TLB_L2_HIT] = CYC(6, DOC "§8: V2 L2 TLB hit +5-6 cycles"),
-		[C_WALK] = FITTED_NS(51, "exec.grace.random_speedup", 0.30,
-				 "fitted on its only row, which leave-one-out cannot test: "
-				 "+-30 % as an ESTIMATE"),
+		[C_WALK] = CYC(22, DOC "§10.2: V-class walk +20-25 cycles (ESTIMATE), as V1; the "
+			       "leaf's level from the data-cache model (§11.4)"),
 		[C_ALLOC] = EST_ALLOC,
 		[C_SLAB] = EST_SLAB,
 		[C_SYSCALL] = EST_SYSCALL,

@@ -78,6 +78,8 @@ struct dcache_stream {
 struct dcache {
 	struct dcache_level lv[3];
 	struct dcache_stream stream[NR_STREAMS];
+	/* the walker's translation table prefetcher, trained by its own reads (dcache_walk_load) */
+	struct dcache_stream walk_stream[NR_STREAMS];
 	uint32_t stamp;
 	/* host page of a table -> its PFN, with a one-entry memo */
 	struct u64map table_pfn;
@@ -323,19 +325,55 @@ void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes)
 	}
 }
 
+/* bytes streamed into one level: emptied once they reach its size (§11.3's rule) */
+static void level_stream(struct dcache_level *l, uint64_t bytes)
+{
+	l->user_bytes += bytes;
+	if (l->user_bytes >= l->bytes)
+		level_empty(l);
+}
+
+/*
+ * The kernel's page clearing and copying (doc/cpu-profiles.md §11.6), placed
+ * as the program's streams are, by bytes: v6.12 arch/arm64/lib/clear_page.S
+ * zeroes a page with DC ZVA, one 64-byte block at a time, and copy_page.S
+ * copies it with LDP loads and STNP stores. Full-line writes put the L1 in
+ * write streaming mode (Cortex-A76 TRM, "Write streaming mode": a store or
+ * DC ZVA that misses writes out to the L2 or beyond, no L1 linefill), so the
+ * zeroed or copied-to lines pass the L1 by and go to the L2 and the
+ * last-level cache; a copy's source is loaded through all three levels.
+ * Not priced here: the zeroing and copying bandwidth classes price them.
+ */
+void dcache_page_clear(struct ptsim_machine *m, uint64_t bytes)
+{
+	struct dcache *c = m->dcache;
+
+	level_stream(&c->lv[1], bytes);
+	level_stream(&c->lv[2], bytes);
+}
+
+void dcache_page_copy(struct ptsim_machine *m, uint64_t bytes)
+{
+	struct dcache *c = m->dcache;
+
+	level_stream(&c->lv[0], bytes);		/* the source's loads */
+	level_stream(&c->lv[1], 2 * bytes);	/* and the destination's streamed stores */
+	level_stream(&c->lv[2], 2 * bytes);
+}
+
 /*
  * An L1 miss seen by the prefetcher: true if a trained stream had line
  * ready (then the stream moves on); otherwise the miss trains a stream or
  * starts one.
  */
-static bool stream_prefetched(struct dcache *c, uint64_t line)
+static bool stream_prefetched(struct dcache *c, struct dcache_stream *stream, uint64_t line)
 {
 	const uint64_t region = line >> (REGION_SHIFT - LINE_SHIFT);
-	struct dcache_stream *lru = &c->stream[0];
+	struct dcache_stream *lru = &stream[0];
 
 	c->stamp++;
 	for (int i = 0; i < NR_STREAMS; i++) {
-		struct dcache_stream *s = &c->stream[i];
+		struct dcache_stream *s = &stream[i];
 		int dir = line == s->last + 1 ? 1 : line + 1 == s->last ? -1 : 0;
 
 		if (s->stamp && dir && s->last >> (REGION_SHIFT - LINE_SHIFT) == region) {
@@ -355,8 +393,13 @@ static bool stream_prefetched(struct dcache *c, uint64_t line)
 	return false;
 }
 
-/* One access to the line of addr; the level it hit is counted when priced. */
-static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced)
+/*
+ * One access to the line of addr; the level it hit is counted when priced.
+ * stream: the prefetcher that sees the access's L1 miss, the core's L1 data
+ * prefetcher for its loads, the walker's table prefetcher for its reads.
+ */
+static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced,
+			struct dcache_stream *stream)
 {
 	struct dcache *c = m->dcache;
 	const uint64_t line = addr >> LINE_SHIFT;
@@ -371,7 +414,7 @@ static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced)
 		level_fill(&c->lv[0], line);
 		return;
 	}
-	if (stream_prefetched(c, line)) {
+	if (stream_prefetched(c, stream, line)) {
 		ev = PTSIM_EV_DCACHE_PREFETCH_HIT;
 		if (!level_lookup(&c->lv[1], line))
 			level_fill(&c->lv[1], line);
@@ -415,7 +458,7 @@ void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr
 	const uint64_t addr = desc_addr(m->dcache, desc);
 
 	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, addr + i * sizeof(uint64_t), true);
+		access_line(m, addr + i * sizeof(uint64_t), true, m->dcache->stream);
 }
 
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
@@ -423,10 +466,40 @@ void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int n
 	const uint64_t addr = desc_addr(m->dcache, desc);
 
 	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, addr + i * sizeof(uint64_t), false);
+		access_line(m, addr + i * sizeof(uint64_t), false, NULL);
 }
 
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
 {
-	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), true);
+	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), true, m->dcache->stream);
+}
+
+/* A plain store to pfn's struct page: allocates its line, not priced. */
+void dcache_page_store(struct ptsim_machine *m, uint64_t pfn)
+{
+	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), false, NULL);
+}
+
+/*
+ * n hardware walks whose last read is the descriptor at desc (n > 1 only
+ * for the walks of a hole, which all end at one empty entry). The walker's
+ * rule (doc/cpu-profiles.md §11.4): its upper-level reads hit the walk
+ * cache and are not memory accesses; the last read looks the data caches
+ * up as a load does (the Cortex-A76 TRM's "MMU memory accesses": with
+ * write-back table attributes, which Linux's TCR_EL1 sets, the walk looks
+ * up the data cache) and fills them on a miss. It is not seen by the core's
+ * L1 data prefetcher but by the walker's translation table prefetcher (the
+ * TRM's MMU components: it detects walks of contiguous table entries and
+ * prefetches the next), modelled with the L1 prefetcher's rule over the
+ * walker's own streams: two misses to adjacent lines of a 4 KiB region
+ * train it. The first of the n looks the line up; the others find it in the
+ * L1.
+ */
+void dcache_walk_load(struct ptsim_machine *m, const void *desc, uint64_t n)
+{
+	if (!n)
+		return;
+	access_line(m, desc_addr(m->dcache, desc), true, m->dcache->walk_stream);
+	if (n > 1)
+		count(m, PTSIM_EV_DCACHE_L1_HIT, n - 1);
 }

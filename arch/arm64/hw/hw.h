@@ -81,8 +81,12 @@ uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigne
 			enum ptsim_fault_kind *fault);
 /* The n plain L1 hits tlb_access_run took uncounted: accesses, hits, the pages' bytes. */
 void tlb_count_hits(struct ptsim_machine *m, uint64_t n, enum ptsim_access_kind kind);
-/* The n walks tlb_fault_run found: accesses, walks of `reads` descriptors each, faults. */
-void tlb_count_fault_run(struct ptsim_machine *m, uint64_t n, unsigned int reads);
+/*
+ * The n walks tlb_fault_run found: accesses, walks of `reads` descriptors
+ * each, faults, and the walker's reads of the empty entry `last`.
+ */
+void tlb_count_fault_run(struct ptsim_machine *m, uint64_t n, unsigned int reads,
+			 const void *last);
 /* n pages of a user access that hit or walked: the bytes the program reads or writes. */
 void user_page_access(struct ptsim_machine *m, enum ptsim_access_kind kind, uint64_t n);
 /* The program's call into a page it executes (ptsim_exec_call's branch and return). */
@@ -94,11 +98,13 @@ enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, 
  * How many pages from va (page aligned) up to end would each miss every TLB
  * and fault in the same walk, because the walk stops at an empty entry above
  * the last level and no cached entry overlaps what that entry covers; 0 when
- * that is not so. *reads: the descriptors each of those walks reads. Lets an
+ * that is not so. *reads: the descriptors each of those walks reads, *last:
+ * the empty entry where they stop. Lets an
  * access loop over a hole cost what is mapped, with the same counts.
  */
 uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
-		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads);
+		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads,
+		       const void **last);
 /* Entries of one TLB array of cpu that translate va in as; the largest entry's size. */
 unsigned int tlb_probe(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 		       uint64_t va, enum ptsim_tlb_level which, uint64_t *size);

@@ -475,6 +475,7 @@ struct walk_result {
 	pte_t desc;
 	int level;
 	unsigned int reads;	/* descriptors the walk read */
+	const pte_t *last;	/* the last of them: a leaf, or the empty or reserved entry */
 	enum ptsim_fault_kind fault;
 };
 
@@ -491,6 +492,7 @@ static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw
 		pte_t d = t->desc[idx];
 
 		r.reads++;
+		r.last = &t->desc[idx];
 		if (!(d & DESC_VALID))
 			return r;
 		if (l < PTE_LEVEL && desc_is_table(d) && t->next[idx]) {
@@ -573,6 +575,7 @@ static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct
 
 	count(m, PTSIM_EV_TLB_WALK, 1);
 	count(m, PTSIM_EV_WALK_READ, w.reads);
+	dcache_walk_load(m, w.last, 1);	/* the upper levels hit the walk cache */
 	if (w.fault)
 		return w.fault;
 	if (!(w.desc & DESC_AF)) {
@@ -732,16 +735,19 @@ void tlb_count_hits(struct ptsim_machine *m, uint64_t n, enum ptsim_access_kind 
 	user_page_access(m, kind, n);
 }
 
-void tlb_count_fault_run(struct ptsim_machine *m, uint64_t n, unsigned int reads)
+void tlb_count_fault_run(struct ptsim_machine *m, uint64_t n, unsigned int reads,
+			 const void *last)
 {
 	count(m, PTSIM_EV_MEM_ACCESS, n);
 	count(m, PTSIM_EV_TLB_WALK, n);
 	count(m, PTSIM_EV_WALK_READ, n * reads);
 	count(m, PTSIM_EV_ACCESS_FAULT, n);
+	dcache_walk_load(m, last, n);
 }
 
 uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
-		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads)
+		       uint64_t va, uint64_t end, enum ptsim_access_kind kind, unsigned int *reads,
+		       const void **last)
 {
 	const struct ptsim_geometry *g = &m->geo;
 	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
@@ -760,6 +766,7 @@ uint64_t tlb_fault_run(const struct ptsim_machine *m, const struct hw_as *as, un
 	    array_overlaps(&ct->arr[PTSIM_TLB_L2], key, key + (run_end - va), as->asid))
 		return 0;
 	*reads = w.reads;
+	*last = w.last;
 	return (run_end - va) >> g->page_shift;
 }
 
