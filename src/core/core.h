@@ -104,14 +104,21 @@ enum folio_flags {
 };
 
 /*
- * One 16-byte record per page frame, as struct page in the kernel's vmemmap:
+ * One 12-byte record per page frame, as struct page in the kernel's vmemmap:
  * an order-0 folio is its page's record; a large folio is its head page's
  * record, and each tail page's record says how far back its head is. What
- * only a few folios need (lock contention) lives in a side map.
+ * only a few folios need (lock contention, GUP references, the mapcount of
+ * an order-0 folio mapped more than FOLIO_MAPCOUNT_INLINE_MAX times or
+ * below zero) lives in side maps. Read and change a mapcount with
+ * folio_mapcount / folio_mapcount_set / folio_mapcount_add
+ * (src/mm/internal.h), never through the fields.
  */
+#define FOLIO_MAPCOUNT_INLINE_MAX 30u
+#define FOLIO_MAPCOUNT_WIDE (FOLIO_MAPCOUNT_INLINE_MAX + 1)	/* mapcount_small: see the side map */
+#define FOLIO_MAX_ORDER 15u	/* order's width; MAX_PAGE_ORDER is at most 13 (64K granule) */
 struct folio {
 	uint64_t index : 40;	/* page offset in mapping; a tail's: pages back to its head */
-	uint64_t order : 6;
+	uint64_t order : 4;
 	uint64_t flags : 8;	/* enum folio_flags */
 	uint64_t live : 1;	/* allocated (a head or a tail) */
 	uint64_t tail : 1;
@@ -120,10 +127,15 @@ struct folio {
 	uint64_t contended : 1;	/* has an entry in the lock-contention map */
 	uint64_t inv_mismatch : 1;	/* the invariant checker's mark */
 	uint64_t gup_refs : 1;	/* has an entry in the GUP map: pins or FOLL_GET references */
-	uint64_t : 3;
-	uint32_t mapping;	/* anon_vma id or FILE_MAPPING(file); 0 = none */
-	int32_t mapcount;	/* PTE mappings + PMD mappings */
-};
+	/* an order-0 folio's mapcount (PTE + PMD mappings), or FOLIO_MAPCOUNT_WIDE (a large folio's too) */
+	uint64_t mapcount_small : 5;
+	/*
+	 * anon_vma id or FILE_MAPPING(file); 0 = none. In a large folio's first
+	 * tail: the folio's mapcount as an int32_t (PTE + PMD mappings), where
+	 * the kernel keeps _large_mapcount (v6.11+, in page[1] of the folio)
+	 */
+	uint32_t mapping;
+} __attribute__((packed, aligned(4)));
 
 /* anon_vma ids (and file numbers) must fit folio->mapping beside the file tag */
 #define ANON_VMA_MAX ((UINT64_C(1) << 31) - 1)
@@ -143,6 +155,7 @@ struct folio_store {
 	uint64_t nr_folios;
 	struct u64map lock_contention;	/* head PFN -> trylocks that will still fail */
 	struct u64map gup;		/* head PFN -> FOLL_PIN pins << 32 | FOLL_GET references */
+	struct u64map mapcount;		/* PFN of an order-0 folio -> its mapcount (as uint32_t) */
 };
 
 /* ---- page tables (src/mm/pgtable-generic.c) ---- */
@@ -482,7 +495,8 @@ void host_uncharge(struct ptsim_machine *m, uint64_t bytes);
 /*
  * Host memory of the machine's own bookkeeping, charged as it grows and never
  * refused: the machine and its TLB arrays, the undo log, the page allocator's
- * lists and map, the VMA arrays. The invariant checker recomputes it.
+ * lists and map, the VMA arrays, the side map of wide folio mapcounts. The
+ * invariant checker recomputes it.
  */
 uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m);
 /* Host bytes of the TLB model's arrays (arch/arm64/hw/tlb.c), fixed at hw_init. */

@@ -316,7 +316,7 @@ void host_uncharge(struct ptsim_machine *m, uint64_t bytes)
 uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
 {
 	uint64_t bytes = sizeof(*m) + hw_host_bytes(m) + m->undo_cap * sizeof(*m->undo) +
-			 physmem_host_bytes(&m->phys);
+			 physmem_host_bytes(&m->phys) + u64map_host_bytes(&m->folios.mapcount);
 
 	for (size_t i = 0; i < m->nr_mms; i++)
 		bytes += m->mms[i]->cap_vmas * sizeof(*m->mms[i]->vmas);

@@ -506,11 +506,11 @@ static bool __wp_can_reuse_large_anon_folio(struct ptsim_mm *mm, const struct fo
 {
 	if (!feature(mm->m, PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO))
 		return false;
-	if (f->mapcount <= 1)
+	if (folio_mapcount(mm->m, f) <= 1)
 		return false;
-	if (folio_ref_count(mm->m, f) != (uint64_t)f->mapcount)
+	if (folio_ref_count(mm->m, f) != (uint64_t)folio_mapcount(mm->m, f))
 		return false;
-	return folio_mappings_in(mm, f) == (uint64_t)f->mapcount;
+	return folio_mappings_in(mm, f) == (uint64_t)folio_mapcount(mm->m, f);
 }
 
 /*
@@ -570,7 +570,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), !unshare), 1);
 	folio_add_lru_vma(m);
 	folio_remove_rmap_ptes(mm, f, 1);	/* folio_remove_rmap_pte */
-	if (f->mapcount == 0)
+	if (folio_mapcount(mm->m, f) == 0)
 		folio_put(m, f);	/* a page GUP holds stays with its pin or reference */
 	return 0;
 }

@@ -55,7 +55,7 @@ void shmem_evict(struct ptsim_machine *m, unsigned int file)
 		fo = pfn_folio(m, f->cache.vals[i]);
 		if (!fo || fo->index != f->cache.keys[i] - 1)
 			continue;	/* a large folio is freed from its first index */
-		if (fo->mapcount)
+		if (folio_mapcount(m, fo))
 			diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, fo), -1, 0, 0,
 				    "shmem page still mapped when its object goes");
 		folio_free(m, fo);

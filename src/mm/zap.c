@@ -19,7 +19,7 @@ static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, unsigned int nr
 		folio_remove_rmap_pmd(mm, f, false);
 	else
 		folio_remove_rmap_ptes(mm, f, nr);
-	if (f->mapcount <= 0 && (f->flags & FOLIO_ANON))
+	if (folio_mapcount(mm->m, f) <= 0 && (f->flags & FOLIO_ANON))
 		folio_put(mm->m, f);	/* the last reference goes with the gather's batch */
 }
 
