@@ -309,6 +309,7 @@ struct bbm_state {
 	uint64_t per_level[PTSIM_MAX_LEVELS];
 	struct bbm_cpu *cpus;		/* one per CPU */
 	unsigned int nr_cpus;
+	uint64_t *host_bytes;		/* the machine's: charged the per-CPU arrays' growth */
 	/* the store being checked: its old and new output addresses hold the same bytes (RWHZWS) */
 	bool same_contents;
 	/*
@@ -495,10 +496,14 @@ void host_uncharge(struct ptsim_machine *m, uint64_t bytes);
 /*
  * Host memory of the machine's own bookkeeping, charged as it grows and never
  * refused: the machine and its TLB arrays, the undo log, the page allocator's
- * lists and map, the VMA arrays, the side map of wide folio mapcounts. The
- * invariant checker recomputes it.
+ * lists and map, the VMA arrays, the folio store's side maps (wide
+ * mapcounts, GUP references, lock contention), the BBM checker's map of
+ * broken entries, the file table, open files and each file's page-cache
+ * map. The invariant checker recomputes it.
  */
 uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m);
+/* Host bytes of the BBM checker's state (arch/arm64/hw/bbm.c): per-CPU records and arrays, its map. */
+uint64_t bbm_host_bytes(const struct bbm_state *b);
 /* Host bytes of the TLB model's arrays (arch/arm64/hw/tlb.c), fixed at hw_init. */
 uint64_t hw_host_bytes(const struct ptsim_machine *m);
 /* Host bytes of the page allocator's free lists and head map (src/mm/page_alloc.c). */

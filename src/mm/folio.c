@@ -30,6 +30,10 @@ int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_page
 	u64map_init(&fs->lock_contention);
 	u64map_init(&fs->gup);
 	u64map_init(&fs->mapcount);
+	/* the side maps are the machine's bookkeeping: charged as they grow */
+	u64map_charge_to(&fs->lock_contention, host_bytes);
+	u64map_charge_to(&fs->gup, host_bytes);
+	u64map_charge_to(&fs->mapcount, host_bytes);
 	if (host_page < (long)sizeof(struct folio) || nr_pages > SIZE_MAX / sizeof(struct folio))
 		return -ENOMEM;
 	fs->base_pfn = base_pfn;
@@ -70,7 +74,7 @@ void folio_store_free(struct folio_store *fs)
 	memset(fs, 0, sizeof(*fs));
 }
 
-int folio_store_copy(struct folio_store *dst, const struct folio_store *src)
+int folio_store_copy(struct folio_store *dst, const struct folio_store *src, uint64_t *host_bytes)
 {
 	uint64_t ignored = 0;
 	size_t chunk_bytes = src->chunk_records * sizeof(struct folio);
@@ -83,6 +87,10 @@ int folio_store_copy(struct folio_store *dst, const struct folio_store *src)
 		folio_store_free(dst);
 		return -ENOMEM;
 	}
+	/* the copies' bytes came with the copied machine's total */
+	u64map_charge_to(&dst->lock_contention, host_bytes);
+	u64map_charge_to(&dst->gup, host_bytes);
+	u64map_charge_to(&dst->mapcount, host_bytes);
 	dst->nr_folios = src->nr_folios;
 	for (uint64_t r = 0; r < src->nr_pages; r += src->chunk_records) {
 		size_t c = (size_t)(r / src->chunk_records);
@@ -157,19 +165,16 @@ int folio_mapcount_wide(const struct ptsim_machine *m, const struct folio *f)
 	return (int)(uint32_t)v;
 }
 
-/* The side map's growth is bookkeeping: charged, never refused (as the page allocator's lists). */
+/* The side map's growth is bookkeeping: charged (u64map_charge_to), never refused. */
 static void mapcount_map_set(struct ptsim_machine *m, uint64_t pfn, int v)
 {
-	struct u64map *map = &m->folios.mapcount;
-	uint64_t before = u64map_host_bytes(map);
 	bool existed;
 
-	if (u64map_set(map, pfn, (uint32_t)v, &existed)) {
+	if (u64map_set(&m->folios.mapcount, pfn, (uint32_t)v, &existed)) {
 		/* the host has no memory left for one entry: no count can be kept */
 		fprintf(stderr, "libptsim: out of host memory for a folio's mapcount\n");
 		abort();
 	}
-	m->host_bytes += u64map_host_bytes(map) - before;
 }
 
 /*

@@ -35,6 +35,7 @@ int shmem_zero_setup(struct ptsim_machine *m, uint64_t size, uint32_t *shmem)
 	n->size = size;	/* shmem_kernel_file_setup("dev/zero", size) */
 	n->shmem = true;
 	u64map_init(&n->cache);
+	u64map_charge_to(&n->cache, &m->host_bytes);
 	*shmem = (uint32_t)i + 1;
 	return 0;
 }
