@@ -375,7 +375,7 @@ static void check_rmap(struct oracle *o, const struct folio *f, uint64_t va)
 	o->rmap_gen[head - o->base_pfn] = o->gen;
 	for (unsigned int q = 0; q < o->nr_procs; q++)
 		found += folio_mappings_in(o->procs[q].mm, f);
-	if (found != (uint64_t)f->mapcount) {
+	if (found != (uint64_t)folio_mapcount(o->m, f)) {
 		const struct vma *v = find_vma(o->procs[0].mm, va);
 
 		for (unsigned int q = 0; q < o->nr_procs; q++) {
@@ -387,7 +387,7 @@ static void check_rmap(struct oracle *o, const struct folio *f, uint64_t va)
 		}
 		violation(o, "folio at pfn 0x%llx (order %u, mapping %u index 0x%llx, mapped at 0x%llx): mapcount %d, the rmap finds %llu",
 			  (unsigned long long)head, (unsigned int)f->order, f->mapping,
-			  (unsigned long long)f->index, (unsigned long long)va, (int)f->mapcount,
+			  (unsigned long long)f->index, (unsigned long long)va, folio_mapcount(o->m, f),
 			  (unsigned long long)found);
 	}
 }

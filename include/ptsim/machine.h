@@ -246,8 +246,8 @@ struct ptsim_machine_config {
 	/*
 	 * Host memory the model may spend, as ptsim_machine_host_bytes counts
 	 * it, in bytes; 0: no limit. What grows with the simulated memory in use
-	 * (table pages; folio records, 16 bytes per page frame, charged per host
-	 * page of records in use; an operation's undo log and pending faults
+	 * (table pages; folio records, 12 bytes per page frame, charged per
+	 * chunk of host pages of records in use (three 4 KiB pages); an operation's undo log and pending faults
 	 * while it runs) is refused past it: the call fails with -ENOMEM and
 	 * changes nothing. The machine's fixed part is charged at creation.
 	 */

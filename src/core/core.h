@@ -115,14 +115,21 @@ enum folio_flags {
 };
 
 /*
- * One 16-byte record per page frame, as struct page in the kernel's vmemmap:
+ * One 12-byte record per page frame, as struct page in the kernel's vmemmap:
  * an order-0 folio is its page's record; a large folio is its head page's
  * record, and each tail page's record says how far back its head is. What
- * only a few folios need (lock contention) lives in a side map.
+ * only a few folios need (lock contention, GUP references, the mapcount of
+ * an order-0 folio mapped more than FOLIO_MAPCOUNT_INLINE_MAX times or
+ * below zero) lives in side maps. Read and change a mapcount with
+ * folio_mapcount / folio_mapcount_set / folio_mapcount_add
+ * (src/mm/internal.h), never through the fields.
  */
+#define FOLIO_MAPCOUNT_INLINE_MAX 30u
+#define FOLIO_MAPCOUNT_WIDE (FOLIO_MAPCOUNT_INLINE_MAX + 1)	/* mapcount_small: see the side map */
+#define FOLIO_MAX_ORDER 15u	/* order's width; MAX_PAGE_ORDER is at most 13 (64K granule) */
 struct folio {
 	uint64_t index : 40;	/* page offset in mapping; a tail's: pages back to its head */
-	uint64_t order : 6;
+	uint64_t order : 4;
 	uint64_t flags : 8;	/* enum folio_flags */
 	uint64_t live : 1;	/* allocated (a head or a tail) */
 	uint64_t tail : 1;
@@ -131,10 +138,15 @@ struct folio {
 	uint64_t contended : 1;	/* has an entry in the lock-contention map */
 	uint64_t inv_mismatch : 1;	/* the invariant checker's mark */
 	uint64_t gup_refs : 1;	/* has an entry in the GUP map: pins or FOLL_GET references */
-	uint64_t : 3;
-	uint32_t mapping;	/* anon_vma id or FILE_MAPPING(file); 0 = none */
-	int32_t mapcount;	/* PTE mappings + PMD mappings */
-};
+	/* an order-0 folio's mapcount (PTE + PMD mappings), or FOLIO_MAPCOUNT_WIDE (a large folio's too) */
+	uint64_t mapcount_small : 5;
+	/*
+	 * anon_vma id or FILE_MAPPING(file); 0 = none. In a large folio's first
+	 * tail: the folio's mapcount as an int32_t (PTE + PMD mappings), where
+	 * the kernel keeps _large_mapcount (v6.11+, in page[1] of the folio)
+	 */
+	uint32_t mapping;
+} __attribute__((packed, aligned(4)));
 
 /* anon_vma ids (and file numbers) must fit folio->mapping beside the file tag */
 #define ANON_VMA_MAX ((UINT64_C(1) << 31) - 1)
@@ -154,6 +166,7 @@ struct folio_store {
 	uint64_t nr_folios;
 	struct u64map lock_contention;	/* head PFN -> trylocks that will still fail */
 	struct u64map gup;		/* head PFN -> FOLL_PIN pins << 32 | FOLL_GET references */
+	struct u64map mapcount;		/* PFN of an order-0 folio -> its mapcount (as uint32_t) */
 };
 
 /* ---- page tables (src/mm/pgtable-generic.c) ---- */
@@ -307,6 +320,7 @@ struct bbm_state {
 	uint64_t per_level[PTSIM_MAX_LEVELS];
 	struct bbm_cpu *cpus;		/* one per CPU */
 	unsigned int nr_cpus;
+	uint64_t *host_bytes;		/* the machine's: charged the per-CPU arrays' growth */
 	/* the store being checked: its old and new output addresses hold the same bytes (RWHZWS) */
 	bool same_contents;
 	/*
@@ -524,9 +538,14 @@ void host_uncharge(struct ptsim_machine *m, uint64_t bytes);
 /*
  * Host memory of the machine's own bookkeeping, charged as it grows and never
  * refused: the machine and its TLB arrays, the undo log, the page allocator's
- * lists and map, the VMA arrays. The invariant checker recomputes it.
+ * lists and map, the VMA arrays, the folio store's side maps (wide
+ * mapcounts, GUP references, lock contention), the BBM checker's map of
+ * broken entries, the file table, open files and each file's page-cache
+ * map. The invariant checker recomputes it.
  */
 uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m);
+/* Host bytes of the BBM checker's state (arch/arm64/hw/bbm.c): per-CPU records and arrays, its map. */
+uint64_t bbm_host_bytes(const struct bbm_state *b);
 /* Host bytes of the TLB model's arrays (arch/arm64/hw/tlb.c), fixed at hw_init. */
 uint64_t hw_host_bytes(const struct ptsim_machine *m);
 /* Host bytes of the page allocator's free lists and head map (src/mm/page_alloc.c). */

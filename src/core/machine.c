@@ -170,7 +170,7 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	m->files = NULL;
 	m->opens = NULL;
 	m->nr_files = m->nr_opens = 0;
-	if (folio_store_copy(&m->folios, &src->folios) || hw_copy(m, src) || files_copy(m, src))
+	if (folio_store_copy(&m->folios, &src->folios, &m->host_bytes) || hw_copy(m, src) || files_copy(m, src))
 		goto fail;
 	for (size_t i = 0; i < src->nr_mms; i++) {
 		struct ptsim_mm *mm;
@@ -316,10 +316,15 @@ void host_uncharge(struct ptsim_machine *m, uint64_t bytes)
 uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
 {
 	uint64_t bytes = sizeof(*m) + hw_host_bytes(m) + m->undo_cap * sizeof(*m->undo) +
-			 physmem_host_bytes(&m->phys);
+			 physmem_host_bytes(&m->phys) + u64map_host_bytes(&m->folios.mapcount) +
+			 u64map_host_bytes(&m->folios.gup) + u64map_host_bytes(&m->folios.lock_contention) +
+			 bbm_host_bytes(&m->bbm) + m->nr_files * sizeof(*m->files) +
+			 m->nr_opens * sizeof(*m->opens);
 
 	for (size_t i = 0; i < m->nr_mms; i++)
 		bytes += m->mms[i]->cap_vmas * sizeof(*m->mms[i]->vmas);
+	for (size_t i = 0; i < m->nr_files; i++)
+		bytes += u64map_host_bytes(&m->files[i].cache);
 	return bytes;
 }
 

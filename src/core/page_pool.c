@@ -22,6 +22,7 @@ void page_pool_init(struct page_pool *p, size_t page)
 {
 	memset(p, 0, sizeof(*p));
 	p->page = page;
+	p->host_page = (size_t)sysconf(_SC_PAGESIZE);
 }
 
 /* Pages in the n-th chunk: 2^n, up to 2 MiB worth. */
@@ -95,21 +96,33 @@ static int cmp_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Give back the host pages wholly inside [start, start + len): with pages
+ * smaller than the host's (a 4K granule on a 16K or 64K host), a host page
+ * goes back once all its table pages are free in the same batch; one only
+ * partly free stays resident (uncharged, as the few pages a chunk smaller
+ * than a host page leaves).
+ */
+static void release_run(const struct page_pool *p, char *start, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)start + p->host_page - 1) & ~(uintptr_t)(p->host_page - 1);
+	uintptr_t hi = ((uintptr_t)start + len) & ~(uintptr_t)(p->host_page - 1);
+
+	if (lo < hi)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 static void release_free(struct page_pool *p)
 {
 	size_t end = p->nr_free - KEEP_RESIDENT, run;
 
-	if (p->page % (size_t)sysconf(_SC_PAGESIZE)) {
-		p->nr_released = end;	/* smaller than a host page: it stays (uncharged) */
-		return;
-	}
 	qsort(&p->free[p->nr_released], end - p->nr_released, sizeof(*p->free), cmp_ptr);
 	for (size_t i = p->nr_released; i < end; i += run) {
 		char *start = p->free[i];
 
 		for (run = 1; i + run < end && (char *)p->free[i + run] == start + run * p->page; run++)
 			;
-		madvise(start, run * p->page, MADV_DONTNEED);
+		release_run(p, start, run * p->page);
 	}
 	p->nr_released = end;
 }

@@ -11,13 +11,19 @@
 
 struct page_pool {
 	size_t page;
+	size_t host_page;	/* the host's page size (sysconf), what MADV_DONTNEED gives back */
 	void **chunks;
 	size_t nr_chunks, cap_chunks;
 	char *cur;
 	size_t left;
 	void **free;
 	size_t nr_free, cap_free;
-	size_t nr_released;	/* free[0 .. nr_released) went back to the host */
+	/*
+	 * free[0 .. nr_released) went back to the host, or (a page smaller than
+	 * the host's) stay resident because the rest of their host page was not
+	 * free with them
+	 */
+	size_t nr_released;
 };
 
 void page_pool_init(struct page_pool *p, size_t page);

@@ -20,8 +20,15 @@ void u64map_init(struct u64map *map)
 	memset(map, 0, sizeof(*map));
 }
 
+void u64map_charge_to(struct u64map *map, uint64_t *host_bytes)
+{
+	map->charge = host_bytes;
+}
+
 void u64map_free(struct u64map *map)
 {
+	if (map->charge)
+		*map->charge -= (uint64_t)map->cap * 2 * sizeof(uint64_t);
 	free(map->keys);
 	free(map->vals);
 	u64map_init(map);
@@ -74,11 +81,15 @@ static int grow(struct u64map *map)
 	}
 	bigger.cap = cap;
 	bigger.len = 0;
+	bigger.charge = NULL;	/* the entries move uncharged; the growth is charged below */
 	for (size_t i = 0; i < map->cap; i++)
 		if (map->keys[i])
 			u64map_put(&bigger, map->keys[i] - 1, map->vals[i]);
 	free(map->keys);
 	free(map->vals);
+	if (map->charge)
+		*map->charge += (uint64_t)(cap - map->cap) * 2 * sizeof(uint64_t);
+	bigger.charge = map->charge;
 	*map = bigger;
 	return 0;
 }

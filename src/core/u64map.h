@@ -12,10 +12,19 @@ struct u64map {
 	uint64_t *vals;
 	size_t cap;		/* power of two, or 0 */
 	size_t len;
+	uint64_t *charge;	/* NULL, or host bytes its tables are charged to as they grow and go */
 };
 
 void u64map_init(struct u64map *map);
 void u64map_free(struct u64map *map);
+/*
+ * From now on the tables' growth is added to *host_bytes, and their bytes
+ * taken off when freed (a machine's bookkeeping, never refused). What the
+ * map holds already is not added: a new map holds nothing, and a copy's
+ * bytes came with the copied machine's total.
+ */
+void u64map_charge_to(struct u64map *map, uint64_t *host_bytes);
+/* A copy of src, charged to nothing (u64map_charge_to). */
 int u64map_copy(struct u64map *dst, const struct u64map *src);
 bool u64map_get(const struct u64map *map, uint64_t key, uint64_t *val);
 int u64map_put(struct u64map *map, uint64_t key, uint64_t val);

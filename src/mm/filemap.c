@@ -24,8 +24,10 @@ int file_table_add(struct ptsim_machine *m, size_t *out)
 	if (!n)
 		return -ENOMEM;
 	m->files = n;
+	m->host_bytes += sizeof(*n);	/* bookkeeping: charged, never refused */
 	memset(&n[m->nr_files], 0, sizeof(*n));
 	u64map_init(&n[m->nr_files].cache);
+	u64map_charge_to(&n[m->nr_files].cache, &m->host_bytes);
 	*out = m->nr_files++;
 	return 0;
 }
@@ -59,6 +61,7 @@ int ptsim_file_open(struct ptsim_machine *m, unsigned int file, unsigned int *fd
 	if (!n)
 		return -ENOMEM;
 	m->opens = n;
+	m->host_bytes += sizeof(*n);
 	memset(&n[m->nr_opens], 0, sizeof(*n));
 	n[m->nr_opens].file = file;
 	/* VM_READAHEAD_PAGES: 32 / 8 / 2 pages */
@@ -121,6 +124,7 @@ int files_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 				dst->nr_files = i;
 				return -ENOMEM;
 			}
+			u64map_charge_to(&dst->files[i].cache, &dst->host_bytes);
 		}
 		dst->nr_files = src->nr_files;
 	}

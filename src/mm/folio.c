@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "primitives.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,25 +14,33 @@
 
 /*
  * The store reserves one record per page frame of the machine; the host
- * backs a page of records when one of them is first used. Each host page of
- * records is charged while it holds a live record, and handed back (and
- * uncharged) when its last one goes.
+ * backs a chunk of records when one of them is first used. A chunk is the
+ * fewest whole host pages that hold whole records (three 4 KiB pages of
+ * 1024 12-byte records): it is charged while it holds a live record, and
+ * handed back (and uncharged) when its last one goes.
  */
 int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages,
 		     uint64_t *host_bytes)
 {
 	long host_page = sysconf(_SC_PAGESIZE);
-	size_t chunks;
+	size_t chunks, pages_per_chunk = 1;
 	void *map;
 
 	memset(fs, 0, sizeof(*fs));
 	u64map_init(&fs->lock_contention);
 	u64map_init(&fs->gup);
+	u64map_init(&fs->mapcount);
+	/* the side maps are the machine's bookkeeping: charged as they grow */
+	u64map_charge_to(&fs->lock_contention, host_bytes);
+	u64map_charge_to(&fs->gup, host_bytes);
+	u64map_charge_to(&fs->mapcount, host_bytes);
 	if (host_page < (long)sizeof(struct folio) || nr_pages > SIZE_MAX / sizeof(struct folio))
 		return -ENOMEM;
 	fs->base_pfn = base_pfn;
 	fs->nr_pages = nr_pages;
-	fs->chunk_records = (size_t)host_page / sizeof(struct folio);
+	while ((size_t)host_page * pages_per_chunk % sizeof(struct folio))
+		pages_per_chunk++;
+	fs->chunk_records = (size_t)host_page * pages_per_chunk / sizeof(struct folio);
 	fs->map_bytes = (size_t)nr_pages * sizeof(struct folio);
 	chunks = (size_t)folio_store_chunks(fs);
 	map = mmap(NULL, fs->map_bytes, PROT_READ | PROT_WRITE,
@@ -61,10 +70,11 @@ void folio_store_free(struct folio_store *fs)
 	free(fs->chunk_live);
 	u64map_free(&fs->lock_contention);
 	u64map_free(&fs->gup);
+	u64map_free(&fs->mapcount);
 	memset(fs, 0, sizeof(*fs));
 }
 
-int folio_store_copy(struct folio_store *dst, const struct folio_store *src)
+int folio_store_copy(struct folio_store *dst, const struct folio_store *src, uint64_t *host_bytes)
 {
 	uint64_t ignored = 0;
 	size_t chunk_bytes = src->chunk_records * sizeof(struct folio);
@@ -73,10 +83,14 @@ int folio_store_copy(struct folio_store *dst, const struct folio_store *src)
 	if (err)
 		return err;
 	if (u64map_copy(&dst->lock_contention, &src->lock_contention) ||
-	    u64map_copy(&dst->gup, &src->gup)) {
+	    u64map_copy(&dst->gup, &src->gup) || u64map_copy(&dst->mapcount, &src->mapcount)) {
 		folio_store_free(dst);
 		return -ENOMEM;
 	}
+	/* the copies' bytes came with the copied machine's total */
+	u64map_charge_to(&dst->lock_contention, host_bytes);
+	u64map_charge_to(&dst->gup, host_bytes);
+	u64map_charge_to(&dst->mapcount, host_bytes);
 	dst->nr_folios = src->nr_folios;
 	for (uint64_t r = 0; r < src->nr_pages; r += src->chunk_records) {
 		size_t c = (size_t)(r / src->chunk_records);
@@ -118,7 +132,9 @@ static void chunks_account(struct ptsim_machine *m, uint64_t rel, uint64_t nr, i
 			fs->chunk_live[c] -= n;
 			if (!fs->chunk_live[c]) {
 				/* the last live record went: the host page goes back, and reads as zeroes */
-				madvise(&fs->map[(uint64_t)c * fs->chunk_records], (size_t)chunk_bytes,
+				madvise(&fs->map[(uint64_t)c * fs->chunk_records],
+					MIN((size_t)chunk_bytes,
+					    fs->map_bytes - (size_t)c * (size_t)chunk_bytes),
 					MADV_DONTNEED);
 				host_uncharge(m, chunk_bytes);
 			}
@@ -138,6 +154,76 @@ struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn)
 	if (!f->live)
 		return NULL;
 	return f->tail ? f - f->index : f;	/* compound_head */
+}
+
+/* The slow paths of folio_mapcount / _set / _add (src/mm/internal.h): the side map. */
+int folio_mapcount_wide(const struct ptsim_machine *m, const struct folio *f)
+{
+	uint64_t v = 0;
+
+	u64map_get(&m->folios.mapcount, folio_pfn(m, f), &v);
+	return (int)(uint32_t)v;
+}
+
+/* The side map's growth is bookkeeping: charged (u64map_charge_to), never refused. */
+static void mapcount_map_set(struct ptsim_machine *m, uint64_t pfn, int v)
+{
+	bool existed;
+
+	if (u64map_set(&m->folios.mapcount, pfn, (uint32_t)v, &existed)) {
+		/* the host has no memory left for one entry: no count can be kept */
+		fprintf(stderr, "libptsim: out of host memory for a folio's mapcount\n");
+		abort();
+	}
+}
+
+/*
+ * An order-0 folio's mapcount outside the record's range: kept in the side
+ * map while it is; back in the record (the entry deleted, its table kept)
+ * once it fits again.
+ */
+void folio_mapcount_set_wide(struct ptsim_machine *m, struct folio *f, int v)
+{
+	uint64_t pfn = folio_pfn(m, f);
+
+	if (v >= 0 && v <= (int)FOLIO_MAPCOUNT_INLINE_MAX) {
+		u64map_del(&m->folios.mapcount, pfn);
+		f->mapcount_small = (unsigned int)v & 31u;
+		return;
+	}
+	mapcount_map_set(m, pfn, v);
+	f->mapcount_small = FOLIO_MAPCOUNT_WIDE;
+}
+
+int folio_mapcount_add_wide(struct ptsim_machine *m, struct folio *f, int delta)
+{
+	int v = (int)((uint32_t)folio_mapcount(m, f) + (uint32_t)delta);
+
+	folio_mapcount_set_wide(m, f, v);
+	return v;
+}
+
+bool folio_mapcount_add_in_place(struct ptsim_machine *m, struct folio *f, int delta)
+{
+	const int n = (int)FOLIO_MAPCOUNT_INLINE_MAX + 1;
+	int v;
+
+	if (f->order || f->mapcount_small == FOLIO_MAPCOUNT_WIDE) {
+		uint64_t pfn = folio_pfn(m, f), old = 0;
+		bool existed;
+
+		if (f->order) {
+			f[1].mapping += (uint32_t)delta;
+			return false;
+		}
+		u64map_get(&m->folios.mapcount, pfn, &old);
+		/* the key exists: updated in place, never grown */
+		u64map_set(&m->folios.mapcount, pfn, (uint32_t)old + (uint32_t)delta, &existed);
+		return false;
+	}
+	v = (int)f->mapcount_small + delta;
+	f->mapcount_small = (unsigned int)((v % n + n) % n) & 31u;
+	return v < 0;
 }
 
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
@@ -163,7 +249,8 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		return -ENOMEM;
 	}
 	chunks_account(m, rel, nr, +1);
-	*f = (struct folio){ .order = order, .flags = flags, .live = 1 };
+	*f = (struct folio){ .order = order, .flags = flags, .live = 1,
+			     .mapcount_small = order ? FOLIO_MAPCOUNT_WIDE : 0 };
 	for (uint64_t i = 1; i < nr; i++)
 		f[i] = (struct folio){ .index = i, .live = 1, .tail = 1 };
 	fs->nr_folios++;
@@ -182,6 +269,8 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 		u64map_del(&fs->lock_contention, pfn);
 	if (f->gup_refs)
 		u64map_del(&fs->gup, pfn);
+	if (!order && f->mapcount_small == FOLIO_MAPCOUNT_WIDE)
+		folio_mapcount_set_wide(m, f, 0);
 	/*
 	 * a queued large folio leaves the deferred split queue as it is freed
 	 * (folio_undo_large_rmappable, v6.12 folio_unqueue_deferred_split,
@@ -248,7 +337,8 @@ int folio_gup_set(struct ptsim_machine *m, struct folio *f, uint32_t pins, uint3
 uint64_t folio_ref_count(const struct ptsim_machine *m, const struct folio *f)
 {
 	uint32_t pins, gets;
-	uint64_t refs = (uint64_t)(f->mapcount > 0 ? f->mapcount : 0);
+	int mapcount = folio_mapcount(m, f);
+	uint64_t refs = (uint64_t)(mapcount > 0 ? mapcount : 0);
 
 	if (!(f->flags & FOLIO_ANON) && f->mapping)
 		refs += folio_nr_pages(f);	/* __filemap_add_folio: the page cache's */
@@ -289,9 +379,12 @@ void folio_split_records_to_order(struct ptsim_machine *m, struct folio *f, unsi
 			.index = f->index + i, .order = new_order,
 			.flags = f->flags & ~(FOLIO_LOCKED | FOLIO_DEFERRED_SPLIT), .live = 1,
 			.anon_exclusive = p->anon_exclusive, .mapping = f->mapping,
+			.mapcount_small = new_order ? FOLIO_MAPCOUNT_WIDE : 0,
 		};
 	}
 	f->order = new_order;
+	if (!new_order)
+		f->mapcount_small = 0;	/* the caller sets every new folio's mapcount */
 	f->flags &= ~FOLIO_DEFERRED_SPLIT;	/* the split takes it off the queue */
 	m->folios.nr_folios += nr / step - 1;
 }
@@ -406,7 +499,7 @@ static int gup_put(struct ptsim_machine *m, uint64_t pa, bool pin)
 	op_begin(m);
 	/* lowering a count only deletes or rewrites the entry in place: it cannot fail */
 	folio_gup_set(m, f, pins - pin, gets - !pin);
-	if (!f->gup_refs && !f->mapcount && (f->flags & FOLIO_ANON))
+	if (!f->gup_refs && !folio_mapcount(m, f) && (f->flags & FOLIO_ANON))
 		folio_put(m, f);
 	op_end(m, 0);
 	return 0;

@@ -75,7 +75,7 @@ static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, str
 		/* one PMD mapping: the model counts it once in mapcount */
 		for (uint64_t i = 1; i < folio_nr_pages(f); i++)
 			folio_set_page_anon_exclusive(f, i, false);
-		f->mapcount++;
+		folio_mapcount_add(mm->m, f, 1);
 		return 0;
 	}
 	if (maybe_pinned) {
@@ -91,7 +91,7 @@ static int folio_try_dup_anon_rmap(struct ptsim_mm *mm, const struct vma *v, str
 	page_mapcount_atomic(m, f, idx, nr);	/* atomic_inc per page (the folio's for order 0) */
 	if (f->order)
 		folio_mod_large_mapcount(m, f, false);
-	f->mapcount += (int)nr;
+	folio_mapcount_add(mm->m, f, (int)nr);
 	return 0;
 }
 
@@ -106,7 +106,7 @@ static void folio_dup_file_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint6
 	page_mapcount_atomic(mm->m, f, idx, nr);
 	if (f->order)
 		folio_mod_large_mapcount(mm->m, f, false);
-	f->mapcount += (int)nr;
+	folio_mapcount_add(mm->m, f, (int)nr);
 }
 
 /*

@@ -45,7 +45,7 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 		folio_add_anon_rmap_ptes(mm, f, 0, g->ptrs_per_table, excl, true);
 		folio_remove_rmap_pmd(mm, f, true);
 	} else if (f) {
-		f->mapcount += (int)g->ptrs_per_table - 1;
+		folio_mapcount_add(m, f, (int)g->ptrs_per_table - 1);
 	}
 	/* pmd_populate: the PMD now points at the filled table */
 	set_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx], pfn_pte(g, pte_table->pfn, PMD_TYPE_TABLE));
@@ -292,7 +292,7 @@ int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_
 	pte_t *old;
 	uint64_t *va;
 
-	if (f->gup_refs || folio_mappings_in(mm, f) != (uint64_t)f->mapcount)
+	if (f->gup_refs || folio_mappings_in(mm, f) != (uint64_t)folio_mapcount(m, f))
 		return -EBUSY;
 	old = calloc(nr, sizeof(*old));
 	va = calloc(nr, sizeof(*va));
@@ -322,9 +322,9 @@ int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_
 		flush_tlb_range(mm, lo, hi);
 	folio_split_records_to_order(m, f, new_order);
 	for (uint64_t i = 0; i < nr; i += step) {
-		f[i].mapcount = 0;
+		folio_mapcount_set(m, &f[i], 0);
 		for (uint64_t j = i; j < i + step; j++)
-			f[i].mapcount += old[j] ? 1 : 0;
+			folio_mapcount_add(m, &f[i], old[j] ? 1 : 0);
 	}
 	/* remap_page: the pages come back one by one, no longer contiguous-foldable */
 	for (uint64_t i = 0; i < nr; i++) {
@@ -333,7 +333,7 @@ int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_
 
 		if (!old[i]) {
 			/* a new folio none of whose pages is mapped: its last reference goes */
-			if (i && !(i % step) && !f[i].mapcount && (f[i].flags & FOLIO_ANON))
+			if (i && !(i % step) && !folio_mapcount(m, &f[i]) && (f[i].flags & FOLIO_ANON))
 				folio_put(m, &f[i]);
 			continue;
 		}
@@ -352,7 +352,7 @@ int split_folio(struct ptsim_mm *mm, struct folio *f)
 
 void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f)
 {
-	if (!f->mapcount && (f->flags & FOLIO_ANON))
+	if (!folio_mapcount(mm->m, f) && (f->flags & FOLIO_ANON))
 		folio_put(mm->m, f);
 }
 
@@ -392,9 +392,9 @@ int ptsim_split_folio(struct ptsim_mm *mm, uint64_t va, unsigned int new_order)
 	VALIDATE(new_order < f->order && new_order != 1);
 	if (tr.level == PMD_LEVEL) {
 		/* only this mm's one PMD mapping: the model unmaps from no other mm */
-		if (f->pinned || f->mapcount != 1)
+		if (f->pinned || folio_mapcount(m, f) != 1)
 			return -EBUSY;
-	} else if (f->pinned || folio_mappings_in(mm, f) != (uint64_t)f->mapcount) {
+	} else if (f->pinned || folio_mappings_in(mm, f) != (uint64_t)folio_mapcount(m, f)) {
 		return -EBUSY;	/* can_split_folio: extra references, or another mm's mappings */
 	}
 	op_begin(m);

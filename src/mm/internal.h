@@ -21,7 +21,8 @@ void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order);
 int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages,
 		     uint64_t *host_bytes);
 void folio_store_free(struct folio_store *fs);
-int folio_store_copy(struct folio_store *dst, const struct folio_store *src);
+/* A copy of src; its side maps' growth is charged to host_bytes (the copy's machine). */
+int folio_store_copy(struct folio_store *dst, const struct folio_store *src, uint64_t *host_bytes);
 struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
 /* Allocates memory and metadata (counts FOLIO_ALLOC); records undo. */
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
@@ -42,6 +43,65 @@ static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;
 }
+/*
+ * The folio's mapcount, PTE + PMD mappings of its pages, as folio_mapcount
+ * (include/linux/mm.h) reads it: a large folio keeps it in its first tail
+ * record, as v6.11+ keep _large_mapcount in page[1] (its head's
+ * mapcount_small reads FOLIO_MAPCOUNT_WIDE); an order-0 folio in its
+ * record's mapcount_small, or (more than FOLIO_MAPCOUNT_INLINE_MAX mappings,
+ * or below zero after an unmap bug) in the store's side map. The range is
+ * the kernel's atomic_t, as the int32_t field it replaces. Every mapcount
+ * goes through these, whichever path changes it.
+ */
+int folio_mapcount_wide(const struct ptsim_machine *m, const struct folio *f);
+void folio_mapcount_set_wide(struct ptsim_machine *m, struct folio *f, int v);
+int folio_mapcount_add_wide(struct ptsim_machine *m, struct folio *f, int delta);
+
+static inline int folio_mapcount(const struct ptsim_machine *m, const struct folio *f)
+{
+	if (f->mapcount_small != FOLIO_MAPCOUNT_WIDE)
+		return (int)f->mapcount_small;
+	if (f->order)
+		return (int32_t)f[1].mapping;
+	return folio_mapcount_wide(m, f);
+}
+
+static inline void folio_mapcount_set(struct ptsim_machine *m, struct folio *f, int v)
+{
+	if (f->mapcount_small != FOLIO_MAPCOUNT_WIDE && (unsigned int)v <= FOLIO_MAPCOUNT_INLINE_MAX)
+		f->mapcount_small = (unsigned int)v & 31u;
+	else if (f->order)
+		f[1].mapping = (uint32_t)v;
+	else
+		folio_mapcount_set_wide(m, f, v);
+}
+
+/* Add delta (negative: take away) and return the new mapcount; it wraps as atomic_add. */
+static inline int folio_mapcount_add(struct ptsim_machine *m, struct folio *f, int delta)
+{
+	unsigned int small = f->mapcount_small, v = small + (unsigned int)delta;
+
+	if (small != FOLIO_MAPCOUNT_WIDE && v <= FOLIO_MAPCOUNT_INLINE_MAX) {
+		f->mapcount_small = v & 31u;
+		return (int)v;
+	}
+	if (f->order) {
+		uint32_t large = f[1].mapping + (uint32_t)delta;
+
+		f[1].mapping = large;
+		return (int32_t)large;
+	}
+	return folio_mapcount_add_wide(m, f, delta);
+}
+
+/*
+ * The invariant checker's ±1, which allocates nothing: a large or wide count
+ * changes in place; a count in the record wraps modulo 31 (its values
+ * 0..30), so taking mappings away and adding them back restores it, and
+ * true is returned when taking one away wrapped (more mappings than count).
+ */
+bool folio_mapcount_add_in_place(struct ptsim_machine *m, struct folio *f, int delta);
+
 /* Host pages of records the store spans (each with a live count in chunk_live). */
 static inline uint64_t folio_store_chunks(const struct folio_store *fs)
 {

@@ -76,8 +76,8 @@ NO_FUZZ_TRACE static void count_mappings(struct inv *c, const struct pt_table *t
 		if (!pte_present(d) || pte_special(d))
 			continue;
 		f = pfn_folio(c->m, pte_pfn(&c->m->geo, d));
-		if (f)
-			f->mapcount += delta;
+		if (f && folio_mapcount_add_in_place(c->m, f, delta))
+			f->inv_mismatch = 1;	/* more mappings than its mapcount */
 	}
 }
 
@@ -155,7 +155,7 @@ static uint64_t check_folio_store(struct inv *c, uint64_t *bad_chunk)
 			struct folio *f = &fs->map[r];
 
 			live += f->live;
-			if (f->live && !f->tail && f->mapcount) {
+			if (f->live && !f->tail && (folio_mapcount(c->m, f) || f->inv_mismatch)) {
 				f->inv_mismatch = 1;
 				marked++;
 			}
@@ -201,7 +201,7 @@ static void check_unreferenced(struct inv *c)
 		for (uint64_t r = first; r < MIN(first + fs->chunk_records, fs->nr_pages); r++) {
 			const struct folio *f = &fs->map[r];
 
-			if (f->live && !f->tail && (f->flags & FOLIO_ANON) && f->mapcount <= 0 &&
+			if (f->live && !f->tail && (f->flags & FOLIO_ANON) && folio_mapcount(c->m, f) <= 0 &&
 			    !f->gup_refs)
 				broken(c, f->index, -1, fs->base_pfn + r,
 				       "anonymous folio nobody maps or pins");

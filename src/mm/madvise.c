@@ -83,7 +83,7 @@ struct lazy_walk {
  */
 static bool folio_maybe_mapped_shared(struct ptsim_mm *mm, const struct folio *f)
 {
-	return folio_mappings_in(mm, f) != (uint64_t)f->mapcount;
+	return folio_mappings_in(mm, f) != (uint64_t)folio_mapcount(mm->m, f);
 }
 
 /* folio_mark_lazyfree: anonymous memory reclaim may drop instead of swapping. */
@@ -210,7 +210,7 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 		}
 whole:
 		/* a large folio here is mapped whole: its mapcount says whether only here */
-		if (!free && (uint64_t)ref.folio->mapcount != folio_nr_pages(ref.folio))
+		if (!free && (uint64_t)folio_mapcount(mm->m, ref.folio) != folio_nr_pages(ref.folio))
 			continue;
 		lazy_age_ptes(w, ref.folio, ptep, ptent, addr, nr, batching);
 	}
@@ -233,7 +233,7 @@ static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int 
 		split_huge_pmd_spare(mm, t, ALIGN_DOWN64(addr, g->pmd_size), w->spare);
 		return false;
 	}
-	if (!ref.folio || ref.folio->mapcount != 1)
+	if (!ref.folio || folio_mapcount(mm->m, ref.folio) != 1)
 		return true;
 	if (w->advice == LAZY_FREE)
 		folio_mark_lazyfree(ref.folio);

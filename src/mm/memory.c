@@ -508,11 +508,11 @@ static bool __wp_can_reuse_large_anon_folio(struct ptsim_mm *mm, const struct fo
 {
 	if (!feature(mm->m, PTSIM_FEAT_WP_REUSE_LARGE_ANON_FOLIO))
 		return false;
-	if (f->mapcount <= 1)
+	if (folio_mapcount(mm->m, f) <= 1)
 		return false;
-	if (folio_ref_count(mm->m, f) != (uint64_t)f->mapcount)
+	if (folio_ref_count(mm->m, f) != (uint64_t)folio_mapcount(mm->m, f))
 		return false;
-	return folio_mappings_in(mm, f) == (uint64_t)f->mapcount;
+	return folio_mappings_in(mm, f) == (uint64_t)folio_mapcount(mm->m, f);
 }
 
 /*
@@ -586,7 +586,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	folio_add_lru_vma(m);
 	folio_remove_rmap_ptes(mm, f, ref.idx, 1);	/* folio_remove_rmap_pte */
 	/* a page GUP holds stays with its pin or reference; a page-cache page stays cached */
-	if (anon && f->mapcount == 0)
+	if (anon && folio_mapcount(mm->m, f) == 0)
 		folio_put(m, f);
 	return 0;
 }

@@ -497,7 +497,7 @@ int ptsim_folio_info(const struct ptsim_mm *mm, uint64_t va, struct ptsim_folio_
 	out->order = f->order;
 	out->anon = f->flags & FOLIO_ANON;
 	out->anon_exclusive = folio_page_anon_exclusive(f, pfn - folio_pfn(mm->m, f));
-	out->mapcount = f->mapcount;
+	out->mapcount = folio_mapcount(mm->m, f);
 	out->index = f->index;
 	folio_gup_counts(mm->m, f, &out->pins, &out->gets);
 	out->refcount = folio_ref_count(mm->m, f);

@@ -78,7 +78,7 @@ static bool prot_numa_skip(const struct ptsim_mm *mm, const struct vma *v, pte_t
 {
 	if (pte_protnone(oldpte) || !f)
 		return true;
-	if (is_cow_mapping(v->flags) && (f->pinned || f->mapcount > (int)folio_nr_pages(f)))
+	if (is_cow_mapping(v->flags) && (f->pinned || folio_mapcount(mm->m, f) > (int)folio_nr_pages(f)))
 		return true;
 	return numa_target_node(mm, v) == 0;	/* folio_nid(folio) is 0 */
 }

@@ -27,10 +27,10 @@ _Static_assert(sizeof(struct ptsim_vma_info) == 112, "struct ptsim_vma_info keep
  */
 static bool page_mmap_exclusive(const struct ptsim_mm *mm, const struct folio *f)
 {
-	if (f->mapcount == 1 || !f->order || !(f->flags & FOLIO_ANON))
-		return f->mapcount == 1;	/* one mapping: a PTE, or the PMD of a THP */
+	if (folio_mapcount(mm->m, f) == 1 || !f->order || !(f->flags & FOLIO_ANON))
+		return folio_mapcount(mm->m, f) == 1;	/* one mapping: a PTE, or the PMD of a THP */
 	/* folio_mappings_in (PTE mappings) only reads mm (its walk is uncounted) */
-	return folio_mappings_in((struct ptsim_mm *)mm, f) == (uint64_t)f->mapcount;
+	return folio_mappings_in((struct ptsim_mm *)mm, f) == (uint64_t)folio_mapcount(mm->m, f);
 }
 
 /* The page at va of a leaf entry d at level in t (pte_to_pagemap_entry and its kpage* reads). */
@@ -62,7 +62,7 @@ static void page_info_of(const struct ptsim_mm *mm, uint64_t va, int level, pte_
 	if (!f)
 		return;
 	out->order = f->order;
-	out->mapcount = f->mapcount;
+	out->mapcount = folio_mapcount(mm->m, f);
 	out->refcount = folio_ref_count(mm->m, f);
 	folio_gup_counts(mm->m, f, &out->pins, &out->gets);
 	out->anon = f->flags & FOLIO_ANON;

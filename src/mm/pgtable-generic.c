@@ -149,7 +149,7 @@ static void leaf_unmap_folio(struct ptsim_mm *mm, pte_t leaf)
 	f = pfn_folio(mm->m, pte_pfn(&mm->m->geo, leaf));
 	if (!f)
 		return;
-	if (--f->mapcount == 0 && (f->flags & FOLIO_ANON))
+	if (folio_mapcount_add(mm->m, f, -1) == 0 && (f->flags & FOLIO_ANON))
 		folio_put(mm->m, f);
 }
 

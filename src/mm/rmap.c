@@ -40,17 +40,17 @@ static bool __folio_add_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx,
 
 	if (!folio_test_large(m, f)) {
 		page_mapcount_atomic(m, f, 0, 1);	/* atomic_inc_and_test(&folio->_mapcount) */
-		first = f->mapcount == 0;
+		first = folio_mapcount(m, f) == 0;
 	} else {
 		page_mapcount_atomic(m, f, idx, nr);	/* atomic_inc_and_test per page */
-		first = (uint64_t)f->mapcount < folio_nr_pages(f);
+		first = (uint64_t)folio_mapcount(m, f) < folio_nr_pages(f);
 		if (first)
 			nr_pages_mapped_atomic(m, f);
 		/* a PMD mapping already counts every page mapped (ENTIRELY_MAPPED) */
 		first = first && !pmd_mapped;
 		folio_mod_large_mapcount(m, f, false);
 	}
-	f->mapcount += (int)nr;
+	folio_mapcount_add(m, f, (int)nr);
 	return first;
 }
 
@@ -97,7 +97,7 @@ void folio_add_new_anon_rmap(struct ptsim_mm *mm, struct folio *f, bool exclusiv
 			folio_mod_large_mapcount(m, f, true);
 			mapcount_set(m, f, FOLIO_PAGE1);	/* _nr_pages_mapped */
 		}
-		f->mapcount = (int)nr;
+		folio_mapcount_set(m, f, (int)nr);
 	} else {
 		/* _entire_mapcount, _nr_pages_mapped = ENTIRELY_MAPPED */
 		mapcount_set(m, f, FOLIO_PAGE1);
@@ -106,7 +106,7 @@ void folio_add_new_anon_rmap(struct ptsim_mm *mm, struct folio *f, bool exclusiv
 		if (exclusive)
 			SetPageAnonExclusive(m, f, 0);
 		__lruvec_stat_mod_folio(m);	/* NR_ANON_THPS */
-		f->mapcount = 1;
+		folio_mapcount_set(m, f, 1);
 	}
 	__lruvec_stat_mod_folio(m);	/* NR_ANON_MAPPED */
 }
@@ -124,7 +124,7 @@ static void queue_deferred_split(struct ptsim_machine *m, struct folio *f)
 {
 	bool queued = f->flags & FOLIO_DEFERRED_SPLIT;
 
-	if (feature(m, PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL) && (f->mapcount <= 0 || queued))
+	if (feature(m, PTSIM_FEAT_DEFERRED_SPLIT_PARTIAL) && (folio_mapcount(m, f) <= 0 || queued))
 		return;
 	kernel_call(m, DEFERRED_SPLIT_FOLIO);
 	if (queued)
@@ -139,14 +139,14 @@ void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx, 
 	bool last;
 
 	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);
-	f->mapcount -= (int)nr;
+	folio_mapcount_add(m, f, -(int)nr);
 	if (!folio_test_large(m, f)) {
 		page_mapcount_atomic(m, f, 0, 1);	/* atomic_add_negative(-1, &folio->_mapcount) */
-		last = f->mapcount <= 0;
+		last = folio_mapcount(m, f) <= 0;
 	} else {
 		folio_mod_large_mapcount(m, f, false);
 		page_mapcount_atomic(m, f, idx, nr);	/* atomic_add_negative per page */
-		last = (uint64_t)MAX(f->mapcount, 0) < folio_nr_pages(f);
+		last = (uint64_t)MAX(folio_mapcount(m, f), 0) < folio_nr_pages(f);
 		if (last)
 			nr_pages_mapped_atomic(m, f);	/* atomic_sub_return_relaxed */
 	}
@@ -154,7 +154,7 @@ void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx, 
 		__lruvec_stat_mod_folio(m);	/* __folio_mod_stat: NR_{ANON,FILE}_MAPPED */
 	if (last && f->order && (f->flags & FOLIO_ANON))
 		queue_deferred_split(m, f);
-	if (f->mapcount < 0)
+	if (folio_mapcount(m, f) < 0)
 		diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, f), 3, 0, 0,
 			    "folio mapcount below zero after an unmap");
 }
@@ -171,17 +171,17 @@ void folio_remove_rmap_pmd(struct ptsim_mm *mm, struct folio *f, bool ptes_stay)
 	int64_t pmd_left;
 
 	kernel_call(m, FOLIO_REMOVE_RMAP_PTES);	/* folio_remove_rmap_pmd */
-	f->mapcount--;
-	pmd_left = f->mapcount - (ptes_stay ? (int64_t)folio_nr_pages(f) : 0);
+	folio_mapcount_add(m, f, -1);
+	pmd_left = folio_mapcount(m, f) - (ptes_stay ? (int64_t)folio_nr_pages(f) : 0);
 	folio_mod_large_mapcount(m, f, false);
 	entire_mapcount_atomic(m, f);	/* atomic_add_negative(-1, &folio->_entire_mapcount) */
 	if (pmd_left <= 0) {
 		nr_pages_mapped_atomic(m, f);
-		if (!ptes_stay && f->mapcount <= 0)
+		if (!ptes_stay && folio_mapcount(m, f) <= 0)
 			__lruvec_stat_mod_folio(m);	/* NR_ANON_MAPPED */
 		__lruvec_stat_mod_folio(m);	/* NR_ANON_THPS */
 	}
-	if (f->mapcount < 0)
+	if (folio_mapcount(m, f) < 0)
 		diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, f), 2, 0, 0,
 			    "folio mapcount below zero after an unmap");
 }

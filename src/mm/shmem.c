@@ -35,6 +35,7 @@ int shmem_zero_setup(struct ptsim_machine *m, uint64_t size, uint32_t *shmem)
 	n->size = size;	/* shmem_kernel_file_setup("dev/zero", size) */
 	n->shmem = true;
 	u64map_init(&n->cache);
+	u64map_charge_to(&n->cache, &m->host_bytes);
 	*shmem = (uint32_t)i + 1;
 	return 0;
 }
@@ -55,7 +56,7 @@ void shmem_evict(struct ptsim_machine *m, unsigned int file)
 		fo = pfn_folio(m, f->cache.vals[i]);
 		if (!fo || fo->index != f->cache.keys[i] - 1)
 			continue;	/* a large folio is freed from its first index */
-		if (fo->mapcount)
+		if (folio_mapcount(m, fo))
 			diag_report(m, PTSIM_DIAG_INVARIANT, folio_pfn(m, fo), -1, 0, 0,
 				    "shmem page still mapped when its object goes");
 		folio_free(m, fo);

@@ -45,7 +45,7 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 		f = pfn_folio(mm->m, pte_pfn(g, old));
 		swp = swp_entry_pte(++mm->next_swap_offset, folio_page_anon_exclusive(f, 0));
 		set_ptes(mm, va, &t->desc[idx], swp, 1);
-		if (--f->mapcount == 0)
+		if (folio_mapcount_add(mm->m, f, -1) == 0)
 			folio_free(mm->m, f);
 	}
 	flush_tlb_range(mm, start, end);	/* reclaim's batched unmap flush */

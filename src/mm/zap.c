@@ -23,7 +23,7 @@ static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx, u
 		folio_remove_rmap_pmd(mm, f, false);
 	else
 		folio_remove_rmap_ptes(mm, f, idx, nr);
-	if (f->mapcount <= 0 && (f->flags & FOLIO_ANON))
+	if (folio_mapcount(mm->m, f) <= 0 && (f->flags & FOLIO_ANON))
 		folio_put(mm->m, f);	/* the last reference goes with the gather's batch */
 }
 

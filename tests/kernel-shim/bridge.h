@@ -27,7 +27,7 @@ struct ptsim_mm;
 #define KSH_PTE_CONT	(UINT64_C(1) << 52)
 #define KSH_PTE_DIRTY	(UINT64_C(1) << 55)
 /* sizeof(struct page): one model folio record per page frame (the vmemmap's arithmetic). */
-#define KSH_STRUCT_PAGE_BYTES	16
+#define KSH_STRUCT_PAGE_BYTES	12
 
 /*
  * The mm whose tables the kernel file is working on: the kernel's raw

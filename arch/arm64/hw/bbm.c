@@ -178,6 +178,8 @@ static bool push_pending(struct bbm_state *b, unsigned int cpu, uint64_t key)
 
 		if (!n)
 			return false;
+		if (b->host_bytes)
+			*b->host_bytes += (cap - c->cap_pending) * sizeof(*n);	/* bookkeeping */
 		c->pending = n;
 		c->cap_pending = cap;
 	}
@@ -210,6 +212,8 @@ static void note_unseen(struct ptsim_machine *m, uint64_t key, unsigned int nr)
 		if (!n)
 			return;
 		c->unseen_nr = n;
+		if (m->bbm.host_bytes)
+			*m->bbm.host_bytes += (cap - c->cap_unseen) * (sizeof(*k) + sizeof(*n));
 		c->cap_unseen = cap;
 	}
 	c->unseen_key[c->nr_unseen] = key;
@@ -766,6 +770,16 @@ int bbm_copy(struct bbm_state *dst, const struct bbm_state *src)
 		d->nr_unseen = d->cap_unseen = s->nr_unseen;
 	}
 	return u64map_copy(&dst->broken, &src->broken);
+}
+
+uint64_t bbm_host_bytes(const struct bbm_state *b)
+{
+	uint64_t bytes = u64map_host_bytes(&b->broken) + b->nr_cpus * sizeof(*b->cpus);
+
+	for (unsigned int i = 0; b->cpus && i < b->nr_cpus; i++)
+		bytes += b->cpus[i].cap_pending * sizeof(uint64_t) +
+			 b->cpus[i].cap_unseen * (sizeof(uint64_t) + sizeof(uint32_t));
+	return bytes;
 }
 
 void bbm_free(struct bbm_state *b)

@@ -112,6 +112,10 @@ int hw_init(struct ptsim_machine *m)
 	}
 	if (bbm_init(&m->bbm, t->nr_cpus))
 		return -ENOMEM;
+	/* the BBM checker's state is bookkeeping: charged as it grows */
+	u64map_charge_to(&m->bbm.broken, &m->host_bytes);
+	m->bbm.host_bytes = &m->host_bytes;
+	m->host_bytes += bbm_host_bytes(&m->bbm);
 	return dcache_init(m);
 }
 
@@ -153,6 +157,7 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 {
 	const struct tlb_model *s = src->tlb;
 	struct tlb_model *t = calloc(1, sizeof(*t));
+	int err;
 
 	memset(&dst->bbm, 0, sizeof(dst->bbm));
 	dst->tlb = t;
@@ -178,7 +183,13 @@ int hw_copy(struct ptsim_machine *dst, const struct ptsim_machine *src)
 			memcpy(t->cpu[c].arr[i].tag, a->tag, n * sizeof(*a->tag));
 		}
 	}
-	return bbm_copy(&dst->bbm, &src->bbm);
+	err = bbm_copy(&dst->bbm, &src->bbm);
+	/* src's total came with the copy; the copy's arrays are as long as their contents */
+	u64map_charge_to(&dst->bbm.broken, &dst->host_bytes);
+	dst->bbm.host_bytes = &dst->host_bytes;
+	dst->host_bytes += bbm_host_bytes(&dst->bbm);
+	dst->host_bytes -= bbm_host_bytes(&src->bbm);
+	return err;
 }
 
 /*
