@@ -60,6 +60,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_MADV_POPULATE_NO_VMA_WALK] = "MADV_POPULATE_* stops at the first hole (no VMA walk)",
 	[PTSIM_FEAT_SPLIT_TO_ORDER] = "a THP splits to any lower order (split_huge_page_to_list_to_order)",
 	[PTSIM_FEAT_MREMAP_MULTI_VMA] = "mremap() moves of several VMAs (remap_move)",
+	[PTSIM_FEAT_ZAP_SKIP_NONE_PTES] = "zap_pte_range skips a run of none entries in one loop turn",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */

@@ -20,6 +20,7 @@ static const char *const v610[] = { "madv_free_pte_batching", "contpte_clear_you
 					"deferred_split_partial", "madv_populate_no_vma_walk",
 					"split_to_order", NULL };
 static const char *const v611[] = { "large_mapcount", NULL };
+static const char *const v614[] = { "zap_skip_none_ptes", NULL };
 static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount",
 				    "wp_reuse_large_anon_folio", NULL };
 static const char *const v617[] = { "mprotect_pte_batching", "contpte_get_early_exit",
@@ -35,7 +36,7 @@ static const char *const unmerged[] = { "uffd_move_batching", "exec_contpte_orde
 
 static const struct {
 	const char *preset;
-	const char *const *on[10];	/* the groups it turns on, NULL-terminated */
+	const char *const *on[11];	/* the groups it turns on, NULL-terminated */
 } preset_table[] = {
 	{ "v6.6", { NULL } },
 	{ "v6.8", { NULL } },
@@ -45,20 +46,20 @@ static const struct {
 	{ "v6.11", { v69_core, v69, v610, v611, NULL } },
 	{ "v6.12", { v69_core, v69, v610, v611, NULL } },
 	{ "v6.13", { v69_core, v69, v610, v611, NULL } },
-	{ "v6.14", { v69_core, v69, v610, v611, NULL } },
-	{ "v6.15", { v69_core, v69, v610, v611, v615, NULL } },
-	{ "v6.16", { v69_core, v69, v610, v611, v615, NULL } },
-	{ "baseline", { v69_core, v69, v610, v611, v615, NULL } },
-	{ "v6.17", { v69_core, v69, v610, v611, v615, v617, NULL } },
-	{ "v6.18", { v69_core, v69, v610, v611, v615, v617, v618, NULL } },
-	{ "v6.19", { v69_core, v69, v610, v611, v615, v617, v618, v619, NULL } },
-	{ "patched", { v69_core, v69, v610, v611, v615, v617, v618, v619, unmerged } },
+	{ "v6.14", { v69_core, v69, v610, v611, v614, NULL } },
+	{ "v6.15", { v69_core, v69, v610, v611, v614, v615, NULL } },
+	{ "v6.16", { v69_core, v69, v610, v611, v614, v615, NULL } },
+	{ "baseline", { v69_core, v69, v610, v611, v614, v615, NULL } },
+	{ "v6.17", { v69_core, v69, v610, v611, v614, v615, v617, NULL } },
+	{ "v6.18", { v69_core, v69, v610, v611, v614, v615, v617, v618, NULL } },
+	{ "v6.19", { v69_core, v69, v610, v611, v614, v615, v617, v618, v619, NULL } },
+	{ "patched", { v69_core, v69, v610, v611, v614, v615, v617, v618, v619, unmerged } },
 };
 
 /* Is feature name in one of the groups? */
-static bool listed(const char *const *const groups[10], const char *name)
+static bool listed(const char *const *const groups[11], const char *name)
 {
-	for (int g = 0; g < 10 && groups[g]; g++)
+	for (int g = 0; g < 11 && groups[g]; g++)
 		for (const char *const *n = groups[g]; *n; n++)
 			if (!strcmp(*n, name))
 				return true;

@@ -223,6 +223,7 @@ enum ptsim_feature {
 	 * after the VMAs before it moved. Off: such a move is -EFAULT.
 	 */
 	PTSIM_FEAT_MREMAP_MULTI_VMA,
+	PTSIM_FEAT_ZAP_SKIP_NONE_PTES,	/* "mm: zap_pte_range: skip all consecutive none ptes" (v6.14) */
 	PTSIM_FEAT__COUNT
 };
 

@@ -65,13 +65,20 @@ static const struct {
 	/* "mm/mremap: permit mremap() move of multiple VMAs" and its fix "mm/mremap: catch
 	 * invalid multi VMA moves earlier" (L. Stoakes), both in v6.17 */
 	[PTSIM_FEAT_MREMAP_MULTI_VMA] = { "mremap_multi_vma", 6170 },
+	/*
+	 * Q. Zheng, "mm: zap_pte_range: skip all consecutive none ptes", of the series
+	 * "synchronously scan and reclaim empty user PTE pages" (posted December 2024,
+	 * after v6.13-rc1): v6.14. v6.12's zap_pte_range takes one loop turn per none entry.
+	 */
+	[PTSIM_FEAT_ZAP_SKIP_NONE_PTES] = { "zap_skip_none_ptes", 6140 },
 };
 
 /*
  * Presets: each turns on the features released up to its release. v6.6 and
  * v6.8 have none of the modelled ones (v6.6 has set_ptes already; anonymous
  * mTHP came with v6.8, which the model does not tie to a preset); v6.11 to
- * v6.14 have what v6.10 has.
+ * v6.13 have what v6.10 has (v6.11 adds large_mapcount), v6.14 adds
+ * zap_skip_none_ptes.
  */
 static const struct {
 	const char *name;

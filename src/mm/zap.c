@@ -95,20 +95,22 @@ static unsigned int zap_nonpresent_pte(struct zap_ctx *z, pte_t *ptep, uint64_t 
 	return 1;
 }
 
-/* do_zap_pte_range (v6.9+): skip a run of none entries, then zap what follows. */
+/* do_zap_pte_range (v6.9+): skip a none entry (v6.14: a run of them), then zap what follows. */
 static unsigned int do_zap_pte_range(struct zap_ctx *z, pte_t *ptep, uint64_t addr, uint64_t end)
 {
 	const struct ptsim_geometry *g = &z->mm->m->geo;
 	unsigned int max_nr = (unsigned int)((end - addr) >> g->page_shift);
 	/*
-	 * The ptep_get of each entry of a run of none entries, at once. The skip
-	 * loop came after v6.12 ("mm: zap_pte_range: skip all consecutive none
-	 * ptes"); v6.12's zap_pte_range still takes one loop turn per none
-	 * entry, which the model does not tell apart yet.
+	 * The ptep_get of each entry of a run of none entries, at once: v6.14's
+	 * skip loop ("zap_skip_none_ptes"). Before it (v6.9 to v6.13) a none
+	 * entry ends the turn, and zap_pte_range takes one loop turn per entry.
 	 */
-	unsigned int nr = ptep_get_none_run(z->mm, ptep, max_nr);
+	bool skip = feature(z->mm->m, PTSIM_FEAT_ZAP_SKIP_NONE_PTES);
+	unsigned int nr = ptep_get_none_run(z->mm, ptep, skip ? max_nr : 1);
 	pte_t ptent;
 
+	if (nr && !skip)
+		return nr;
 	if (nr) {
 		max_nr -= nr;
 		if (!max_nr)
