@@ -67,7 +67,9 @@ static void test_ro_pin_unshares_shared_page(void **state)
 	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 1);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 1);
-	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 1);	/* one folio_ref_add of the bias */
+	/* the folio_ref_add of the bias, and do_wp_page's folio_get of the old page */
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 2);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], 2);	/* wp_page_copy's two folio_puts */
 	/*
 	 * the caller's mmap_read_lock, and the fault's lock_vma_under_rcu (the
 	 * model counts GUP's faults as it counts mlock's populate: doc/gup.md)

@@ -333,10 +333,18 @@ static void test_cow_fault(void **state)
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	st = last_stats(m);
+	/*
+	 * do_wp_page's folio_get of the old folio before wp_page_copy, which
+	 * ends with two folio_puts (the mapping's reference, then that one)
+	 * and free_swap_cache's call and test (v6.12 mm/memory.c)
+	 */
 	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .remove = 1, .excl_test = 1,
 						       .flag_atomic = 1, .mapcount_atomic = 1,
-						       .mapcount_set = 1, .lruvec = 1 });
+						       .mapcount_set = 1, .lruvec = 1,
+						       .folio_get = 1 });
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], 2);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 1);
+	assert_int_equal(st.ev[PTSIM_EV_MMU_NOTIFIER_RANGE], 1);
 	assert_invariants(m);
 	ptsim_mm_destroy(child);
 	ptsim_mm_destroy(mm);

@@ -375,6 +375,9 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	folio_zero_user(m, 1);
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, va, &m->geo);
+	mmu_notifier_invalidate_range_start(m);
+	ptl_spin_lock(m);	/* pte_offset_map_lock: do_wp_page dropped the PTE lock */
+	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	ptep_clear_flush(mm, va, ptep);
 	folio_add_new_anon_rmap(mm, f, true, false);
 	set_ptes(mm, va, ptep, anon_fault_pte(&m->geo, v, folio_pfn(mm->m, f), !unshare), 1);
@@ -565,16 +568,22 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 		ptep_set_access_flags(mm, va, ptep, pte_mkwrite(pte_mkdirty(pte_mkyoung(orig))), true);
 		return 0;
 	}
+	/* do_wp_page: folio_get before wp_page_copy, which drops it at its end */
+	folio_get(m, f);
 	/* wp_page_copy: vmf_anon_prepare (a private file VMA's first anonymous page), folio_prealloc */
 	err = anon_vma_available(m, v);
 	if (!err)
 		err = folio_alloc(m, 0, 0, &nf);
-	if (err)
+	if (err) {
+		folio_put_ref(m, f);	/* wp_page_copy's out: folio_put(old_folio) */
 		return err;
+	}
 	anon_vma_prepare(m, v);
 	mem_cgroup_charge(m);
 	copy_user_highpage(m);	/* __wp_page_copy_user */
 	folio_init_anon(nf, v, va, g);
+	mmu_notifier_invalidate_range_start(m);
+	ptl_spin_lock(m);	/* pte_offset_map_lock: do_wp_page dropped the PTE lock */
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	if (!anon) {
 		add_mm_counter(m);	/* dec_mm_counter(mm_counter_file(old_folio)) */
@@ -585,7 +594,16 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), !unshare), 1);
 	folio_add_lru_vma(m);
 	folio_remove_rmap_ptes(mm, f, ref.idx, 1);	/* folio_remove_rmap_pte */
-	/* a page GUP holds stays with its pin or reference; a page-cache page stays cached */
+	/*
+	 * wp_page_copy's end: new_folio = old_folio, so folio_put(new_folio)
+	 * drops the reference the mapping held; free_swap_cache; then
+	 * folio_put(old_folio) drops do_wp_page's. The last one frees an
+	 * anonymous folio nothing else maps or holds (a page GUP holds stays
+	 * with its pin or reference; a page-cache page stays cached).
+	 */
+	folio_put_ref(m, f);
+	free_swap_cache(m);
+	folio_put_ref(m, f);
 	if (anon && folio_mapcount(mm->m, f) == 0)
 		folio_put(m, f);
 	return 0;

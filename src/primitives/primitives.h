@@ -156,7 +156,9 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(FOLIO_ALLOC_SWAP, "folio_alloc_swap", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,		\
 	  "mm/swapfile.c: add_to_swap's slots, one per page")					\
 	X(DELETE_FROM_SWAP_CACHE, "__delete_from_swap_cache", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,	\
-	  "mm/swap_state.c: __remove_mapping takes a written folio out of the swap cache")
+	  "mm/swap_state.c: __remove_mapping takes a written folio out of the swap cache")	\
+	X(FREE_SWAP_CACHE, "free_swap_cache", PRIM_CALL, PRIM_EVENTS,				\
+	  "mm/swap_state.c: the call and its folio_test_swapcache (the model has no swap cache)")
 
 /* Loop steps: what one turn of a page-table loop costs beyond the primitives it calls. */
 #define PTSIM_PRIMITIVES_LOOPS(X)								\
@@ -720,6 +722,17 @@ static inline void folio_alloc_swap(struct ptsim_machine *m)
 static inline void swap_cache_get_folio(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_SWAP_CACHE_GET_FOLIO, 1);
+}
+
+/*
+ * free_swap_cache (v6.12 mm/swap_state.c), called by wp_page_copy for the
+ * old folio: an out-of-line call whose folio_test_swapcache is false here
+ * (the model keeps no folio in a swap cache), so it returns at once.
+ */
+static inline void free_swap_cache(struct ptsim_machine *m)
+{
+	count(m, PTSIM_EV_HELPER_CALL, 1);
+	count(m, PTSIM_EV_FOLIO_TEST, 1);
 }
 
 /* __delete_from_swap_cache: a written folio leaves the swap cache. */
