@@ -370,12 +370,20 @@ static void test_zero_page_write_then_fork(void **state)
 	struct ptsim_mm *mm = new_mm_with_vma(m, VA, SZ_2M), *child;
 	struct ptsim_translation t, tc;
 	struct ptsim_folio_info fi;
+	struct ptsim_stats st;
 
 	(void)state;
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), -ENOENT);	/* the zero page: no folio */
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
-	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_ZERO], 1);
+	st = last_stats(m);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_ZERO], 1);
+	/*
+	 * v6.12 wp_page_copy: the notifier range, and the PTE lock taken again
+	 * (pte_offset_map_lock) after do_wp_page dropped handle_pte_fault's
+	 */
+	assert_int_equal(st.ev[PTSIM_EV_MMU_NOTIFIER_RANGE], 1);
+	assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], 2);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);
 	assert_true(fi.anon && fi.anon_exclusive);
 	assert_int_equal(ptsim_fork(mm, &child), 0);
