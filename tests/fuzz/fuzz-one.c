@@ -38,6 +38,19 @@ static uint64_t u64(struct rd *r)
 	return v;
 }
 
+/*
+ * Two bytes, high first. C leaves the order of the calls in one expression
+ * (and of a call's arguments) unspecified, so every value below is read
+ * into a variable of its own before use: an input decodes the same under
+ * every compiler, and a reproducer from one build replays in another.
+ */
+static unsigned int u16(struct rd *r)
+{
+	unsigned int hi = u8(r);
+
+	return hi << 8 | u8(r);
+}
+
 #define GIB (UINT64_C(1) << 30)
 #define OPS 32	/* the operations decoded below */
 #define FUZZ_SCENARIO_WORK (UINT64_C(1) << 22)	/* work units per scenario input */
@@ -50,9 +63,9 @@ static uint64_t addr(struct rd *r, uint64_t page)
 	switch (k % 8) {
 	case 0: return u64(r);
 	case 1: return GIB + (uint64_t)u8(r) * page + (k & 0x80 ? 1 : 0);
-	case 2: return 2 * GIB + (uint64_t)(u8(r) << 8 | u8(r)) * page;
+	case 2: return 2 * GIB + (uint64_t)u16(r) * page;
 	case 3: return 4 * GIB + (uint64_t)u8(r) * page;
-	default: return GIB + (uint64_t)(u8(r) << 8 | u8(r)) * page;
+	default: return GIB + (uint64_t)u16(r) * page;
 	}
 }
 
@@ -166,7 +179,8 @@ static void kernel_ops(struct rd *r, struct ptsim_machine *m, struct ptsim_mm **
 	/* small, so that checking every table after each call stays cheap */
 	struct ptsim_mem_range ranges[2] = { { GIB, GIB / 4 }, { 3 * GIB, GIB / 16 } };
 	uint8_t op = u8(r);
-	uint64_t va = 0;
+	uint64_t va = 0, x, y;
+	unsigned int z;
 
 	if (!*kmm) {
 		struct ptsim_kernel_config kc = { 0 };
@@ -192,18 +206,26 @@ static void kernel_ops(struct rd *r, struct ptsim_machine *m, struct ptsim_mm **
 		*finalized |= ptsim_kernel_finalize_caps(*kmm) != -ENOMEM;
 		break;
 	case 1:
-		ptsim_split_kernel_leaf_mapping(*kmm, va + (uint64_t)u8(r) * page,
-						va + (uint64_t)(u8(r) + 256) * page);
+		x = u8(r);
+		y = u8(r);
+		ptsim_split_kernel_leaf_mapping(*kmm, va + x * page, va + (y + 256) * page);
 		break;
 	case 2:
-		ptsim_set_memory(*kmm, va + (uint64_t)(u8(r) << 8 | u8(r)) * page, u8(r) % 64,
-				 (enum ptsim_set_memory_op)(u8(r) % 7));
+		x = u16(r);
+		y = u8(r) % 64;
+		z = u8(r) % 7;
+		ptsim_set_memory(*kmm, va + x * page, y, (enum ptsim_set_memory_op)z);
 		break;
 	case 3:
-		ptsim_set_direct_map(*kmm, va + (uint64_t)u8(r) * page, (enum ptsim_direct_map_op)(u8(r) % 3));
+		x = u8(r);
+		z = u8(r) % 3;
+		ptsim_set_direct_map(*kmm, va + x * page, (enum ptsim_direct_map_op)z);
 		break;
 	default:
-		ptsim_set_memory(*kmm, u64(r), u64(r), (enum ptsim_set_memory_op)u8(r));
+		x = u64(r);
+		y = u64(r);
+		z = u8(r);
+		ptsim_set_memory(*kmm, x, y, (enum ptsim_set_memory_op)z);
 		break;
 	}
 }
@@ -317,7 +339,8 @@ static int fuzz_api(const uint8_t *data, size_t size)
 	ptsim_set_diag_handler(m, on_diag, user);
 	for (int step = 0; step < 48 && r.n; step++) {
 		uint8_t op = u8(&r), who = u8(&r);
-		uint64_t a = addr(&r, page), l = len(&r, page);
+		uint64_t a = addr(&r, page), l = len(&r, page), b;
+		unsigned int x, y;
 		/* now and then a user-mm call gets the kernel mm (it must be refused) or a child */
 		struct ptsim_mm *mm = (op / OPS) % 4 == 3 && kmm ? kmm :
 				      who % 4 && nr_kids ? kids[who % nr_kids] : user;
@@ -327,10 +350,14 @@ static int fuzz_api(const uint8_t *data, size_t size)
 				(unsigned long long)a, (unsigned long long)l);
 		switch (op % OPS) {
 		case 0:
-			ptsim_mmap(mm, a, l, u8(&r) % 9, u8(&r) % 9, NULL);
+			x = u8(&r) % 9;
+			y = u8(&r) % 9;
+			ptsim_mmap(mm, a, l, x, y, NULL);
 			break;
 		case 1:
-			ptsim_populate(mm, a, l, u8(&r) % 16, u8(&r) & 1);
+			x = u8(&r) % 16;
+			y = u8(&r) & 1;
+			ptsim_populate(mm, a, l, x, y);
 			break;
 		case 2:
 			ptsim_split_huge_pmd(mm, a, l);
@@ -345,20 +372,31 @@ static int fuzz_api(const uint8_t *data, size_t size)
 			ptsim_uffd_register(mm, a, l);
 			break;
 		case 6:
-			ptsim_uffd_move(mm, a, addr(&r, page), l, u8(&r) % 5);
+			b = addr(&r, page);
+			ptsim_uffd_move(mm, a, b, l, u8(&r) % 5);
 			break;
 		case 7:
-			ptsim_touch(mm, u8(&r) % 3, a, l, (enum ptsim_access_kind)(u8(&r) % 4), NULL);
+			x = u8(&r) % 3;
+			y = u8(&r) % 4;
+			ptsim_touch(mm, x, a, l, (enum ptsim_access_kind)y, NULL);
 			break;
 		case 8:
-			ptsim_access(mm, u8(&r) % 3, a, (enum ptsim_access_kind)(u8(&r) % 4), NULL);
+			x = u8(&r) % 3;
+			y = u8(&r) % 4;
+			ptsim_access(mm, x, a, (enum ptsim_access_kind)y, NULL);
 			break;
 		case 9:
-			ptsim_feature_set(m, (enum ptsim_feature)(u8(&r) % (PTSIM_FEAT__COUNT + 1)), u8(&r) & 1);
+			x = u8(&r) % (PTSIM_FEAT__COUNT + 1);
+			y = u8(&r) & 1;
+			ptsim_feature_set(m, (enum ptsim_feature)x, y);
 			break;
 		case 10:
-			if (!ptsim_file_create(m, l, u8(&r) % 13, &files) && !ptsim_file_open(m, files, &fds))
-				ptsim_mmap_file(mm, a & ~(page - 1), l, u8(&r) % 8, fds, u8(&r), NULL);
+			if (!ptsim_file_create(m, l, u8(&r) % 13, &files) &&
+			    !ptsim_file_open(m, files, &fds)) {
+				x = u8(&r) % 8;
+				y = u8(&r);
+				ptsim_mmap_file(mm, a & ~(page - 1), l, x, fds, y, NULL);
+			}
 			break;
 		case 11:
 			ptsim_exec_call(mm, u8(&r) % 3, a);
@@ -371,8 +409,10 @@ static int fuzz_api(const uint8_t *data, size_t size)
 			break;
 		case 14:
 			ptsim_folio_set_pinned(mm, a, u8(&r) & 1);
-			ptsim_folio_set_exclusive(mm, addr(&r, page), u8(&r) & 1);
-			ptsim_folio_contend_lock(mm, addr(&r, page), u8(&r) % 3);
+			b = addr(&r, page);
+			ptsim_folio_set_exclusive(mm, b, u8(&r) & 1);
+			b = addr(&r, page);
+			ptsim_folio_contend_lock(mm, b, u8(&r) % 3);
 			break;
 		case 15:
 			kernel_ops(&r, m, &kmm, page, &finalized);
@@ -402,7 +442,9 @@ static int fuzz_api(const uint8_t *data, size_t size)
 				nr_kids++;
 			break;
 		case 22:
-			ptsim_mremap(mm, a, l, len(&r, page), u8(&r) % 9, addr(&r, page), NULL);
+			b = len(&r, page);
+			x = u8(&r) % 9;
+			ptsim_mremap(mm, a, l, b, x, addr(&r, page), NULL);
 			break;
 		case 23:
 			if (u8(&r) & 1)
@@ -477,8 +519,13 @@ static int fuzz_api(const uint8_t *data, size_t size)
 			break;
 		default: {
 			struct ptsim_elf_phdr ph = { l & ~(page - 1), a & ((UINT64_C(1) << 36) - 1) & ~(page - 1),
-						     len(&r, page), len(&r, page), page << (u8(&r) % 8), 5 };
+						     0, 0, 0, 5 };
 			uint64_t bias;
+
+			/* an initializer list's expressions are unsequenced too */
+			ph.p_filesz = len(&r, page);
+			ph.p_memsz = len(&r, page);
+			ph.p_align = page << (u8(&r) % 8);
 
 			ptsim_mm_set_aslr(mm, u64(&r));
 			if (ph.p_memsz < ph.p_filesz)
