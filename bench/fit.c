@@ -347,6 +347,23 @@ static void closure(const struct fit_report *f, bool dep[FIT_MAX_ROWS][FIT_MAX_P
 			cols[(*nc)++] = k;
 }
 
+/* Every row's error in percent with the constants at u: as carried, or as fitted. */
+static int row_errors(struct fit_report *f, const double *u, bool fitted)
+{
+	for (unsigned int i = 0; i < f->nrows; i++) {
+		double r;
+		int err = residual(f, u, i, &r);
+
+		if (err)
+			return err;
+		if (fitted)
+			f->r[i].fit_pct = 100 * r;
+		else
+			f->r[i].carried_pct = 100 * r;
+	}
+	return 0;
+}
+
 static int fit_solve_inner(struct fit_report *f)
 {
 	double u[FIT_MAX_PARAMS] = { 0 }, fit[FIT_MAX_PARAMS];
@@ -355,14 +372,9 @@ static int fit_solve_inner(struct fit_report *f)
 	int err;
 
 	/* the carried constants: the in-sample errors reproduce shows */
-	for (unsigned int i = 0; i < f->nrows; i++) {
-		double r;
-
-		err = residual(f, u, i, &r);
-		if (err)
-			return err;
-		f->r[i].carried_pct = 100 * r;
-	}
+	err = row_errors(f, u, false);
+	if (err)
+		return err;
 	for (unsigned int i = 0; i < f->nrows; i++)
 		rows[i] = i;
 	for (unsigned int k = 0; k < f->nparams; k++)
@@ -396,14 +408,9 @@ static int fit_solve_inner(struct fit_report *f)
 			f->p[k].fitted = floor(f->p[k].fitted + 0.5);
 		f->p[k].loo_spread = -1;
 	}
-	for (unsigned int i = 0; i < f->nrows; i++) {
-		double r;
-
-		err = residual(f, u, i, &r);
-		if (err)
-			return err;
-		f->r[i].fit_pct = 100 * r;
-	}
+	err = row_errors(f, u, true);
+	if (err)
+		return err;
 	err = dependencies(f, u, dep);
 	if (err)
 		return err;
