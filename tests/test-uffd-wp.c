@@ -315,6 +315,8 @@ static void test_marker_faults(void **state)
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(ev(m, PTSIM_EV_FOLIO_ALLOC), 1);
 	assert_int_equal(ev(m, PTSIM_EV_PAGE_ZERO), 1);
+	/* handle_pte_fault's orig_pte (the marker), vmf_pte_changed, set_ptes' own read */
+	assert_int_equal(ev(m, PTSIM_EV_PTE_READ), 3);
 	assert_int_equal(page(mm, VA).state, PTSIM_PAGE_PRESENT);
 	assert_true(page(mm, VA).uffd_wp);
 	assert_false(page(mm, VA).write);

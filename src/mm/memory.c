@@ -826,7 +826,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		return err ? err : -ENOMEM;
 	ptep = &t->desc[pt_index(g, PTE_LEVEL, va)];
 	/* handle_pte_fault's orig_pte (a uffd-wp marker when handle_pte_marker sent us) */
-	if (had_table && !orig_uffd_wp && !pte_none(__ptep_get(mm, ptep)))
+	if (had_table && !pte_none(__ptep_get(mm, ptep)) && !orig_uffd_wp)
 		return 0;	/* raced: mapped meanwhile */
 	if (!write) {
 		pte_t zero;
