@@ -61,6 +61,8 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_SPLIT_TO_ORDER] = "a THP splits to any lower order (split_huge_page_to_list_to_order)",
 	[PTSIM_FEAT_MREMAP_MULTI_VMA] = "mremap() moves of several VMAs (remap_move)",
 	[PTSIM_FEAT_ZAP_SKIP_NONE_PTES] = "zap_pte_range skips a run of none entries in one loop turn",
+	[PTSIM_FEAT_UFFD_WP] = "arm64 uffd write-protect (HAVE_ARCH_USERFAULTFD_WP)",
+	[PTSIM_FEAT_PAGEMAP_SCAN] = "the PAGEMAP_SCAN ioctl of /proc/PID/pagemap",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */

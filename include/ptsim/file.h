@@ -128,7 +128,11 @@ PTSIM_API int ptsim_mm_set_aslr(struct ptsim_mm *mm, uint64_t seed);
  * then leaves the model as it was, except that a write to a PMD THP another
  * mm maps keeps the split of its PMD when the page's copy fails, as
  * do_huge_pmd_wp_page does; a file fault keeps what it read into the page
- * cache; what is kept is counted in the totals); -EINVAL for bad arguments or
+ * cache; what is kept is counted in the totals); -EAGAIN for a write to a
+ * uffd-wp protected entry of a VMA registered in WP mode without WP_ASYNC
+ * (handle_userfault would hand it to the reader, which the model does not
+ * run; nothing changes; with WP_ASYNC the fault resolves it, and a uffd-wp
+ * marker takes a second fault: doc/uffd-wp.md); -EINVAL for bad arguments or
  * the kernel mm; -EBUSY from a diagnostic handler.
  */
 PTSIM_API int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind);

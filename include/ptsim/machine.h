@@ -224,6 +224,19 @@ enum ptsim_feature {
 	 */
 	PTSIM_FEAT_MREMAP_MULTI_VMA,
 	PTSIM_FEAT_ZAP_SKIP_NONE_PTES,	/* "mm: zap_pte_range: skip all consecutive none ptes" (v6.14) */
+	/*
+	 * "arm64/mm: Add uffd write-protect support" (Ryan Roberts, 5b32510af77b,
+	 * v6.10): arm64 selects HAVE_ARCH_USERFAULTFD_WP, so UFFDIO_REGISTER_MODE_WP,
+	 * UFFD_FEATURE_WP_ASYNC / _WP_UNPOPULATED and UFFDIO_WRITEPROTECT work
+	 * (doc/uffd-wp.md). Off: the mode and the features are -EINVAL.
+	 */
+	PTSIM_FEAT_UFFD_WP,
+	/*
+	 * "fs/proc/task_mmu: implement IOCTL to get and optionally clear info
+	 * about PTEs" (M. U. Anjum, v6.7): the PAGEMAP_SCAN ioctl of
+	 * /proc/PID/pagemap. Off (v6.6): the ioctl is -ENOTTY.
+	 */
+	PTSIM_FEAT_PAGEMAP_SCAN,
 	PTSIM_FEAT__COUNT
 };
 

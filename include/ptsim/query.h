@@ -56,8 +56,17 @@ struct ptsim_page_info {
 	bool zero_page;		/* the shared zero page (no folio: order, counts 0) */
 	bool soft_dirty;	/* PM_SOFT_DIRTY: soft-dirty is not modelled, always false */
 	bool write, dirty, young;	/* the entry's pte_write, pte_dirty, pte_young */
+	/*
+	 * PM_UFFD_WP: a present entry's pte_uffd_wp, a swap entry's
+	 * PTE_SWP_UFFD_WP, or a uffd-wp PTE marker. A marker is reported as
+	 * pagemap reports it (v6.12 pte_to_pagemap_entry): PTSIM_PAGE_SWAP
+	 * with swap_type 31 (SWP_PTE_MARKER) and swap_offset 1
+	 * (PTE_MARKER_UFFD_WP); no swap slot, not in smaps' Swap.
+	 */
+	bool uffd_wp;
+	uint8_t reserved8[7];
 	/* Room for later fields (zero): the struct keeps its size across versions. */
-	uint64_t reserved[4];
+	uint64_t reserved[3];
 };
 
 /* The page at va (any address of it). -EINVAL for a bad argument; nothing mapped is PTSIM_PAGE_NONE. */
@@ -75,6 +84,58 @@ typedef int (*ptsim_page_fn)(const struct ptsim_page_info *page, void *arg);
  */
 PTSIM_API int ptsim_pagemap_range(const struct ptsim_mm *mm, uint64_t start, uint64_t len,
 				  ptsim_page_fn fn, void *arg);
+
+/* PAGEMAP_SCAN (v6.12 include/uapi/linux/fs.h): the page categories and flags, the kernel's values. */
+#define PTSIM_PAGE_IS_WPALLOWED		(1u << 0)	/* the VMA is uffd-wp async with markers */
+#define PTSIM_PAGE_IS_WRITTEN		(1u << 1)	/* not uffd-wp protected */
+#define PTSIM_PAGE_IS_FILE		(1u << 2)
+#define PTSIM_PAGE_IS_PRESENT		(1u << 3)
+#define PTSIM_PAGE_IS_SWAPPED		(1u << 4)
+#define PTSIM_PAGE_IS_PFNZERO		(1u << 5)
+#define PTSIM_PAGE_IS_HUGE		(1u << 6)
+#define PTSIM_PAGE_IS_SOFT_DIRTY	(1u << 7)	/* never set: arm64 has no soft-dirty */
+#define PTSIM_PM_SCAN_WP_MATCHING	(1u << 0)	/* write-protect the pages matched */
+#define PTSIM_PM_SCAN_CHECK_WPASYNC	(1u << 1)	/* -EPERM at a VMA not uffd-wp async */
+
+/* struct page_region: [start, end) with its categories (masked by return_mask). */
+struct ptsim_page_region {
+	uint64_t start, end;
+	uint64_t categories;
+};
+
+/* struct pm_scan_arg, less its size and with the output array as a pointer. */
+struct ptsim_pm_scan_arg {
+	uint64_t start, end;		/* the range; start page aligned, end rounded up */
+	struct ptsim_page_region *vec;	/* the output regions (NULL with vec_len 0) */
+	uint64_t vec_len;
+	uint64_t flags;			/* PTSIM_PM_SCAN_* */
+	uint64_t max_pages;		/* at most this many pages reported; 0: no limit */
+	uint64_t category_inverted;	/* categories that match when clear */
+	uint64_t category_mask;		/* all of these must match */
+	uint64_t category_anyof_mask;	/* one of these must match (if any is given) */
+	uint64_t return_mask;		/* the categories reported */
+	uint64_t walk_end;		/* out: where the walk stopped (end when it did not) */
+};
+
+/*
+ * The PAGEMAP_SCAN ioctl of /proc/PID/pagemap (v6.12 fs/proc/task_mmu.c
+ * do_pagemap_scan, pagemap_scan_*): walk [start, end), report runs of pages
+ * whose categories match as regions in vec (adjacent pages with the same
+ * reported categories are one region), and with PM_SCAN_WP_MATCHING
+ * write-protect what matched and is written (uffd-wp bits, markers in none
+ * entries, the TLB flush per table; a THP matched in part is split). Only
+ * VMAs registered uffd-wp with WP_ASYNC are WPALLOWED; with WP_MATCHING the
+ * others are skipped, with CHECK_WPASYNC the scan stops at one with -EPERM.
+ * Returns the number of regions written, or -EINVAL (unknown flags or
+ * categories, start not page aligned, vec NULL with vec_len), -EFAULT (end
+ * below start or past the address space), -ENOTTY (preset without
+ * "pagemap_scan": before v6.7), -EPERM, -ENOMEM (a table for a split or the
+ * markers; what was done stays). Counted as the kernel's walk counts: the
+ * system call, mmap_read_lock per round, ptep_get per entry, and the
+ * write-protect through the primitives change_protection uses. arg->walk_end
+ * is written back as the kernel does.
+ */
+PTSIM_API int64_t ptsim_pagemap_scan(struct ptsim_mm *mm, struct ptsim_pm_scan_arg *arg);
 
 /* One VMA, as /proc/PID/maps and smaps (smap_gather_stats) report it. */
 struct ptsim_vma_info {
@@ -97,6 +158,7 @@ struct ptsim_vma_info {
 	bool nohugepage;
 	bool dontcopy;		/* VM_DONTCOPY (MADV_DONTFORK) */
 	bool wipeonfork;	/* VM_WIPEONFORK */
+	bool uffd_wp;		/* VM_UFFD_WP: registered in UFFDIO_REGISTER_MODE_WP */
 	/* Room for later fields (zero): the struct keeps its size across versions. */
 	uint64_t reserved[4];
 };

@@ -24,6 +24,52 @@ struct ptsim_mm;
  */
 PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 
+/* UFFDIO_REGISTER modes and the UFFDIO_API features of uffd-wp (the kernel's values). */
+#define PTSIM_UFFDIO_REGISTER_MODE_MISSING	0x1u
+#define PTSIM_UFFDIO_REGISTER_MODE_WP		0x2u
+#define PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM	(1u << 12)
+#define PTSIM_UFFD_FEATURE_WP_UNPOPULATED	(1u << 13)
+#define PTSIM_UFFD_FEATURE_WP_ASYNC		(1u << 15)
+
+/*
+ * UFFDIO_API with `features`, then UFFDIO_REGISTER of [start, start+len) in
+ * `mode` (userfaultfd_api, userfaultfd_register, vma_can_userfault; v6.12
+ * fs/userfaultfd.c). Each distinct feature set is its own userfaultfd
+ * context: WP_ASYNC implies WP_UNPOPULATED, as userfaultfd_api makes it.
+ * -EINVAL: an empty or unknown mode, a feature other than the three above,
+ * MODE_WP or a WP feature on a preset without "uffd_wp" (arm64 before v6.10
+ * has no HAVE_ARCH_USERFAULTFD_WP: userfaultfd_api drops the features,
+ * userfaultfd_register refuses the mode), a bad range, a hole, or a VMA
+ * that is not private anonymous memory (shmem and file memory with uffd-wp
+ * are not modelled). -EBUSY: a VMA already registered with another context
+ * (other features). The VMAs are split at the range's edges and merged
+ * afterwards; the model is unchanged on error. ptsim_uffd_register is
+ * MODE_MISSING with no features.
+ */
+PTSIM_API int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len,
+				       unsigned int mode, unsigned int features);
+
+#define PTSIM_UFFDIO_WRITEPROTECT_MODE_WP	0x1u
+#define PTSIM_UFFDIO_WRITEPROTECT_MODE_DONTWAKE	0x2u
+
+/*
+ * UFFDIO_WRITEPROTECT (userfaultfd_writeprotect -> mwriteprotect_range ->
+ * uffd_wp_range -> change_protection, v6.12): with MODE_WP, every present
+ * entry of [start, start+len) is write-protected with PTE_UFFD_WP, every
+ * swap entry gets PTE_SWP_UFFD_WP, and, when the registration has
+ * WP_UNPOPULATED (or WP_ASYNC), every none entry gets a uffd-wp PTE marker,
+ * the page tables being allocated for it; without MODE_WP the bits and
+ * markers are resolved (cleared), and an exclusive anonymous page of a
+ * writable VMA becomes writable again (MM_CP_TRY_CHANGE_WRITABLE). Counted
+ * as change_protection counts (the flush through the mmu_gather). -EAGAIN
+ * while mmap_changing (first), -EINVAL for a bad range or mode (WP with
+ * DONTWAKE), -ENOENT when a VMA of the range is not registered in WP mode
+ * (or there is none), after the VMAs before it were done, as the kernel
+ * does; -ENOMEM when a table cannot be allocated (what was done stays).
+ */
+PTSIM_API int ptsim_uffd_writeprotect(struct ptsim_mm *mm, uint64_t start, uint64_t len,
+				      unsigned int mode);
+
 /*
  * UFFDIO_MOVE: userfaultfd_move() and move_pages(). Returns the bytes moved
  * (> 0), or a negative errno when nothing was moved (-EINVAL, -ENOENT,
@@ -58,7 +104,7 @@ PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t sr
  * all; the ioctl's -EAGAIN for a short copy is the caller's to derive), or
  * a negative errno when none was: -EAGAIN while mmap_changing (before the
  * arguments are looked at), -EINVAL for an unaligned or empty range or an
- * unknown mode (COPY_MODE_WP needs uffd-wp registration, not modelled), a
+ * unknown mode (COPY_MODE_WP is not modelled), a
  * shared or file VMA (shmem's mfill is not modelled), -ENOENT when no VMA
  * holds the whole destination or it is not registered, -EEXIST for a page
  * already mapped (or a PMD THP), -EFAULT for a source that cannot be read,

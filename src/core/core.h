@@ -196,6 +196,10 @@ struct pt_table {
 #define VM_LOCKED	0x8000u
 #define VM_LOCKONFAULT	0x10000u	/* mlock2(MLOCK_ONFAULT): lock pages as they fault */
 #define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
+/* The uffd context features a VMA's registration carries (fs/userfaultfd.c ctx->features) */
+#define UFFD_CTX_WP_UNPOPULATED	0x1u	/* UFFD_FEATURE_WP_UNPOPULATED */
+#define UFFD_CTX_WP_ASYNC	0x2u	/* UFFD_FEATURE_WP_ASYNC */
+#define UFFD_CTX_WP_HUGETLBFS_SHMEM	0x4u	/* UFFD_FEATURE_WP_HUGETLBFS_SHMEM */
 /* mmap_min_addr: CONFIG_DEFAULT_MMAP_MIN_ADDR's default; a fixed mapping below it is -EPERM */
 #define DEFAULT_MMAP_MIN_ADDR	UINT64_C(4096)
 
@@ -231,6 +235,9 @@ struct vma {
 	uint64_t anon_vma;	/* id, 0 until the first anonymous fault */
 	uint64_t pgoff;
 	bool uffd;		/* registered with the mm's userfaultfd context */
+	bool uffd_wp;		/* VM_UFFD_WP: registered in UFFDIO_REGISTER_MODE_WP */
+	/* the registering context's UFFD_FEATURE_WP_* (UFFD_CTX_*): userfaultfd_wp_async etc. */
+	uint8_t uffd_features;
 	int fd;			/* open file of a file mapping, -1 for anonymous */
 	uint32_t shmem;		/* shared anonymous: its shmem object's file number + 1; 0 = none */
 	uint32_t avc;		/* anon_vma_chain entries (1 once prepared; a fork's child has more) */

@@ -71,12 +71,22 @@ static const struct {
 	 * after v6.13-rc1): v6.14. v6.12's zap_pte_range takes one loop turn per none entry.
 	 */
 	[PTSIM_FEAT_ZAP_SKIP_NONE_PTES] = { "zap_skip_none_ptes", 6140 },
+	/*
+	 * R. Roberts, "arm64/mm: Add uffd write-protect support" (5b32510af77b),
+	 * posted 2024-05-03 on v6.9-rc5, merged into arm64 for-next/core for
+	 * v6.10 (W. Deacon, 2024-05-07); v6.12's arch/arm64/Kconfig selects
+	 * HAVE_ARCH_USERFAULTFD_WP.
+	 */
+	[PTSIM_FEAT_UFFD_WP] = { "uffd_wp", 6100 },
+	/* PAGEMAP_SCAN ("Implement IOCTL to get and optionally clear info about PTEs", v33): v6.7 */
+	[PTSIM_FEAT_PAGEMAP_SCAN] = { "pagemap_scan", 6070 },
 };
 
 /*
- * Presets: each turns on the features released up to its release. v6.6 and
- * v6.8 have none of the modelled ones (v6.6 has set_ptes already; anonymous
- * mTHP came with v6.8, which the model does not tie to a preset); v6.11 to
+ * Presets: each turns on the features released up to its release. v6.6 has
+ * none of the modelled ones (it has set_ptes already), v6.8 only
+ * pagemap_scan (v6.7; anonymous mTHP came with v6.8, which the model does
+ * not tie to a preset); v6.10 adds uffd_wp among others; v6.11 to
  * v6.13 have what v6.10 has (v6.11 adds large_mapcount), v6.14 adds
  * zap_skip_none_ptes.
  */

@@ -197,15 +197,23 @@ copy_pte:
 	return 1;
 }
 
-/* copy_nonpresent_pte for a swap entry: both sides now share it, so it is no longer exclusive. */
+/*
+ * copy_nonpresent_pte for a swap entry: both sides now share it, so it is no
+ * longer exclusive. The child is not uffd-wp registered (no
+ * UFFD_FEATURE_EVENT_FORK): its entry loses PTE_SWP_UFFD_WP, and a uffd-wp
+ * PTE marker is not copied at all (v6.12 copy_pte_marker gives 0 when
+ * !userfaultfd_wp(dst_vma)); the parent keeps both.
+ */
 static void copy_swap_pte(struct fork_ctx *c, pte_t *dst, pte_t *src, pte_t pte, uint64_t addr)
 {
+	if (is_pte_marker(pte))
+		return;
 	swap_duplicate(c->src->m);
 	if (pte & PTE_SWP_EXCLUSIVE) {
 		pte &= ~PTE_SWP_EXCLUSIVE;
 		set_ptes(c->src, addr, src, pte, 1);
 	}
-	set_ptes(c->dst, addr, dst, pte, 1);
+	set_ptes(c->dst, addr, dst, pte_swp_clear_uffd_wp(pte), 1);
 }
 
 /* copy_pte_range over one PTE table: the child's table exists already. */
@@ -281,7 +289,8 @@ static bool copy_huge_pmd(struct fork_ctx *c, struct pt_table *src_t, struct pt_
 		pmdp_set_wrprotect(mm, addr, &src_t->desc[idx]);
 		pmd = pte_wrprotect(pmd);
 	}
-	set_pmd_at(c->dst, addr, &dst_t->desc[idx], pte_mkold(pmd));
+	/* the child is not uffd-wp registered: pmd_clear_uffd_wp (v6.12 copy_huge_pmd) */
+	set_pmd_at(c->dst, addr, &dst_t->desc[idx], pte_clear_uffd_wp(pte_mkold(pmd)));
 	return true;
 }
 
@@ -412,7 +421,10 @@ static int prepare_child(struct fork_ctx *c)
 		*d = *v;
 		vm_area_dup(src->m, d);
 		vma_get_shmem(src->m, d);	/* vm_area_dup: get_file */
-		d->uffd = false;	/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK */
+		/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK: userfaultfd_reset_ctx */
+		d->uffd = false;
+		d->uffd_wp = false;
+		d->uffd_features = 0;
 		d->flags &= ~VM_LOCKED_MASK;	/* v6.12 dup_mmap: locks are not inherited */
 		if (v->flags & VM_WIPEONFORK) {
 			d->anon_vma = 0;

@@ -326,4 +326,17 @@ uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f);
 void folio_put_unmapped(struct ptsim_mm *mm, struct folio *f);
 pte_t vm_get_page_prot(unsigned int vm_flags);
 
+/*
+ * mprotect.c: uffd_wp_range (mm/userfaultfd.c) over [start, end) of v,
+ * which must be registered in WP mode; a THP the range cuts is split with a
+ * spare table. 0 or -ENOMEM (a table for the markers; what was done stays).
+ */
+int uffd_wp_range(struct ptsim_mm *mm, const struct vma *v, uint64_t start, uint64_t end,
+		  bool enable_wp, struct spare_tables *spare);
+/* userfaultfd_wp_async (fs/userfaultfd.c): the registering context has UFFD_FEATURE_WP_ASYNC. */
+static inline bool userfaultfd_wp_async(const struct vma *v)
+{
+	return v->uffd_features & UFFD_CTX_WP_ASYNC;
+}
+
 #endif

@@ -158,7 +158,8 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 		if (pte_none(ptent))
 			continue;
 		if (!pte_present(ptent)) {
-			if (free && is_swap_pte(ptent)) {
+			/* a PTE marker is a non_swap_entry: madvise_free_pte_range leaves it */
+			if (free && is_swap_pte(ptent) && !is_pte_marker(ptent)) {
 				free_swap_and_cache_nr(m);
 				set_desc(mm, addr, PTE_LEVEL, ptep, 0);		/* clear_not_present_full_ptes */
 			}

@@ -532,6 +532,29 @@ static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct folio *f)
 }
 
 /*
+ * The start of do_wp_page (v6.12) for a write: a uffd-wp entry of a VM_UFFD_WP
+ * VMA (userfaultfd_pte_wp) is resolved in the fault when the context is
+ * WP_ASYNC: the bit is cleared with set_pte_at (no flush: only the software
+ * bit changes) and the fault goes on as a plain write-protect fault from the
+ * new entry (*orig). Without WP_ASYNC the kernel hands the fault to the
+ * userfaultfd reader (handle_userfault, VM_UFFD_WP), which the model does not
+ * run: -EAGAIN (the fault would block until UFFDIO_WRITEPROTECT resolves it),
+ * the model unchanged. The flush userfaultfd_wp's deferred flushes need
+ * (mm_tlb_flush_pending) never applies: no gather is open during a fault.
+ */
+static int do_wp_page_uffd(struct ptsim_mm *mm, const struct vma *v, uint64_t va, pte_t *ptep,
+			   pte_t *orig)
+{
+	if (!v->uffd_wp || !pte_uffd_wp(*orig))
+		return 0;
+	if (!userfaultfd_wp_async(v))
+		return -EAGAIN;
+	*orig = pte_clear_uffd_wp(*orig);
+	set_ptes(mm, va, ptep, *orig, 1);	/* set_pte_at */
+	return 0;
+}
+
+/*
  * do_wp_page for a private mapping's page, entered with the PTE lock held
  * (by handle_pte_fault or do_swap_page): reuse an anonymous page
  * (wp_page_reuse) when it is exclusive or wp_can_reuse_anon_folio says every
@@ -551,11 +574,18 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
 	pte_t orig = ptep_get(mm, ptep);	/* vmf->orig_pte */
-	struct page_ref ref = vm_normal_page(mm, orig);
-	struct folio *f = ref.folio, *nf;
+	struct page_ref ref;
+	struct folio *f, *nf;
 	bool reuse, anon;
 	int err;
 
+	if (!unshare) {
+		err = do_wp_page_uffd(mm, v, va, ptep, &orig);
+		if (err)
+			return err;
+	}
+	ref = vm_normal_page(mm, orig);
+	f = ref.folio;
 	if (!f)
 		return -EFAULT;	/* a special entry: the zero page goes to wp_page_copy_zero */
 	anon = f->flags & FOLIO_ANON;
@@ -624,8 +654,8 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
-	pte_t entry = __ptep_get(mm, ptep);
-	bool exclusive = entry & PTE_SWP_EXCLUSIVE;
+	pte_t entry = __ptep_get(mm, ptep), pte;
+	bool exclusive = entry & PTE_SWP_EXCLUSIVE, uffd_wp, writable;
 	struct folio *f;
 	int err = folio_alloc(m, 0, 0, &f);
 
@@ -647,8 +677,16 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	folio_add_new_anon_rmap(mm, f, exclusive, false);
 	add_mm_counter(m);	/* MM_ANONPAGES up */
 	add_mm_counter(m);	/* MM_SWAPENTS down */
-	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, f), write && exclusive), 1);
-	if (write && !exclusive) {
+	/*
+	 * pte_swp_uffd_wp: the page comes back uffd-wp protected, and then
+	 * not writable in a VM_UFFD_WP VMA: the write goes on to do_wp_page,
+	 * which resolves it (WP_ASYNC) or hands it to the reader
+	 */
+	uffd_wp = pte_swp_uffd_wp(entry);
+	writable = write && exclusive && !(uffd_wp && v->uffd_wp);
+	pte = anon_fault_pte(g, v, folio_pfn(mm->m, f), writable);
+	set_ptes(mm, va, ptep, uffd_wp ? pte_mkuffd_wp(pte) : pte, 1);
+	if (write && !writable) {
 		/* FAULT_FLAG_WRITE is still set */
 		fn_enter(m, PTSIM_FN_DO_WP_PAGE);
 		err = do_wp_page(mm, v, va, ptep, false);
@@ -676,11 +714,15 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	uint64_t haddr = ALIGN_DOWN64(va, g->pmd_size);
 	pte_t pmd = read_desc(mm, PMD_LEVEL, &pmd_table->desc[idx]);
 	struct page_ref ref = vm_normal_page(mm, pmd);
+	/* wp_huge_pmd (v6.12): a uffd-wp PMD is split, or handed to the reader */
+	bool uffd_split = !unshare && v->uffd_wp && pte_uffd_wp(pmd);
 	struct pt_table *pte_table;
 	int err;
 
+	if (uffd_split && !userfaultfd_wp_async(v))
+		return -EAGAIN;	/* handle_userfault (see do_wp_page_uffd) */
 	pmd_lock(m);
-	if (ref.folio && (folio_page_anon_exclusive(ref.folio, 0) ||
+	if (!uffd_split && ref.folio && (folio_page_anon_exclusive(ref.folio, 0) ||
 			  folio_ref_count(m, ref.folio) == 1)) {
 		if (!folio_page_anon_exclusive(ref.folio, 0))
 			SetPageAnonExclusive(m, ref.folio, 0);	/* the head page's, for the PMD */
@@ -778,7 +820,8 @@ static int alloc_anon_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t v
  * zeroed folio of the order alloc_anon_folio chose with one set_ptes, after
  * checking again, under the lock, that the range is still empty.
  */
-static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write)
+static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool write,
+			     bool orig_uffd_wp)
 {
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
@@ -786,7 +829,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	struct pt_table *t;
 	struct folio *f;
 	uint64_t nr, a, zpfn;
-	pte_t *ptep;
+	pte_t *ptep, entry;
 	int err;
 
 	if (write && (thp_vma_allowable_orders(mm, v) & (UINT64_C(1) << g->pmd_order)) && !had_table &&
@@ -800,15 +843,20 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	if (!t)
 		return err ? err : -ENOMEM;
 	ptep = &t->desc[pt_index(g, PTE_LEVEL, va)];
-	if (had_table && !pte_none(__ptep_get(mm, ptep)))	/* handle_pte_fault's orig_pte */
+	/* handle_pte_fault's orig_pte (a uffd-wp marker when handle_pte_marker sent us) */
+	if (had_table && !pte_none(__ptep_get(mm, ptep)) && !orig_uffd_wp)
 		return 0;	/* raced: mapped meanwhile */
 	if (!write) {
+		pte_t zero;
+
 		err = zero_pfn(m, &zpfn);
 		if (err)
 			return err;
 		ptl_spin_lock(m);
 		__ptep_get(mm, ptep);	/* vmf_pte_changed */
-		set_ptes(mm, va, ptep, pte_mkspecial(pfn_pte(g, zpfn, v->page_prot)), 1);
+		zero = pte_mkspecial(pfn_pte(g, zpfn, v->page_prot));
+		/* setpte: vmf_orig_pte_uffd_wp keeps the marker's protection */
+		set_ptes(mm, va, ptep, orig_uffd_wp ? pte_mkuffd_wp(zero) : zero, 1);
 		return 0;
 	}
 	err = anon_vma_available(m, v);	/* vmf_anon_prepare */
@@ -828,9 +876,38 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, a, g);
 	folio_add_new_anon_rmap(mm, f, true, false);
-	set_ptes(mm, a, &t->desc[pt_index(g, PTE_LEVEL, a)], anon_fault_pte(g, v, folio_pfn(mm->m, f), true),
+	entry = anon_fault_pte(g, v, folio_pfn(mm->m, f), true);
+	set_ptes(mm, a, &t->desc[pt_index(g, PTE_LEVEL, a)], orig_uffd_wp ? pte_mkuffd_wp(entry) : entry,
 		 (unsigned int)nr);
 	return 0;
+}
+
+/*
+ * handle_pte_marker (v6.12 mm/memory.c) for a uffd-wp marker
+ * (pte_marker_handle_uffd_wp): in a VMA no longer VM_UFFD_WP it is only
+ * cleared (pte_marker_clear: the access faults again on a none entry);
+ * else it is a missing page (do_pte_missing: do_anonymous_page), mapped
+ * uffd-wp protected because the marker was (vmf_orig_pte_uffd_wp), so a
+ * write then takes a second fault, which do_wp_page resolves.
+ */
+static int handle_pte_marker(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep,
+			     bool write)
+{
+	int err;
+
+	if (!v->uffd_wp) {
+		pte_offset_map_lock(mm->m);
+		ptep_get(mm, ptep);	/* pte_same(vmf->orig_pte, ptep_get(vmf->pte)) */
+		set_desc(mm, va, PTE_LEVEL, ptep, 0);	/* pte_clear */
+		return 0;
+	}
+	undo_start(mm->m);
+	err = do_anonymous_page(mm, v, va, write, true);
+	if (err)
+		undo_rollback(mm->m);
+	else
+		undo_commit(mm->m);
+	return err;
 }
 
 /*
@@ -846,11 +923,24 @@ static int handle_pte_fault_private(struct ptsim_mm *mm, struct vma *v, uint64_t
 	pte_t pte = leaf ? leaf->desc[idx] : 0;
 	int err;
 
+	if (leaf && leaf->level == PTE_LEVEL && is_pte_marker(pte)) {
+		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
+		do_page_fault(mm->m);
+		err = handle_pte_marker(mm, v, va, &leaf->desc[idx], write);
+		fn_exit(mm->m);
+		return err;
+	}
 	if (leaf && leaf->level == PTE_LEVEL && (is_swap_pte(pte) || (write && is_zero_pte(mm, pte)))) {
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
 		do_page_fault(mm->m);
-		err = is_swap_pte(pte) ? do_swap_page(mm, v, va, &leaf->desc[idx], write)
-				       : wp_page_copy_zero(mm, v, va, &leaf->desc[idx], false);
+		if (is_swap_pte(pte)) {
+			err = do_swap_page(mm, v, va, &leaf->desc[idx], write);
+		} else {
+			/* do_wp_page's uffd-wp check comes before wp_page_copy */
+			err = do_wp_page_uffd(mm, v, va, &leaf->desc[idx], &pte);
+			if (!err)
+				err = wp_page_copy_zero(mm, v, va, &leaf->desc[idx], false);
+		}
 		fn_exit(mm->m);
 		return err;
 	}
@@ -893,7 +983,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
 	do_page_fault(mm->m);
 	undo_start(mm->m);
-	err = do_anonymous_page(mm, v, va, write);
+	err = do_anonymous_page(mm, v, va, write, false);
 	if (err)
 		undo_rollback(mm->m);
 	else

@@ -15,6 +15,8 @@
 
 #define MM_CP_TRY_CHANGE_WRITABLE	0x1u
 #define MM_CP_PROT_NUMA			0x2u
+#define MM_CP_UFFD_WP			0x4u	/* UFFDIO_WRITEPROTECT: protect */
+#define MM_CP_UFFD_WP_RESOLVE		0x8u	/* UFFDIO_WRITEPROTECT: resolve */
 
 
 /* PageAnonExclusive of page off of a batch that starts at ref. */
@@ -104,7 +106,71 @@ struct cp_ctx {
 	pte_t newprot;
 	unsigned int cp_flags;
 	uint64_t pages;
+	int err;	/* -ENOMEM: a table change_prepare needed could not be had */
 };
+
+/*
+ * userfaultfd_wp_use_markers (include/linux/userfaultfd_k.h, v6.12): a
+ * uffd-wp VMA of anonymous memory (the only kind the model registers in WP
+ * mode) needs PTE markers when its context has WP_UNPOPULATED.
+ */
+static bool userfaultfd_wp_use_markers(const struct vma *v)
+{
+	return v->uffd_wp && (v->uffd_features & UFFD_CTX_WP_UNPOPULATED);
+}
+
+/* pgtable_populate_needed: UFFDIO_WRITEPROTECT where markers go in none entries. */
+static bool pgtable_populate_needed(const struct cp_ctx *c)
+{
+	return (c->cp_flags & MM_CP_UFFD_WP) && userfaultfd_wp_use_markers(&c->vma);
+}
+
+/* The uffd-wp bit as MM_CP_UFFD_WP / MM_CP_UFFD_WP_RESOLVE want it (change_pte_range). */
+static pte_t uffd_wp_apply(const struct cp_ctx *c, pte_t ptent)
+{
+	if (c->cp_flags & MM_CP_UFFD_WP)
+		return pte_mkuffd_wp(ptent);
+	if (c->cp_flags & MM_CP_UFFD_WP_RESOLVE)
+		return pte_clear_uffd_wp(ptent);
+	return ptent;
+}
+
+/*
+ * change_pte_range for an entry that is not present (v6.12): a uffd-wp
+ * marker is dropped by a resolve (pte_clear); a swap entry takes or loses
+ * PTE_SWP_UFFD_WP (set_pte_at when it changed); a none entry of a VMA that
+ * uses markers gets one under MM_CP_UFFD_WP. Anything else (mprotect and
+ * NUMA hinting) changes nothing.
+ */
+static void change_nonpresent_pte(struct cp_ctx *c, uint64_t addr, pte_t *ptep, pte_t oldpte)
+{
+	struct ptsim_mm *mm = c->mm;
+	pte_t newpte;
+
+	if (is_pte_marker(oldpte)) {
+		if (c->cp_flags & MM_CP_UFFD_WP_RESOLVE) {
+			set_desc(mm, addr, PTE_LEVEL, ptep, 0);	/* pte_clear */
+			c->pages++;
+		}
+		return;
+	}
+	if (is_swap_pte(oldpte)) {
+		newpte = oldpte;
+		if (c->cp_flags & MM_CP_UFFD_WP)
+			newpte = pte_swp_mkuffd_wp(newpte);
+		else if (c->cp_flags & MM_CP_UFFD_WP_RESOLVE)
+			newpte = pte_swp_clear_uffd_wp(newpte);
+		if (newpte != oldpte) {
+			set_ptes(mm, addr, ptep, newpte, 1);	/* set_pte_at */
+			c->pages++;
+		}
+		return;
+	}
+	if ((c->cp_flags & MM_CP_UFFD_WP) && userfaultfd_wp_use_markers(&c->vma)) {
+		set_ptes(mm, addr, ptep, make_pte_marker_uffd_wp(), 1);	/* set_pte_at */
+		c->pages++;
+	}
+}
 
 /*
  * prot_commit_flush_ptes (v6.17, __always_inline): commit nr entries from
@@ -192,8 +258,10 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 
 		pte_loop_step(m);
 		oldpte = ptep_get(mm, ptep);
-		if (!pte_present(oldpte))
-			goto next;	/* none: nothing to do; swap entries are not modelled */
+		if (!pte_present(oldpte)) {
+			change_nonpresent_pte(c, addr, ptep, oldpte);
+			goto next;
+		}
 		if (batching) {
 			unsigned int max_nr = (unsigned int)((end - addr) >> g->page_shift);
 
@@ -207,7 +275,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			/* modify_prot_start_ptes (arm64 mmu.c, a call): get_and_clear_ptes */
 			kernel_call(m, MODIFY_PROT_START_PTES);
 			oldpte = get_and_clear_full_ptes(mm, addr, ptep, nr, 0);
-			ptent = pte_modify(m, oldpte, c->newprot);
+			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
 			if (try_writable && !pte_write(ptent))
 				set_write_prot_commit_flush_ptes(c, &ref, addr, ptep, oldpte, ptent, nr);
 			else
@@ -221,7 +289,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			/* ptep_modify_prot_start (pre-v6.17 arm64 mmu.c, a call): ptep_get_and_clear */
 			kernel_call(m, PTEP_MODIFY_PROT_START);
 			oldpte = ptep_get_and_clear(mm, addr, ptep);
-			ptent = pte_modify(m, oldpte, c->newprot);
+			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
 			if (try_writable && !pte_write(ptent) &&
 			    can_change_pte_writable(mm, &c->vma, ptent))
 				ptent = pte_mkwrite(ptent);
@@ -257,7 +325,7 @@ static void change_huge_pmd(struct cp_ctx *c, struct pt_table *t, unsigned int i
 		}
 	}
 	pmdp_invalidate(mm, addr, &t->desc[idx], oldpmd);	/* pmdp_invalidate_ad */
-	entry = pmd_modify(oldpmd, c->newprot);
+	entry = uffd_wp_apply(c, pmd_modify(oldpmd, c->newprot));
 	if ((c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(entry) &&
 	    can_change_pmd_writable(mm, &c->vma, entry))
 		entry = pte_mkwrite(entry);
@@ -287,6 +355,12 @@ static void change_pmd_range(struct cp_ctx *c, struct pt_table *t, uint64_t addr
 			}
 			if (!split_huge_pmd_spare(c->mm, t, ALIGN_DOWN64(addr, g->pmd_size), c->spare))
 				goto next;	/* reported: no table was set aside for it */
+		} else if ((!t->next[idx] || pte_none(pmd)) && pgtable_populate_needed(c)) {
+			/* change_pmd_prepare: pte_alloc, for the markers */
+			if (!pt_walk_table(c->mm, addr, PTE_LEVEL, true, &c->err)) {
+				c->err = c->err ? c->err : -ENOMEM;
+				return;
+			}
 		} else if (!t->next[idx] || pte_none(pmd)) {
 			goto next;
 		}
@@ -306,18 +380,48 @@ static void change_protection(struct cp_ctx *c, uint64_t start, uint64_t end)
 	tlb_start_vma(c->tlb);
 	for (uint64_t addr = start; addr < end;) {
 		uint64_t next = MIN(ALIGN_DOWN64(addr, g->pud_size) + g->pud_size, end);
-		int err;
-		struct pt_table *t = pt_walk_table(c->mm, addr, PMD_LEVEL, false, &err);
+		int err = 0;
+		/* change_prepare: pud_alloc and pmd_alloc when markers go in */
+		struct pt_table *t = pt_walk_table(c->mm, addr, PMD_LEVEL, pgtable_populate_needed(c),
+						   &err);
 
+		if (!t && pgtable_populate_needed(c)) {
+			c->err = err ? err : -ENOMEM;
+			break;
+		}
 		if (t) {
 			if (!notified)
 				mmu_notifier_invalidate_range_start(c->mm->m);
 			notified = true;
 			change_pmd_range(c, t, addr, next);
+			if (c->err)
+				break;
 		}
 		addr = next;
 	}
 	tlb_end_vma(c->tlb);
+}
+
+/*
+ * uffd_wp_range (v6.12 mm/userfaultfd.c) over [start, end) of v:
+ * change_protection with MM_CP_UFFD_WP, or MM_CP_UFFD_WP_RESOLVE (with
+ * MM_CP_TRY_CHANGE_WRITABLE where vma_wants_manual_pte_write_upgrade),
+ * between tlb_gather_mmu and tlb_finish_mmu. v is not changed. 0 or -ENOMEM.
+ */
+int uffd_wp_range(struct ptsim_mm *mm, const struct vma *v, uint64_t start, uint64_t end,
+		  bool enable_wp, struct spare_tables *spare)
+{
+	struct mmu_gather tlb;
+	struct cp_ctx c = { .mm = mm, .tlb = &tlb, .spare = spare, .vma = *v };
+
+	c.newprot = v->page_prot;
+	c.cp_flags = enable_wp ? MM_CP_UFFD_WP : MM_CP_UFFD_WP_RESOLVE;
+	if (!enable_wp && !(v->flags & VM_SHARED) && (v->flags & VM_WRITE))
+		c.cp_flags |= MM_CP_TRY_CHANGE_WRITABLE;
+	tlb_gather_mmu(&tlb, mm);
+	change_protection(&c, start, end);
+	tlb_finish_mmu(&tlb);
+	return c.err;
 }
 
 static unsigned int prot_to_vm(unsigned int prot)

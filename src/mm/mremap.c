@@ -86,6 +86,17 @@ static void move_ptes(struct move_ctx *c, struct pt_table *old_t, struct pt_tabl
 		else
 			pte = ptep_get_and_clear(mm, old + done, oldp + i);
 		/* move_pte and move_soft_dirty_pte change nothing on arm64 */
+		if (c->uffd && pte_marker_uffd_wp(pte)) {
+			/*
+			 * vma_has_uffd_without_event_remap (v6.12 move_ptes): the
+			 * new VMA is not registered, so a uffd-wp marker is dropped
+			 * (pte_clear of the new entry) and the uffd-wp bits go
+			 */
+			set_desc(mm, new + done, PTE_LEVEL, newp + i, 0);
+			continue;
+		}
+		if (c->uffd)
+			pte = pte_present(pte) ? pte_clear_uffd_wp(pte) : pte_swp_clear_uffd_wp(pte);
 		set_ptes(mm, new + done, newp + i, pte, (unsigned int)nr);
 	}
 	if (force_flush)
@@ -130,6 +141,8 @@ static bool move_huge_pmd(struct move_ctx *c, struct pt_table *old_t, struct pt_
 		return false;
 	pmd_lock(mm->m);
 	pmd = pmdp_huge_get_and_clear(mm, old, &old_t->desc[oi]);
+	if (c->uffd)
+		pmd = pte_clear_uffd_wp(pmd);	/* v6.12 move_huge_pmd: clear_uffd_wp_pmd */
 	set_pmd_at(mm, new, &new_t->desc[ni], pmd);
 	if (pte_present(pmd))
 		flush_pmd_tlb_range(mm, old, old + g->pmd_size);
@@ -347,6 +360,8 @@ static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t n
 	 * write-locked in this hold already)
 	 */
 	find_vma(mm, new)->uffd = false;
+	find_vma(mm, new)->uffd_wp = false;
+	find_vma(mm, new)->uffd_features = 0;
 	vm_stat_account(mm->m);
 	if (dontunmap)
 		dontunmap_complete(mm, old, len);

@@ -47,11 +47,15 @@ static void page_info_of(const struct ptsim_mm *mm, uint64_t va, int level, pte_
 		out->state = PTSIM_PAGE_SWAP;
 		out->swap_offset = pte_swp_offset(d);
 		out->exclusive = d & PTE_SWP_EXCLUSIVE;
+		out->uffd_wp = pte_swp_uffd_wp_any(d);
+		if (is_pte_marker(d))
+			out->swap_type = SWP_PTE_MARKER;	/* swp_type of the marker entry */
 		return;
 	}
 	if (!pte_present(d))
 		return;
 	out->state = PTSIM_PAGE_PRESENT;
+	out->uffd_wp = pte_uffd_wp(d);
 	out->level = (uint32_t)level;
 	out->pfn = pte_pfn(g, d) + ((va - ALIGN_DOWN64(va, block)) >> g->page_shift);
 	out->write = pte_write(d);
@@ -127,7 +131,9 @@ static void smap_gather_stats(const struct ptsim_mm *mm, const struct vma *v, st
 		if (size != g->page_size)
 			size -= va - ALIGN_DOWN64(va, size);	/* the rest of the block */
 		if (is_swap_pte(d)) {
-			out->swap += g->page_size;
+			/* smaps_pte_entry: a marker is a non_swap_entry, not Swap */
+			if (!is_pte_marker(d))
+				out->swap += g->page_size;
 		} else if (pte_present(d) && !is_zero_pte(mm, d) &&
 			   (f = pfn_folio(mm->m, pte_pfn(g, d)))) {
 			/* vm_normal_page: the zero page is special, not counted */
@@ -165,6 +171,7 @@ int ptsim_vma_foreach(const struct ptsim_mm *mm, ptsim_vma_fn fn, void *arg)
 		vi.locked = v->flags & VM_LOCKED;
 		vi.locked_onfault = v->flags & VM_LOCKONFAULT;
 		vi.uffd = v->uffd;
+		vi.uffd_wp = v->uffd_wp;
 		vi.hugepage = v->flags & VM_HUGEPAGE;
 		vi.nohugepage = v->flags & VM_NOHUGEPAGE;
 		vi.dontcopy = v->flags & VM_DONTCOPY;

@@ -44,6 +44,9 @@ int ptsim_swapout(struct ptsim_mm *mm, uint64_t start, uint64_t len)
 		old = ptep_get_and_clear(mm, va, &t->desc[idx]);
 		f = pfn_folio(mm->m, pte_pfn(g, old));
 		swp = swp_entry_pte(++mm->next_swap_offset, folio_page_anon_exclusive(f, 0));
+		/* try_to_unmap_one: pte_swp_mkuffd_wp keeps a uffd-wp entry protected */
+		if (pte_uffd_wp(old))
+			swp = pte_swp_mkuffd_wp(swp);
 		set_ptes(mm, va, &t->desc[idx], swp, 1);
 		if (folio_mapcount_add(mm->m, f, -1) == 0)
 			folio_free(mm->m, f);

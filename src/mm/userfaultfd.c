@@ -603,33 +603,162 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 	return ret;
 }
 
+static bool mfill_range_ok(const struct ptsim_mm *mm, uint64_t start, uint64_t len);
+
+/* What a registration sets on each VMA (userfaultfd_register_range). */
+struct uffd_registration {
+	bool wp;
+	uint8_t features;	/* UFFD_CTX_* */
+};
+
 static void uffd_register_vma(struct vma *v, const void *arg)
 {
-	(void)arg;
+	const struct uffd_registration *r = arg;
+
 	v->uffd = true;
+	/* vm_flags = (vm_flags & ~__VM_UFFD_FLAGS) | the new mode's */
+	v->uffd_wp = r->wp;
+	v->uffd_features = r->features;
 }
 
-int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+/*
+ * userfaultfd_api's features as the context keeps them (UFFD_CTX_*), or
+ * -EINVAL: only the WP features are modelled, and without
+ * HAVE_ARCH_USERFAULTFD_WP (arm64 before v6.10: feature uffd_wp off) the
+ * kernel drops them from UFFD_API_FEATURES, so asking for one fails.
+ */
+static int uffd_ctx_features(const struct ptsim_machine *m, unsigned int features, uint8_t *out)
 {
+	const unsigned int wp = PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
+				PTSIM_UFFD_FEATURE_WP_UNPOPULATED | PTSIM_UFFD_FEATURE_WP_ASYNC;
+
+	if (features & ~wp)
+		return -EINVAL;
+	if (features && !feature(m, PTSIM_FEAT_UFFD_WP))
+		return -EINVAL;
+	/* WP_ASYNC relies on WP_UNPOPULATED: userfaultfd_api sets it */
+	if (features & PTSIM_UFFD_FEATURE_WP_ASYNC)
+		features |= PTSIM_UFFD_FEATURE_WP_UNPOPULATED;
+	*out = (uint8_t)(((features & PTSIM_UFFD_FEATURE_WP_UNPOPULATED) ? UFFD_CTX_WP_UNPOPULATED : 0) |
+			 ((features & PTSIM_UFFD_FEATURE_WP_ASYNC) ? UFFD_CTX_WP_ASYNC : 0) |
+			 ((features & PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM) ?
+			  UFFD_CTX_WP_HUGETLBFS_SHMEM : 0));
+	return 0;
+}
+
+int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int mode,
+			     unsigned int features)
+{
+	struct uffd_registration r = { .wp = mode & PTSIM_UFFDIO_REGISTER_MODE_WP };
 	uint64_t addr;
 	int err;
 
-	VALIDATE(mm && !mm->kernel && len && start + len > start);
+	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
+	err = uffd_ctx_features(mm->m, features, &r.features);
+	if (err)
+		return err;
+	/* userfaultfd_register: the mode, then validate_range */
+	VALIDATE(mode && !(mode & ~(PTSIM_UFFDIO_REGISTER_MODE_MISSING |
+				    PTSIM_UFFDIO_REGISTER_MODE_WP)));
+	VALIDATE(!r.wp || feature(mm->m, PTSIM_FEAT_UFFD_WP));	/* !CONFIG_HAVE_ARCH_USERFAULTFD_WP */
+	VALIDATE(len && start + len > start);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
+	VALIDATE(start + len <= UINT64_C(1) << mm->m->geo.va_bits);
 	for (addr = start; addr < start + len;) {
 		const struct vma *v = find_vma(mm, addr);
 
 		if (!v)
 			return -EINVAL;
+		/* vma_can_userfault: the model registers private anonymous memory only */
 		if (!(v->flags & VM_ANON) || (v->flags & VM_SHARED))
 			return -EINVAL;
+		/* another context (other features) owns it already */
+		if (v->uffd && v->uffd_features != r.features)
+			return -EBUSY;
 		addr = v->end;
 	}
-	/* userfaultfd_register (mmap_write_lock) -> vma_modify_flags_uffd */
+	/* userfaultfd_register (mmap_write_lock) -> userfaultfd_register_range */
 	op_begin(mm->m);
 	mmap_write_lock(mm);
-	err = vma_modify(mm, start, start + len, uffd_register_vma, NULL);
+	err = vma_modify(mm, start, start + len, uffd_register_vma, &r);
+	op_end(mm->m, err);
+	return err;
+}
+
+int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len)
+{
+	return ptsim_uffd_register_mode(mm, start, len, PTSIM_UFFDIO_REGISTER_MODE_MISSING, 0);
+}
+
+/*
+ * mwriteprotect_range (v6.12 mm/userfaultfd.c) under mmap_read_lock: VMA by
+ * VMA of the range (holes skipped), uffd_wp_range on each, stopping with
+ * -ENOENT at one not registered in WP mode (or when there is no VMA).
+ */
+static int mwriteprotect_range(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool enable_wp,
+			       struct spare_tables *spare)
+{
+	int err = -ENOENT;
+
+	mmap_read_lock(mm);
+	for (uint64_t addr = start; addr < end;) {
+		struct vma *v = find_vma(mm, addr);
+		struct vma copy;
+
+		if (!v) {
+			size_t i;
+
+			/* the next VMA above addr, if it starts before end */
+			for (i = 0; i < mm->nr_vmas && mm->vmas[i].end <= addr; i++)
+				;
+			if (i == mm->nr_vmas || mm->vmas[i].start >= end)
+				break;
+			v = &mm->vmas[i];
+		}
+		if (!v->uffd_wp)
+			return -ENOENT;
+		copy = *v;
+		err = uffd_wp_range(mm, &copy, MAX(copy.start, addr), MIN(copy.end, end), enable_wp,
+				    spare);
+		if (err)
+			return err;
+		addr = copy.end;
+	}
+	return err;
+}
+
+int ptsim_uffd_writeprotect(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int mode)
+{
+	struct spare_tables spare;
+	bool wp;
+	int err;
+
+	VALIDATE(mm && !mm->kernel);
+	REFUSE_IN_HANDLER(mm->m);
+	if (mm->uffd_mmap_changing) {
+		/* userfaultfd_writeprotect reads mmap_changing before the argument block */
+		op_begin(mm->m);
+		syscall_enter(mm->m);
+		op_end(mm->m, -EAGAIN);
+		return -EAGAIN;
+	}
+	VALIDATE(mfill_range_ok(mm, start, len));	/* validate_range */
+	VALIDATE(!(mode & ~(PTSIM_UFFDIO_WRITEPROTECT_MODE_WP |
+			    PTSIM_UFFDIO_WRITEPROTECT_MODE_DONTWAKE)));
+	wp = mode & PTSIM_UFFDIO_WRITEPROTECT_MODE_WP;
+	VALIDATE(!(wp && (mode & PTSIM_UFFDIO_WRITEPROTECT_MODE_DONTWAKE)));
+	op_begin(mm->m);
+	/* the tables a split of a THP at the range's edges takes, set aside first */
+	err = spare_tables_alloc(mm, &spare, start, start + len);
+	if (err) {
+		op_end(mm->m, err);
+		return err;
+	}
+	syscall_enter(mm->m);
+	err = mwriteprotect_range(mm, start, start + len, wp, &spare);
+	spare_tables_free(mm, &spare);
+	op_keep_partial(mm->m);	/* the VMAs before an error were done: the kernel keeps them */
 	op_end(mm->m, err);
 	return err;
 }

@@ -74,7 +74,8 @@ void vma_remove(struct ptsim_mm *mm, size_t idx)
 static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->flags == b->flags && a->page_prot == b->page_prot &&
-	       a->uffd == b->uffd && a->shmem == b->shmem &&
+	       a->uffd == b->uffd && a->uffd_wp == b->uffd_wp &&
+	       a->uffd_features == b->uffd_features && a->shmem == b->shmem &&
 	       (!a->anon_vma || !b->anon_vma || a->anon_vma == b->anon_vma) &&
 	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
 }
@@ -161,7 +162,8 @@ static bool vma_would_change(const struct vma *v, void (*modify)(struct vma *v, 
 	struct vma want = *v;
 
 	modify(&want, arg);
-	return want.flags != v->flags || want.uffd != v->uffd || want.page_prot != v->page_prot;
+	return want.flags != v->flags || want.uffd != v->uffd || want.uffd_wp != v->uffd_wp ||
+	       want.uffd_features != v->uffd_features || want.page_prot != v->page_prot;
 }
 
 /*

@@ -87,10 +87,17 @@ static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent
 	return nr;
 }
 
-/* zap_nonpresent_ptes for a swap entry (swap_pte_batch of one): free the slot, clear it. */
-static unsigned int zap_nonpresent_pte(struct zap_ctx *z, pte_t *ptep, uint64_t addr)
+/*
+ * zap_nonpresent_ptes for a swap entry (swap_pte_batch of one): free the
+ * slot, clear it. A uffd-wp PTE marker names no slot: it is only cleared
+ * (v6.12: zap on anonymous memory always drops it; the model has markers in
+ * anonymous VMAs only, so zap_install_uffd_wp_if_needed installs none).
+ */
+static unsigned int zap_nonpresent_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent,
+				       uint64_t addr)
 {
-	free_swap_and_cache_nr(z->mm->m);
+	if (!is_pte_marker(ptent))
+		free_swap_and_cache_nr(z->mm->m);
 	set_desc(z->mm, addr, PTE_LEVEL, ptep, 0);		/* clear_not_present_full_ptes */
 	return 1;
 }
@@ -121,7 +128,7 @@ static unsigned int do_zap_pte_range(struct zap_ctx *z, pte_t *ptep, uint64_t ad
 	ptent = ptep_get(z->mm, ptep);
 	if (pte_present(ptent))
 		return nr + zap_present_ptes(z, ptep, ptent, max_nr, addr);
-	return nr + zap_nonpresent_pte(z, ptep, addr);
+	return nr + zap_nonpresent_pte(z, ptep, ptent, addr);
 }
 
 /* The v6.8 loop body for one entry: clear it, account its page, one slot per page. */
@@ -131,7 +138,7 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 	struct page_ref ref;
 
 	if (!pte_present(ptent)) {
-		zap_nonpresent_pte(z, ptep, addr);
+		zap_nonpresent_pte(z, ptep, ptent, addr);
 		return;
 	}
 	ref = vm_normal_page(mm, ptent);

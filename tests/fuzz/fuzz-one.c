@@ -515,7 +515,38 @@ static int fuzz_api(const uint8_t *data, size_t size)
 			break;
 		}
 		case 31:
-			ptsim_mm_set_kernel_errors(mm, u8(&r) & 1);
+			switch (u8(&r) % 4) {
+			case 0:
+				ptsim_mm_set_kernel_errors(mm, u8(&r) & 1);
+				break;
+			case 1: {
+				/* uffd-wp registration: any mode, the WP features and a stray bit */
+				unsigned int mode = u8(&r) % 8, feat = (unsigned int)u8(&r) << 11;
+
+				ptsim_uffd_register_mode(mm, a, l, mode, feat);
+				break;
+			}
+			case 2:
+				ptsim_uffd_writeprotect(mm, a, l, u8(&r) % 5);
+				break;
+			default: {
+				struct ptsim_page_region vec[8];
+				struct ptsim_pm_scan_arg sa = { .start = a, .end = a + l };
+
+				sa.vec = u8(&r) & 1 ? vec : NULL;
+				sa.vec_len = u8(&r) % 10;
+				sa.flags = u8(&r) % 5;
+				sa.max_pages = u8(&r) % 8;
+				sa.category_mask = u8(&r);
+				sa.category_anyof_mask = u8(&r);
+				sa.category_inverted = u8(&r);
+				sa.return_mask = u8(&r) | (u8(&r) & 1 ? 0x100 : 0);
+				if (sa.vec && sa.vec_len > 8)
+					sa.vec_len = 8;
+				ptsim_pagemap_scan(mm, &sa);
+				break;
+			}
+			}
 			break;
 		default: {
 			struct ptsim_elf_phdr ph = { l & ~(page - 1), a & ((UINT64_C(1) << 36) - 1) & ~(page - 1),

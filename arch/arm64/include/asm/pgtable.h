@@ -38,6 +38,43 @@ static inline uint64_t pte_swp_offset(pte_t pte)
 {
 	return pte >> 12;
 }
+/*
+ * PTE markers (include/linux/swapops.h make_pte_marker, v6.12): a swap entry
+ * of the type SWP_PTE_MARKER whose offset holds the marker bits. The model
+ * puts SWP_PTE_MARKER (31 on arm64: the last of the 32 swap types) in
+ * arm64's swap-type field, bits 6-10; a swap slot's entry has type 0.
+ * PTE_MARKER_UFFD_WP is the only marker modelled (v6.12 mm/mprotect.c
+ * change_pte_range puts it in a none entry of a uffd-wp VMA).
+ */
+#define SWP_PTE_MARKER		31u
+#define SWP_TYPE_SHIFT		6
+#define SWP_TYPE_MASK		(UINT64_C(0x1f) << SWP_TYPE_SHIFT)
+#define PTE_MARKER_UFFD_WP	UINT64_C(1)
+
+static inline pte_t make_pte_marker_uffd_wp(void)
+{
+	return (PTE_MARKER_UFFD_WP << 12) | ((uint64_t)SWP_PTE_MARKER << SWP_TYPE_SHIFT) | SWP_MARKER;
+}
+/* is_pte_marker: a swap entry that names no swap slot (non_swap_entry) but a marker. */
+static inline bool is_pte_marker(pte_t pte)
+{
+	return is_swap_pte(pte) &&
+	       ((pte & SWP_TYPE_MASK) >> SWP_TYPE_SHIFT) == SWP_PTE_MARKER;
+}
+/* pte_marker_uffd_wp (include/linux/userfaultfd_k.h) */
+static inline bool pte_marker_uffd_wp(pte_t pte)
+{
+	return is_pte_marker(pte) && (pte_swp_offset(pte) & PTE_MARKER_UFFD_WP);
+}
+/* The swap entry's uffd-wp bit (arm64 PTE_SWP_UFFD_WP, bit 3; v6.10). */
+static inline bool pte_swp_uffd_wp(pte_t pte) { return pte & PTE_SWP_UFFD_WP; }
+static inline pte_t pte_swp_mkuffd_wp(pte_t pte) { return pte | PTE_SWP_UFFD_WP; }
+static inline pte_t pte_swp_clear_uffd_wp(pte_t pte) { return pte & ~PTE_SWP_UFFD_WP; }
+/* pte_swp_uffd_wp_any: a swap entry write-protected either way (bit or marker). */
+static inline bool pte_swp_uffd_wp_any(pte_t pte)
+{
+	return is_swap_pte(pte) && (pte_swp_uffd_wp(pte) || pte_marker_uffd_wp(pte));
+}
 static inline bool pte_young(pte_t pte) { return pte & PTE_AF; }
 static inline bool pte_rdonly(pte_t pte) { return pte & PTE_RDONLY; }
 static inline bool pte_cont(pte_t pte) { return pte & PTE_CONT; }
