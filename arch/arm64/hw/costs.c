@@ -217,6 +217,16 @@ static const struct {
 	[PTSIM_EV_DCACHE_L2_HIT] = { C_L2_EXTRA, 1, false },
 	[PTSIM_EV_DCACHE_LLC_HIT] = { C_LLC_EXTRA, 1, false },
 	[PTSIM_EV_DCACHE_DRAM] = { C_DRAM_EXTRA, 1, false },
+	/*
+	 * A kernel object's line (doc/cpu-profiles.md §11.7): the same extra
+	 * latency beyond the L1 hit its own event (the rwsem, the counter
+	 * update, the slab allocation, ...) already prices.
+	 */
+	[PTSIM_EV_DCACHE_OBJ_L1_HIT] = { C_FREE, 0, false },
+	[PTSIM_EV_DCACHE_OBJ_PREFETCH_HIT] = { C_FREE, 0, false },
+	[PTSIM_EV_DCACHE_OBJ_L2_HIT] = { C_L2_EXTRA, 1, false },
+	[PTSIM_EV_DCACHE_OBJ_LLC_HIT] = { C_LLC_EXTRA, 1, false },
+	[PTSIM_EV_DCACHE_OBJ_DRAM] = { C_DRAM_EXTRA, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
