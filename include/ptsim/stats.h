@@ -143,6 +143,14 @@ enum ptsim_event {
 	PTSIM_EV_DCACHE_OBJ_L2_HIT,	/* ... missed the L1, hit the L2 */
 	PTSIM_EV_DCACHE_OBJ_LLC_HIT,	/* ... missed the L2, hit the last-level cache */
 	PTSIM_EV_DCACHE_OBJ_DRAM,	/* ... missed every cache */
+	/*
+	 * An instruction fetch that missed the L1 instruction cache (the
+	 * program's ptsim_exec_call): the level of the unified L2 or last-level
+	 * cache it hit (doc/cpu-profiles.md §11.8).
+	 */
+	PTSIM_EV_ICACHE_L2_HIT,		/* the instruction line was in the L2 */
+	PTSIM_EV_ICACHE_LLC_HIT,	/* ... in the last-level cache */
+	PTSIM_EV_ICACHE_DRAM,		/* ... from memory */
 	PTSIM_EV__COUNT
 };
 

@@ -456,6 +456,8 @@ void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes);
  */
 void dcache_kobj_load(struct ptsim_machine *m, uint64_t addr);
 void dcache_kobj_store(struct ptsim_machine *m, uint64_t addr);
+/* An instruction fetch of pa's line that missed the L1I: the L2 and the last level (§11.8). */
+void dcache_ifetch(struct ptsim_machine *m, uint64_t pa);
 
 /* features.c */
 int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);

@@ -1200,6 +1200,12 @@ int ptsim_exec_call(struct ptsim_mm *mm, unsigned int cpu, uint64_t va)
 		if (!err)
 			err = ptsim_access(mm, cpu, va, PTSIM_ACCESS_EXEC, &f);
 	}
+	if (!err) {	/* the stub's instruction line, past the L1I */
+		struct ptsim_translation t;
+
+		if (!ptsim_translate(mm, va, &t))
+			user_exec_fetch(mm->m, t.pa);
+	}
 	op_end(mm->m, 0);
 	return err;
 }

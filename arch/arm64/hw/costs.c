@@ -227,6 +227,10 @@ static const struct {
 	[PTSIM_EV_DCACHE_OBJ_L2_HIT] = { C_L2_EXTRA, 1, false },
 	[PTSIM_EV_DCACHE_OBJ_LLC_HIT] = { C_LLC_EXTRA, 1, false },
 	[PTSIM_EV_DCACHE_OBJ_DRAM] = { C_DRAM_EXTRA, 1, false },
+	/* an instruction line beyond the L1I (§11.8): the unified levels' extra latency */
+	[PTSIM_EV_ICACHE_L2_HIT] = { C_L2_EXTRA, 1, false },
+	[PTSIM_EV_ICACHE_LLC_HIT] = { C_LLC_EXTRA, 1, false },
+	[PTSIM_EV_ICACHE_DRAM] = { C_DRAM_EXTRA, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
@@ -268,8 +272,8 @@ struct constant {
 #define EST_SYSCALL	NSEC(200, DOC "§10.4: exception round trip 0.1-0.3 us (ESTIMATE)")
 #define EST_IO_REQ	NSEC(20000, "ESTIMATE: NVMe read submission to completion, ~20 us")
 #define EST_IO_KIB	BW(7, "ESTIMATE: PCIe Gen4 NVMe sequential read, ~7 GB/s")
-#define EST_EXEC_CALL	NSEC(120, DOC "§10.2: a cold instruction line from DRAM, ~110-130 ns " \
-			     "(LPDDR5X, ESTIMATE)")
+#define EST_EXEC_CALL	CYC(15, DOC "§11.8: the branch and RET around an L1I miss (the front "	\
+			    "end's refill, ESTIMATE); the line's level is the cache model's")
 #define L1_LOAD		CYC(4, DOC "§1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
 #define EST_LOOKUP	CYC(20, "ESTIMATE: the vm_normal_page call, 20 cycles as a helper call; its " \
 			    "struct page load is the data cache's (" DOC "§11)")

@@ -515,6 +515,30 @@ void dcache_kobj_store(struct ptsim_machine *m, uint64_t addr)
 }
 
 /*
+ * An instruction fetch that missed the L1I (doc/cpu-profiles.md §11.8): the
+ * L1I is not modelled, so the line (at its physical address, the same
+ * address space as the table pages') is looked up in the unified L2 and the
+ * last level, filled there on a miss, never in the L1D, and counted by the
+ * level it hit.
+ */
+void dcache_ifetch(struct ptsim_machine *m, uint64_t pa)
+{
+	struct dcache *c = m->dcache;
+	const uint64_t line = pa >> LINE_SHIFT;
+
+	if (level_lookup(&c->lv[1], line)) {
+		count(m, PTSIM_EV_ICACHE_L2_HIT, 1);
+	} else if (level_lookup(&c->lv[2], line)) {
+		count(m, PTSIM_EV_ICACHE_LLC_HIT, 1);
+		level_fill(&c->lv[1], line);
+	} else {
+		count(m, PTSIM_EV_ICACHE_DRAM, 1);
+		level_fill(&c->lv[2], line);
+		level_fill(&c->lv[1], line);
+	}
+}
+
+/*
  * n hardware walks whose last read is the descriptor at desc (n > 1 only
  * for the walks of a hole, which all end at one empty entry). The walker's
  * rule (doc/cpu-profiles.md §11.4): its upper-level reads hit the walk
