@@ -179,6 +179,14 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_DCACHE_L2_HIT] = "data-cache model: a load that missed the L1 and hit the L2",
 	[PTSIM_EV_DCACHE_LLC_HIT] = "data-cache model: a load that missed the L2 and hit the last-level cache",
 	[PTSIM_EV_DCACHE_DRAM] = "data-cache model: a load that missed every cache",
+	[PTSIM_EV_DCACHE_OBJ_L1_HIT] = "data-cache model: a kernel object's load or atomic (mm, VMA, anon_vma, maple or xarray node) that hit the L1",
+	[PTSIM_EV_DCACHE_OBJ_PREFETCH_HIT] = "data-cache model: a kernel object's load a trained stream had prefetched",
+	[PTSIM_EV_DCACHE_OBJ_L2_HIT] = "data-cache model: a kernel object's load that missed the L1 and hit the L2",
+	[PTSIM_EV_DCACHE_OBJ_LLC_HIT] = "data-cache model: a kernel object's load that missed the L2 and hit the last-level cache",
+	[PTSIM_EV_DCACHE_OBJ_DRAM] = "data-cache model: a kernel object's load that missed every cache",
+	[PTSIM_EV_ICACHE_L2_HIT] = "cache model: a call's instruction line, missing the L1I, found in the L2",
+	[PTSIM_EV_ICACHE_LLC_HIT] = "cache model: a call's instruction line found in the last-level cache",
+	[PTSIM_EV_ICACHE_DRAM] = "cache model: a call's instruction line fetched from memory",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -173,6 +173,26 @@ static void test_function_attribution(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * The M3's kernel page zeroing (clear_page's DC ZVA) and the program's
+ * memset share one derived store-stream bandwidth, 80 GB/s +-20 %
+ * (doc/cpu-profiles.md §10.5): a page costs the same either way.
+ */
+static void test_m3_zeroing_as_memset(void **state)
+{
+	struct ptsim_cost zero, memset_cost;
+
+	(void)state;
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, PTSIM_EV_PAGE_ZERO,
+					&zero), 0);
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K,
+					PTSIM_EV_USER_PAGE_WRITE, &memset_cost), 0);
+	assert_string_equal(zero.klass, "zero_kib");
+	assert_true(zero.ns == memset_cost.ns);
+	assert_true(zero.ns > 50 && zero.ns < 52);	/* 4 KiB at 80 GB/s: 51.2 ns */
+	assert_null(zero.fitted_on);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_sourced_prices),
 		cmocka_unit_test(test_class_scale),
 		cmocka_unit_test(test_function_attribution),
+		cmocka_unit_test(test_m3_zeroing_as_memset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,6 +271,164 @@ static void test_clone_keeps_cache(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* The kernel objects' verdicts (doc/cpu-profiles.md §11.7), all five levels. */
+static uint64_t obj_levels(const struct ptsim_stats *s)
+{
+	return s->ev[PTSIM_EV_DCACHE_OBJ_L1_HIT] + s->ev[PTSIM_EV_DCACHE_OBJ_PREFETCH_HIT] +
+	       s->ev[PTSIM_EV_DCACHE_OBJ_L2_HIT] + s->ev[PTSIM_EV_DCACHE_OBJ_LLC_HIT] +
+	       s->ev[PTSIM_EV_DCACHE_OBJ_DRAM];
+}
+
+static uint64_t obj_misses(const struct ptsim_stats *s)
+{
+	return s->ev[PTSIM_EV_DCACHE_OBJ_L2_HIT] + s->ev[PTSIM_EV_DCACHE_OBJ_LLC_HIT] +
+	       s->ev[PTSIM_EV_DCACHE_OBJ_DRAM];
+}
+
+#define RO	PTSIM_PROT_READ
+#define RW	(PTSIM_PROT_READ | PTSIM_PROT_WRITE)
+
+/*
+ * mprotect of a whole VMA (v6.12 mprotect_fixup, no split or merge): the
+ * mmap_lock's two atomics and mm_lock_seq (mmap_write_lock), the VMA's
+ * vm_lock_seq and the mm's mm_lock_seq, then its vm_lock pointer and the
+ * vma_lock's two atomics (vma_start_write), total_vm's and data_vm's lines
+ * twice (vm_stat_account of the old and the new flags): 12 loads. After the
+ * program streamed 5 MiB they are cold; the same mprotect back at once
+ * finds every one in the L1. The kernel's counts are the same both times.
+ */
+static void test_mprotect_again_hits_objects(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats cold, hot;
+
+	(void)state;
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, NR * SZ_4K, RO), 0);
+	cold = last_stats(m);
+	assert_int_equal(ptsim_mprotect(mm, VA, NR * SZ_4K, RW), 0);
+	hot = last_stats(m);
+	assert_int_equal(obj_levels(&cold), 12);
+	assert_int_equal(obj_levels(&hot), 12);
+	assert_int_equal(hot.ev[PTSIM_EV_DCACHE_OBJ_L1_HIT], 12);
+	assert_true(cold.ev[PTSIM_EV_DCACHE_OBJ_DRAM] >= 3);	/* the mm's lines and the VMA's */
+	assert_int_equal(cold.ev[PTSIM_EV_RWSEM], hot.ev[PTSIM_EV_RWSEM]);
+	assert_int_equal(cold.ev[PTSIM_EV_VM_STAT], hot.ev[PTSIM_EV_VM_STAT]);
+	ptsim_machine_destroy(m);
+}
+
+/* After a stream larger than every level, the VMA's and the mm's lines come from memory again. */
+static void test_stream_evicts_objects(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats first, again;
+
+	(void)state;
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, NR * SZ_4K, RO), 0);
+	first = last_stats(m);
+	assert_int_equal(ptsim_touch(mm, 0, EVICT, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, NR * SZ_4K, RW), 0);
+	again = last_stats(m);
+	assert_true(again.ev[PTSIM_EV_DCACHE_OBJ_DRAM] >= 3);
+	assert_int_equal(again.ev[PTSIM_EV_DCACHE_OBJ_DRAM], first.ev[PTSIM_EV_DCACHE_OBJ_DRAM]);
+	assert_int_equal(again.ev[PTSIM_EV_DCACHE_OBJ_L2_HIT] + again.ev[PTSIM_EV_DCACHE_OBJ_LLC_HIT], 0);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * fork (v6.12 dup_mmap): the child's mm_struct and vm_area_structs are new
+ * slab objects nothing touched before, so vm_area_dup's free-pointer load
+ * of the child's VMA comes from memory; the parent's VMA, just written by
+ * vma_start_write, is in the L1.
+ */
+static void test_fork_child_objects_cold(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m), *child;
+	struct ptsim_stats s;
+
+	(void)state;
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	s = last_stats(m);
+	assert_true(s.ev[PTSIM_EV_DCACHE_OBJ_DRAM] >= 2);	/* one per child VMA at least */
+	assert_int_equal(obj_levels(&s) - obj_misses(&s), s.ev[PTSIM_EV_DCACHE_OBJ_L1_HIT] +
+							   s.ev[PTSIM_EV_DCACHE_OBJ_PREFETCH_HIT]);
+	ptsim_mm_destroy(child);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * The VMA slab hands the last freed object back first (kobj.h): a new
+ * mapping right after a munmap gets the freed VMA's object, whose lines
+ * vm_area_free just wrote, so vm_area_alloc's free-pointer load hits the L1;
+ * a second new mapping gets a never-used object, from memory.
+ */
+static void test_vma_slab_reuses_freed_object(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_ANDROID_X1, NULL);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, NR * SZ_4K);
+	struct ptsim_stats reused, fresh;
+
+	(void)state;
+	assert_int_equal(ptsim_munmap(mm, VA, NR * SZ_4K), 0);
+	assert_int_equal(ptsim_mmap(mm, VA, SZ_4K, RW, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL),
+			 0);
+	reused = last_stats(m);
+	assert_int_equal(ptsim_mmap(mm, EVICT, SZ_4K, RW, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS,
+				    NULL), 0);
+	fresh = last_stats(m);
+	assert_int_equal(reused.ev[PTSIM_EV_SLAB_ALLOC], fresh.ev[PTSIM_EV_SLAB_ALLOC]);
+	assert_true(fresh.ev[PTSIM_EV_DCACHE_OBJ_DRAM] > reused.ev[PTSIM_EV_DCACHE_OBJ_DRAM]);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A page-cache lookup (filemap_get_entry's xas_load, v6.12 lib/xarray.c):
+ * the address_space's xa_head, then per level of the file's xarray the
+ * node's shift and the slot (a 1 MiB file of 4 KiB pages: 256 entries, two
+ * levels). After the program's 5 MiB stream they come from memory; the
+ * same lookups at once are L1 hits.
+ */
+static void test_page_cache_lookup_cold_then_hot(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_ANDROID_X1, NULL);
+	struct ptsim_mm *mm;
+	struct ptsim_stats cold, hot;
+	unsigned int file, fd;
+	uint64_t mem, buf;
+
+	(void)state;
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_file_create(m, 1 << 20, 0, &file), 0);
+	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, 1 << 20, RO, fd, 0, &mem), 0);
+	assert_int_equal(ptsim_mmap(mm, EVICT, 5 << 20, RW, PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS,
+				    NULL), 0);
+	buf = EVICT;
+	assert_int_equal(ptsim_populate(mm, buf, 5 << 20, 0, true), 0);
+	assert_int_equal(ptsim_fault(mm, mem, PTSIM_ACCESS_READ), 0);	/* read in, cached */
+	assert_int_equal(ptsim_munmap(mm, mem, 1 << 20), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, 1 << 20, RO, fd, 0, &mem), 0);
+	assert_int_equal(ptsim_touch(mm, 0, buf, 5 << 20, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_fault(mm, mem, PTSIM_ACCESS_READ), 0);
+	cold = last_stats(m);
+	assert_int_equal(ptsim_munmap(mm, mem, 1 << 20), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, 1 << 20, RO, fd, 0, &mem), 0);
+	assert_int_equal(ptsim_fault(mm, mem, PTSIM_ACCESS_READ), 0);
+	hot = last_stats(m);
+	assert_true(cold.ev[PTSIM_EV_PAGE_CACHE_LOOKUP] > 0);
+	assert_int_equal(cold.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], hot.ev[PTSIM_EV_PAGE_CACHE_LOOKUP]);
+	/* cold: the mapping's line and the two nodes' lines at least, from memory */
+	assert_true(cold.ev[PTSIM_EV_DCACHE_OBJ_DRAM] >= 3);
+	assert_int_equal(obj_misses(&hot) + hot.ev[PTSIM_EV_DCACHE_OBJ_PREFETCH_HIT], 0);
+	assert_int_equal(hot.ev[PTSIM_EV_DCACHE_OBJ_L1_HIT], obj_levels(&hot));
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +441,11 @@ int main(void)
 		cmocka_unit_test(test_walk_price_not_fitted),
 		cmocka_unit_test(test_rmap_atomics_on_struct_pages),
 		cmocka_unit_test(test_zeroing_evicts_l2_and_llc),
+		cmocka_unit_test(test_mprotect_again_hits_objects),
+		cmocka_unit_test(test_stream_evicts_objects),
+		cmocka_unit_test(test_fork_child_objects_cold),
+		cmocka_unit_test(test_vma_slab_reuses_freed_object),
+		cmocka_unit_test(test_page_cache_lookup_cold_then_hot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

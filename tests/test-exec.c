@@ -295,6 +295,35 @@ static void test_elf_load_segments(void **state)
 	ptsim_machine_destroy(f.m);
 }
 
+/*
+ * A call's instruction line past the L1I (doc/cpu-profiles.md §11.8): the
+ * first call into a page fetches the stub's line from memory (the page came
+ * in by I/O, which no cache saw); a sweep of 64 pages later (64 lines, far
+ * below Grace's 1 MiB L2) the same call finds it in the L2. The kernel's
+ * counts are the same both times; only the fetch's level differs.
+ */
+static void test_exec_call_line_through_l2(void **state)
+{
+	struct efx f = setup(PTSIM_GRANULE_64K, false, 64 * 65536);
+	struct ptsim_elf_phdr ph = { 0, 0, 64 * 65536, 64 * 65536, 65536, 5 };
+	struct ptsim_stats first, again;
+	uint64_t bias;
+
+	(void)state;
+	assert_int_equal(ptsim_elf_load(f.mm, f.fd, &ph, 1, &bias), 0);
+	for (uint64_t off = 0; off < 64 * 65536; off += 65536)
+		assert_int_equal(ptsim_exec_call(f.mm, 0, bias + off), 0);
+	assert_int_equal(ptsim_exec_call(f.mm, 0, bias + 65536 + 4096), 0);
+	first = last_stats(f.m);
+	assert_int_equal(ptsim_exec_call(f.mm, 0, bias + 65536 + 4096), 0);
+	again = last_stats(f.m);
+	assert_int_equal(first.ev[PTSIM_EV_ICACHE_DRAM], 1);
+	assert_int_equal(again.ev[PTSIM_EV_ICACHE_L2_HIT], 1);
+	assert_int_equal(again.ev[PTSIM_EV_ICACHE_DRAM] + again.ev[PTSIM_EV_ICACHE_LLC_HIT], 0);
+	assert_int_equal(first.ev[PTSIM_EV_EXEC_CALL], again.ev[PTSIM_EV_EXEC_CALL]);
+	ptsim_machine_destroy(f.m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_itlb_entries),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_elf_load_segments),
+		cmocka_unit_test(test_exec_call_line_through_l2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,6 +131,26 @@ enum ptsim_event {
 	PTSIM_EV_DCACHE_L2_HIT,		/* missed the L1, hit the core's L2 */
 	PTSIM_EV_DCACHE_LLC_HIT,	/* missed the L2, hit the last-level cache */
 	PTSIM_EV_DCACHE_DRAM,		/* missed every cache: from memory */
+	/*
+	 * The same verdicts for the kernel's own objects' lines: the mm_struct,
+	 * VMAs and their locks, anon_vmas and their chains, maple and xarray
+	 * nodes, a file's address_space (doc/cpu-profiles.md §11.7). Priced as
+	 * the five above; kept apart so the table and struct page lines'
+	 * verdicts read as before.
+	 */
+	PTSIM_EV_DCACHE_OBJ_L1_HIT,	/* a kernel object's line found in the L1 */
+	PTSIM_EV_DCACHE_OBJ_PREFETCH_HIT,	/* ... prefetched into the L1 by a trained stream */
+	PTSIM_EV_DCACHE_OBJ_L2_HIT,	/* ... missed the L1, hit the L2 */
+	PTSIM_EV_DCACHE_OBJ_LLC_HIT,	/* ... missed the L2, hit the last-level cache */
+	PTSIM_EV_DCACHE_OBJ_DRAM,	/* ... missed every cache */
+	/*
+	 * An instruction fetch that missed the L1 instruction cache (the
+	 * program's ptsim_exec_call): the level of the unified L2 or last-level
+	 * cache it hit (doc/cpu-profiles.md §11.8).
+	 */
+	PTSIM_EV_ICACHE_L2_HIT,		/* the instruction line was in the L2 */
+	PTSIM_EV_ICACHE_LLC_HIT,	/* ... in the last-level cache */
+	PTSIM_EV_ICACHE_DRAM,		/* ... from memory */
 	PTSIM_EV__COUNT
 };
 

@@ -242,6 +242,7 @@ struct vma {
 	uint32_t shmem;		/* shared anonymous: its shmem object's file number + 1; 0 = none */
 	uint32_t avc;		/* anon_vma_chain entries (1 once prepared; a fork's child has more) */
 	uint64_t vm_lock_seq;	/* the mm_lock_seq of the mmap_lock hold that write-locked it; 0 never */
+	uint32_t obj;		/* its vm_area_struct's slab id (src/primitives/kobj.h); 0 until inserted */
 };
 
 struct ptsim_mm {
@@ -278,6 +279,7 @@ struct ptsim_mm {
 	uint64_t boot_pgtable_bytes;
 	/* mm->def_flags: VM_LOCKED / VM_LOCKONFAULT every new VMA gets (mlockall MCL_FUTURE) */
 	unsigned int def_flags;
+	uint32_t obj;			/* its mm_struct's slab id (src/primitives/kobj.h) */
 };
 
 struct kernel_map;
@@ -344,6 +346,17 @@ struct bbm_state {
 	uint64_t run_val[BBM_RUN];	/* TLBI_SEEN once a TLBI covered it (a DSB drops it) */
 };
 
+/*
+ * A kernel slab's ids for the data-cache model's synthetic addresses
+ * (src/primitives/kobj.h): the next never-used one, and the last
+ * KOBJ_SLAB_REUSE freed, reused last-freed-first.
+ */
+#define KOBJ_SLAB_REUSE 32
+struct kobj_slab {
+	uint32_t next, nr_free;
+	uint32_t free[KOBJ_SLAB_REUSE];
+};
+
 struct ptsim_machine {
 	struct ptsim_machine_config cfg;
 	struct ptsim_geometry geo;
@@ -383,6 +396,7 @@ struct ptsim_machine {
 	uint64_t asid_generation;
 	unsigned int asid_cur;			/* where the search for a free ASID starts */
 	uint64_t next_anon_vma;
+	struct kobj_slab vma_slab, mm_slab;	/* vm_area_struct and mm_struct ids */
 	/* table pages freed by operations that count nothing (op_end_uncounted: ptsim_mm_destroy) */
 	uint64_t uncounted_table_frees;
 	uint64_t zero_pfn;		/* the shared zero page, 0 until first used */
@@ -442,6 +456,15 @@ void dcache_page_clear(struct ptsim_machine *m, uint64_t bytes);
 void dcache_page_copy(struct ptsim_machine *m, uint64_t bytes);
 /* The program streamed bytes of its own memory through the caches (ptsim_touch). */
 void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes);
+/*
+ * A kernel object's line at the synthetic address addr (src/primitives/kobj.h
+ * forms it): a load or atomic (priced by the level it hits) or a plain store
+ * (allocates in the L1, not priced), as for descriptors and struct pages.
+ */
+void dcache_kobj_load(struct ptsim_machine *m, uint64_t addr);
+void dcache_kobj_store(struct ptsim_machine *m, uint64_t addr);
+/* An instruction fetch of pa's line that missed the L1I: the L2 and the last level (§11.8). */
+void dcache_ifetch(struct ptsim_machine *m, uint64_t pa);
 
 /* features.c */
 int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);

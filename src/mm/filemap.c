@@ -90,7 +90,7 @@ struct folio *filemap_lookup(struct ptsim_machine *m, unsigned int file, uint64_
 {
 	uint64_t pfn;
 
-	filemap_get_entry(m);
+	filemap_get_entry(m, file, index);
 	if (!u64map_get(&m->files[file].cache, index, &pfn))
 		return NULL;
 	return pfn_folio(m, pfn);
@@ -378,7 +378,7 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 	}
 	/* v6.12 adds what it mapped to the mm's file (or shmem) counter once, after the loop */
 	if (rss)
-		add_mm_counter(m);
+		add_mm_counter(mm, v->shmem ? MM_SHMEMPAGES : MM_FILEPAGES);
 	if (!v->shmem)
 		mmap_miss_decrement(m, &m->opens[v->fd].ra, examined, false);
 }

@@ -404,22 +404,22 @@ static int prepare_child(struct fork_ctx *c)
 	 */
 	mmap_write_lock(src);
 	mmap_write_lock(dst);
-	__mt_dup(src->m, src->nr_vmas);
+	__mt_dup(src, dst, src->nr_vmas);
 	for (size_t i = 0; i < src->nr_vmas; i++) {
 		struct vma *v = &src->vmas[i];
 		struct vma *d;
 
 		vma_start_write(src, v);
 		if (v->flags & VM_DONTCOPY) {
-			vma_iter_store(src->m, true);	/* vma_iter_clear_gfp */
-			vm_stat_account(src->m);
+			vma_iter_store(dst, v, true);	/* vma_iter_clear_gfp */
+			vm_stat_account(dst);
 			continue;
 		}
 		if (accountable_mapping(v))
 			security_vm_enough_memory_mm(src->m);
 		d = &dst->vmas[dst->nr_vmas++];
 		*d = *v;
-		vm_area_dup(src->m, d);
+		vm_area_dup(src->m, v, d);
 		vma_get_shmem(src->m, d);	/* vm_area_dup: get_file */
 		/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK: userfaultfd_reset_ctx */
 		d->uffd = false;
@@ -432,7 +432,7 @@ static int prepare_child(struct fork_ctx *c)
 		} else {
 			anon_vma_fork(src->m, d, v);
 		}
-		vma_iter_store(src->m, false);
+		vma_iter_store(dst, d, false);
 		if (!(v->flags & VM_WIPEONFORK) && vma_needs_copy(v) &&
 		    (err = prepare_vma(c, v, &copies, &splits)))
 			return err;

@@ -24,11 +24,11 @@
  * get_user_pages (__mm_populate) is counted the same, although the kernel's
  * faultin_page enters handle_mm_fault under the mmap_lock its caller holds.
  */
-static void do_page_fault(struct ptsim_machine *m)
+static void do_page_fault(struct ptsim_mm *mm, const struct vma *v)
 {
-	kernel_call(m, DO_PAGE_FAULT);
-	lock_vma_under_rcu(m);
-	mm_account_fault(m);
+	kernel_call(mm->m, DO_PAGE_FAULT);
+	lock_vma_under_rcu(mm, v);
+	mm_account_fault(mm->m);
 }
 
 /* vm_normal_page + page_folio: special entries (the zero page) have no normal page. */
@@ -56,11 +56,11 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
  * the LRU): mem_cgroup_charge, add_mm_counter(MM_ANONPAGES),
  * folio_add_lru_vma.
  */
-static void new_anon_folio_accounting(struct ptsim_machine *m)
+static void new_anon_folio_accounting(struct ptsim_mm *mm)
 {
-	mem_cgroup_charge(m);
-	add_mm_counter(m);
-	folio_add_lru_vma(m);
+	mem_cgroup_charge(mm->m);
+	add_mm_counter(mm, MM_ANONPAGES);
+	folio_add_lru_vma(mm->m);
 }
 
 /* The PTE an anonymous fault installs for the first page of folio (mk_pte + write bits). */
@@ -175,7 +175,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	uint64_t nr = UINT64_C(1) << order;
 
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-	do_page_fault(m);
+	do_page_fault(mm, v);
 	if (!write) {
 		/* do_anonymous_page read fault: special zero-page PTE, never writable */
 		pte_t entry = pte_mkspecial(pfn_pte(g, zpfn, v->page_prot));
@@ -184,7 +184,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 		fn_exit(m);
 		return;
 	}
-	new_anon_folio_accounting(m);
+	new_anon_folio_accounting(mm);
 	folio_zero_user(m, nr);
 	folio_init_anon(pf->folio, v, pf->addr, g);
 	pte_t entry = anon_fault_pte(g, v, folio_pfn(mm->m, pf->folio), true);
@@ -293,10 +293,10 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 
 			pf[i].folio = shmem_get_folio(mm, v, pgoff, pf[i].folio);
 			fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-			do_page_fault(m);
+			do_page_fault(mm, v);
 			set_ptes(mm, pf[i].addr, &pf[i].table->desc[pt_index(g, PTE_LEVEL, pf[i].addr)],
 				 file_fault_pte(g, v, folio_pfn(m, pf[i].folio), write), 1);
-			add_mm_counter(m);	/* set_pte_range: MM_SHMEMPAGES */
+			add_mm_counter(mm, MM_SHMEMPAGES);	/* set_pte_range */
 			folio_add_file_rmap_ptes(mm, pf[i].folio, pgoff - pf[i].folio->index,
 						 1);	/* set_pte_range */
 			fn_exit(m);
@@ -371,7 +371,7 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	if (err)
 		return err;
 	/* wp_page_copy: folio_prealloc charges it; inc_mm_counter (the old page was the zero page) */
-	new_anon_folio_accounting(m);
+	new_anon_folio_accounting(mm);
 	folio_zero_user(m, 1);
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, va, &m->geo);
@@ -616,8 +616,8 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	ptl_spin_lock(m);	/* pte_offset_map_lock: do_wp_page dropped the PTE lock */
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
 	if (!anon) {
-		add_mm_counter(m);	/* dec_mm_counter(mm_counter_file(old_folio)) */
-		add_mm_counter(m);	/* inc_mm_counter(MM_ANONPAGES) */
+		add_mm_counter(mm, MM_FILEPAGES);	/* dec_mm_counter(mm_counter_file(old_folio)) */
+		add_mm_counter(mm, MM_ANONPAGES);	/* inc_mm_counter */
 	}
 	ptep_clear_flush(mm, va, ptep);
 	folio_add_new_anon_rmap(mm, nf, true, false);
@@ -675,8 +675,8 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	 * folio_add_anon_rmap_pte, an atomic_inc_and_test where this stores)
 	 */
 	folio_add_new_anon_rmap(mm, f, exclusive, false);
-	add_mm_counter(m);	/* MM_ANONPAGES up */
-	add_mm_counter(m);	/* MM_SWAPENTS down */
+	add_mm_counter(mm, MM_ANONPAGES);	/* up */
+	add_mm_counter(mm, MM_SWAPENTS);	/* down */
 	/*
 	 * pte_swp_uffd_wp: the page comes back uffd-wp protected, and then
 	 * not writable in a VM_UFFD_WP VMA: the write goes on to do_wp_page,
@@ -772,7 +772,7 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 		return err;
 	if (folio_alloc(m, g->pmd_order, 0, &f))
 		return 1;	/* VM_FAULT_FALLBACK */
-	new_anon_folio_accounting(m);
+	new_anon_folio_accounting(mm);
 	folio_zero_user(m, folio_nr_pages(f));
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, haddr, g);
@@ -866,7 +866,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		return err;
 	nr = folio_nr_pages(f);
 	a = ALIGN_DOWN64(va, g->page_size << f->order);
-	new_anon_folio_accounting(m);
+	new_anon_folio_accounting(mm);
 	folio_zero_user(m, nr);
 	ptl_spin_lock(m);
 	if (nr == 1)
@@ -925,14 +925,14 @@ static int handle_pte_fault_private(struct ptsim_mm *mm, struct vma *v, uint64_t
 
 	if (leaf && leaf->level == PTE_LEVEL && is_pte_marker(pte)) {
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-		do_page_fault(mm->m);
+		do_page_fault(mm, v);
 		err = handle_pte_marker(mm, v, va, &leaf->desc[idx], write);
 		fn_exit(mm->m);
 		return err;
 	}
 	if (leaf && leaf->level == PTE_LEVEL && (is_swap_pte(pte) || (write && is_zero_pte(mm, pte)))) {
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-		do_page_fault(mm->m);
+		do_page_fault(mm, v);
 		if (is_swap_pte(pte)) {
 			err = do_swap_page(mm, v, va, &leaf->desc[idx], write);
 		} else {
@@ -946,7 +946,7 @@ static int handle_pte_fault_private(struct ptsim_mm *mm, struct vma *v, uint64_t
 	}
 	if (leaf && pte_present(pte) && write && !pte_write(pte) && !pte_protnone(pte)) {
 		fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
-		do_page_fault(mm->m);
+		do_page_fault(mm, v);
 		if (leaf->level == PTE_LEVEL)
 			ptl_spin_lock(mm->m);	/* handle_pte_fault */
 		err = leaf->level == PTE_LEVEL ? do_wp_page(mm, v, va, &leaf->desc[idx], false)
@@ -972,7 +972,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		if (pte_protnone(pte) || pte_mkyoung(write ? pte_mkdirty(pte) : pte) == pte)
 			return 0;
 		fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-		do_page_fault(mm->m);
+		do_page_fault(mm, v);
 		if (leaf->level == PTE_LEVEL)
 			handle_pte_fault_access(mm, va, &leaf->desc[idx], write);
 		else
@@ -981,7 +981,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		return 0;
 	}
 	fn_enter(mm->m, PTSIM_FN_HANDLE_MM_FAULT);
-	do_page_fault(mm->m);
+	do_page_fault(mm, v);
 	undo_start(mm->m);
 	err = do_anonymous_page(mm, v, va, write, false);
 	if (err)
@@ -1009,13 +1009,13 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 	    folio_maps_whole(mm, v, fo) && pte_range_none(mm, ptep - idx, nr)) {
 		set_ptes(mm, addr - (idx << g->page_shift), ptep - idx,
 			 file_fault_pte(g, v, folio_pfn(mm->m, fo), write), (unsigned int)nr);
-		add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
+		add_mm_counter(mm, v->shmem ? MM_SHMEMPAGES : MM_FILEPAGES);	/* set_pte_range: mm_counter_file */
 		folio_add_file_rmap_ptes(mm, fo, 0, (unsigned int)nr);	/* set_pte_range */
 		return;
 	}
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	set_ptes(mm, addr, ptep, file_fault_pte(g, v, folio_pfn(mm->m, fo) + idx, write), 1);
-	add_mm_counter(mm->m);	/* set_pte_range: mm_counter_file */
+	add_mm_counter(mm, v->shmem ? MM_SHMEMPAGES : MM_FILEPAGES);	/* set_pte_range: mm_counter_file */
 	folio_add_file_rmap_ptes(mm, fo, idx, 1);	/* set_pte_range */
 }
 
@@ -1098,7 +1098,7 @@ static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64
 	folio_add_new_anon_rmap(mm, nf, true, false);	/* set_pte_range */
 	folio_add_lru_vma(m);
 	set_ptes(mm, addr, ptep, anon_fault_pte(g, v, folio_pfn(m, nf), true), 1);
-	add_mm_counter(m);	/* finish_fault: MM_ANONPAGES */
+	add_mm_counter(mm, MM_ANONPAGES);	/* finish_fault */
 	folio_put_ref(m, fo);	/* do_cow_fault: put_page(vmf->page) */
 	return FAULT_DONE;
 }
@@ -1176,7 +1176,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 	if (v->shmem) {
 		/* a failed shmem fault (OOM, SIGBUS) leaves the model as it was */
 		fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-		do_page_fault(m);
+		do_page_fault(mm, v);
 		undo_start(m);
 		err = handle_shmem_fault(mm, v, va, write);
 		if (err)
@@ -1198,7 +1198,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 			return err;
 	}
 	fn_enter(m, PTSIM_FN_HANDLE_MM_FAULT);
-	do_page_fault(m);
+	do_page_fault(mm, v);
 	t = pt_walk_table(mm, va, PTE_LEVEL, true, &err);
 	if (!t) {
 		fn_exit(m);
@@ -1247,7 +1247,7 @@ int handle_mm_fault_unshare(struct ptsim_mm *mm, struct vma *v, uint64_t va)
 	if (v->shmem)
 		return -EFAULT;	/* VM_SHARED: gup_must_unshare never asks */
 	fn_enter(mm->m, PTSIM_FN_DO_WP_PAGE);
-	do_page_fault(mm->m);
+	do_page_fault(mm, v);
 	if (leaf->level == PTE_LEVEL) {
 		ptl_spin_lock(mm->m);	/* handle_pte_fault */
 		err = is_zero_pte(mm, pte) ? wp_page_copy_zero(mm, v, va, &leaf->desc[idx], true)
@@ -1307,6 +1307,12 @@ int ptsim_exec_call(struct ptsim_mm *mm, unsigned int cpu, uint64_t va)
 		err = handle_mm_fault(mm, va, PTSIM_ACCESS_EXEC);
 		if (!err)
 			err = ptsim_access(mm, cpu, va, PTSIM_ACCESS_EXEC, &f);
+	}
+	if (!err) {	/* the stub's instruction line, past the L1I */
+		struct ptsim_translation t;
+
+		if (!ptsim_translate(mm, va, &t))
+			user_exec_fetch(mm->m, t.pa);
 	}
 	op_end(mm->m, 0);
 	return err;

@@ -16,12 +16,14 @@ int mm_alloc(struct ptsim_machine *m, struct ptsim_mm **out)
 		return -ENOMEM;
 	mm->m = m;
 	mm->users = 1;
+	mm->obj = kobj_slab_alloc(&m->mm_slab);
 	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
 	if (!err)
 		err = machine_add_mm(m, mm);
 	if (err) {
 		if (mm->pgd)
 			pt_table_free(mm, mm->pgd);
+		kobj_slab_free(&m->mm_slab, mm->obj);
 		free(mm);
 		return err;
 	}
@@ -53,8 +55,12 @@ void mm_free_contents(struct ptsim_mm *mm)
 	mm->pgd = NULL;
 	kernel_map_free(mm->kmap);
 	mm->kmap = NULL;
-	for (size_t i = 0; i < mm->nr_vmas; i++)
+	for (size_t i = 0; i < mm->nr_vmas; i++) {
 		vma_put_shmem(mm->m, &mm->vmas[i]);	/* after the tables: nobody maps them now */
+		kobj_slab_free(&mm->m->vma_slab, mm->vmas[i].obj);
+	}
+	kobj_slab_free(&mm->m->mm_slab, mm->obj);
+	mm->obj = 0;
 	free(mm->vmas);
 	mm->vmas = NULL;
 	mm->nr_vmas = 0;
@@ -301,10 +307,10 @@ void mmap_region_account(struct ptsim_mm *mm, size_t idx)
 
 	if (accountable_mapping(v))
 		security_vm_enough_memory_mm(mm->m);
-	vm_area_alloc(mm->m);
+	vm_area_alloc(mm->m, v);
 	vma_start_write(mm, v);
-	vma_iter_store(mm->m, true);
-	vm_stat_account(mm->m);
+	vma_iter_store(mm, v, true);
+	vm_stat_account(mm);
 }
 
 int vma_insert(struct ptsim_mm *mm, const struct vma *v)
@@ -325,6 +331,8 @@ int vma_insert(struct ptsim_mm *mm, const struct vma *v)
 	}
 	memmove(&mm->vmas[i + 1], &mm->vmas[i], (mm->nr_vmas - i) * sizeof(*v));
 	mm->vmas[i] = *v;
+	if (!mm->vmas[i].obj)	/* a new VMA: its vm_area_struct's slab id (a copy has its own) */
+		mm->vmas[i].obj = kobj_slab_alloc(&mm->m->vma_slab);
 	mm->nr_vmas++;
 	vma_get_shmem(mm->m, v);
 	return 0;

@@ -471,8 +471,8 @@ static void mprotect_fixup(struct ptsim_mm *mm, struct mmu_gather *tlb, size_t i
 	vma_start_write(mm, v);
 	v->flags = newflags;
 	v->page_prot = vm_get_page_prot(newflags);	/* vma_set_page_prot */
-	vm_stat_account(mm->m);
-	vm_stat_account(mm->m);
+	vm_stat_account(mm);
+	vm_stat_account(mm);
 	idx = vma_merge_around(mm, idx);
 	c.vma = mm->vmas[idx];
 	c.newprot = c.vma.page_prot;

@@ -113,11 +113,13 @@ static bool move_normal_table(struct move_ctx *c, int level, struct pt_table *ol
 	struct ptsim_mm *mm = c->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
 	unsigned int oi = pt_index(g, level, old), ni = pt_index(g, level, new);
+	const struct vma *ov;
 	pte_t entry;
 
 	if (c->uffd || !pte_none(read_desc(mm, level, &new_t->desc[ni])) || !old_t->next[oi])
 		return false;
-	anon_vma_lock_write(mm->m);	/* take_rmap_locks */
+	ov = find_vma(mm, old);
+	anon_vma_lock_write(mm->m, ov ? ov->anon_vma : 0);	/* take_rmap_locks */
 	pmd_lock(mm->m);
 	entry = read_desc(mm, level, &old_t->desc[oi]);
 	set_desc(mm, old, level, &old_t->desc[oi], 0);		/* pmd_clear */
@@ -345,11 +347,11 @@ static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t n
 	nv.start = new;
 	nv.end = new + new_len;
 	nv.pgoff = ov.pgoff + ((old - ov.start) >> g->page_shift);
-	vm_area_dup(mm->m, &nv);
+	vm_area_dup(mm->m, &ov, &nv);
 	anon_vma_clone(mm->m, &nv, &ov);
 	vma_insert(mm, &nv);	/* the slot was reserved */
 	vma_start_write(mm, find_vma(mm, new));
-	vma_iter_store(mm->m, true);
+	vma_iter_store(mm, find_vma(mm, new), true);
 	try_realign_addr(mm, &ov, &mo, &mn, &ml);
 	move_page_tables(&c, mo, mn, ml);
 	vma_merge_around(mm, vma_index(mm, find_vma(mm, new)));	/* copy_vma's merge */
@@ -362,7 +364,7 @@ static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t n
 	find_vma(mm, new)->uffd = false;
 	find_vma(mm, new)->uffd_wp = false;
 	find_vma(mm, new)->uffd_features = 0;
-	vm_stat_account(mm->m);
+	vm_stat_account(mm);
 	if (dontunmap)
 		dontunmap_complete(mm, old, len);
 	else
@@ -594,8 +596,8 @@ int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, uint64_t n
 		if (accountable_mapping(&mm->vmas[idx]))
 			security_vm_enough_memory_mm(m);
 		vma_start_write(mm, &mm->vmas[idx]);
-		vma_iter_store(m, true);
-		vm_stat_account(m);
+		vma_iter_store(mm, &mm->vmas[idx], true);
+		vm_stat_account(mm);
 		mm->vmas[idx].end = old + new_len;
 		mm->gapless_end = 0;
 		vma_merge_around(mm, idx);

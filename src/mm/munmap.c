@@ -53,7 +53,7 @@ static void unmap_vmas(struct mmu_gather *tlb, size_t first, size_t last)
 static void detach_tree_store(struct ptsim_machine *m, size_t i)
 {
 	if (i)
-		vma_iter_store(m, i == 1);	/* i == 1: the leaf's allocation */
+		mas_store_gfp(m, i == 1);	/* i == 1: the leaf's allocation */
 }
 
 static void detach_tree_destroy(struct ptsim_machine *m, size_t n)
@@ -89,7 +89,7 @@ void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spa
 		vma_start_write(mm, &mm->vmas[i]);
 		detach_tree_store(mm->m, i - first);
 	}
-	vma_iter_store(mm->m, true);	/* vma_iter_clear_gfp: the range becomes a gap */
+	vma_iter_store(mm, &mm->vmas[first], true);	/* vma_iter_clear_gfp: the range becomes a gap */
 	floor = first ? mm->vmas[first - 1].end : 0;	/* FIRST_USER_ADDRESS is 0 on arm64 */
 	ceiling = last + 1 < mm->nr_vmas ? mm->vmas[last + 1].start : 0;
 	/* vms_clear_ptes */
@@ -102,9 +102,9 @@ void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spa
 	 * lowered once, each VMA freed (remove_vma), the commit charge given
 	 * back, the detach tree destroyed
 	 */
-	vm_stat_account(mm->m);
+	vm_stat_account(mm);
 	for (size_t i = first; i <= last; i++)
-		vm_area_free(mm->m);
+		vm_area_free(mm->m, &mm->vmas[i]);
 	vm_unacct_memory(mm->m);
 	detach_tree_destroy(mm->m, last - first + 1);
 	for (size_t n = last - first + 1; n; n--)
@@ -166,7 +166,7 @@ int ptsim_mm_exit(struct ptsim_mm *mm)
 		free_vma_pgtables(&tlb, 0, mm->nr_vmas - 1, 0, 0);
 		tlb_finish_mmu(&tlb);
 		for (size_t i = 0; i < mm->nr_vmas; i++) {
-			__vm_area_free(mm->m);
+			__vm_area_free(mm->m, &mm->vmas[i]);
 			vma_put_shmem(mm->m, &mm->vmas[i]);	/* remove_vma */
 		}
 		vm_unacct_memory(mm->m);

@@ -65,7 +65,7 @@ void page_cache_ra_order(struct ptsim_machine *m, unsigned int file, struct file
 	for (index = ra->start; index <= limit;) {
 		unsigned int order = new_order;
 
-		filemap_get_entry(m);
+		filemap_get_entry(m, file, index);
 		if (u64map_get(&f->cache, index, NULL)) {
 			read_pages(m, run);
 			run = 0;

@@ -271,7 +271,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 	struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
 
 	/* rmap_walk: the anon_vma or i_mmap lock, the notifier range, the table lock */
-	anon_vma_lock_read(m);
+	anon_vma_lock_read(m, f->mapping);	/* the folio's anon_vma */
 	mmu_notifier_invalidate_range_start(m);
 	pte_offset_map_lock(m);	/* page_vma_mapped_walk */
 	for (unsigned int i = 0; i < nr_pages; i += step) {

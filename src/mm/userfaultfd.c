@@ -352,7 +352,7 @@ static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
 		return -EAGAIN;
 	pmd_lock(mm->m);	/* double_pt_lock of the two PMDs (move_pages_huge_pmd) */
 	pmd_lock(mm->m);
-	anon_vma_lock_write(mm->m);
+	anon_vma_lock_write(mm->m, c->src_vma->anon_vma);
 	pmdp_huge_clear_flush(mm, src, src_pmd);
 	move_rmap(c, f, dst);
 	new = pte_to_pmd_leaf(pte_mkwrite(pfn_pte(g, folio_pfn(c->mm->m, f), c->dst_vma->page_prot)));
@@ -793,7 +793,7 @@ static int uffd_mfill_lock(struct ptsim_mm *mm, uint64_t dst, uint64_t len, stru
 	int err;
 
 	if (feature(m, PTSIM_FEAT_UFFD_PER_VMA_LOCK))
-		lock_vma_under_rcu(m);
+		lock_vma_under_rcu(mm, v);
 	else
 		mmap_read_lock(mm);
 	if (!v || dst + len > v->end || !v->uffd)
@@ -850,7 +850,7 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 		folio_init_anon(f, v, dst, g);
 		folio_add_new_anon_rmap(mm, f, true, false);	/* RMAP_EXCLUSIVE */
 		folio_add_lru_vma(m);
-		add_mm_counter(m);	/* inc_mm_counter */
+		add_mm_counter(mm, MM_ANONPAGES);	/* inc_mm_counter */
 	}
 	set_ptes(mm, dst, ptep, entry, 1);	/* set_pte_at */
 	return 0;

@@ -46,13 +46,13 @@ void vma_split(struct ptsim_mm *mm, size_t idx, uint64_t addr)
 	struct vma tail = *v;
 
 	kernel_call(mm->m, SPLIT_VMA);
-	vm_area_dup(mm->m, &tail);
+	vm_area_dup(mm->m, v, &tail);
 	anon_vma_clone(mm->m, &tail, v);
 	vma_start_write(mm, v);
 	vma_start_write(mm, &tail);
 	if (v->anon_vma)
-		anon_vma_lock_write(mm->m);
-	vma_iter_store(mm->m, true);
+		anon_vma_lock_write(mm->m, v->anon_vma);
+	vma_iter_store(mm, v, true);
 	tail.start = addr;
 	tail.pgoff = v->pgoff + ((addr - v->start) >> mm->m->geo.page_shift);
 	v->end = addr;
@@ -107,7 +107,7 @@ static void commit_merge(struct ptsim_mm *mm, size_t first, size_t n)
 {
 	struct ptsim_machine *m = mm->m;
 	struct vma *kept = &mm->vmas[first];
-	bool anon = kept->anon_vma;
+	uint64_t anon = kept->anon_vma;
 
 	kernel_call(m, VMA_MERGE);
 	for (size_t i = 0; i <= n; i++)
@@ -118,14 +118,14 @@ static void commit_merge(struct ptsim_mm *mm, size_t first, size_t n)
 			break;
 		}
 	}
-	for (size_t i = 1; i <= n; i++)
-		anon |= mm->vmas[first + i].anon_vma != 0;
+	for (size_t i = 1; i <= n && !anon; i++)
+		anon = mm->vmas[first + i].anon_vma;
 	if (anon)
-		anon_vma_lock_write(m);
-	vma_iter_store(m, true);
+		anon_vma_lock_write(m, anon);
+	vma_iter_store(mm, kept, true);
 	for (size_t i = 1; i <= n; i++) {
 		unlink_anon_vmas(m, &mm->vmas[first + i]);
-		vm_area_free(m);
+		vm_area_free(m, &mm->vmas[first + i]);
 	}
 }
 

@@ -19,6 +19,7 @@
 #define PTSIM_PRIMITIVES_H
 
 #include "internal.h"
+#include "kobj.h"
 
 /* How the kernel compiles a primitive: inline in its caller, or an out-of-line call. */
 enum prim_linkage { PRIM_INLINE, PRIM_CALL };
@@ -488,16 +489,27 @@ static inline void double_pt_lock(struct ptsim_machine *m, bool same_table)
 	prim_count(m, PRIM_DOUBLE_PT_LOCK, same_table ? 1 : 2);
 }
 
-/* anon_vma_lock_write: the anon_vma's rwsem, for writing (take_rmap_locks, mremap). */
-static inline void anon_vma_lock_write(struct ptsim_machine *m)
+/*
+ * The atomics on an anon_vma's rwsem (its root's: the model's anon_vma is
+ * its own root), in the object's line with the root pointer read first.
+ */
+static inline void anon_vma_rwsem(struct ptsim_machine *m, uint64_t anon_vma)
 {
-	prim_count(m, PRIM_ANON_VMA_LOCK_WRITE, 1);
+	kobj_rwsem(m, KOBJ_ANON_VMA, anon_vma * KOBJ_ANON_VMA_STRIDE + ANON_VMA_RWSEM);
 }
 
-/* anon_vma_lock_read: the anon_vma's rwsem, for reading (rmap_walk_anon). */
-static inline void anon_vma_lock_read(struct ptsim_machine *m)
+/* anon_vma_lock_write: anon_vma's rwsem, for writing (take_rmap_locks, mremap). */
+static inline void anon_vma_lock_write(struct ptsim_machine *m, uint64_t anon_vma)
+{
+	prim_count(m, PRIM_ANON_VMA_LOCK_WRITE, 1);
+	anon_vma_rwsem(m, anon_vma);
+}
+
+/* anon_vma_lock_read: anon_vma's rwsem, for reading (rmap_walk_anon). */
+static inline void anon_vma_lock_read(struct ptsim_machine *m, uint64_t anon_vma)
 {
 	prim_count(m, PRIM_ANON_VMA_LOCK_READ, 1);
+	anon_vma_rwsem(m, anon_vma);
 }
 
 /* ---- the mmu notifier and lazy MMU mode ---- */
@@ -693,10 +705,11 @@ static inline void pagetable_free(struct ptsim_machine *m)
 	prim_count(m, PRIM_PAGETABLE_FREE, 1);
 }
 
-/* filemap_get_entry: one page-cache lookup (an xarray walk). */
-static inline void filemap_get_entry(struct ptsim_machine *m)
+/* filemap_get_entry: one page-cache lookup of file's index (an xarray walk, kobj_xa_load). */
+static inline void filemap_get_entry(struct ptsim_machine *m, unsigned int file, uint64_t index)
 {
 	prim_count(m, PRIM_FILEMAP_GET_ENTRY, 1);
+	kobj_xa_load(m, file, index);
 }
 
 /* submit_bio: one I/O request of kib KiB. */
@@ -938,47 +951,96 @@ static inline void mmap_write_lock(struct ptsim_mm *mm)
 {
 	prim_count(mm->m, PRIM_MMAP_WRITE_LOCK, 1);
 	mm->mm_lock_seq++;
+	kobj_rwsem(mm->m, KOBJ_MM, (uint64_t)mm->obj * KOBJ_MM_STRIDE + MM_MMAP_LOCK);
+	kobj_mm_load(mm, MM_LOCK_SEQ);	/* vma_end_write_all: the release-store of mm_lock_seq + 1 */
 }
 
-/* mmap_read_lock .. mmap_read_unlock. */
+/* mmap_read_lock .. mmap_read_unlock: the atomics on mm->mmap_lock. */
 static inline void mmap_read_lock(struct ptsim_mm *mm)
 {
 	prim_count(mm->m, PRIM_MMAP_READ_LOCK, 1);
+	kobj_rwsem(mm->m, KOBJ_MM, (uint64_t)mm->obj * KOBJ_MM_STRIDE + MM_MMAP_LOCK);
 }
 
-/* vma_start_write: v's lock taken and released once per mmap_lock hold. */
+/*
+ * vma_start_write: v's lock taken and released once per mmap_lock hold.
+ * __is_vma_write_locked reads v->vm_lock_seq and mm->mm_lock_seq first;
+ * taking it is down_write and up_write on the vma_lock and the store of
+ * vm_lock_seq between them.
+ */
 static inline void vma_start_write(struct ptsim_mm *mm, struct vma *v)
 {
+	kobj_vma_load(mm->m, v, VMA_VM_LOCK_SEQ);
+	kobj_mm_load(mm, MM_LOCK_SEQ);
 	if (v->vm_lock_seq == mm->mm_lock_seq)
 		return;
 	prim_count(mm->m, PRIM_VMA_START_WRITE, 1);
 	v->vm_lock_seq = mm->mm_lock_seq;
+	kobj_vma_load(mm->m, v, VMA_VM_LOCK);	/* the vm_lock pointer */
+	kobj_rwsem(mm->m, KOBJ_VMA_LOCK, (uint64_t)v->obj * KOBJ_VMA_LOCK_STRIDE);
+	kobj_vma_store(mm->m, v, VMA_VM_LOCK_SEQ);
 }
 
-/* vm_area_alloc: a vm_area_struct and its vma_lock (v6.4 .. v6.14: two slab caches). */
-static inline void vm_area_alloc(struct ptsim_machine *m)
+/*
+ * A vm_area_struct and its vma_lock from their slabs: SLUB's allocation
+ * loads the object's free pointer (in its middle for these caches), vma_init
+ * and init_rwsem write the new objects.
+ */
+static inline void vm_area_objects_new(struct ptsim_machine *m, const struct vma *v)
+{
+	kobj_vma_load(m, v, VMA_FREEPTR);
+	kobj_load(m, KOBJ_VMA_LOCK, (uint64_t)v->obj * KOBJ_VMA_LOCK_STRIDE + 16);
+	kobj_vma_store_all(m, v);
+	kobj_store(m, KOBJ_VMA_LOCK, (uint64_t)v->obj * KOBJ_VMA_LOCK_STRIDE);
+}
+
+/* The objects back to their slabs: SLUB stores each one's free pointer; v's id is free again. */
+static inline void vm_area_objects_free(struct ptsim_machine *m, struct vma *v)
+{
+	kobj_vma_store(m, v, VMA_FREEPTR);
+	kobj_store(m, KOBJ_VMA_LOCK, (uint64_t)v->obj * KOBJ_VMA_LOCK_STRIDE + 16);
+	kobj_slab_free(&m->vma_slab, v->obj);
+	v->obj = 0;
+}
+
+/*
+ * vm_area_alloc: a vm_area_struct and its vma_lock (v6.4 .. v6.14: two slab
+ * caches) for v, which vma_insert gave its slab id.
+ */
+static inline void vm_area_alloc(struct ptsim_machine *m, const struct vma *v)
 {
 	count(m, PTSIM_EV_SLAB_ALLOC, 2);
+	vm_area_objects_new(m, v);
 }
 
-/* vm_area_dup: as vm_area_alloc; the copy's vma_lock is new, so it is not write-locked. */
-static inline void vm_area_dup(struct ptsim_machine *m, struct vma *copy)
+/*
+ * vm_area_dup: as vm_area_alloc, and copy (a copy of orig) gets a slab id of
+ * its own; the copy's vma_lock is new, so it is not write-locked. The
+ * memcpy reads every line of orig.
+ */
+static inline void vm_area_dup(struct ptsim_machine *m, const struct vma *orig, struct vma *copy)
 {
 	count(m, PTSIM_EV_SLAB_ALLOC, 2);
 	copy->vm_lock_seq = 0;
+	copy->obj = kobj_slab_alloc(&m->vma_slab);
+	vm_area_objects_new(m, copy);
+	kobj_vma_load_all(m, orig);
 }
 
-/* vm_area_free: call_rcu, then both objects back to their slabs. */
-static inline void vm_area_free(struct ptsim_machine *m)
+/* vm_area_free: call_rcu (writes vm_rcu over vm_start), then both objects back to their slabs. */
+static inline void vm_area_free(struct ptsim_machine *m, struct vma *v)
 {
 	count(m, PTSIM_EV_HELPER_CALL, 1);
 	count(m, PTSIM_EV_SLAB_FREE, 2);
+	kobj_vma_store(m, v, VMA_VM_START);
+	vm_area_objects_free(m, v);
 }
 
 /* __vm_area_free: both objects back to their slabs at once (exit_mmap's unreachable VMAs). */
-static inline void __vm_area_free(struct ptsim_machine *m)
+static inline void __vm_area_free(struct ptsim_machine *m, struct vma *v)
 {
 	count(m, PTSIM_EV_SLAB_FREE, 2);
+	vm_area_objects_free(m, v);
 }
 
 /*
@@ -993,13 +1055,29 @@ static inline void __vm_area_free(struct ptsim_machine *m)
  * one store in eight into a 16-slot leaf writes two leaves and the parent)
  * or empties (wr_rebalance), and a store spanning leaves.
  */
-static inline void vma_iter_store(struct ptsim_machine *m, bool new_bounds)
+static inline void maple_store_counts(struct ptsim_machine *m, bool new_bounds)
 {
 	count(m, PTSIM_EV_MAPLE_NODE_WRITE, 1);
 	if (new_bounds) {
 		count(m, PTSIM_EV_SLAB_ALLOC, 1);
 		count(m, PTSIM_EV_SLAB_FREE, 1);
 	}
+}
+
+/* The store into mm's tree at v's position: the walk down to its leaf, then the store's counts. */
+static inline void vma_iter_store(struct ptsim_mm *mm, const struct vma *v, bool new_bounds)
+{
+	kobj_maple_walk(mm, vma_tree_index(mm, v), true);
+	maple_store_counts(mm->m, new_bounds);
+}
+
+/*
+ * mas_store_gfp into munmap's detach tree (vms_gather_munmap_vmas), counted
+ * as vma_iter_store; its one leaf is not placed in the data cache.
+ */
+static inline void mas_store_gfp(struct ptsim_machine *m, bool new_leaf)
+{
+	maple_store_counts(m, new_leaf);
 }
 
 /*
@@ -1019,11 +1097,13 @@ static inline uint64_t maple_tree_nodes(size_t nr_vmas)
 	return nodes;
 }
 
-/* __mt_dup: every node of the parent's tree allocated and copied for the child. */
-static inline void __mt_dup(struct ptsim_machine *m, size_t nr_vmas)
+/* __mt_dup: every node of src's tree allocated and copied for dst (its lines read, the copy's written). */
+static inline void __mt_dup(struct ptsim_mm *src, struct ptsim_mm *dst, size_t nr_vmas)
 {
-	count(m, PTSIM_EV_SLAB_ALLOC, maple_tree_nodes(nr_vmas));
-	count(m, PTSIM_EV_MAPLE_NODE_WRITE, maple_tree_nodes(nr_vmas));
+	count(src->m, PTSIM_EV_SLAB_ALLOC, maple_tree_nodes(nr_vmas));
+	count(src->m, PTSIM_EV_MAPLE_NODE_WRITE, maple_tree_nodes(nr_vmas));
+	kobj_maple_tree_all(src, nr_vmas, false);
+	kobj_maple_tree_all(dst, nr_vmas, true);
 }
 
 /* __mt_destroy: the tree's nodes freed. */
@@ -1055,6 +1135,11 @@ static inline void anon_vma_prepare(struct ptsim_machine *m, struct vma *v)
 	count(m, PTSIM_EV_SLAB_ALLOC, 2);
 	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
 	count(m, PTSIM_EV_PTL_LOCK, 1);
+	/* anon_vma_alloc's stores (root, refcount, counts, parent), the chain entry's, the lock */
+	kobj_store(m, KOBJ_ANON_VMA, v->anon_vma * KOBJ_ANON_VMA_STRIDE);
+	kobj_store(m, KOBJ_AVC, (uint64_t)v->obj * KOBJ_AVC_STRIDE);
+	anon_vma_rwsem(m, v->anon_vma);
+	kobj_vma_store(m, v, VMA_ANON_VMA);
 }
 
 /* anon_vma_clone (a split, copy_vma, a merge's dup_anon_vma): dst gets src's chain. */
@@ -1067,6 +1152,9 @@ static inline void anon_vma_clone(struct ptsim_machine *m, struct vma *dst, cons
 		return;
 	count(m, PTSIM_EV_SLAB_ALLOC, n);
 	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+	/* the root's lock, the first new chain entry (at dst's id; the others are not placed) */
+	anon_vma_rwsem(m, src->anon_vma);
+	kobj_store(m, KOBJ_AVC, (uint64_t)dst->obj * KOBJ_AVC_STRIDE);
 }
 
 /* anon_vma_fork: the parent's chain cloned, then the child's own anon_vma and its entry. */
@@ -1096,12 +1184,20 @@ static inline void unlink_anon_vmas(struct ptsim_machine *m, const struct vma *v
 		return;
 	count(m, PTSIM_EV_SLAB_FREE, n);
 	count(m, PTSIM_EV_ANON_VMA_LOCK, 1);
+	anon_vma_rwsem(m, v->anon_vma);
+	kobj_load(m, KOBJ_AVC, (uint64_t)v->obj * KOBJ_AVC_STRIDE);	/* the chain walk */
 }
 
-/* vm_stat_account: the mm's total_vm and its data/exec/stack counts. */
-static inline void vm_stat_account(struct ptsim_machine *m)
+/*
+ * vm_stat_account: the mm's total_vm and its data/exec/stack counts, each
+ * read and written (WRITE_ONCE of READ_ONCE + npages): total_vm's line and
+ * the one data_vm, exec_vm and stack_vm share.
+ */
+static inline void vm_stat_account(struct ptsim_mm *mm)
 {
-	prim_count(m, PRIM_VM_STAT_ACCOUNT, 1);
+	prim_count(mm->m, PRIM_VM_STAT_ACCOUNT, 1);
+	kobj_mm_load(mm, MM_TOTAL_VM);
+	kobj_mm_load(mm, MM_DATA_VM);
 }
 
 /* accountable_mapping (mm/mmap.c): a private writable mapping is VM_ACCOUNT. */
@@ -1131,11 +1227,26 @@ static inline void vm_unmapped_area(struct ptsim_machine *m)
 
 /* ---- a fault's fixed work (v6.12) ---- */
 
-/* lock_vma_under_rcu: the call, its mas_walk, and the VMA's read lock taken and released. */
-static inline void lock_vma_under_rcu(struct ptsim_machine *m)
+/*
+ * lock_vma_under_rcu: the call, its mas_walk to v, and v's read lock taken
+ * and released (vma_start_read: vm_lock_seq against mm->mm_lock_seq,
+ * down_read_trylock of the vma_lock; the range check; vma_end_read).
+ * v may be NULL: the walk found nothing.
+ */
+static inline void lock_vma_under_rcu(struct ptsim_mm *mm, const struct vma *v)
 {
+	struct ptsim_machine *m = mm->m;
+
 	count(m, PTSIM_EV_HELPER_CALL, 1);
 	count(m, PTSIM_EV_RWSEM, 1);
+	if (!v)
+		return;	/* no VMA there (uffd_mfill_lock's -ENOENT): not placed */
+	kobj_maple_walk(mm, vma_tree_index(mm, v), false);
+	kobj_vma_load(m, v, VMA_VM_LOCK_SEQ);
+	kobj_mm_load(mm, MM_LOCK_SEQ);
+	kobj_vma_load(m, v, VMA_VM_LOCK);
+	kobj_rwsem(m, KOBJ_VMA_LOCK, (uint64_t)v->obj * KOBJ_VMA_LOCK_STRIDE);
+	kobj_vma_load(m, v, VMA_VM_START);
 }
 
 /* mm_account_fault: count_vm_event(PGFAULT) and count_memcg_event_mm(PGFAULT). */
@@ -1162,10 +1273,20 @@ static inline void folio_add_lru_vma(struct ptsim_machine *m)
 	prim_count(m, PRIM_FOLIO_ADD_LRU_VMA, 1);
 }
 
-/* add_mm_counter (inc_mm_counter, dec_mm_counter): one mm counter update. */
-static inline void add_mm_counter(struct ptsim_machine *m)
+/* The mm counters of v6.12 include/linux/mm_types_task.h, in rss_stat's order. */
+enum mm_counter { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES };
+
+/*
+ * add_mm_counter (inc_mm_counter, dec_mm_counter): one mm counter update.
+ * percpu_counter_add reads the counter's per-CPU pointer from
+ * mm->rss_stat[member] and adds to this CPU's s32 (this_cpu_add); the
+ * batch's spill into the shared count is not modelled.
+ */
+static inline void add_mm_counter(struct ptsim_mm *mm, enum mm_counter member)
 {
-	prim_count(m, PRIM_ADD_MM_COUNTER, 1);
+	prim_count(mm->m, PRIM_ADD_MM_COUNTER, 1);
+	kobj_mm_load(mm, MM_RSS_STAT + MM_RSS_STAT_SIZE * member + MM_RSS_COUNTERS);
+	kobj_load(mm->m, KOBJ_PERCPU_RSS, (uint64_t)mm->obj * KOBJ_PERCPU_RSS_STRIDE + 4 * member);
 }
 
 /* ---- loop steps ---- */

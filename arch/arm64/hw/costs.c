@@ -217,6 +217,20 @@ static const struct {
 	[PTSIM_EV_DCACHE_L2_HIT] = { C_L2_EXTRA, 1, false },
 	[PTSIM_EV_DCACHE_LLC_HIT] = { C_LLC_EXTRA, 1, false },
 	[PTSIM_EV_DCACHE_DRAM] = { C_DRAM_EXTRA, 1, false },
+	/*
+	 * A kernel object's line (doc/cpu-profiles.md §11.7): the same extra
+	 * latency beyond the L1 hit its own event (the rwsem, the counter
+	 * update, the slab allocation, ...) already prices.
+	 */
+	[PTSIM_EV_DCACHE_OBJ_L1_HIT] = { C_FREE, 0, false },
+	[PTSIM_EV_DCACHE_OBJ_PREFETCH_HIT] = { C_FREE, 0, false },
+	[PTSIM_EV_DCACHE_OBJ_L2_HIT] = { C_L2_EXTRA, 1, false },
+	[PTSIM_EV_DCACHE_OBJ_LLC_HIT] = { C_LLC_EXTRA, 1, false },
+	[PTSIM_EV_DCACHE_OBJ_DRAM] = { C_DRAM_EXTRA, 1, false },
+	/* an instruction line beyond the L1I (§11.8): the unified levels' extra latency */
+	[PTSIM_EV_ICACHE_L2_HIT] = { C_L2_EXTRA, 1, false },
+	[PTSIM_EV_ICACHE_LLC_HIT] = { C_LLC_EXTRA, 1, false },
+	[PTSIM_EV_ICACHE_DRAM] = { C_DRAM_EXTRA, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
@@ -258,8 +272,8 @@ struct constant {
 #define EST_SYSCALL	NSEC(200, DOC "§10.4: exception round trip 0.1-0.3 us (ESTIMATE)")
 #define EST_IO_REQ	NSEC(20000, "ESTIMATE: NVMe read submission to completion, ~20 us")
 #define EST_IO_KIB	BW(7, "ESTIMATE: PCIe Gen4 NVMe sequential read, ~7 GB/s")
-#define EST_EXEC_CALL	NSEC(120, DOC "§10.2: a cold instruction line from DRAM, ~110-130 ns " \
-			     "(LPDDR5X, ESTIMATE)")
+#define EST_EXEC_CALL	CYC(15, DOC "§11.8: the branch and RET around an L1I miss (the front "	\
+			    "end's refill, ESTIMATE); the line's level is the cache model's")
 #define L1_LOAD		CYC(4, DOC "§1: L1D load-to-use 3 cycles (M1 measured) + loop, 4 cycles")
 #define EST_LOOKUP	CYC(20, "ESTIMATE: the vm_normal_page call, 20 cycles as a helper call; its " \
 			    "struct page load is the data cache's (" DOC "§11)")
@@ -280,9 +294,12 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_CALL] = EST_CALL,
 		[C_FOLIO_LOOKUP] = EST_LOOKUP,
 		[C_BIT_TEST] = EST_BIT,
-		[C_FAULT] = NSEC(920, DOC "§10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
-				 "minus the zeroing (ESTIMATE)"),
-		[C_ZERO_KIB] = BW(50, DOC "§10.5: M3 P zeroing 40-60 GB/s to DRAM (ESTIMATE)"),
+		[C_FAULT] = NSEC(950, DOC "§10.4: ~1 us per 4K anonymous fault on M3 incl. zeroing, "
+				 "minus the zeroing at 80 GB/s, 51 ns (ESTIMATE)"),
+		[C_ZERO_KIB] = SPREAD_BW(80, 0.20, "the derivation's range, 64-96 GB/s",
+					 DOC "§10.5: clear_page's DC ZVA is a full-line store stream "
+					 "to the same memory as the memset's: the memset's derivation "
+					 "(M1 measured, M3 derived), 64-96 GB/s"),
 		[C_USER_WRITE_KIB] = SPREAD_BW(80, 0.20, "the derivation's range, 64-96 GB/s",
 					DOC "§10.5: one M1 P-core streams stores to a 1 GB buffer at "
 					"59.48 GiB/s = 63.9 GB/s (volatile-membench RESULTS_M1.md, measured), "

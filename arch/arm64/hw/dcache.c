@@ -26,7 +26,9 @@
  * profile alike.
  *
  * Addresses: a descriptor's is its table page's PFN and its offset in the
- * page; a struct page's is its vmemmap address, 64 bytes per PFN.
+ * page; a struct page's is its vmemmap address, 64 bytes per PFN; a kernel
+ * object's is its synthetic slab address (src/primitives/kobj.h), from
+ * 1 << 58 up, clear of both.
  */
 #include "hw.h"
 #include "host_array.h"
@@ -398,8 +400,17 @@ static bool stream_prefetched(struct dcache *c, struct dcache_stream *stream, ui
  * stream: the prefetcher that sees the access's L1 miss, the core's L1 data
  * prefetcher for its loads, the walker's table prefetcher for its reads.
  */
-static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced,
-			struct dcache_stream *stream)
+/* l1: the family's L1-hit event; its prefetch, L2, LLC and memory events follow it in that order */
+_Static_assert(PTSIM_EV_DCACHE_DRAM - PTSIM_EV_DCACHE_L1_HIT == 4 &&
+		       PTSIM_EV_DCACHE_OBJ_DRAM - PTSIM_EV_DCACHE_OBJ_L1_HIT == 4 &&
+		       PTSIM_EV_DCACHE_OBJ_L2_HIT - PTSIM_EV_DCACHE_OBJ_L1_HIT ==
+			       PTSIM_EV_DCACHE_L2_HIT - PTSIM_EV_DCACHE_L1_HIT,
+	       "the two families of level events line up");
+
+static inline __attribute__((always_inline)) void access_line_ev(struct ptsim_machine *m,
+								  uint64_t addr, bool priced,
+								  struct dcache_stream *stream,
+								  enum ptsim_event l1)
 {
 	struct dcache *c = m->dcache;
 	const uint64_t line = addr >> LINE_SHIFT;
@@ -407,7 +418,7 @@ static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced,
 
 	if (level_lookup(&c->lv[0], line)) {
 		if (priced)
-			count(m, PTSIM_EV_DCACHE_L1_HIT, 1);
+			count(m, l1, 1);
 		return;
 	}
 	if (!priced) {	/* a plain store: write-allocate in the L1 only */
@@ -431,8 +442,13 @@ static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced,
 		level_fill(&c->lv[1], line);
 	}
 	level_fill(&c->lv[0], line);
-	if (priced)
-		count(m, ev, 1);
+	count(m, (enum ptsim_event)(l1 + (ev - PTSIM_EV_DCACHE_L1_HIT)), 1);
+}
+
+static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced,
+			struct dcache_stream *stream)
+{
+	access_line_ev(m, addr, priced, stream, PTSIM_EV_DCACHE_L1_HIT);
 }
 
 /* The address the cache sees for a descriptor: its table page's PFN and its offset. */
@@ -478,6 +494,48 @@ void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
 void dcache_page_store(struct ptsim_machine *m, uint64_t pfn)
 {
 	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), false, NULL);
+}
+
+/*
+ * The kernel's own objects (mm_struct, vm_area_struct, anon_vma, maple and
+ * xarray nodes, address_space): the primitives form their synthetic slab
+ * addresses (src/primitives/kobj.h, doc/cpu-profiles.md §11.7) in a region
+ * of their own, and their loads and atomics are priced here as a struct
+ * page's are, through the core's L1 data prefetcher, and counted in the
+ * PTSIM_EV_DCACHE_OBJ_* family.
+ */
+void dcache_kobj_load(struct ptsim_machine *m, uint64_t addr)
+{
+	access_line_ev(m, addr, true, m->dcache->stream, PTSIM_EV_DCACHE_OBJ_L1_HIT);
+}
+
+void dcache_kobj_store(struct ptsim_machine *m, uint64_t addr)
+{
+	access_line_ev(m, addr, false, NULL, PTSIM_EV_DCACHE_OBJ_L1_HIT);
+}
+
+/*
+ * An instruction fetch that missed the L1I (doc/cpu-profiles.md §11.8): the
+ * L1I is not modelled, so the line (at its physical address, the same
+ * address space as the table pages') is looked up in the unified L2 and the
+ * last level, filled there on a miss, never in the L1D, and counted by the
+ * level it hit.
+ */
+void dcache_ifetch(struct ptsim_machine *m, uint64_t pa)
+{
+	struct dcache *c = m->dcache;
+	const uint64_t line = pa >> LINE_SHIFT;
+
+	if (level_lookup(&c->lv[1], line)) {
+		count(m, PTSIM_EV_ICACHE_L2_HIT, 1);
+	} else if (level_lookup(&c->lv[2], line)) {
+		count(m, PTSIM_EV_ICACHE_LLC_HIT, 1);
+		level_fill(&c->lv[1], line);
+	} else {
+		count(m, PTSIM_EV_ICACHE_DRAM, 1);
+		level_fill(&c->lv[2], line);
+		level_fill(&c->lv[1], line);
+	}
 }
 
 /*

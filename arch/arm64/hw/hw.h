@@ -91,6 +91,8 @@ void tlb_count_fault_run(struct ptsim_machine *m, uint64_t n, unsigned int reads
 void user_page_access(struct ptsim_machine *m, enum ptsim_access_kind kind, uint64_t n);
 /* The program's call into a page it executes (ptsim_exec_call's branch and return). */
 void user_exec_call(struct ptsim_machine *m);
+/* That call's instruction line, at physical address pa, fetched past the L1I (§11.8). */
+void user_exec_fetch(struct ptsim_machine *m, uint64_t pa);
 /* A walk and fill with no access (a speculative or prefetching walk). */
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 			       uint64_t va, enum ptsim_access_kind kind);

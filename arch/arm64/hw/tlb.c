@@ -733,6 +733,11 @@ void user_exec_call(struct ptsim_machine *m)
 	count(m, PTSIM_EV_EXEC_CALL, 1);
 }
 
+void user_exec_fetch(struct ptsim_machine *m, uint64_t pa)
+{
+	dcache_ifetch(m, pa);
+}
+
 void user_page_access(struct ptsim_machine *m, enum ptsim_access_kind kind, uint64_t n)
 {
 	count(m, kind == PTSIM_ACCESS_WRITE ? PTSIM_EV_USER_PAGE_WRITE : PTSIM_EV_USER_PAGE_READ, n);
