@@ -271,31 +271,35 @@ static inline __attribute__((always_inline)) uint64_t *level_set(struct dcache_l
 	return &b[1];
 }
 
-/* Look line up in one level; move it to the front of its set. */
-static inline __attribute__((always_inline)) bool level_lookup(struct dcache_level *l, uint64_t line)
+/*
+ * One access to line in one level, LRU: true if it hit. The line ends at
+ * the front of its set either way: a hit moves it there, a miss fills it
+ * there and the least recently used way leaves. The ways are shifted down
+ * during the one scan that looks for the line (each way read is written one
+ * place further back), so a miss needs no second pass; the scan stops at the
+ * first empty way, as the ways fill from the front and are only ever emptied
+ * all together (set_renew), so the rest are empty too.
+ */
+static inline __attribute__((always_inline)) bool level_access(struct dcache_level *l,
+								uint64_t line)
 {
 	uint64_t *set = level_set(l, line);
 	const uint64_t tag = line + 1;
+	uint64_t carry = tag;
 
 	if (set[0] == tag)
-		return true;
-	for (uint32_t w = 1; w < l->ways; w++) {
-		if (set[w] == tag) {
-			memmove(&set[1], &set[0], w * sizeof(*set));
-			set[0] = tag;
+		return true;	/* already the most recently used: nothing moves */
+	for (uint32_t w = 0; w < l->ways; w++) {
+		uint64_t cur = set[w];
+
+		set[w] = carry;
+		if (cur == tag)
 			return true;
-		}
+		if (!cur)
+			return false;
+		carry = cur;
 	}
 	return false;
-}
-
-/* Put line at the front of its set, the least recently used way leaving. */
-static inline __attribute__((always_inline)) void level_fill(struct dcache_level *l, uint64_t line)
-{
-	uint64_t *set = level_set(l, line);
-
-	memmove(&set[1], &set[0], (l->ways - 1) * sizeof(*set));
-	set[0] = line + 1;
 }
 
 /* Empty a level: a new generation (64 bits: it never runs out). */
@@ -405,34 +409,41 @@ static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced,
 	const uint64_t line = addr >> LINE_SHIFT;
 	enum ptsim_event ev;
 
-	if (level_lookup(&c->lv[0], line)) {
+	/* a miss fills the L1 here; a plain store (not priced) allocates in the L1 only */
+	if (level_access(&c->lv[0], line)) {
 		if (priced)
 			count(m, PTSIM_EV_DCACHE_L1_HIT, 1);
 		return;
 	}
-	if (!priced) {	/* a plain store: write-allocate in the L1 only */
-		level_fill(&c->lv[0], line);
+	if (!priced)
 		return;
-	}
+	/* each level missed is filled on the way in (level_access), as the L1 was */
 	if (stream_prefetched(c, stream, line)) {
 		ev = PTSIM_EV_DCACHE_PREFETCH_HIT;
-		if (!level_lookup(&c->lv[1], line))
-			level_fill(&c->lv[1], line);
-		if (!level_lookup(&c->lv[2], line))
-			level_fill(&c->lv[2], line);
-	} else if (level_lookup(&c->lv[1], line)) {
+		level_access(&c->lv[1], line);
+		level_access(&c->lv[2], line);
+	} else if (level_access(&c->lv[1], line)) {
 		ev = PTSIM_EV_DCACHE_L2_HIT;
-	} else if (level_lookup(&c->lv[2], line)) {
+	} else if (level_access(&c->lv[2], line)) {
 		ev = PTSIM_EV_DCACHE_LLC_HIT;
-		level_fill(&c->lv[1], line);
 	} else {
 		ev = PTSIM_EV_DCACHE_DRAM;
-		level_fill(&c->lv[2], line);
-		level_fill(&c->lv[1], line);
 	}
-	level_fill(&c->lv[0], line);
-	if (priced)
-		count(m, ev, 1);
+	count(m, ev, 1);
+}
+
+/*
+ * Is line the most recently used of its L1 set (of the current generation)?
+ * An access to it is then an L1 hit that changes nothing (level_access's
+ * first test, without its call): the hit path the descriptor loops take for
+ * nearly every access after a line's first.
+ */
+static inline bool l1_front_hit(const struct dcache *c, uint64_t line)
+{
+	const struct dcache_level *l = &c->lv[0];
+	const uint64_t *b = &l->pool[(size_t)(line & l->set_mask) * (l->ways + 1)];
+
+	return b[1] == line + 1 && b[0] == l->gen;
 }
 
 /* The address the cache sees for a descriptor: its table page's PFN and its offset. */
@@ -452,21 +463,47 @@ static uint64_t desc_addr(struct dcache *c, const void *p)
 	return c->memo_pfn << c->page_shift | off;
 }
 
-/* nr descriptors from desc, all in one table page (the callers' batches never cross one). */
+/*
+ * nr descriptors from desc, all in one table page (the callers' batches never
+ * cross one), accessed in order. The first access to each line leaves that
+ * line at the front of its L1 set (access_line), so the line's next
+ * descriptors are L1 hits that change nothing: one access per line, and the
+ * rest of the line's loads counted as L1 hits together.
+ */
+static inline __attribute__((always_inline)) void desc_access(struct ptsim_machine *m,
+							       const void *desc, unsigned int nr,
+							       bool load)
+{
+	struct dcache *c = m->dcache;
+	const uint64_t addr = desc_addr(c, desc);
+	const uint64_t per_line = (UINT64_C(1) << LINE_SHIFT) / sizeof(uint64_t);
+	uint64_t i = 0, l1_hits = 0;
+
+	while (i < nr) {
+		uint64_t a = addr + i * sizeof(uint64_t);
+		/* this line's descriptors from i: up to the line's end, or the batch's */
+		uint64_t in_line = MIN(per_line - ((a >> 3) & (per_line - 1)), nr - i);
+
+		if (l1_front_hit(c, a >> LINE_SHIFT)) {
+			l1_hits += in_line;
+		} else {
+			access_line(m, a, load, load ? c->stream : NULL);
+			l1_hits += in_line - 1;
+		}
+		i += in_line;
+	}
+	if (load && l1_hits)
+		count(m, PTSIM_EV_DCACHE_L1_HIT, l1_hits);
+}
+
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
-	const uint64_t addr = desc_addr(m->dcache, desc);
-
-	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, addr + i * sizeof(uint64_t), true, m->dcache->stream);
+	desc_access(m, desc, nr, true);
 }
 
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
-	const uint64_t addr = desc_addr(m->dcache, desc);
-
-	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, addr + i * sizeof(uint64_t), false, NULL);
+	desc_access(m, desc, nr, false);
 }
 
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
