@@ -496,14 +496,43 @@ static inline __attribute__((always_inline)) void desc_access(struct ptsim_machi
 		count(m, PTSIM_EV_DCACHE_L1_HIT, l1_hits);
 }
 
-void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
+static __attribute__((noinline)) void desc_load_lines(struct ptsim_machine *m, const void *desc,
+						      unsigned int nr)
 {
 	desc_access(m, desc, nr, true);
 }
 
-void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
+static __attribute__((noinline)) void desc_store_lines(struct ptsim_machine *m, const void *desc,
+						       unsigned int nr)
 {
 	desc_access(m, desc, nr, false);
+}
+
+/*
+ * Is the whole batch in one line, and that line the front of its L1 set?
+ * Then the batch is nr L1 hits (for a load) and changes nothing: the most
+ * common call, answered without a loop or a call below it.
+ */
+static inline bool desc_front_hit(struct dcache *c, const void *desc, unsigned int nr)
+{
+	const uint64_t addr = desc_addr(c, desc);
+	const uint64_t per_line = (UINT64_C(1) << LINE_SHIFT) / sizeof(uint64_t);
+
+	return ((addr >> 3) & (per_line - 1)) + nr <= per_line && l1_front_hit(c, addr >> LINE_SHIFT);
+}
+
+void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
+{
+	if (nr && desc_front_hit(m->dcache, desc, nr))
+		count(m, PTSIM_EV_DCACHE_L1_HIT, nr);
+	else
+		desc_load_lines(m, desc, nr);
+}
+
+void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
+{
+	if (!nr || !desc_front_hit(m->dcache, desc, nr))
+		desc_store_lines(m, desc, nr);
 }
 
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
