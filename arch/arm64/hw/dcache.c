@@ -45,8 +45,9 @@
 /*
  * A level's sets are blocks of 1 + ways words: the generation the set was
  * last used in, then its tags (line + 1, 0 an empty way), most recently used
- * first. A set whose generation is older than the level's is empty (emptying
- * a level is a new generation; its sets are cleared as they are next used).
+ * first, up to the first empty way. A set whose generation is older than the
+ * level's is empty (emptying a level is a new generation; its sets are
+ * emptied as they are next used).
  *
  * The L1 (a few thousand lines) keeps every set in place. The L2 and the
  * last-level cache (up to 1.8 M lines, Grace's 114 MiB L3) are sparse: a set
@@ -245,10 +246,10 @@ void dcache_table_del(struct ptsim_machine *m, const void *host)
  * Returns the set's tags, emptied first if the set is of an older
  * generation; a sparse level's set gets its block here on first use.
  */
-static __attribute__((noinline)) void set_renew(struct dcache_level *l, uint64_t *b)
+static inline void set_renew(struct dcache_level *l, uint64_t *b)
 {
 	b[0] = l->gen;
-	memset(&b[1], 0, l->ways * sizeof(*b));
+	b[1] = 0;	/* the first way empty: the ones after it are not looked at (level_access) */
 }
 
 static inline __attribute__((always_inline)) uint64_t *level_set(struct dcache_level *l,
@@ -276,9 +277,12 @@ static inline __attribute__((always_inline)) uint64_t *level_set(struct dcache_l
  * the front of its set either way: a hit moves it there, a miss fills it
  * there and the least recently used way leaves. The ways are shifted down
  * during the one scan that looks for the line (each way read is written one
- * place further back), so a miss needs no second pass; the scan stops at the
- * first empty way, as the ways fill from the front and are only ever emptied
- * all together (set_renew), so the rest are empty too.
+ * place further back), so a miss needs no second pass. The set's lines are
+ * the ways before its first empty one (0): the ways fill from the front and
+ * are only ever emptied all together, when set_renew empties the first, so
+ * the ways after the first empty one are never looked at (they may hold
+ * tags of an older generation). A miss that fills the first empty way moves
+ * the empty mark to the next.
  */
 static inline __attribute__((always_inline)) bool level_access(struct dcache_level *l,
 								uint64_t line)
@@ -295,8 +299,11 @@ static inline __attribute__((always_inline)) bool level_access(struct dcache_lev
 		set[w] = carry;
 		if (cur == tag)
 			return true;
-		if (!cur)
+		if (!cur) {
+			if (w + 1 < l->ways)
+				set[w + 1] = 0;
 			return false;
+		}
 		carry = cur;
 	}
 	return false;
