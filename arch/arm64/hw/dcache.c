@@ -453,20 +453,31 @@ static inline bool l1_front_hit(const struct dcache *c, uint64_t line)
 	return b[1] == line + 1 && b[0] == l->gen;
 }
 
-/* The address the cache sees for a descriptor: its table page's PFN and its offset. */
-static uint64_t desc_addr(struct dcache *c, const void *p)
+/* desc_addr's memo missed: look the table page up, and remember it when known. */
+static __attribute__((noinline)) uint64_t desc_addr_lookup(struct dcache *c, uint64_t key,
+							   uint64_t off)
+{
+	uint64_t pfn;
+
+	if (!u64map_get(&c->table_pfn, key, &pfn))
+		return UNKNOWN_TABLE | off;
+	c->memo_key = key;
+	c->memo_pfn = pfn;
+	return pfn << c->page_shift | off;
+}
+
+/*
+ * The address the cache sees for a descriptor: its table page's PFN and its
+ * offset. The memo hit is in line; the lookup is out of line, so the hit
+ * paths that use this make no call.
+ */
+static inline uint64_t desc_addr(struct dcache *c, const void *p)
 {
 	const uint64_t key = (uintptr_t)p >> c->page_shift;
 	const uint64_t off = (uintptr_t)p & ((UINT64_C(1) << c->page_shift) - 1);
 
-	if (key != c->memo_key) {
-		uint64_t pfn;
-
-		if (!u64map_get(&c->table_pfn, key, &pfn))
-			return UNKNOWN_TABLE | off;
-		c->memo_key = key;
-		c->memo_pfn = pfn;
-	}
+	if (key != c->memo_key)
+		return desc_addr_lookup(c, key, off);
 	return c->memo_pfn << c->page_shift | off;
 }
 
