@@ -191,15 +191,12 @@ static bool push_pending(struct bbm_state *b, unsigned int cpu, uint64_t key)
  * nr breaks from key (consecutive keys), written by m->exec_cpu, are not
  * visible to table walks until a DSB of that CPU. No room to remember them:
  * they are taken as visible (the checker is then as lenient as before W3).
+ * note_unseen below is the entry point; this records a new range.
  */
-static void note_unseen(struct ptsim_machine *m, uint64_t key, unsigned int nr)
+__attribute__((noinline)) static void note_unseen_range(struct ptsim_machine *m,
+							  struct bbm_cpu *c, uint64_t key,
+							  unsigned int nr)
 {
-	struct bbm_cpu *c = &m->bbm.cpus[m->exec_cpu];
-
-	if (c->nr_unseen && c->unseen_key[c->nr_unseen - 1] + c->unseen_nr[c->nr_unseen - 1] == key) {
-		c->unseen_nr[c->nr_unseen - 1] += nr;
-		return;
-	}
 	if (c->nr_unseen == c->cap_unseen) {
 		size_t cap = c->cap_unseen ? c->cap_unseen * 2 : 16;
 		uint64_t *k = realloc(c->unseen_key, cap * sizeof(*k));
@@ -218,6 +215,18 @@ static void note_unseen(struct ptsim_machine *m, uint64_t key, unsigned int nr)
 	}
 	c->unseen_key[c->nr_unseen] = key;
 	c->unseen_nr[c->nr_unseen++] = nr;
+}
+
+/* The common case, a break next to the last one, extends its range in line; a new range is recorded out of line. */
+static inline void note_unseen(struct ptsim_machine *m, uint64_t key, unsigned int nr)
+{
+	struct bbm_cpu *c = &m->bbm.cpus[m->exec_cpu];
+
+	if (c->nr_unseen && c->unseen_key[c->nr_unseen - 1] + c->unseen_nr[c->nr_unseen - 1] == key) {
+		c->unseen_nr[c->nr_unseen - 1] += nr;
+		return;
+	}
+	note_unseen_range(m, c, key, nr);
 }
 
 /* The run's first entry at or after i, or run_n when none is left. */
@@ -358,7 +367,10 @@ static void check_refill(struct ptsim_machine *m, const struct hw_as *as, uint64
 			 pte_t n)
 {
 	struct bbm_state *b = &m->bbm;
-	uint64_t key = desc_key(m, as, va, level, n), other = desc_key(m, as, va, level, n ^ DESC_NG);
+	uint64_t key = desc_key(m, as, va, level, n);
+	/* the same key under the other nG value's tag (key_of's ASID field replaced) */
+	uint64_t other = (key & ~(UINT64_C(0xffff) << KEY_ASID_SHIFT)) |
+			 ((uint64_t)(tag_of(as, n ^ DESC_NG, level) & 0xffff) << KEY_ASID_SHIFT);
 	uint64_t prev;
 
 	if (take_break(b, key, level, &prev))

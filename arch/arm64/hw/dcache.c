@@ -47,8 +47,9 @@
 /*
  * A level's sets are blocks of 1 + ways words: the generation the set was
  * last used in, then its tags (line + 1, 0 an empty way), most recently used
- * first. A set whose generation is older than the level's is empty (emptying
- * a level is a new generation; its sets are cleared as they are next used).
+ * first, up to the first empty way. A set whose generation is older than the
+ * level's is empty (emptying a level is a new generation; its sets are
+ * emptied as they are next used).
  *
  * The L1 (a few thousand lines) keeps every set in place. The L2 and the
  * last-level cache (up to 1.8 M lines, Grace's 114 MiB L3) are sparse: a set
@@ -247,10 +248,10 @@ void dcache_table_del(struct ptsim_machine *m, const void *host)
  * Returns the set's tags, emptied first if the set is of an older
  * generation; a sparse level's set gets its block here on first use.
  */
-static __attribute__((noinline)) void set_renew(struct dcache_level *l, uint64_t *b)
+static inline void set_renew(struct dcache_level *l, uint64_t *b)
 {
 	b[0] = l->gen;
-	memset(&b[1], 0, l->ways * sizeof(*b));
+	b[1] = 0;	/* the first way empty: the ones after it are not looked at (level_access) */
 }
 
 static inline __attribute__((always_inline)) uint64_t *level_set(struct dcache_level *l,
@@ -273,31 +274,41 @@ static inline __attribute__((always_inline)) uint64_t *level_set(struct dcache_l
 	return &b[1];
 }
 
-/* Look line up in one level; move it to the front of its set. */
-static inline __attribute__((always_inline)) bool level_lookup(struct dcache_level *l, uint64_t line)
+/*
+ * One access to line in one level, LRU: true if it hit. The line ends at
+ * the front of its set either way: a hit moves it there, a miss fills it
+ * there and the least recently used way leaves. The ways are shifted down
+ * during the one scan that looks for the line (each way read is written one
+ * place further back), so a miss needs no second pass. The set's lines are
+ * the ways before its first empty one (0): the ways fill from the front and
+ * are only ever emptied all together, when set_renew empties the first, so
+ * the ways after the first empty one are never looked at (they may hold
+ * tags of an older generation). A miss that fills the first empty way moves
+ * the empty mark to the next.
+ */
+static inline __attribute__((always_inline)) bool level_access(struct dcache_level *l,
+								uint64_t line)
 {
 	uint64_t *set = level_set(l, line);
 	const uint64_t tag = line + 1;
+	uint64_t carry = tag;
 
 	if (set[0] == tag)
-		return true;
-	for (uint32_t w = 1; w < l->ways; w++) {
-		if (set[w] == tag) {
-			memmove(&set[1], &set[0], w * sizeof(*set));
-			set[0] = tag;
+		return true;	/* already the most recently used: nothing moves */
+	for (uint32_t w = 0; w < l->ways; w++) {
+		uint64_t cur = set[w];
+
+		set[w] = carry;
+		if (cur == tag)
 			return true;
+		if (!cur) {
+			if (w + 1 < l->ways)
+				set[w + 1] = 0;
+			return false;
 		}
+		carry = cur;
 	}
 	return false;
-}
-
-/* Put line at the front of its set, the least recently used way leaving. */
-static inline __attribute__((always_inline)) void level_fill(struct dcache_level *l, uint64_t line)
-{
-	uint64_t *set = level_set(l, line);
-
-	memmove(&set[1], &set[0], (l->ways - 1) * sizeof(*set));
-	set[0] = line + 1;
 }
 
 /* Empty a level: a new generation (64 bits: it never runs out). */
@@ -416,32 +427,26 @@ static inline __attribute__((always_inline)) void access_line_ev(struct ptsim_ma
 	const uint64_t line = addr >> LINE_SHIFT;
 	enum ptsim_event ev;
 
-	if (level_lookup(&c->lv[0], line)) {
+	/* a miss fills the L1 here; a plain store (not priced) allocates in the L1 only */
+	if (level_access(&c->lv[0], line)) {
 		if (priced)
 			count(m, l1, 1);
 		return;
 	}
-	if (!priced) {	/* a plain store: write-allocate in the L1 only */
-		level_fill(&c->lv[0], line);
+	if (!priced)
 		return;
-	}
+	/* each level missed is filled on the way in (level_access), as the L1 was */
 	if (stream_prefetched(c, stream, line)) {
 		ev = PTSIM_EV_DCACHE_PREFETCH_HIT;
-		if (!level_lookup(&c->lv[1], line))
-			level_fill(&c->lv[1], line);
-		if (!level_lookup(&c->lv[2], line))
-			level_fill(&c->lv[2], line);
-	} else if (level_lookup(&c->lv[1], line)) {
+		level_access(&c->lv[1], line);
+		level_access(&c->lv[2], line);
+	} else if (level_access(&c->lv[1], line)) {
 		ev = PTSIM_EV_DCACHE_L2_HIT;
-	} else if (level_lookup(&c->lv[2], line)) {
+	} else if (level_access(&c->lv[2], line)) {
 		ev = PTSIM_EV_DCACHE_LLC_HIT;
-		level_fill(&c->lv[1], line);
 	} else {
 		ev = PTSIM_EV_DCACHE_DRAM;
-		level_fill(&c->lv[2], line);
-		level_fill(&c->lv[1], line);
 	}
-	level_fill(&c->lv[0], line);
 	count(m, (enum ptsim_event)(l1 + (ev - PTSIM_EV_DCACHE_L1_HIT)), 1);
 }
 
@@ -451,38 +456,118 @@ static void access_line(struct ptsim_machine *m, uint64_t addr, bool priced,
 	access_line_ev(m, addr, priced, stream, PTSIM_EV_DCACHE_L1_HIT);
 }
 
-/* The address the cache sees for a descriptor: its table page's PFN and its offset. */
-static uint64_t desc_addr(struct dcache *c, const void *p)
+/*
+ * Is line the most recently used of its L1 set (of the current generation)?
+ * An access to it is then an L1 hit that changes nothing (level_access's
+ * first test, without its call): the hit path the descriptor loops take for
+ * nearly every access after a line's first.
+ */
+static inline bool l1_front_hit(const struct dcache *c, uint64_t line)
+{
+	const struct dcache_level *l = &c->lv[0];
+	const uint64_t *b = &l->pool[(size_t)(line & l->set_mask) * (l->ways + 1)];
+
+	return b[1] == line + 1 && b[0] == l->gen;
+}
+
+/* desc_addr's memo missed: look the table page up, and remember it when known. */
+static __attribute__((noinline)) uint64_t desc_addr_lookup(struct dcache *c, uint64_t key,
+							   uint64_t off)
+{
+	uint64_t pfn;
+
+	if (!u64map_get(&c->table_pfn, key, &pfn))
+		return UNKNOWN_TABLE | off;
+	c->memo_key = key;
+	c->memo_pfn = pfn;
+	return pfn << c->page_shift | off;
+}
+
+/*
+ * The address the cache sees for a descriptor: its table page's PFN and its
+ * offset. The memo hit is in line; the lookup is out of line, so the hit
+ * paths that use this make no call.
+ */
+static inline uint64_t desc_addr(struct dcache *c, const void *p)
 {
 	const uint64_t key = (uintptr_t)p >> c->page_shift;
 	const uint64_t off = (uintptr_t)p & ((UINT64_C(1) << c->page_shift) - 1);
 
-	if (key != c->memo_key) {
-		uint64_t pfn;
-
-		if (!u64map_get(&c->table_pfn, key, &pfn))
-			return UNKNOWN_TABLE | off;
-		c->memo_key = key;
-		c->memo_pfn = pfn;
-	}
+	if (key != c->memo_key)
+		return desc_addr_lookup(c, key, off);
 	return c->memo_pfn << c->page_shift | off;
 }
 
-/* nr descriptors from desc, all in one table page (the callers' batches never cross one). */
+/*
+ * nr descriptors from desc, all in one table page (the callers' batches never
+ * cross one), accessed in order. The first access to each line leaves that
+ * line at the front of its L1 set (access_line), so the line's next
+ * descriptors are L1 hits that change nothing: one access per line, and the
+ * rest of the line's loads counted as L1 hits together.
+ */
+static inline __attribute__((always_inline)) void desc_access(struct ptsim_machine *m,
+							       const void *desc, unsigned int nr,
+							       bool load)
+{
+	struct dcache *c = m->dcache;
+	const uint64_t addr = desc_addr(c, desc);
+	const uint64_t per_line = (UINT64_C(1) << LINE_SHIFT) / sizeof(uint64_t);
+	uint64_t i = 0, l1_hits = 0;
+
+	while (i < nr) {
+		uint64_t a = addr + i * sizeof(uint64_t);
+		/* this line's descriptors from i: up to the line's end, or the batch's */
+		uint64_t in_line = MIN(per_line - ((a >> 3) & (per_line - 1)), nr - i);
+
+		if (l1_front_hit(c, a >> LINE_SHIFT)) {
+			l1_hits += in_line;
+		} else {
+			access_line(m, a, load, load ? c->stream : NULL);
+			l1_hits += in_line - 1;
+		}
+		i += in_line;
+	}
+	if (load && l1_hits)
+		count(m, PTSIM_EV_DCACHE_L1_HIT, l1_hits);
+}
+
+static __attribute__((noinline)) void desc_load_lines(struct ptsim_machine *m, const void *desc,
+						      unsigned int nr)
+{
+	desc_access(m, desc, nr, true);
+}
+
+static __attribute__((noinline)) void desc_store_lines(struct ptsim_machine *m, const void *desc,
+						       unsigned int nr)
+{
+	desc_access(m, desc, nr, false);
+}
+
+/*
+ * Is the whole batch in one line, and that line the front of its L1 set?
+ * Then the batch is nr L1 hits (for a load) and changes nothing: the most
+ * common call, answered without a loop or a call below it.
+ */
+static inline bool desc_front_hit(struct dcache *c, const void *desc, unsigned int nr)
+{
+	const uint64_t addr = desc_addr(c, desc);
+	const uint64_t per_line = (UINT64_C(1) << LINE_SHIFT) / sizeof(uint64_t);
+
+	return ((addr >> 3) & (per_line - 1)) + nr <= per_line && l1_front_hit(c, addr >> LINE_SHIFT);
+}
+
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
-	const uint64_t addr = desc_addr(m->dcache, desc);
-
-	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, addr + i * sizeof(uint64_t), true, m->dcache->stream);
+	if (nr && desc_front_hit(m->dcache, desc, nr))
+		count(m, PTSIM_EV_DCACHE_L1_HIT, nr);
+	else
+		desc_load_lines(m, desc, nr);
 }
 
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
-	const uint64_t addr = desc_addr(m->dcache, desc);
-
-	for (unsigned int i = 0; i < nr; i++)
-		access_line(m, addr + i * sizeof(uint64_t), false, NULL);
+	if (!nr || !desc_front_hit(m->dcache, desc, nr))
+		desc_store_lines(m, desc, nr);
 }
 
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
@@ -526,16 +611,13 @@ void dcache_ifetch(struct ptsim_machine *m, uint64_t pa)
 	struct dcache *c = m->dcache;
 	const uint64_t line = pa >> LINE_SHIFT;
 
-	if (level_lookup(&c->lv[1], line)) {
+	/* each level missed is filled on the way in (level_access) */
+	if (level_access(&c->lv[1], line))
 		count(m, PTSIM_EV_ICACHE_L2_HIT, 1);
-	} else if (level_lookup(&c->lv[2], line)) {
+	else if (level_access(&c->lv[2], line))
 		count(m, PTSIM_EV_ICACHE_LLC_HIT, 1);
-		level_fill(&c->lv[1], line);
-	} else {
+	else
 		count(m, PTSIM_EV_ICACHE_DRAM, 1);
-		level_fill(&c->lv[2], line);
-		level_fill(&c->lv[1], line);
-	}
 }
 
 /*

@@ -104,11 +104,17 @@ unsigned int ptep_get_none_run(struct ptsim_mm *mm, const pte_t *ptep, unsigned 
 	return nr;
 }
 
+/*
+ * The loads, in order: the span's entries from ptep once each (one batch:
+ * what that many single loads in order do to the cache), then any reads
+ * beyond the span again of its last entry.
+ */
 void __ptep_get_n(struct ptsim_mm *mm, const pte_t *ptep, unsigned int nr, unsigned int span)
 {
 	count(mm->m, PTSIM_EV_PTE_READ, nr);
-	for (unsigned int i = 0; i < nr; i++)
-		dcache_desc_load(mm->m, ptep + (i < span ? i : span - 1), 1);
+	dcache_desc_load(mm->m, ptep, MIN(nr, span));
+	for (unsigned int i = span; i < nr; i++)
+		dcache_desc_load(mm->m, ptep + span - 1, 1);
 }
 
 /*
