@@ -490,15 +490,39 @@ struct walk_result {
 	enum ptsim_fault_kind fault;
 };
 
-/* The hardware walk from the TTBR's table, one descriptor read per level. */
-static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw_as *as,
-				  uint64_t va)
+/*
+ * The last-level table the walks of one tlb_access_run last reached.
+ * Nothing writes a table descriptor while it runs (the hardware's access-flag
+ * and dirty updates write leaves only), so a later walk of a VA that table
+ * translates reads the same descriptors above it, and starts there: what
+ * hw_walk would read, without reading it again.
+ */
+struct walk_memo {
+	struct pt_table *table;	/* NULL: none yet */
+	uint64_t span;		/* the VAs it translates: key >> the level-2 entry shift */
+	unsigned int reads;	/* descriptors read above it */
+};
+
+/*
+ * The hardware walk from the TTBR's table, one descriptor read per level;
+ * with memo (NULL: none), from the last-level table it holds when that table
+ * translates va, and it is updated to each last-level table reached.
+ */
+static struct walk_result hw_walk_memo(const struct ptsim_machine *m, const struct hw_as *as,
+				       uint64_t va, struct walk_memo *memo)
 {
 	const struct ptsim_geometry *g = &m->geo;
+	const unsigned int span_shift = g->level_shift[level_slot(PTE_LEVEL - 1)];
 	struct pt_table *t = as->root;
 	struct walk_result r = { .fault = PTSIM_FAULT_TRANSLATION };
+	int l = g->start_level;
 
-	for (int l = g->start_level; l <= 3; l++) {
+	if (memo && memo->table && va >> span_shift == memo->span) {
+		t = memo->table;
+		l = PTE_LEVEL;
+		r.reads = memo->reads;
+	}
+	for (; l <= 3; l++) {
 		unsigned int idx = pt_index(g, l, va);
 		pte_t d = t->desc[idx];
 
@@ -508,6 +532,8 @@ static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw
 			return r;
 		if (l < PTE_LEVEL && desc_is_table(d) && t->next[idx]) {
 			t = t->next[idx];
+			if (memo && l == PTE_LEVEL - 1)
+				*memo = (struct walk_memo){ t, va >> span_shift, r.reads };
 			continue;
 		}
 		if ((l == PTE_LEVEL && (d & DESC_TYPE_MASK) != DESC_TYPE_PAGE) ||
@@ -520,6 +546,12 @@ static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw
 		return r;
 	}
 	return r;
+}
+
+static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw_as *as,
+				  uint64_t va)
+{
+	return hw_walk_memo(m, as, va, NULL);
 }
 
 /* The entry a walk of key (a tagged VA) creates. */
@@ -621,9 +653,9 @@ static bool needs_dirty_update(const struct ptsim_machine *m, pte_t desc,
 static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct hw_as *as,
 					   struct cpu_tlb *ct, uint64_t key,
 					   enum ptsim_access_kind kind, bool key_absent,
-					   struct tlb_entry *out)
+					   struct walk_memo *memo, struct tlb_entry *out)
 {
-	struct walk_result w = hw_walk(m, as, key);
+	struct walk_result w = hw_walk_memo(m, as, key, memo);
 	struct tlb_entry e;
 
 	count(m, PTSIM_EV_TLB_WALK, 1);
@@ -665,7 +697,8 @@ static inline enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m,
 						    const struct hw_as *as, struct cpu_tlb *ct,
 						    uint64_t va, uint64_t key,
 						    enum ptsim_access_kind kind,
-						    struct tlb_entry *e, unsigned int matches)
+						    struct tlb_entry *e, unsigned int matches,
+						    struct walk_memo *memo)
 {
 	struct tlb_array *l1 = l1_of(ct, kind), *ea = l1;	/* the array e is in */
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
@@ -695,7 +728,7 @@ static inline enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m,
 	}
 	if (!f && !e) {
 		/* both lookups missed, unless a dirty update dropped the entry found */
-		f = walk_and_fill(m, as, ct, key, kind, !dropped, &filled);
+		f = walk_and_fill(m, as, ct, key, kind, !dropped, memo, &filled);
 		e = f ? NULL : &filled;
 	}
 	if (!f && !permitted(as, e->desc, kind))
@@ -713,7 +746,7 @@ access_looked_up(struct ptsim_machine *m, const struct hw_as *as, struct cpu_tlb
 	unsigned int matches;
 	struct tlb_entry *e = array_find(l1_of(ct, kind), key, as->asid, &matches);
 
-	return access_after_l1(m, as, ct, va, key, kind, e, matches);
+	return access_after_l1(m, as, ct, va, key, kind, e, matches, NULL);
 }
 
 enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
@@ -794,6 +827,7 @@ uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigne
 	struct tlb_array *l1 = l1_of(ct, kind);
 	const struct perm_test perm = perm_test_of(as, kind);
 	const unsigned int ps = m->geo.page_shift;
+	struct walk_memo memo = { 0 };
 
 	while (va < end) {
 		uint64_t key = tlb_key(m, va), n;
@@ -832,7 +866,7 @@ uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigne
 			continue;
 		}
 		/* not a plain hit: the page goes the whole way */
-		f = access_after_l1(m, as, ct, va, key, kind, e, matches);
+		f = access_after_l1(m, as, ct, va, key, kind, e, matches, &memo);
 		if (f) {
 			*fault = f;
 			return va;
@@ -848,7 +882,7 @@ enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, 
 {
 	struct tlb_entry e;
 
-	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, false, &e);
+	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, false, NULL, &e);
 }
 
 /* Does any valid entry of a for asid (or global) overlap the tagged range [start, end)? */
