@@ -53,29 +53,22 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	VALIDATE(valid_cpu_va(mm, cpu, start) && valid_cpu_va(mm, cpu, start + len - 1));
 	as = run_mm(mm);
 	fn_enter(mm->m, PTSIM_FN_USER_MEMSET);
-	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len; va += g->page_size) {
+	for (uint64_t va = ALIGN_DOWN64(start, g->page_size); va < start + len;) {
 		enum ptsim_fault_kind f;
 		unsigned int reads = 0;
 		const void *last = NULL;
 		uint64_t n;
 
 		/* plain L1 hits are counted together after the loop */
-		n = tlb_access_run(mm->m, &as, cpu, va, start + len, kind, &f);
-		if (n) {
-			hits += n;
-			va += (n - 1) << g->page_shift;
-			continue;
-		}
-		if (f == PTSIM_FAULT_NONE) {
-			user_page_access(mm->m, kind, 1);
-			continue;
-		}
+		va = tlb_access_run(mm->m, &as, cpu, va, start + len, kind, &hits, &f);
+		if (va >= start + len)
+			break;
 		nfault++;
-		if (f != PTSIM_FAULT_TRANSLATION || va + g->page_size >= start + len)
+		va += g->page_size;
+		if (f != PTSIM_FAULT_TRANSLATION || va >= start + len)
 			continue;
 		/* in a hole the next pages miss, walk as far and fault the same way: count them at once */
-		n = tlb_fault_run(mm->m, &as, cpu, va + g->page_size, start + len, kind, &reads,
-				  &last);
+		n = tlb_fault_run(mm->m, &as, cpu, va, start + len, kind, &reads, &last);
 		tlb_count_fault_run(mm->m, n, reads, last);
 		nfault += n;
 		va += n << g->page_shift;

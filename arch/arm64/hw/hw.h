@@ -67,17 +67,19 @@ bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global
 enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 				 uint64_t va, enum ptsim_access_kind kind);
 /*
- * tlb_access for the pages from va (page-aligned) up to end. While they are
- * plain L1 hits (the entry found is the only one, permits the access and
- * needs no hardware update) they are taken uncounted, and how many is
- * returned: the caller counts a mem_access and an L1 hit for each, exactly
- * what tlb_access would have counted. The pages one entry covers all hit
- * it, so a large entry is looked up once for all of them (while no VA has
- * two entries). When the page at va is not a plain hit, it goes through
- * tlb_access (counted there) and 0 is returned, with *fault its result.
+ * tlb_access for the pages from va (page-aligned) up to end, in one half of
+ * the VA space, until one faults. Plain L1 hits (the entry found is the only
+ * one, permits the access and needs no hardware update) are taken uncounted
+ * and added to *hits: the caller counts them with tlb_count_hits, exactly
+ * what tlb_access would have counted. The pages one entry covers all hit it,
+ * so a large entry is looked up once for all of them (while no VA has two
+ * entries). Every other page goes through tlb_access (counted there), and
+ * when it does not fault the program's bytes of it are counted at once
+ * (user_page_access). Returns end, or the page that faulted, with *fault
+ * its result.
  */
 uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
-			uint64_t va, uint64_t end, enum ptsim_access_kind kind,
+			uint64_t va, uint64_t end, enum ptsim_access_kind kind, uint64_t *hits,
 			enum ptsim_fault_kind *fault);
 /* The n plain L1 hits tlb_access_run took uncounted: accesses, hits, the pages' bytes. */
 void tlb_count_hits(struct ptsim_machine *m, uint64_t n, enum ptsim_access_kind kind);

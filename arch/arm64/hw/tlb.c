@@ -490,15 +490,39 @@ struct walk_result {
 	enum ptsim_fault_kind fault;
 };
 
-/* The hardware walk from the TTBR's table, one descriptor read per level. */
-static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw_as *as,
-				  uint64_t va)
+/*
+ * The last-level table the walks of one tlb_access_run last reached.
+ * Nothing writes a table descriptor while it runs (the hardware's access-flag
+ * and dirty updates write leaves only), so a later walk of a VA that table
+ * translates reads the same descriptors above it, and starts there: what
+ * hw_walk would read, without reading it again.
+ */
+struct walk_memo {
+	struct pt_table *table;	/* NULL: none yet */
+	uint64_t span;		/* the VAs it translates: key >> the level-2 entry shift */
+	unsigned int reads;	/* descriptors read above it */
+};
+
+/*
+ * The hardware walk from the TTBR's table, one descriptor read per level;
+ * with memo (NULL: none), from the last-level table it holds when that table
+ * translates va, and it is updated to each last-level table reached.
+ */
+static struct walk_result hw_walk_memo(const struct ptsim_machine *m, const struct hw_as *as,
+				       uint64_t va, struct walk_memo *memo)
 {
 	const struct ptsim_geometry *g = &m->geo;
+	const unsigned int span_shift = g->level_shift[level_slot(PTE_LEVEL - 1)];
 	struct pt_table *t = as->root;
 	struct walk_result r = { .fault = PTSIM_FAULT_TRANSLATION };
+	int l = g->start_level;
 
-	for (int l = g->start_level; l <= 3; l++) {
+	if (memo && memo->table && va >> span_shift == memo->span) {
+		t = memo->table;
+		l = PTE_LEVEL;
+		r.reads = memo->reads;
+	}
+	for (; l <= 3; l++) {
 		unsigned int idx = pt_index(g, l, va);
 		pte_t d = t->desc[idx];
 
@@ -508,6 +532,8 @@ static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw
 			return r;
 		if (l < PTE_LEVEL && desc_is_table(d) && t->next[idx]) {
 			t = t->next[idx];
+			if (memo && l == PTE_LEVEL - 1)
+				*memo = (struct walk_memo){ t, va >> span_shift, r.reads };
 			continue;
 		}
 		if ((l == PTE_LEVEL && (d & DESC_TYPE_MASK) != DESC_TYPE_PAGE) ||
@@ -520,6 +546,12 @@ static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw
 		return r;
 	}
 	return r;
+}
+
+static struct walk_result hw_walk(const struct ptsim_machine *m, const struct hw_as *as,
+				  uint64_t va)
+{
+	return hw_walk_memo(m, as, va, NULL);
 }
 
 /* The entry a walk of key (a tagged VA) creates. */
@@ -563,6 +595,48 @@ static bool permitted(const struct hw_as *as, pte_t d, enum ptsim_access_kind ki
 	}
 }
 
+/*
+ * permitted(as, d, kind) as one masked compare: d permits the access when
+ * (d & mask) == want. The same test also excludes needs_dirty_update, which
+ * only a write to a read-only (AP[2] set) entry can need.
+ */
+struct perm_test {
+	pte_t mask, want;
+};
+
+static struct perm_test perm_test_of(const struct hw_as *as, enum ptsim_access_kind kind)
+{
+	if (as->ttbr1)
+		return kind == PTSIM_ACCESS_EXEC ? (struct perm_test){ DESC_PXN, 0 } :
+		       kind == PTSIM_ACCESS_WRITE ? (struct perm_test){ DESC_AP2, 0 } :
+		       (struct perm_test){ 0, 0 };
+	switch (kind) {
+	case PTSIM_ACCESS_EXEC:
+		return (struct perm_test){ DESC_UXN, 0 };
+	case PTSIM_ACCESS_WRITE:
+		return (struct perm_test){ DESC_AP1 | DESC_AP2, DESC_AP1 };
+	default:
+		return (struct perm_test){ DESC_AP1, DESC_AP1 };
+	}
+}
+
+/*
+ * The entry the L1 hint names when it is a plain hit for key: the only entry
+ * translating it (no overlaps), and one that permits the access. NULL when
+ * that is not known, and the full lookup decides.
+ */
+static inline struct tlb_entry *hinted_plain_hit(struct tlb_array *a, uint64_t key,
+						 unsigned int asid, struct perm_test p)
+{
+	uint32_t hint = *hint_of(a, key);
+	struct tlb_entry *e;
+
+	if (a->overlaps || !hint)
+		return NULL;
+	e = &a->e[hint - 1];
+	return entry_matches(e, key, asid) && (e->desc & p.mask) == p.want ? e : NULL;
+}
+
 /* A write to a clean DBM page: the hardware walks again to set the dirty state. */
 static bool needs_dirty_update(const struct ptsim_machine *m, pte_t desc,
 			       enum ptsim_access_kind kind)
@@ -579,9 +653,9 @@ static bool needs_dirty_update(const struct ptsim_machine *m, pte_t desc,
 static enum ptsim_fault_kind walk_and_fill(struct ptsim_machine *m, const struct hw_as *as,
 					   struct cpu_tlb *ct, uint64_t key,
 					   enum ptsim_access_kind kind, bool key_absent,
-					   struct tlb_entry *out)
+					   struct walk_memo *memo, struct tlb_entry *out)
 {
-	struct walk_result w = hw_walk(m, as, key);
+	struct walk_result w = hw_walk_memo(m, as, key, memo);
 	struct tlb_entry e;
 
 	count(m, PTSIM_EV_TLB_WALK, 1);
@@ -623,7 +697,8 @@ static inline enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m,
 						    const struct hw_as *as, struct cpu_tlb *ct,
 						    uint64_t va, uint64_t key,
 						    enum ptsim_access_kind kind,
-						    struct tlb_entry *e, unsigned int matches)
+						    struct tlb_entry *e, unsigned int matches,
+						    struct walk_memo *memo)
 {
 	struct tlb_array *l1 = l1_of(ct, kind), *ea = l1;	/* the array e is in */
 	enum ptsim_fault_kind f = PTSIM_FAULT_NONE;
@@ -653,7 +728,7 @@ static inline enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m,
 	}
 	if (!f && !e) {
 		/* both lookups missed, unless a dirty update dropped the entry found */
-		f = walk_and_fill(m, as, ct, key, kind, !dropped, &filled);
+		f = walk_and_fill(m, as, ct, key, kind, !dropped, memo, &filled);
 		e = f ? NULL : &filled;
 	}
 	if (!f && !permitted(as, e->desc, kind))
@@ -663,51 +738,143 @@ static inline enum ptsim_fault_kind access_after_l1(struct ptsim_machine *m,
 	return f;
 }
 
+/* tlb_access when the hint gives no plain L1 hit: the full lookup, out of line. */
+static __attribute__((noinline)) enum ptsim_fault_kind
+access_looked_up(struct ptsim_machine *m, const struct hw_as *as, struct cpu_tlb *ct, uint64_t va,
+		 uint64_t key, enum ptsim_access_kind kind)
+{
+	unsigned int matches;
+	struct tlb_entry *e = array_find(l1_of(ct, kind), key, as->asid, &matches);
+
+	return access_after_l1(m, as, ct, va, key, kind, e, matches, NULL);
+}
+
 enum ptsim_fault_kind tlb_access(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
 				 uint64_t va, enum ptsim_access_kind kind)
 {
 	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
+	struct tlb_array *l1 = l1_of(ct, kind);
 	uint64_t key = tlb_key(m, va);
-	unsigned int matches;
-	struct tlb_entry *e = array_find(l1_of(ct, kind), key, as->asid, &matches);
+	struct tlb_entry *e = hinted_plain_hit(l1, key, as->asid, perm_test_of(as, kind));
 
-	return access_after_l1(m, as, ct, va, key, kind, e, matches);
+	if (!e)
+		return access_looked_up(m, as, ct, va, key, kind);
+	/* what access_after_l1 does for a plain L1 hit */
+	count(m, PTSIM_EV_MEM_ACCESS, 1);
+	count(m, PTSIM_EV_TLB_L1_HIT, 1);
+	entry_touch(m->tlb, l1, e);
+	return PTSIM_FAULT_NONE;
+}
+
+/* The pages of a plain L1 hit on e from va (tagged key): all up to e's end, while no VA has two entries. */
+static inline uint64_t hit_pages(const struct tlb_array *a, const struct tlb_entry *e, uint64_t va,
+				 uint64_t key, uint64_t end, unsigned int page_shift)
+{
+	if (a->overlaps || e->shift == page_shift)
+		return 1;
+	return (MIN(end - va, e->va + (UINT64_C(1) << e->shift) - key) +
+		(UINT64_C(1) << page_shift) - 1) >> page_shift;
+}
+
+/*
+ * The plain L1 hits from *va on that the hints name, taken as
+ * tlb_access_run takes them, with the loop's state in locals: *va is
+ * advanced past them and how many pages they were is returned. Where they
+ * stop, *hinted is the entry the hint names if it is the only one for that
+ * VA but not a plain hit, else NULL and the hint names no entry for it.
+ * Only while no VA has two entries (a->overlaps == 0). VAs from *va up to
+ * end are in one half of the VA space, so their tags advance with them.
+ */
+static uint64_t hinted_hits(struct tlb_model *t, struct tlb_array *a, const struct hw_as *as,
+			    struct perm_test perm, uint64_t key, uint64_t *va, uint64_t end,
+			    struct tlb_entry **hinted)
+{
+	const unsigned int ps = a->page_shift, asid = as->asid;
+	uint64_t tick = t->tick, done = 0, v = *va;
+
+	*hinted = NULL;
+	while (v < end) {
+		uint32_t hint = a->hint[(key >> ps) & (HINT_SLOTS - 1)];
+		struct tlb_entry *e;
+		uint64_t n;
+
+		if (!hint)
+			break;
+		e = &a->e[hint - 1];
+		if (!entry_matches(e, key, asid))
+			break;
+		if ((e->desc & perm.mask) != perm.want) {
+			*hinted = e;	/* the only entry for key, but not a plain hit */
+			break;
+		}
+		n = hit_pages(a, e, v, key, end, ps);
+		tick += n;	/* n touches of e: its age is the last */
+		a->age[hint - 1] = tick;
+		done += n;
+		v += n << ps;
+		key += n << ps;
+	}
+	t->tick = tick;
+	*va = v;
+	return done;
 }
 
 uint64_t tlb_access_run(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
-			uint64_t va, uint64_t end, enum ptsim_access_kind kind,
+			uint64_t va, uint64_t end, enum ptsim_access_kind kind, uint64_t *hits,
 			enum ptsim_fault_kind *fault)
 {
 	struct cpu_tlb *ct = &m->tlb->cpu[cpu];
 	struct tlb_array *l1 = l1_of(ct, kind);
-	const uint64_t page = m->geo.page_size;
-	uint64_t done = 0;
+	const struct perm_test perm = perm_test_of(as, kind);
+	const unsigned int ps = m->geo.page_shift;
+	struct walk_memo memo = { 0 };
 
 	while (va < end) {
 		uint64_t key = tlb_key(m, va), n;
-		unsigned int matches;
-		struct tlb_entry *e = array_find(l1, key, as->asid, &matches);
+		unsigned int matches = 1;
+		enum ptsim_fault_kind f;
+		struct tlb_entry *e;
 
-		if (!e || matches > 1 || !permitted(as, e->desc, kind) ||
-		    needs_dirty_update(m, e->desc, kind)) {
-			/* not a plain hit: the first page goes the whole way, later ones come back */
-			if (!done)
-				*fault = access_after_l1(m, as, ct, va, key, kind, e, matches);
-			return done;
+		if (l1->overlaps) {
+			e = array_find(l1, key, as->asid, &matches);
+		} else {
+			n = hinted_hits(m->tlb, l1, as, perm, key, &va, end, &e);
+			*hits += n;
+			if (va >= end)
+				break;
+			if (n)
+				key = tlb_key(m, va);
+			/* array_find once the hint has been tried */
+			if (!e) {
+				e = array_lookup(l1, key, as->asid, &matches);
+				if (e)
+					*hint_of(l1, key) = (uint32_t)(e - l1->e) + 1;
+			}
 		}
-		/*
-		 * While no VA has two entries, the pages after va up to e's end find
-		 * e again: n touches of it. Otherwise each page is looked up.
-		 */
-		n = l1->overlaps || e->shift == m->geo.page_shift ? 1 :
-			(MIN(end - va, e->va + (UINT64_C(1) << e->shift) - key) + page - 1) >>
-				m->geo.page_shift;
-		m->tlb->tick += n - 1;
-		entry_touch(m->tlb, l1, e);	/* the n-th touch */
-		done += n;
-		va += n << m->geo.page_shift;
+		if (e && matches == 1 && permitted(as, e->desc, kind) &&
+		    !needs_dirty_update(m, e->desc, kind)) {
+			/*
+			 * A plain hit. While no VA has two entries, the pages after va
+			 * up to e's end find e again: n touches of it. Otherwise each
+			 * page is looked up.
+			 */
+			n = hit_pages(l1, e, va, key, end, ps);
+			m->tlb->tick += n - 1;
+			entry_touch(m->tlb, l1, e);	/* the n-th touch */
+			*hits += n;
+			va += n << ps;
+			continue;
+		}
+		/* not a plain hit: the page goes the whole way */
+		f = access_after_l1(m, as, ct, va, key, kind, e, matches, &memo);
+		if (f) {
+			*fault = f;
+			return va;
+		}
+		user_page_access(m, kind, 1);
+		va += UINT64_C(1) << ps;
 	}
-	return done;
+	return end;
 }
 
 enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, unsigned int cpu,
@@ -715,7 +882,7 @@ enum ptsim_fault_kind tlb_fill(struct ptsim_machine *m, const struct hw_as *as, 
 {
 	struct tlb_entry e;
 
-	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, false, &e);
+	return walk_and_fill(m, as, &m->tlb->cpu[cpu], tlb_key(m, va), kind, false, NULL, &e);
 }
 
 /* Does any valid entry of a for asid (or global) overlap the tagged range [start, end)? */
