@@ -412,13 +412,25 @@ static int split_block(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 		prot = pmd_leaf_to_pte(prot);
 	if (to_cont)
 		prot = pte_mkcont(prot);
-	/* the child is not linked yet: no walker sees these writes */
-	for (unsigned int i = 0; i < child->entries; i++) {
-		pte_t d = pfn_pte(g, (pa + i * child_size) >> g->page_shift, prot);
+	/*
+	 * the child is not linked yet: no walker sees these writes. Under lazy
+	 * MMU mode (both callers) each entry's queued barrier only sets the
+	 * pending flag, so the entries are stored as one run, then queued once.
+	 */
+	if (kmm->kmap->lazy) {
+		pte_t d = pfn_pte(g, pa >> g->page_shift, prot);
 
-		set_desc_unlinked(kmm, base + i * child_size, level + 1, &child->desc[i], d);
+		set_descs_unlinked(kmm, base, level + 1, child->desc, d, child_size, child->entries);
 		if (pte_valid(d))
 			queue_pte_barriers(kmm);
+	} else {
+		for (unsigned int i = 0; i < child->entries; i++) {
+			pte_t d = pfn_pte(g, (pa + i * child_size) >> g->page_shift, prot);
+
+			set_desc_unlinked(kmm, base + i * child_size, level + 1, &child->desc[i], d);
+			if (pte_valid(d))
+				queue_pte_barriers(kmm);
+		}
 	}
 	dsb_ishst(kmm->m);	/* entries visible before the pointer; never deferred */
 	t->next[idx] = child;
