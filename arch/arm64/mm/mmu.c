@@ -156,9 +156,19 @@ static int create_mapping_level(struct ptsim_mm *kmm, struct pt_table *t, uint64
 					  level == PTE_LEVEL ? g->cont_pte_size : g->cont_pmd_size);
 		if (level == PTE_LEVEL) {
 			pte_t pte = pfn_pte(g, pa >> g->page_shift, prot);
+			unsigned int nr = 1;
 
-			/* init_pte: __set_pte_nosync, the fixmap clear supplies the barrier */
-			set_desc(kmm, va, PTE_LEVEL, &t->desc[idx], cont ? pte_mkcont(pte) : pte);
+			/*
+			 * init_pte: __set_pte_nosync, the fixmap clear supplies the
+			 * barrier; the entries of one CONT state in a row, as one run
+			 */
+			while (va + nr * size < end && idx + nr < t->entries &&
+			       (flags & NO_CONT_MAPPINGS ? false :
+				cont_piece(va + nr * size, call_start, end, pa + nr * size,
+					   g->cont_pte_size)) == cont)
+				nr++;
+			set_desc_pte_run(kmm, va, &t->desc[idx], cont ? pte_mkcont(pte) : pte, nr);
+			next = va + nr * size;
 		} else if (g->level_block[level_slot(level)] && !(flags & NO_BLOCK_MAPPINGS) &&
 			   ((va | next | pa) & (size - 1)) == 0 && !t->next[idx]) {
 			pte_t blk = pte_to_pmd_leaf(pfn_pte(g, pa >> g->page_shift, prot));
@@ -412,13 +422,25 @@ static int split_block(struct ptsim_mm *kmm, struct pt_table *t, unsigned int id
 		prot = pmd_leaf_to_pte(prot);
 	if (to_cont)
 		prot = pte_mkcont(prot);
-	/* the child is not linked yet: no walker sees these writes */
-	for (unsigned int i = 0; i < child->entries; i++) {
-		pte_t d = pfn_pte(g, (pa + i * child_size) >> g->page_shift, prot);
+	/*
+	 * the child is not linked yet: no walker sees these writes. Under lazy
+	 * MMU mode (both callers) each entry's queued barrier only sets the
+	 * pending flag, so the entries are stored as one run, then queued once.
+	 */
+	if (kmm->kmap->lazy) {
+		pte_t d = pfn_pte(g, pa >> g->page_shift, prot);
 
-		set_desc_unlinked(kmm, base + i * child_size, level + 1, &child->desc[i], d);
+		set_descs_unlinked(kmm, base, level + 1, child->desc, d, child_size, child->entries);
 		if (pte_valid(d))
 			queue_pte_barriers(kmm);
+	} else {
+		for (unsigned int i = 0; i < child->entries; i++) {
+			pte_t d = pfn_pte(g, (pa + i * child_size) >> g->page_shift, prot);
+
+			set_desc_unlinked(kmm, base + i * child_size, level + 1, &child->desc[i], d);
+			if (pte_valid(d))
+				queue_pte_barriers(kmm);
+		}
 	}
 	dsb_ishst(kmm->m);	/* entries visible before the pointer; never deferred */
 	t->next[idx] = child;

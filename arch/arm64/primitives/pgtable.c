@@ -52,6 +52,54 @@ void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, 
 	*p = val;
 }
 
+/*
+ * nr stores filling a table just allocated (every entry zero) that no walker
+ * can reach yet: entry i gets val with its address advanced by i * step,
+ * stored at addr + i * step. When no break at this level is tracked, the
+ * break-before-make check has nothing to compare for any of them (nothing
+ * here changes that): the nr stores are counted at once and reach the data
+ * cache as one run of stores, in order, as nr set_desc_unlinked calls do.
+ * Otherwise it is those nr calls. The fresh entries are not read first: a
+ * read would fault the host's zero page in before the first store.
+ */
+void set_descs_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val,
+			uint64_t step, unsigned int nr)
+{
+	struct ptsim_machine *m = mm->m;
+	const pte_t addr_mask = PTE_ADDR_MASK(m->geo.page_shift);
+
+	if (!bbm_level_untracked(m, level)) {
+		for (unsigned int i = 0; i < nr; i++, val = pte_add_to_address(val, addr_mask, step))
+			set_desc_unlinked(mm, addr + i * step, level, &p[i], val);
+		return;
+	}
+	count(m, desc_event(level, 1), nr);
+	dcache_desc_store(m, p, nr);
+	for (unsigned int i = 0; i < nr; i++, val = pte_add_to_address(val, addr_mask, step))
+		p[i] = val;
+}
+
+/*
+ * nr set_desc calls over the PTEs ptep[0..nr) of one table, entry i being pte
+ * with its PFN advanced by i, at addr + i pages. The stores are counted at
+ * once, reach the data cache as one run of stores, in order, and are shown
+ * to the checker at once before they are made (bbm_check_set_ptes checks
+ * each as set_desc does), as __set_ptes does without its chunk.
+ */
+void set_desc_pte_run(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr)
+{
+	struct ptsim_machine *m = mm->m;
+	const pte_t addr_mask = PTE_ADDR_MASK(m->geo.page_shift);
+	const uint64_t page_size = m->geo.page_size;
+	struct hw_as as = mm_as(mm);
+
+	count(m, PTSIM_EV_PTE_WRITE, nr);
+	dcache_desc_store(m, ptep, nr);
+	bbm_check_set_ptes(m, &as, addr, ptep, pte, nr);
+	for (unsigned int i = 0; i < nr; i++, pte = pte_add_to_address(pte, addr_mask, page_size))
+		ptep[i] = pte;
+}
+
 /* An atomic store of val, counted as ev and shown to the checker; the old value. */
 static pte_t atomic_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val,
 			 enum ptsim_event ev)

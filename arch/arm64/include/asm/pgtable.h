@@ -214,6 +214,20 @@ void set_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val
  * entry was invalid and no break at this level is tracked).
  */
 void set_desc_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
+/*
+ * nr set_desc_unlinked calls over p[0..nr) of a table page just allocated
+ * (pt_table_alloc: every entry zero), entry i being val with its address
+ * advanced by i * step bytes (the PFN-advancing loop of split_pmd /
+ * split_pud), at addr + i * step.
+ */
+void set_descs_unlinked(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val,
+			uint64_t step, unsigned int nr);
+/*
+ * nr set_desc calls over PTEs ptep[0..nr) of one table, entry i being pte
+ * with its PFN advanced by i, at addr + i pages (init_pte's loop of
+ * __set_pte_nosync, over entries of one CONT state).
+ */
+void set_desc_pte_run(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte, unsigned int nr);
 pte_t xchg_desc(struct ptsim_mm *mm, uint64_t addr, int level, pte_t *p, pte_t val);
 /*
  * A compare-and-swap of one descriptor that succeeds at once (the cmpxchg
