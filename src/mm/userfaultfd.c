@@ -607,7 +607,7 @@ static bool mfill_range_ok(const struct ptsim_mm *mm, uint64_t start, uint64_t l
 
 /* What a registration sets on each VMA (userfaultfd_register_range). */
 struct uffd_registration {
-	bool wp;
+	bool wp, missing;
 	uint8_t features;	/* UFFD_CTX_* */
 };
 
@@ -618,6 +618,7 @@ static void uffd_register_vma(struct vma *v, const void *arg)
 	v->uffd = true;
 	/* vm_flags = (vm_flags & ~__VM_UFFD_FLAGS) | the new mode's */
 	v->uffd_wp = r->wp;
+	v->uffd_missing = r->missing;
 	v->uffd_features = r->features;
 }
 
@@ -649,7 +650,8 @@ static int uffd_ctx_features(const struct ptsim_machine *m, unsigned int feature
 int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int mode,
 			     unsigned int features)
 {
-	struct uffd_registration r = { .wp = mode & PTSIM_UFFDIO_REGISTER_MODE_WP };
+	struct uffd_registration r = { .wp = mode & PTSIM_UFFDIO_REGISTER_MODE_WP,
+					.missing = mode & PTSIM_UFFDIO_REGISTER_MODE_MISSING };
 	uint64_t addr;
 	int err;
 
