@@ -416,6 +416,37 @@ static void test_thp_fault_registered(void **state)
 }
 
 /*
+ * UFFDIO_COPY onto a uffd-wp marker (v6.12 mfill_atomic_install_pte checks
+ * pte_none_mostly): the marker is overwritten by an unprotected page (no
+ * COPY_MODE_WP). UFFDIO_ZEROPAGE (mfill_atomic_pte_zeropage) wants
+ * pte_none: -EEXIST, the marker stays.
+ */
+static void test_mfill_over_marker(void **state)
+{
+	struct ptsim_machine *m = machine("v6.12");
+	struct ptsim_mm *mm = setup(m, 2);
+	uint64_t src = 2 * SZ_1G;
+
+	(void)state;
+	assert_int_equal(ptsim_mmap(mm, src, SZ_4K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, src, SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_uffd_register_mode(mm, VA, LEN, WP | PTSIM_UFFDIO_REGISTER_MODE_MISSING,
+						  ASYNC), 0);
+	assert_int_equal(ptsim_uffd_writeprotect(mm, VA, LEN, WP_ON), 0);
+	assert_marker(mm, VA + 4 * SZ_4K);
+	assert_int_equal(ptsim_uffd_copy(mm, VA + 4 * SZ_4K, src, SZ_4K, 0), SZ_4K);
+	assert_int_equal(ev(m, PTSIM_EV_PTE_WRITE), 1);
+	assert_int_equal(page(mm, VA + 4 * SZ_4K).state, PTSIM_PAGE_PRESENT);
+	assert_false(page(mm, VA + 4 * SZ_4K).uffd_wp);
+	assert_true(page(mm, VA + 4 * SZ_4K).write);
+	assert_int_equal(ptsim_uffd_zeropage(mm, VA + 5 * SZ_4K, SZ_4K, 0), -EEXIST);
+	assert_marker(mm, VA + 5 * SZ_4K);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * Swap: try_to_unmap_one keeps the protection (PTE_SWP_UFFD_WP);
  * UFFDIO_WRITEPROTECT sets it on a swap entry with set_pte_at; the swap-in
  * of a write maps the page protected and goes on to do_wp_page in the same
@@ -677,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_marker_faults),
 		cmocka_unit_test(test_thp),
 		cmocka_unit_test(test_thp_fault_registered),
+		cmocka_unit_test(test_mfill_over_marker),
 		cmocka_unit_test(test_swap),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_mremap),

@@ -107,7 +107,9 @@ PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t sr
  * unknown mode (COPY_MODE_WP is not modelled), a
  * shared or file VMA (shmem's mfill is not modelled), -ENOENT when no VMA
  * holds the whole destination or it is not registered, -EEXIST for a page
- * already mapped (or a PMD THP), -EFAULT for a source that cannot be read,
+ * already mapped (or a PMD THP; for ZEROPAGE also a uffd-wp marker, which
+ * COPY overwrites, v6.12 mfill_atomic_install_pte's pte_none_mostly),
+ * -EFAULT for a source that cannot be read,
  * -ENOMEM. The source address must be page aligned (the kernel allows an
  * unaligned one). A call that placed nothing leaves the model as it was;
  * what was placed before an error stays, and is counted.

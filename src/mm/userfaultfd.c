@@ -812,7 +812,8 @@ static int uffd_mfill_lock(struct ptsim_mm *mm, uint64_t dst, uint64_t len, stru
 /*
  * mfill_atomic_pte_copy (a new folio, the source page copied in, charged)
  * or mfill_atomic_pte_zeropage (the shared zero page, special), then
- * mfill_atomic_install_pte: -EEXIST when the entry is not none. The copy's
+ * mfill_atomic_install_pte: -EEXIST when the entry is not none (for COPY:
+ * nor a uffd-wp marker, which it overwrites). The copy's
  * PTE is dirty, and writable where the VMA is (mk_pte carries arm64's AF).
  */
 static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table *t, uint64_t dst,
@@ -823,7 +824,7 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 	pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, dst)];
 	struct folio *f = NULL;
 	uint64_t pfn;
-	pte_t entry;
+	pte_t entry, entry_now;
 	int err;
 
 	if (copy) {
@@ -843,7 +844,13 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 		entry = pte_mkspecial(pfn_pte(g, pfn, v->page_prot));
 	}
 	pte_offset_map_lock(m);
-	if (!pte_none(ptep_get(mm, ptep))) {
+	/*
+	 * v6.12 mfill_atomic_install_pte (COPY) takes pte_none_mostly: a
+	 * uffd-wp marker is overwritten (MISSING|WP: a none entry protected,
+	 * then filled); mfill_atomic_pte_zeropage wants pte_none.
+	 */
+	entry_now = ptep_get(mm, ptep);
+	if (copy ? !(pte_none(entry_now) || is_pte_marker(entry_now)) : !pte_none(entry_now)) {
 		*stray = f;	/* the caller puts it (mfill_atomic's out_release) */
 		return -EEXIST;
 	}
