@@ -447,6 +447,27 @@ static void test_mfill_over_marker(void **state)
 }
 
 /*
+ * UFFDIO_MOVE from a uffd-wp marker: v6.12 move_pages_pte finds a
+ * non_swap_entry that is not a migration entry and returns -EFAULT (not
+ * move_swap_pte's -EBUSY). Nothing moves.
+ */
+static void test_move_from_marker(void **state)
+{
+	struct ptsim_machine *m = machine("v6.12");
+	struct ptsim_mm *mm = setup(m, 2);
+
+	(void)state;
+	assert_int_equal(ptsim_uffd_register_mode(mm, VA, LEN, WP, ASYNC), 0);
+	assert_int_equal(ptsim_uffd_writeprotect(mm, VA, LEN / 2, WP_ON), 0);
+	assert_marker(mm, VA + 6 * SZ_4K);
+	assert_int_equal(ptsim_uffd_move(mm, VA + 12 * SZ_4K, VA + 6 * SZ_4K, SZ_4K, 0), -EFAULT);
+	assert_marker(mm, VA + 6 * SZ_4K);
+	assert_int_equal(page(mm, VA + 12 * SZ_4K).state, PTSIM_PAGE_NONE);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * Swap: try_to_unmap_one keeps the protection (PTE_SWP_UFFD_WP);
  * UFFDIO_WRITEPROTECT sets it on a swap entry with set_pte_at; the swap-in
  * of a write maps the page protected and goes on to do_wp_page in the same
@@ -709,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_thp),
 		cmocka_unit_test(test_thp_fault_registered),
 		cmocka_unit_test(test_mfill_over_marker),
+		cmocka_unit_test(test_move_from_marker),
 		cmocka_unit_test(test_swap),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_mremap),

@@ -73,7 +73,8 @@ PTSIM_API int ptsim_uffd_writeprotect(struct ptsim_mm *mm, uint64_t start, uint6
 /*
  * UFFDIO_MOVE: userfaultfd_move() and move_pages(). Returns the bytes moved
  * (> 0), or a negative errno when nothing was moved (-EINVAL, -ENOENT,
- * -EEXIST, -EBUSY, -EAGAIN, -ENOMEM); a move that fails before anything
+ * -EEXIST, -EBUSY, -EAGAIN, -ENOMEM; -EFAULT for a uffd-wp marker at the
+ * source, as v6.12 move_pages_pte); a move that fails before anything
  * changed leaves the model as it was. The checks come in the kernel's order
  * (doc/uffd-move.md): mmap_changing first (-EAGAIN, whatever the arguments;
  * only a NULL or kernel mm is -EINVAL before it), then the arguments

@@ -254,6 +254,11 @@ retry:
 		ret = (c->mode & PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES) ? (int64_t)g->page_size : -ENOENT;
 		goto out;
 	}
+	if (is_pte_marker(orig_src)) {
+		/* v6.12 move_pages_pte: a non_swap_entry, not a migration entry */
+		ret = -EFAULT;
+		goto out;
+	}
 	if (is_swap_pte(orig_src)) {
 		ret = move_swap_pte(c, dst, src, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval);
 		ret = ret ? ret : (int64_t)g->page_size;
