@@ -468,6 +468,39 @@ static void test_move_from_marker(void **state)
 }
 
 /*
+ * Registering again with a subset of the modes a VMA has, in the same
+ * context, keeps them: v6.12 userfaultfd_register_range skips a VMA whose
+ * vm_flags already hold the new ones. A mode it lacks replaces them
+ * (vm_flags & ~__VM_UFFD_FLAGS | the new mode's).
+ */
+static void test_reregister_subset(void **state)
+{
+	struct ptsim_machine *m = machine("v6.12");
+	struct ptsim_mm *mm = setup(m, 0);
+
+	(void)state;
+	assert_int_equal(ptsim_uffd_register_mode(mm, VA, LEN, WP | PTSIM_UFFDIO_REGISTER_MODE_MISSING,
+						  0), 0);
+	assert_int_equal(ptsim_uffd_register_mode(mm, VA, LEN / 2, PTSIM_UFFDIO_REGISTER_MODE_MISSING, 0),
+			 0);
+	assert_true(vma_uffd_wp(mm, VA));
+	assert_int_equal(mm->nr_vmas, 1);	/* nothing changed: no split */
+	assert_int_equal(ptsim_uffd_register_mode(mm, VA, LEN, WP, 0), 0);
+	assert_true(vma_uffd_wp(mm, VA));
+	assert_true(find_vma(mm, VA)->uffd_missing);
+	/* WP only, then MISSING: the new mode replaces WP */
+	ptsim_machine_destroy(m);
+	m = machine("v6.12");
+	mm = setup(m, 0);
+	assert_int_equal(ptsim_uffd_register_mode(mm, VA, LEN, WP, 0), 0);
+	assert_int_equal(ptsim_uffd_register_mode(mm, VA, LEN, PTSIM_UFFDIO_REGISTER_MODE_MISSING, 0), 0);
+	assert_false(vma_uffd_wp(mm, VA));
+	assert_true(find_vma(mm, VA)->uffd_missing);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * Swap: try_to_unmap_one keeps the protection (PTE_SWP_UFFD_WP);
  * UFFDIO_WRITEPROTECT sets it on a swap entry with set_pte_at; the swap-in
  * of a write maps the page protected and goes on to do_wp_page in the same
@@ -731,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_thp_fault_registered),
 		cmocka_unit_test(test_mfill_over_marker),
 		cmocka_unit_test(test_move_from_marker),
+		cmocka_unit_test(test_reregister_subset),
 		cmocka_unit_test(test_swap),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_mremap),

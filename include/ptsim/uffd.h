@@ -42,7 +42,9 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
  * userfaultfd_register refuses the mode), a bad range, a hole, or a VMA
  * that is not private anonymous memory (shmem and file memory with uffd-wp
  * are not modelled). -EBUSY: a VMA already registered with another context
- * (other features). The VMAs are split at the range's edges and merged
+ * (other features). A VMA of the same context whose modes already include
+ * `mode` is left as it is (userfaultfd_register_range); another VMA gets
+ * `mode` in place of its modes. The VMAs are split at the range's edges and merged
  * afterwards; the model is unchanged on error. ptsim_uffd_register is
  * MODE_MISSING with no features.
  */

@@ -620,6 +620,14 @@ static void uffd_register_vma(struct vma *v, const void *arg)
 {
 	const struct uffd_registration *r = arg;
 
+	/*
+	 * v6.12 userfaultfd_register_range skips a VMA of the same context
+	 * whose vm_flags already hold the new mode's ((vm_flags & new) == new):
+	 * a subset mode keeps what it has
+	 */
+	if (v->uffd && v->uffd_features == r->features && (v->uffd_wp || !r->wp) &&
+	    (v->uffd_missing || !r->missing))
+		return;
 	v->uffd = true;
 	/* vm_flags = (vm_flags & ~__VM_UFFD_FLAGS) | the new mode's */
 	v->uffd_wp = r->wp;
