@@ -18,8 +18,9 @@ struct ptsim_mm;
 
 /*
  * UFFDIO_REGISTER: register every VMA of [start, start+len) with the mm's
- * userfaultfd context (one context per mm in the model). The range must be
- * covered by anonymous private VMAs (-EINVAL otherwise). VMAs are split at the
+ * userfaultfd context (one context per mm in the model). The range needs a
+ * VMA in it, and every VMA there must be anonymous private (-EINVAL
+ * otherwise); holes are skipped, as userfaultfd_register does. VMAs are split at the
  * range's edges (splitting a PMD THP an edge cuts) and merged afterwards.
  */
 PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len);
@@ -27,6 +28,7 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
 /* UFFDIO_REGISTER modes and the UFFDIO_API features of uffd-wp (the kernel's values). */
 #define PTSIM_UFFDIO_REGISTER_MODE_MISSING	0x1u
 #define PTSIM_UFFDIO_REGISTER_MODE_WP		0x2u
+#define PTSIM_UFFD_FEATURE_PAGEFAULT_FLAG_WP	(1u << 0)
 #define PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM	(1u << 12)
 #define PTSIM_UFFD_FEATURE_WP_UNPOPULATED	(1u << 13)
 #define PTSIM_UFFD_FEATURE_WP_ASYNC		(1u << 15)
@@ -36,10 +38,14 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
  * `mode` (userfaultfd_api, userfaultfd_register, vma_can_userfault; v6.12
  * fs/userfaultfd.c). Each distinct feature set is its own userfaultfd
  * context: WP_ASYNC implies WP_UNPOPULATED, as userfaultfd_api makes it.
- * -EINVAL: an empty or unknown mode, a feature other than the three above,
+ * PAGEFAULT_FLAG_WP is accepted where the WP features are (it changes only
+ * the fault message, which the model has none of) and does not make a
+ * context of its own.
+ * -EINVAL: an empty or unknown mode, a feature other than the four above,
  * MODE_WP or a WP feature on a preset without "uffd_wp" (arm64 before v6.10
  * has no HAVE_ARCH_USERFAULTFD_WP: userfaultfd_api drops the features,
- * userfaultfd_register refuses the mode), a bad range, a hole, or a VMA
+ * userfaultfd_register refuses the mode), a bad range, a range with no VMA
+ * (holes between VMAs are allowed, as in the kernel), or a VMA in it
  * that is not private anonymous memory (shmem and file memory with uffd-wp
  * are not modelled). -EBUSY: a VMA already registered with another context
  * (other features). A VMA of the same context whose modes already include

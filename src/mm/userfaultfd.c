@@ -610,6 +610,15 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 
 static bool mfill_range_ok(const struct ptsim_mm *mm, uint64_t start, uint64_t len);
 
+/* The first VMA that ends above addr and starts below end, or NULL. */
+static const struct vma *next_vma(const struct ptsim_mm *mm, uint64_t addr, uint64_t end)
+{
+	for (size_t i = 0; i < mm->nr_vmas; i++)
+		if (mm->vmas[i].end > addr)
+			return mm->vmas[i].start < end ? &mm->vmas[i] : NULL;
+	return NULL;
+}
+
 /* What a registration sets on each VMA (userfaultfd_register_range). */
 struct uffd_registration {
 	bool wp, missing;
@@ -643,13 +652,18 @@ static void uffd_register_vma(struct vma *v, const void *arg)
  */
 static int uffd_ctx_features(const struct ptsim_machine *m, unsigned int features, uint8_t *out)
 {
-	const unsigned int wp = PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
+	const unsigned int wp = PTSIM_UFFD_FEATURE_PAGEFAULT_FLAG_WP |
+				PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
 				PTSIM_UFFD_FEATURE_WP_UNPOPULATED | PTSIM_UFFD_FEATURE_WP_ASYNC;
 
 	if (features & ~wp)
 		return -EINVAL;
 	if (features && !feature(m, PTSIM_FEAT_UFFD_WP))
 		return -EINVAL;
+	/*
+	 * PAGEFAULT_FLAG_WP only changes the uffd_msg format (the WP flag of a
+	 * write-protect fault), which the model has none of: accepted, not kept
+	 */
 	/* WP_ASYNC relies on WP_UNPOPULATED: userfaultfd_api sets it */
 	if (features & PTSIM_UFFD_FEATURE_WP_ASYNC)
 		features |= PTSIM_UFFD_FEATURE_WP_UNPOPULATED;
@@ -680,11 +694,17 @@ int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len, 
 	VALIDATE(len && start + len > start);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	VALIDATE(start + len <= UINT64_C(1) << mm->m->geo.va_bits);
+	/*
+	 * userfaultfd_register (v6.12): -EINVAL without a VMA in the range;
+	 * holes are allowed, every VMA is checked, then registered.
+	 */
+	if (!next_vma(mm, start, start + len))
+		return -EINVAL;
 	for (addr = start; addr < start + len;) {
-		const struct vma *v = find_vma(mm, addr);
+		const struct vma *v = next_vma(mm, addr, start + len);
 
 		if (!v)
-			return -EINVAL;
+			break;
 		/* vma_can_userfault: the model registers private anonymous memory only */
 		if (!(v->flags & VM_ANON) || (v->flags & VM_SHARED))
 			return -EINVAL;
@@ -696,7 +716,26 @@ int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len, 
 	/* userfaultfd_register (mmap_write_lock) -> userfaultfd_register_range */
 	op_begin(mm->m);
 	mmap_write_lock(mm);
-	err = vma_modify(mm, start, start + len, uffd_register_vma, &r);
+	err = 0;
+	/* vma_modify wants a mapped range: one call per run of VMAs */
+	for (addr = start; !err && addr < start + len;) {
+		const struct vma *v = next_vma(mm, addr, start + len);
+		uint64_t from, to;
+
+		if (!v)
+			break;
+		from = MAX(v->start, addr);
+		for (to = v->end; to < start + len;) {
+			const struct vma *n = find_vma(mm, to);
+
+			if (!n)
+				break;
+			to = n->end;
+		}
+		to = MIN(to, start + len);
+		err = vma_modify(mm, from, to, uffd_register_vma, &r);
+		addr = to;
+	}
 	op_end(mm->m, err);
 	return err;
 }
