@@ -280,8 +280,11 @@ static void test_async_fault(void **state)
 	assert_int_equal(ev(m, PTSIM_EV_PTE_CAS), 1);	/* wp_page_reuse's access flags */
 	assert_int_equal(ev(m, PTSIM_EV_TLBI_VA), 1);
 	assert_int_equal(ev(m, PTSIM_EV_FOLIO_ALLOC), 0);
+	/* do_wp_page re-reads the entry before clearing the bit (ptep_get) */
+	assert_int_equal(ev(m, PTSIM_EV_PTE_READ), 5);
 	assert_false(page(mm, VA).uffd_wp);
 	assert_true(page(mm, VA).write);
+	assert_invariants(m);
 	ptsim_machine_destroy(m);
 
 	m = machine("v6.12");

@@ -535,8 +535,8 @@ static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct folio *f)
  * The start of do_wp_page (v6.12) for a write: a uffd-wp entry of a VM_UFFD_WP
  * VMA (userfaultfd_pte_wp) is resolved in the fault when the context is
  * WP_ASYNC: the bit is cleared with set_pte_at (no flush: only the software
- * bit changes) and the fault goes on as a plain write-protect fault from the
- * new entry (*orig). Without WP_ASYNC the kernel hands the fault to the
+ * bit changes) from the entry read again (ptep_get), and the fault goes on
+ * as a plain write-protect fault from the new entry (*orig). Without WP_ASYNC the kernel hands the fault to the
  * userfaultfd reader (handle_userfault, VM_UFFD_WP), which the model does not
  * run: -EAGAIN (the fault would block until UFFDIO_WRITEPROTECT resolves it),
  * the model unchanged. The flush userfaultfd_wp's deferred flushes need
@@ -549,7 +549,8 @@ static int do_wp_page_uffd(struct ptsim_mm *mm, const struct vma *v, uint64_t va
 		return 0;
 	if (!userfaultfd_wp_async(v))
 		return -EAGAIN;
-	*orig = pte_clear_uffd_wp(*orig);
+	/* v6.12 do_wp_page re-reads the entry: pte_clear_uffd_wp(ptep_get(vmf->pte)) */
+	*orig = pte_clear_uffd_wp(ptep_get(mm, ptep));
 	set_ptes(mm, va, ptep, *orig, 1);	/* set_pte_at */
 	return 0;
 }
