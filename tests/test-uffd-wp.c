@@ -296,8 +296,15 @@ static void test_async_fault(void **state)
 	assert_int_equal(ptsim_total_stats(m, &after), 0);
 	assert_memory_equal(&before, &after, sizeof(before));
 	assert_true(page(mm, VA).uffd_wp);
-	/* a read is no write-protect fault: it goes through */
+	/* a read needs no fault: the entry is present and readable, nothing changes */
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FAULT), 0);
+	assert_int_equal(ev(m, PTSIM_EV_SET_PTES), 0);
+	assert_int_equal(ev(m, PTSIM_EV_FOLIO_ALLOC), 0);
+	assert_true(page(mm, VA).uffd_wp);
+	assert_false(page(mm, VA).write);
+	assert_int_equal(page(mm, VA).state, PTSIM_PAGE_PRESENT);
+	assert_invariants(m);
 	ptsim_machine_destroy(m);
 }
 
@@ -644,6 +651,7 @@ static void test_mprotect(void **state)
 	assert_true(page(mm, VA).uffd_wp);
 	assert_false(page(mm, VA).write);
 	assert_marker(mm, VA + SZ_4K);
+	assert_invariants(m);
 	ptsim_machine_destroy(m);
 }
 
