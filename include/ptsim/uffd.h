@@ -18,8 +18,9 @@ struct ptsim_mm;
 
 /*
  * UFFDIO_REGISTER: register every VMA of [start, start+len) with the mm's
- * userfaultfd context (one context per mm in the model). The range must be
- * covered by anonymous private VMAs (-EINVAL otherwise). VMAs are split at the
+ * userfaultfd context (one context per mm in the model). The range needs a
+ * VMA in it, and every VMA there must be anonymous private (-EINVAL
+ * otherwise); holes are skipped, as userfaultfd_register does. VMAs are split at the
  * range's edges (splitting a PMD THP an edge cuts) and merged afterwards.
  */
 PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t len);
@@ -27,6 +28,7 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
 /* UFFDIO_REGISTER modes and the UFFDIO_API features of uffd-wp (the kernel's values). */
 #define PTSIM_UFFDIO_REGISTER_MODE_MISSING	0x1u
 #define PTSIM_UFFDIO_REGISTER_MODE_WP		0x2u
+#define PTSIM_UFFD_FEATURE_PAGEFAULT_FLAG_WP	(1u << 0)
 #define PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM	(1u << 12)
 #define PTSIM_UFFD_FEATURE_WP_UNPOPULATED	(1u << 13)
 #define PTSIM_UFFD_FEATURE_WP_ASYNC		(1u << 15)
@@ -36,13 +38,19 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
  * `mode` (userfaultfd_api, userfaultfd_register, vma_can_userfault; v6.12
  * fs/userfaultfd.c). Each distinct feature set is its own userfaultfd
  * context: WP_ASYNC implies WP_UNPOPULATED, as userfaultfd_api makes it.
- * -EINVAL: an empty or unknown mode, a feature other than the three above,
+ * PAGEFAULT_FLAG_WP is accepted where the WP features are (it changes only
+ * the fault message, which the model has none of) and does not make a
+ * context of its own.
+ * -EINVAL: an empty or unknown mode, a feature other than the four above,
  * MODE_WP or a WP feature on a preset without "uffd_wp" (arm64 before v6.10
  * has no HAVE_ARCH_USERFAULTFD_WP: userfaultfd_api drops the features,
- * userfaultfd_register refuses the mode), a bad range, a hole, or a VMA
+ * userfaultfd_register refuses the mode), a bad range, a range with no VMA
+ * (holes between VMAs are allowed, as in the kernel), or a VMA in it
  * that is not private anonymous memory (shmem and file memory with uffd-wp
  * are not modelled). -EBUSY: a VMA already registered with another context
- * (other features). The VMAs are split at the range's edges and merged
+ * (other features). A VMA of the same context whose modes already include
+ * `mode` is left as it is (userfaultfd_register_range); another VMA gets
+ * `mode` in place of its modes. The VMAs are split at the range's edges and merged
  * afterwards; the model is unchanged on error. ptsim_uffd_register is
  * MODE_MISSING with no features.
  */
@@ -73,7 +81,8 @@ PTSIM_API int ptsim_uffd_writeprotect(struct ptsim_mm *mm, uint64_t start, uint6
 /*
  * UFFDIO_MOVE: userfaultfd_move() and move_pages(). Returns the bytes moved
  * (> 0), or a negative errno when nothing was moved (-EINVAL, -ENOENT,
- * -EEXIST, -EBUSY, -EAGAIN, -ENOMEM); a move that fails before anything
+ * -EEXIST, -EBUSY, -EAGAIN, -ENOMEM; -EFAULT for a uffd-wp marker at the
+ * source, as v6.12 move_pages_pte); a move that fails before anything
  * changed leaves the model as it was. The checks come in the kernel's order
  * (doc/uffd-move.md): mmap_changing first (-EAGAIN, whatever the arguments;
  * only a NULL or kernel mm is -EINVAL before it), then the arguments
@@ -107,7 +116,9 @@ PTSIM_API int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t sr
  * unknown mode (COPY_MODE_WP is not modelled), a
  * shared or file VMA (shmem's mfill is not modelled), -ENOENT when no VMA
  * holds the whole destination or it is not registered, -EEXIST for a page
- * already mapped (or a PMD THP), -EFAULT for a source that cannot be read,
+ * already mapped (or a PMD THP; for ZEROPAGE also a uffd-wp marker, which
+ * COPY overwrites, v6.12 mfill_atomic_install_pte's pte_none_mostly),
+ * -EFAULT for a source that cannot be read,
  * -ENOMEM. The source address must be page aligned (the kernel allows an
  * unaligned one). A call that placed nothing leaves the model as it was;
  * what was placed before an error stays, and is counted.

@@ -236,6 +236,7 @@ struct vma {
 	uint64_t pgoff;
 	bool uffd;		/* registered with the mm's userfaultfd context */
 	bool uffd_wp;		/* VM_UFFD_WP: registered in UFFDIO_REGISTER_MODE_WP */
+	bool uffd_missing;	/* VM_UFFD_MISSING: registered in UFFDIO_REGISTER_MODE_MISSING */
 	/* the registering context's UFFD_FEATURE_WP_* (UFFD_CTX_*): userfaultfd_wp_async etc. */
 	uint8_t uffd_features;
 	int fd;			/* open file of a file mapping, -1 for anonymous */

@@ -424,6 +424,7 @@ static int prepare_child(struct fork_ctx *c)
 		/* dup_userfaultfd without UFFD_FEATURE_EVENT_FORK: userfaultfd_reset_ctx */
 		d->uffd = false;
 		d->uffd_wp = false;
+		d->uffd_missing = false;
 		d->uffd_features = 0;
 		d->flags &= ~VM_LOCKED_MASK;	/* v6.12 dup_mmap: locks are not inherited */
 		if (v->flags & VM_WIPEONFORK) {

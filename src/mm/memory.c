@@ -535,8 +535,8 @@ static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct folio *f)
  * The start of do_wp_page (v6.12) for a write: a uffd-wp entry of a VM_UFFD_WP
  * VMA (userfaultfd_pte_wp) is resolved in the fault when the context is
  * WP_ASYNC: the bit is cleared with set_pte_at (no flush: only the software
- * bit changes) and the fault goes on as a plain write-protect fault from the
- * new entry (*orig). Without WP_ASYNC the kernel hands the fault to the
+ * bit changes) from the entry read again (ptep_get), and the fault goes on
+ * as a plain write-protect fault from the new entry (*orig). Without WP_ASYNC the kernel hands the fault to the
  * userfaultfd reader (handle_userfault, VM_UFFD_WP), which the model does not
  * run: -EAGAIN (the fault would block until UFFDIO_WRITEPROTECT resolves it),
  * the model unchanged. The flush userfaultfd_wp's deferred flushes need
@@ -549,7 +549,8 @@ static int do_wp_page_uffd(struct ptsim_mm *mm, const struct vma *v, uint64_t va
 		return 0;
 	if (!userfaultfd_wp_async(v))
 		return -EAGAIN;
-	*orig = pte_clear_uffd_wp(*orig);
+	/* v6.12 do_wp_page re-reads the entry: pte_clear_uffd_wp(ptep_get(vmf->pte)) */
+	*orig = pte_clear_uffd_wp(ptep_get(mm, ptep));
 	set_ptes(mm, va, ptep, *orig, 1);	/* set_pte_at */
 	return 0;
 }
@@ -744,10 +745,14 @@ static int do_huge_pmd_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va,
 	return do_wp_page(mm, v, va, &pte_table->desc[pt_index(g, PTE_LEVEL, va)], unshare);
 }
 
-/* The mTHP orders a fault in v may use (thp_vma_allowable_orders): none if NOHUGEPAGE or uffd. */
+/*
+ * The THP orders a fault in v may use (thp_vma_allowable_orders): none if
+ * NOHUGEPAGE. v6.12 __thp_vma_allowable_orders has no userfaultfd check: a
+ * registered VMA keeps its PMD order (alloc_anon_folio drops the mTHP ones).
+ */
 static uint64_t thp_vma_allowable_orders(const struct ptsim_mm *mm, const struct vma *v)
 {
-	if ((v->flags & VM_NOHUGEPAGE) || v->uffd)
+	if (v->flags & VM_NOHUGEPAGE)
 		return 0;
 	return mm->m->thp_orders;
 }
@@ -796,6 +801,10 @@ static int alloc_anon_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t v
 	uint64_t orders = thp_vma_allowable_orders(mm, v) & ((UINT64_C(1) << g->pmd_order) - 1) & ~UINT64_C(1);
 	int order;
 
+	/* v6.12 alloc_anon_folio: userfaultfd_armed wants per-page faults, order 0 */
+	if (v->uffd)
+		orders = 0;
+
 	for (order = 63; order > 0; order--) {
 		uint64_t size = g->page_size << order, a = ALIGN_DOWN64(va, size);
 
@@ -832,7 +841,14 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	pte_t *ptep, entry;
 	int err;
 
+	/*
+	 * A PMD THP (v6.12 __handle_mm_fault -> do_huge_pmd_anonymous_page),
+	 * also in a uffd-wp VMA. In a MISSING-registered one the kernel's
+	 * __do_huge_pmd_anonymous_page hands the fault to handle_userfault;
+	 * the model runs no reader and, as for every fault there, maps order 0.
+	 */
 	if (write && (thp_vma_allowable_orders(mm, v) & (UINT64_C(1) << g->pmd_order)) && !had_table &&
+	    !v->uffd_missing &&
 	    ALIGN_DOWN64(va, g->pmd_size) >= v->start &&
 	    ALIGN_DOWN64(va, g->pmd_size) + g->pmd_size <= v->end) {
 		err = do_huge_pmd_anonymous_page(mm, v, va);
@@ -1019,6 +1035,17 @@ static void finish_fault(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_
 	folio_add_file_rmap_ptes(mm, fo, idx, 1);	/* set_pte_range */
 }
 
+/*
+ * uffd_disable_fault_around (v6.12 include/linux/userfaultfd_k.h), which
+ * should_fault_around asks: VM_UFFD_WP or VM_UFFD_MINOR (not modelled), not
+ * MISSING. The model registers private anonymous memory only, so a file
+ * fault never meets a registered VMA today.
+ */
+static bool uffd_disable_fault_around(const struct vma *v)
+{
+	return v->uffd_wp;
+}
+
 /* should_fault_around + do_fault_around: a window of fault_around_pages aligned slots. */
 static void do_fault_around(struct ptsim_mm *mm, struct vma *v, uint64_t addr, struct pt_table *t)
 {
@@ -1045,7 +1072,7 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
 	struct folio *fo;
 	enum fault_result r;
 
-	if (fault_around_pages(g) > 1 && !v->uffd) {
+	if (fault_around_pages(g) > 1 && !uffd_disable_fault_around(v)) {
 		do_fault_around(mm, v, addr, t);
 		if (!pte_none(__ptep_get(mm, ptep)))
 			return FAULT_DONE;
@@ -1148,7 +1175,7 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	default:
 		return -EFAULT;	/* past i_size: VM_FAULT_SIGBUS */
 	}
-	if (!write && fault_around_pages(g) > 1 && !v->uffd) {
+	if (!write && fault_around_pages(g) > 1 && !uffd_disable_fault_around(v)) {
 		do_fault_around(mm, v, va, t);
 		if (!pte_none(__ptep_get(mm, ptep)))
 			return 0;

@@ -363,6 +363,7 @@ static void move_vma(struct ptsim_mm *mm, uint64_t old, uint64_t len, uint64_t n
 	 */
 	find_vma(mm, new)->uffd = false;
 	find_vma(mm, new)->uffd_wp = false;
+	find_vma(mm, new)->uffd_missing = false;
 	find_vma(mm, new)->uffd_features = 0;
 	vm_stat_account(mm);
 	if (dontunmap)

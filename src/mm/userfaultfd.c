@@ -254,6 +254,11 @@ retry:
 		ret = (c->mode & PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES) ? (int64_t)g->page_size : -ENOENT;
 		goto out;
 	}
+	if (is_pte_marker(orig_src)) {
+		/* v6.12 move_pages_pte: a non_swap_entry, not a migration entry */
+		ret = -EFAULT;
+		goto out;
+	}
 	if (is_swap_pte(orig_src)) {
 		ret = move_swap_pte(c, dst, src, dst_pte, src_pte, orig_dst, orig_src, dst_pmd, dst_pmdval);
 		ret = ret ? ret : (int64_t)g->page_size;
@@ -605,9 +610,18 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 
 static bool mfill_range_ok(const struct ptsim_mm *mm, uint64_t start, uint64_t len);
 
+/* The first VMA that ends above addr and starts below end, or NULL. */
+static const struct vma *next_vma(const struct ptsim_mm *mm, uint64_t addr, uint64_t end)
+{
+	for (size_t i = 0; i < mm->nr_vmas; i++)
+		if (mm->vmas[i].end > addr)
+			return mm->vmas[i].start < end ? &mm->vmas[i] : NULL;
+	return NULL;
+}
+
 /* What a registration sets on each VMA (userfaultfd_register_range). */
 struct uffd_registration {
-	bool wp;
+	bool wp, missing;
 	uint8_t features;	/* UFFD_CTX_* */
 };
 
@@ -615,9 +629,18 @@ static void uffd_register_vma(struct vma *v, const void *arg)
 {
 	const struct uffd_registration *r = arg;
 
+	/*
+	 * v6.12 userfaultfd_register_range skips a VMA of the same context
+	 * whose vm_flags already hold the new mode's ((vm_flags & new) == new):
+	 * a subset mode keeps what it has
+	 */
+	if (v->uffd && v->uffd_features == r->features && (v->uffd_wp || !r->wp) &&
+	    (v->uffd_missing || !r->missing))
+		return;
 	v->uffd = true;
 	/* vm_flags = (vm_flags & ~__VM_UFFD_FLAGS) | the new mode's */
 	v->uffd_wp = r->wp;
+	v->uffd_missing = r->missing;
 	v->uffd_features = r->features;
 }
 
@@ -629,13 +652,18 @@ static void uffd_register_vma(struct vma *v, const void *arg)
  */
 static int uffd_ctx_features(const struct ptsim_machine *m, unsigned int features, uint8_t *out)
 {
-	const unsigned int wp = PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
+	const unsigned int wp = PTSIM_UFFD_FEATURE_PAGEFAULT_FLAG_WP |
+				PTSIM_UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
 				PTSIM_UFFD_FEATURE_WP_UNPOPULATED | PTSIM_UFFD_FEATURE_WP_ASYNC;
 
 	if (features & ~wp)
 		return -EINVAL;
 	if (features && !feature(m, PTSIM_FEAT_UFFD_WP))
 		return -EINVAL;
+	/*
+	 * PAGEFAULT_FLAG_WP only changes the uffd_msg format (the WP flag of a
+	 * write-protect fault), which the model has none of: accepted, not kept
+	 */
 	/* WP_ASYNC relies on WP_UNPOPULATED: userfaultfd_api sets it */
 	if (features & PTSIM_UFFD_FEATURE_WP_ASYNC)
 		features |= PTSIM_UFFD_FEATURE_WP_UNPOPULATED;
@@ -649,7 +677,8 @@ static int uffd_ctx_features(const struct ptsim_machine *m, unsigned int feature
 int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned int mode,
 			     unsigned int features)
 {
-	struct uffd_registration r = { .wp = mode & PTSIM_UFFDIO_REGISTER_MODE_WP };
+	struct uffd_registration r = { .wp = mode & PTSIM_UFFDIO_REGISTER_MODE_WP,
+					.missing = mode & PTSIM_UFFDIO_REGISTER_MODE_MISSING };
 	uint64_t addr;
 	int err;
 
@@ -665,11 +694,17 @@ int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len, 
 	VALIDATE(len && start + len > start);
 	VALIDATE(IS_ALIGNED64(start | len, mm->m->geo.page_size));
 	VALIDATE(start + len <= UINT64_C(1) << mm->m->geo.va_bits);
+	/*
+	 * userfaultfd_register (v6.12): -EINVAL without a VMA in the range;
+	 * holes are allowed, every VMA is checked, then registered.
+	 */
+	if (!next_vma(mm, start, start + len))
+		return -EINVAL;
 	for (addr = start; addr < start + len;) {
-		const struct vma *v = find_vma(mm, addr);
+		const struct vma *v = next_vma(mm, addr, start + len);
 
 		if (!v)
-			return -EINVAL;
+			break;
 		/* vma_can_userfault: the model registers private anonymous memory only */
 		if (!(v->flags & VM_ANON) || (v->flags & VM_SHARED))
 			return -EINVAL;
@@ -681,7 +716,26 @@ int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len, 
 	/* userfaultfd_register (mmap_write_lock) -> userfaultfd_register_range */
 	op_begin(mm->m);
 	mmap_write_lock(mm);
-	err = vma_modify(mm, start, start + len, uffd_register_vma, &r);
+	err = 0;
+	/* vma_modify wants a mapped range: one call per run of VMAs */
+	for (addr = start; !err && addr < start + len;) {
+		const struct vma *v = next_vma(mm, addr, start + len);
+		uint64_t from, to;
+
+		if (!v)
+			break;
+		from = MAX(v->start, addr);
+		for (to = v->end; to < start + len;) {
+			const struct vma *n = find_vma(mm, to);
+
+			if (!n)
+				break;
+			to = n->end;
+		}
+		to = MIN(to, start + len);
+		err = vma_modify(mm, from, to, uffd_register_vma, &r);
+		addr = to;
+	}
 	op_end(mm->m, err);
 	return err;
 }
@@ -810,7 +864,8 @@ static int uffd_mfill_lock(struct ptsim_mm *mm, uint64_t dst, uint64_t len, stru
 /*
  * mfill_atomic_pte_copy (a new folio, the source page copied in, charged)
  * or mfill_atomic_pte_zeropage (the shared zero page, special), then
- * mfill_atomic_install_pte: -EEXIST when the entry is not none. The copy's
+ * mfill_atomic_install_pte: -EEXIST when the entry is not none (for COPY:
+ * nor a uffd-wp marker, which it overwrites). The copy's
  * PTE is dirty, and writable where the VMA is (mk_pte carries arm64's AF).
  */
 static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table *t, uint64_t dst,
@@ -821,7 +876,7 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 	pte_t *ptep = &t->desc[pt_index(g, PTE_LEVEL, dst)];
 	struct folio *f = NULL;
 	uint64_t pfn;
-	pte_t entry;
+	pte_t entry, entry_now;
 	int err;
 
 	if (copy) {
@@ -841,7 +896,13 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 		entry = pte_mkspecial(pfn_pte(g, pfn, v->page_prot));
 	}
 	pte_offset_map_lock(m);
-	if (!pte_none(ptep_get(mm, ptep))) {
+	/*
+	 * v6.12 mfill_atomic_install_pte (COPY) takes pte_none_mostly: a
+	 * uffd-wp marker is overwritten (MISSING|WP: a none entry protected,
+	 * then filled); mfill_atomic_pte_zeropage wants pte_none.
+	 */
+	entry_now = ptep_get(mm, ptep);
+	if (copy ? !(pte_none(entry_now) || is_pte_marker(entry_now)) : !pte_none(entry_now)) {
 		*stray = f;	/* the caller puts it (mfill_atomic's out_release) */
 		return -EEXIST;
 	}

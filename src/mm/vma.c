@@ -74,7 +74,7 @@ void vma_remove(struct ptsim_mm *mm, size_t idx)
 static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->flags == b->flags && a->page_prot == b->page_prot &&
-	       a->uffd == b->uffd && a->uffd_wp == b->uffd_wp &&
+	       a->uffd == b->uffd && a->uffd_wp == b->uffd_wp && a->uffd_missing == b->uffd_missing &&
 	       a->uffd_features == b->uffd_features && a->shmem == b->shmem &&
 	       (!a->anon_vma || !b->anon_vma || a->anon_vma == b->anon_vma) &&
 	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
@@ -163,6 +163,7 @@ static bool vma_would_change(const struct vma *v, void (*modify)(struct vma *v, 
 
 	modify(&want, arg);
 	return want.flags != v->flags || want.uffd != v->uffd || want.uffd_wp != v->uffd_wp ||
+	       want.uffd_missing != v->uffd_missing ||
 	       want.uffd_features != v->uffd_features || want.page_prot != v->page_prot;
 }
 
