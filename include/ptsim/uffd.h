@@ -51,8 +51,11 @@ PTSIM_API int ptsim_uffd_register(struct ptsim_mm *mm, uint64_t start, uint64_t 
  * (other features). A VMA of the same context whose modes already include
  * `mode` is left as it is (userfaultfd_register_range); another VMA gets
  * `mode` in place of its modes. The VMAs are split at the range's edges and merged
- * afterwards; the model is unchanged on error. ptsim_uffd_register is
- * MODE_MISSING with no features.
+ * afterwards. On error the model is unchanged, with one exception the
+ * kernel shares (userfaultfd_register_range stops where it fails): when the
+ * range has holes and splitting a VMA after one runs out of memory
+ * (-ENOMEM), the runs of VMAs before that hole stay registered.
+ * ptsim_uffd_register is MODE_MISSING with no features.
  */
 PTSIM_API int ptsim_uffd_register_mode(struct ptsim_mm *mm, uint64_t start, uint64_t len,
 				       unsigned int mode, unsigned int features);

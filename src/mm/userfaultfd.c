@@ -552,6 +552,18 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 	return moved ? (int64_t)moved : err;
 }
 
+/*
+ * An ioctl that finds ctx->mmap_changing set before it reads its argument
+ * block: only the system call is counted, and it fails with -EAGAIN.
+ */
+static int refuse_mmap_changing(struct ptsim_mm *mm)
+{
+	op_begin(mm->m);
+	syscall_enter(mm->m);
+	op_end(mm->m, -EAGAIN);
+	return -EAGAIN;
+}
+
 /* Were the only descriptor stores of the operation the links of the tables it allocated? */
 static bool only_table_links(const struct ptsim_stats *s)
 {
@@ -571,17 +583,13 @@ int64_t ptsim_uffd_move(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint64_
 
 	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
-	if (mm->uffd_mmap_changing) {
-		/*
-		 * userfaultfd_move (fs/userfaultfd.c, v6.8 .. v6.12) reads
-		 * ctx->mmap_changing before it copies the argument block in:
-		 * -EAGAIN whatever the arguments say, a zeroed block included.
-		 */
-		op_begin(mm->m);
-		syscall_enter(mm->m);
-		op_end(mm->m, -EAGAIN);
-		return -EAGAIN;
-	}
+	/*
+	 * userfaultfd_move (fs/userfaultfd.c, v6.8 .. v6.12) reads
+	 * ctx->mmap_changing before it copies the argument block in:
+	 * -EAGAIN whatever the arguments say, a zeroed block included.
+	 */
+	if (mm->uffd_mmap_changing)
+		return refuse_mmap_changing(mm);
 	VALIDATE(len && !(mode & ~(PTSIM_UFFDIO_MOVE_MODE_DONTWAKE |
 				   PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES)));
 	g = &mm->m->geo;
@@ -790,13 +798,9 @@ int ptsim_uffd_writeprotect(struct ptsim_mm *mm, uint64_t start, uint64_t len, u
 
 	VALIDATE(mm && !mm->kernel);
 	REFUSE_IN_HANDLER(mm->m);
-	if (mm->uffd_mmap_changing) {
-		/* userfaultfd_writeprotect reads mmap_changing before the argument block */
-		op_begin(mm->m);
-		syscall_enter(mm->m);
-		op_end(mm->m, -EAGAIN);
-		return -EAGAIN;
-	}
+	/* userfaultfd_writeprotect reads mmap_changing before the argument block */
+	if (mm->uffd_mmap_changing)
+		return refuse_mmap_changing(mm);
 	VALIDATE(mfill_range_ok(mm, start, len));	/* validate_range */
 	VALIDATE(!(mode & ~(PTSIM_UFFDIO_WRITEPROTECT_MODE_WP |
 			    PTSIM_UFFDIO_WRITEPROTECT_MODE_DONTWAKE)));
