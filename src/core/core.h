@@ -597,6 +597,15 @@ int undo_reserve(struct ptsim_machine *m, size_t n);
 void undo_commit(struct ptsim_machine *m);
 void undo_rollback(struct ptsim_machine *m);
 
+/* The end of an undoable step: undo_rollback when it failed (err), else undo_commit. */
+static inline void undo_end(struct ptsim_machine *m, int err)
+{
+	if (err)
+		undo_rollback(m);
+	else
+		undo_commit(m);
+}
+
 /* ---- table geometry ---- */
 
 /* A level's slot in the per-level arrays (ptsim_geometry's, reserves): level + 1. */

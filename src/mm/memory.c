@@ -919,10 +919,7 @@ static int handle_pte_marker(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	}
 	undo_start(mm->m);
 	err = do_anonymous_page(mm, v, va, write, true);
-	if (err)
-		undo_rollback(mm->m);
-	else
-		undo_commit(mm->m);
+	undo_end(mm->m, err);
 	return err;
 }
 
@@ -1000,10 +997,7 @@ static int handle_anon_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	do_page_fault(mm, v);
 	undo_start(mm->m);
 	err = do_anonymous_page(mm, v, va, write, false);
-	if (err)
-		undo_rollback(mm->m);
-	else
-		undo_commit(mm->m);
+	undo_end(mm->m, err);
 	fn_exit(mm->m);
 	return err;
 }
@@ -1206,10 +1200,7 @@ int __handle_mm_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, bool writ
 		do_page_fault(mm, v);
 		undo_start(m);
 		err = handle_shmem_fault(mm, v, va, write);
-		if (err)
-			undo_rollback(m);
-		else
-			undo_commit(m);
+		undo_end(m, err);
 		fn_exit(m);
 		return err;
 	}
