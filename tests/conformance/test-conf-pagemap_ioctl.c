@@ -421,6 +421,16 @@ static struct ptsim_mm *gethugepage(struct ptsim_machine *m, uint64_t len)
 	return mm;
 }
 
+/* hpage_unit_tests' start of every case: a THP, registered async and write-protected whole. */
+static struct ptsim_mm *protected_hugepage(struct ptsim_machine *m, uint64_t len)
+{
+	struct ptsim_mm *mm = gethugepage(m, len);
+
+	wp_init(mm, MEM, len);
+	wp_addr_range(mm, MEM, len);
+	return mm;
+}
+
 /* main: "4. Huge page testing": base_tests on one THP */
 static void base_huge_page_testing(const char *preset)
 {
@@ -445,9 +455,7 @@ static void hpage_unit_tests(const char *preset)
 
 	assert_non_null(vec);
 	m = machine_for(preset);
-	mm = gethugepage(m, len);
-	wp_init(mm, MEM, len);
-	wp_addr_range(mm, MEM, len);
+	mm = protected_hugepage(m, len);
 	/* "1. all new huge page must not be written (dirty)", "2. ... must not be written" */
 	assert_int_equal(ioc(mm, MEM, len, vec, vec_size, WP_SCAN, 0, W, 0, 0, W, NULL), 0);
 	assert_int_equal(ioc(mm, MEM, len, vec, vec_size, 0, 0, W, 0, 0, W, NULL), 0);
@@ -462,9 +470,7 @@ static void hpage_unit_tests(const char *preset)
 
 	/* "4. only middle page written" */
 	m = machine_for(preset);
-	mm = gethugepage(m, len);
-	wp_init(mm, MEM, len);
-	wp_addr_range(mm, MEM, len);
+	mm = protected_hugepage(m, len);
 	write_page(mm, MEM + vec_size / 2 * PAGE);
 	ret = ioc(mm, MEM, len, vec, vec_size, 0, 0, W, 0, 0, W, NULL);
 	assert_int_equal(ret, 1);
@@ -473,9 +479,7 @@ static void hpage_unit_tests(const char *preset)
 
 	/* "5. clear first half of huge page" */
 	m = machine_for(preset);
-	mm = gethugepage(m, len);
-	wp_init(mm, MEM, len);
-	wp_addr_range(mm, MEM, len);
+	mm = protected_hugepage(m, len);
 	memset_range(mm, MEM, len);
 	wp_addr_range(mm, MEM, len / 2);
 	ret = ioc(mm, MEM, len, vec, vec_size, 0, 0, W, 0, 0, W, NULL);
@@ -486,9 +490,7 @@ static void hpage_unit_tests(const char *preset)
 
 	/* "6. clear first half of huge page with limited buffer" */
 	m = machine_for(preset);
-	mm = gethugepage(m, len);
-	wp_init(mm, MEM, len);
-	wp_addr_range(mm, MEM, len);
+	mm = protected_hugepage(m, len);
 	memset_range(mm, MEM, len);
 	assert_true(ioc(mm, MEM, len, vec, vec_size, WP_SCAN, vec_size / 2, W, 0, 0, W, NULL) >= 0);
 	ret = ioc(mm, MEM, len, vec, vec_size, 0, 0, W, 0, 0, W, NULL);
@@ -499,9 +501,7 @@ static void hpage_unit_tests(const char *preset)
 
 	/* "7. clear second half of huge page" */
 	m = machine_for(preset);
-	mm = gethugepage(m, len);
-	wp_init(mm, MEM, len);
-	wp_addr_range(mm, MEM, len);
+	mm = protected_hugepage(m, len);
 	memset_range(mm, MEM, len);
 	assert_true(ioc(mm, MEM + len / 2, len / 2, vec, vec_size, WP_SCAN, vec_size / 2, W, 0, 0, W,
 			NULL) >= 0);
@@ -512,9 +512,7 @@ static void hpage_unit_tests(const char *preset)
 
 	/* "8. get half huge page" */
 	m = machine_for(preset);
-	mm = gethugepage(m, len);
-	wp_init(mm, MEM, len);
-	wp_addr_range(mm, MEM, len);
+	mm = protected_hugepage(m, len);
 	memset_range(mm, MEM, len);
 	ret = ioc(mm, MEM, len, vec, 1, WP_SCAN, SZ_2M / (2 * PAGE), W, 0, 0, W, NULL);
 	assert_int_equal(ret, 1);
