@@ -237,6 +237,86 @@ static void test_raw_local_tlbi(void **state)
 	}
 }
 
+/*
+ * Issue 53: which TLBIs are priced as queued behind another. Each step of seq
+ * is one call on CPU 0: 'l' a local TLBI VALE1, 'b' a broadcast TLBI VALE1IS,
+ * 'n' a DSB NSH, 'i' a DSB ISH; the sum of the calls' tlbi_back_to_back.
+ */
+static uint64_t back_to_back(unsigned int nr_cpus, const char *seq, unsigned int repeat)
+{
+	struct rfx f;
+	uint64_t sum = 0;
+
+	rsetup(&f, PTSIM_CPU_AMPEREONE, nr_cpus);
+	w(&f, 0, VA, page(OLD_PA, false));
+	for (unsigned int r = 0; r < repeat; r++) {
+		for (const char *c = seq; *c; c++) {
+			if (*c == 'l' || *c == 'b')
+				tlbi(&f, 0, PTSIM_RAW_TLBI_VAL, *c == 'b');
+			else
+				bar(&f, 0, *c == 'n' ? PTSIM_RAW_DSB_NSH : PTSIM_RAW_DSB_ISH);
+			sum += last_stats(f.m).ev[PTSIM_EV_TLBI_BACK_TO_BACK];
+		}
+	}
+	assert_int_equal(violations(&f), 0);
+	rteardown(&f);
+	return sum;
+}
+
+/*
+ * A local TLBI completed by DSB NSH (Arm ARM R_PSMWS), as local_flush_tlb_*
+ * does, is never queued behind another, on one CPU or many; broadcast TLBIs
+ * with no DSB ISH between them are, each after the first; a local TLBI
+ * between broadcast ones neither queues nor makes the next one queue.
+ */
+static void test_raw_tlbi_back_to_back(void **state)
+{
+	(void)state;
+	assert_int_equal(back_to_back(1, "nln", 1000), 0);
+	assert_int_equal(back_to_back(32, "nln", 1000), 0);
+	assert_int_equal(back_to_back(32, "l", 1000), 0);
+	assert_int_equal(back_to_back(32, "b", 1000), 999);
+	assert_int_equal(back_to_back(1, "b", 1000), 999);
+	assert_int_equal(back_to_back(32, "bi", 1000), 0);
+	/* DSB NSH completes no broadcast TLBI on a machine of several CPUs */
+	assert_int_equal(back_to_back(32, "bn", 1000), 999);
+	assert_int_equal(back_to_back(1, "bn", 1000), 0);
+	/* by hand: local, broadcast, local, broadcast */
+	assert_int_equal(back_to_back(32, "lblb", 1), 1);
+	assert_int_equal(back_to_back(32, "lbl", 1), 0);
+	assert_int_equal(back_to_back(32, "blbl", 1), 1);
+}
+
+/*
+ * The pending count is the issuing CPU's: a DSB ISH of CPU 1 completes none
+ * of CPU 0's broadcast TLBIs, and a local loop leaves nothing behind for a
+ * later broadcast TLBI of the same CPU.
+ */
+static void test_raw_tlbi_pending_per_cpu(void **state)
+{
+	struct rfx f;
+
+	(void)state;
+	rsetup(&f, PTSIM_CPU_AMPEREONE, 32);
+	w(&f, 0, VA, page(OLD_PA, false));
+	tlbi(&f, 0, PTSIM_RAW_TLBI_VAL, 1);
+	bar(&f, 1, PTSIM_RAW_DSB_ISH);
+	tlbi(&f, 0, PTSIM_RAW_TLBI_VAL, 1);
+	assert_int_equal(last_stats(f.m).ev[PTSIM_EV_TLBI_BACK_TO_BACK], 1);
+	/* CPU 1 has none pending: its first is lone */
+	tlbi(&f, 1, PTSIM_RAW_TLBI_VAL, 1);
+	assert_int_equal(last_stats(f.m).ev[PTSIM_EV_TLBI_BACK_TO_BACK], 0);
+	bar(&f, 0, PTSIM_RAW_DSB_ISH);
+	bar(&f, 1, PTSIM_RAW_DSB_ISH);
+	for (int i = 0; i < 3; i++) {
+		tlbi(&f, 0, PTSIM_RAW_TLBI_VAL, 0);
+		bar(&f, 0, PTSIM_RAW_DSB_NSH);
+	}
+	tlbi(&f, 0, PTSIM_RAW_TLBI_VAL, 1);
+	assert_int_equal(last_stats(f.m).ev[PTSIM_EV_TLBI_BACK_TO_BACK], 0);
+	rteardown(&f);
+}
+
 /* A TLBI completes at a DSB of the CPU that issued it, not another's. */
 static void test_raw_tlbi_completes_on_its_cpu(void **state)
 {
@@ -433,6 +513,8 @@ int main(void)
 		cmocka_unit_test(test_raw_same_contents_read_only),
 		cmocka_unit_test(test_raw_contpte_convert),
 		cmocka_unit_test(test_config_overrides_bbm),
+		cmocka_unit_test(test_raw_tlbi_back_to_back),
+		cmocka_unit_test(test_raw_tlbi_pending_per_cpu),
 		cmocka_unit_test(test_raw_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

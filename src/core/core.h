@@ -358,6 +358,8 @@ struct kobj_slab {
 	uint32_t free[KOBJ_SLAB_REUSE];
 };
 
+#define MACHINE_MAX_CPUS	256	/* ptsim_machine_config.nr_cpus at most */
+
 struct ptsim_machine {
 	struct ptsim_machine_config cfg;
 	struct ptsim_geometry geo;
@@ -410,7 +412,11 @@ struct ptsim_machine {
 	 * ~0: none.
 	 */
 	uint64_t hot_page_pfn;
-	unsigned int tlbi_since_dsb;	/* TLBIs issued since the last DSB ISH */
+	/*
+	 * Per CPU: broadcast TLBIs it issued that no DSB ISH/SY of its own has
+	 * completed yet (tlbflush.c prices a further one as back to back).
+	 */
+	unsigned int broadcast_tlbis_pending[MACHINE_MAX_CPUS];
 	/*
 	 * The CPU executing the software store, TLBI or barrier in progress: 0
 	 * for the modelled kernel paths, the caller's CPU for the raw API.

@@ -36,7 +36,7 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	err = ptsim_geometry_get(cfg->granule, cfg->va_bits, &g);
 	if (err)
 		return err;
-	VALIDATE(cpu_desc_get(cfg->cpu) && cfg->nr_cpus >= 1 && cfg->nr_cpus <= 256);
+	VALIDATE(cpu_desc_get(cfg->cpu) && cfg->nr_cpus >= 1 && cfg->nr_cpus <= MACHINE_MAX_CPUS);
 	VALIDATE(cfg->bbm_level <= 3 && cfg->bbml2_noabort <= 2);
 	VALIDATE(IS_ALIGNED64(cfg->phys_base, g.page_size) && IS_ALIGNED64(cfg->phys_size, g.page_size));
 	for (size_t i = 0; i < sizeof(cfg->reserved) / sizeof(cfg->reserved[0]); i++)

@@ -21,7 +21,7 @@ void dsb_ishst(struct ptsim_machine *m)
 /* What a full DSB of the inner-shareable domain (or wider) does: stores visible, TLBIs complete. */
 static void dsb_complete(struct ptsim_machine *m)
 {
-	m->tlbi_since_dsb = 0;
+	m->broadcast_tlbis_pending[m->exec_cpu] = 0;
 	/* the DSB completes every TLBI this CPU issued before it */
 	tlb_dsb(m, false);
 	bbm_dsb(m);
@@ -42,7 +42,9 @@ void dsb_sy(struct ptsim_machine *m)
 /*
  * DSB NSH waits only for the CPU's own non-shareable view: on a machine of
  * one CPU that is everything; otherwise it completes that CPU's local
- * TLBIs in its own TLBs and nothing the other CPUs' walks depend on.
+ * TLBIs in its own TLBs (Arm ARM R_PSMWS: a DSB NSH is enough for TLB
+ * maintenance that applies to a single PE) and nothing the other CPUs'
+ * walks depend on, so its broadcast TLBIs stay pending.
  */
 void dsb_nsh(struct ptsim_machine *m)
 {
@@ -73,7 +75,18 @@ static const enum ptsim_event tlbi_event[] = {
 	[TLBI_KIND_ALL] = PTSIM_EV_TLBI_ALL,
 };
 
-/* __tlbi: one instruction; twice with a DSB ISH between under ARM64_WORKAROUND_REPEAT_TLBI. */
+/*
+ * __tlbi: one instruction; twice with a DSB ISH between under ARM64_WORKAROUND_REPEAT_TLBI.
+ *
+ * A lone broadcast TLBI is cheap to issue; a further one issued before the
+ * CPU's DSB ISH has completed the first queues behind it on the DVM
+ * interconnect and is counted back to back (doc/cpu-profiles.md §9, §10.3:
+ * every measurement behind that price is of broadcast TLBIs). A local TLBI
+ * (no IS suffix) is carried out in the issuing CPU's own TLBs and sends no
+ * DVM message (spec/cpus.md's TLBI table; Huang Ying's 2025 local-flush
+ * patch), so it never queues there: it is not back to back, and it does not
+ * make the next broadcast one so.
+ */
 static void __tlbi(struct ptsim_machine *m, const struct tlbi_op *in)
 {
 	unsigned int times = m->cfg.repeat_tlbi ? 2 : 1;
@@ -86,8 +99,7 @@ static void __tlbi(struct ptsim_machine *m, const struct tlbi_op *in)
 		/* one without the IS suffix: VMALLE1 is local_flush_tlb_all's event */
 		count(m, !op->local ? tlbi_event[op->kind] :
 			 op->kind == TLBI_KIND_ALL ? PTSIM_EV_TLBI_LOCAL_ALL : PTSIM_EV_TLBI_LOCAL, 1);
-		/* a lone TLBI is cheap to issue; ones queued behind it stall on DVM */
-		if (m->tlbi_since_dsb++)
+		if (!op->local && m->broadcast_tlbis_pending[op->cpu]++)
 			count(m, PTSIM_EV_TLBI_BACK_TO_BACK, 1);
 		tlb_invalidate(m, op);
 		bbm_tlbi(m, op);
