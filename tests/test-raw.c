@@ -462,6 +462,37 @@ static void test_config_overrides_bbm(void **state)
 	}
 }
 
+/*
+ * Issue 40 item 6: an ASID wider than the CPU's (16 bits on V2, 8 on the M3)
+ * is refused, not cut to size: cut, it would invalidate the address space
+ * whose ASID is its low bits, here the raw mm's own cached entry.
+ */
+static void test_raw_tlbi_asid_width(void **state)
+{
+	static const struct { enum ptsim_cpu cpu; unsigned int bits; } c[] = {
+		{ PTSIM_CPU_NEOVERSE_V2, 16 }, { PTSIM_CPU_APPLE_M3, 8 },
+	};
+	struct rfx f;
+	struct ptsim_raw_tlbi op = { .kind = PTSIM_RAW_TLBI_ASID, .broadcast = 1 };
+	unsigned int asid;
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		rsetup(&f, c[i].cpu, 1);
+		w(&f, 0, VA, page(OLD_PA, false));
+		access_ok(&f, 0);
+		assert_int_equal(ptsim_mm_asid(f.mm, &asid), 0);
+		assert_true(asid < (1u << c[i].bits));
+		op.asid = asid | (1u << c[i].bits);
+		assert_int_equal(ptsim_raw_tlbi(f.m, 0, &op), -EINVAL);
+		assert_int_equal(tlb_has(&f, 0, OLD_PA), 2);
+		op.asid = asid;
+		assert_int_equal(ptsim_raw_tlbi(f.m, 0, &op), 0);
+		assert_int_equal(tlb_has(&f, 0, OLD_PA), 0);
+		rteardown(&f);
+	}
+}
+
 /* The API's arguments: negative errno, nothing changed. */
 static void test_raw_bad_arguments(void **state)
 {
@@ -515,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_config_overrides_bbm),
 		cmocka_unit_test(test_raw_tlbi_back_to_back),
 		cmocka_unit_test(test_raw_tlbi_pending_per_cpu),
+		cmocka_unit_test(test_raw_tlbi_asid_width),
 		cmocka_unit_test(test_raw_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,7 +122,8 @@ enum ptsim_raw_tlbi_kind {
 struct ptsim_raw_tlbi {
 	enum ptsim_raw_tlbi_kind kind;
 	int broadcast;		/* nonzero: the IS form, reaching every CPU; 0: this CPU only */
-	unsigned int asid;	/* for the by-ASID kinds (ptsim_mm_asid) */
+	/* for the by-ASID kinds (ptsim_mm_asid); below 2^(the CPU's ASID bits) for every kind */
+	unsigned int asid;
 	uint64_t va;		/* page aligned; the range forms' start */
 	/*
 	 * Pages covered by a range form: (NUM + 1) << (5 * SCALE + 1) for
@@ -140,7 +141,7 @@ struct ptsim_raw_tlbi {
  * to the checker (a break is covered only once a DSB of its writer has made
  * it visible, and the TLBI completes at a DSB of cpu). The range forms need
  * FEAT_TLBIRANGE on the machine's CPU. -EINVAL for a bad CPU, kind, range,
- * alignment or hint.
+ * alignment, hint or ASID (one of more bits than the CPU's 8 or 16).
  */
 PTSIM_API int ptsim_raw_tlbi(struct ptsim_machine *m, unsigned int cpu,
 			     const struct ptsim_raw_tlbi *op);

@@ -228,10 +228,12 @@ int ptsim_raw_tlbi(struct ptsim_machine *m, unsigned int cpu, const struct ptsim
 
 	VALIDATE(m && op && cpu < m->cfg.nr_cpus && (unsigned int)op->kind <= PTSIM_RAW_TLBI_VMALL);
 	VALIDATE(op->ttl_level >= 0 && op->ttl_level <= PTE_LEVEL);
+	/* an ASID the CPU cannot hold would name, once cut to size, another address space */
+	VALIDATE(op->asid < (1u << m->cpu->asid_bits));
 	REFUSE_IN_HANDLER(m);
 	t = (struct tlbi_op){
 		.kind = kind_of[op->kind],
-		.asid = op->asid & 0xffff,
+		.asid = op->asid,
 		.va = op->va,
 		.pages = 1,
 		.last_level = op->kind == PTSIM_RAW_TLBI_VAL || op->kind == PTSIM_RAW_TLBI_VAAL ||
