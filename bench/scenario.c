@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1088,15 +1089,33 @@ static int raw_table(struct runner *r, struct ptsim_mm *mm, const struct scn_op 
 	return ptsim_raw_write(mm, 0, va, (int)level - 1, pa | 3, 0);
 }
 
+/*
+ * An argument the library takes as unsigned int (a CPU, an order, a count,
+ * a mode): one that does not fit is refused, naming it, not cut to 32 bits.
+ */
+static int eval_uint(struct runner *r, const struct scn_expr *e, const char *name,
+		     unsigned int *out)
+{
+	uint64_t v = eval(r, e);
+
+	if (v > UINT_MAX) {
+		snprintf(r->why, sizeof(r->why), "%s%llu is out of range (at most %u)", name,
+			 (unsigned long long)v, UINT_MAX);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 /* raw-write MM VA LEVEL [page=PA|block=PA|table] [ng] [cont] [ro] [noaf] [same] [cpu=N] */
 static int raw_write(struct runner *r, struct ptsim_mm *mm, const struct scn_op *op, uint64_t va,
 		     uint64_t level)
 {
 	const uint64_t attrs = (UINT64_C(1) << 10) | (UINT64_C(3) << 8) | (UINT64_C(1) << 6);
 	uint64_t desc = 0;
-	unsigned int f = op->u >> 8;
+	unsigned int f = op->u >> 8, cpu;
 
-	if (level > 3)
+	if (level > 3 || eval_uint(r, &op->a[5], "cpu=", &cpu))
 		return -EINVAL;
 	if (f & 1)
 		desc = eval(r, &op->a[4]) | attrs | 3;		/* page= */
@@ -1116,7 +1135,7 @@ static int raw_write(struct runner *r, struct ptsim_mm *mm, const struct scn_op 
 		if (f & 128)
 			desc &= ~(UINT64_C(1) << 10);
 	}
-	return ptsim_raw_write(mm, (unsigned int)eval(r, &op->a[5]), va, (int)level, desc,
+	return ptsim_raw_write(mm, cpu, va, (int)level, desc,
 			       f & 256 ? PTSIM_RAW_SAME_CONTENTS : 0);
 }
 
@@ -1129,9 +1148,12 @@ static int raw_tlbi(struct runner *r, struct ptsim_mm *mm, const struct scn_op *
 		.pages = eval(r, &op->a[5]),
 		.ttl_level = eval(r, &op->a[6]) > 3 ? -1 : (int)eval(r, &op->a[6]),
 	};
-	int err = ptsim_mm_asid(mm, &t.asid);
+	unsigned int cpu;
+	int err = eval_uint(r, &op->a[7], "cpu=", &cpu);
 
-	return err ? err : ptsim_raw_tlbi(r->m, (unsigned int)eval(r, &op->a[7]), &t);
+	if (!err)
+		err = ptsim_mm_asid(mm, &t.asid);
+	return err ? err : ptsim_raw_tlbi(r->m, cpu, &t);
 }
 
 static int expect_failed(struct runner *r, const char *fmt, ...)
@@ -1156,13 +1178,15 @@ static int expect(struct runner *r, struct ptsim_mm *mm, const struct scn_op *op
 		[X_CONFLICT_RISKS] = PTSIM_DIAG_BBM_CONFLICT_RISK,
 		[X_CONFLICTS] = PTSIM_DIAG_TLB_CONFLICT, [X_INVARIANTS] = PTSIM_DIAG_INVARIANT,
 	};
-	unsigned int f = op->u >> 8, cpu = (unsigned int)eval(r, &op->a[4]);
+	unsigned int f = op->u >> 8, cpu;
 	struct ptsim_raw_tlb_entry e[16];
 	enum ptsim_fault_kind fault = PTSIM_FAULT_NONE;
 	unsigned int n, with = 0;
 	uint64_t count;
 	int err;
 
+	if (eval_uint(r, &op->a[4], "cpu=", &cpu))
+		return -EINVAL;
 	/* bbm=L, noabort, abort: only on machines that match */
 	if (((f & 2) && eval(r, &op->a[5]) != r->bbm_level) || ((f & 4) && !r->noabort) ||
 	    ((f & 8) && r->noabort))
@@ -1211,6 +1235,7 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 {
 	struct ptsim_mm *mm = need_mm(r, op);
 	uint64_t a0 = eval(r, &op->a[0]), a1 = eval(r, &op->a[1]), a2 = eval(r, &op->a[2]);
+	unsigned int u;
 
 	switch (op->kind) {
 	case S_FEATURE: {
@@ -1234,22 +1259,24 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		if (r->mm[op->mm])
 			return -EEXIST;
 		return ptsim_mm_create(r->m, &r->mm[op->mm]);
-	case S_THREADS: return ptsim_mm_set_threads(mm, (unsigned int)a0);
+	case S_THREADS:
+		return eval_uint(r, &op->a[0], "", &u) ? -EINVAL : ptsim_mm_set_threads(mm, u);
 	case S_MMAP:
 		return ptsim_mmap(mm, a0, a1, prot_of(op->u), PTSIM_MAP_ANONYMOUS |
 				  ((op->u >> 8) & 1 ? PTSIM_MAP_SHARED : PTSIM_MAP_PRIVATE), NULL);
 	case S_POPULATE:
-		return ptsim_populate(mm, a0, a1, (unsigned int)eval(r, &op->a[4]), !((op->u >> 9) & 1));
+		return eval_uint(r, &op->a[4], "order ", &u) ? -EINVAL :
+		       ptsim_populate(mm, a0, a1, u, !((op->u >> 9) & 1));
 	case S_SPLIT: return ptsim_split_huge_pmd(mm, a0, a1);
 	case S_ACCESS: {
 		enum ptsim_fault_kind f;
 
-		return ptsim_access(mm, (unsigned int)eval(r, &op->a[4]), a0,
-				    (enum ptsim_access_kind)(op->u & 0xff), &f);
+		return eval_uint(r, &op->a[4], "cpu=", &u) ? -EINVAL :
+		       ptsim_access(mm, u, a0, (enum ptsim_access_kind)(op->u & 0xff), &f);
 	}
 	case S_TOUCH:
-		return run_touch(r, mm, (unsigned int)eval(r, &op->a[4]), a0, a1,
-				 (enum ptsim_access_kind)(op->u & 0xff));
+		return eval_uint(r, &op->a[4], "cpu=", &u) ? -EINVAL :
+		       run_touch(r, mm, u, a0, a1, (enum ptsim_access_kind)(op->u & 0xff));
 	case S_PTDUMP:
 		if (!mm)
 			return -EINVAL;
@@ -1284,7 +1311,8 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 	case S_MUNLOCK: return ptsim_munlock(mm, a0, a1);
 	case S_UFFD_REGISTER: return ptsim_uffd_register(mm, a0, a1);
 	case S_UFFD_MOVE: {
-		int64_t moved = ptsim_uffd_move(mm, a0, a1, a2, (unsigned int)eval(r, &op->a[4]));
+		int64_t moved = eval_uint(r, &op->a[4], "mode=", &u) ? -EINVAL :
+				ptsim_uffd_move(mm, a0, a1, a2, u);
 
 		return moved < 0 ? moved : 0;
 	}
@@ -1323,8 +1351,8 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 	case S_SWAPOUT: return ptsim_swapout(mm, a0, a1);
 	case S_FILE: {
 		unsigned int file;
-		int err = ptsim_file_create(r->m, eval(r, &op->a[4]), (unsigned int)eval(r, &op->a[5]),
-					    &file);
+		int err = eval_uint(r, &op->a[5], "order=", &u) ? -EINVAL :
+			  ptsim_file_create(r->m, eval(r, &op->a[4]), u, &file);
 
 		if (!err)
 			err = ptsim_file_open(r->m, file, &r->fd[op->mm]);
@@ -1344,7 +1372,8 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 			return -EINVAL;
 		return ptsim_elf_load(mm, r->fd[op->mm2], &ph, 1, &r->bias);
 	}
-	case S_EXEC_CALL: return ptsim_exec_call(mm, (unsigned int)eval(r, &op->a[4]), a0);
+	case S_EXEC_CALL:
+		return eval_uint(r, &op->a[4], "cpu=", &u) ? -EINVAL : ptsim_exec_call(mm, u, a0);
 	case S_EXEC_RANDOM: {
 		uint64_t seed = eval(r, &op->a[5]), n = eval(r, &op->a[4]);
 		uint64_t pages = a1 / r->g->page_size;
@@ -1375,8 +1404,8 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 	case S_RAW_TABLE: return raw_table(r, mm, op, a0, a1);
 	case S_RAW_WRITE: return raw_write(r, mm, op, a0, a1);
 	case S_RAW_BARRIER:
-		return ptsim_raw_barrier(r->m, (unsigned int)eval(r, &op->a[4]),
-					 (enum ptsim_raw_barrier)(op->u & 0xff));
+		return eval_uint(r, &op->a[4], "cpu=", &u) ? -EINVAL :
+		       ptsim_raw_barrier(r->m, u, (enum ptsim_raw_barrier)(op->u & 0xff));
 	case S_RAW_TLBI: return raw_tlbi(r, mm, op);
 	case S_EXPECT: return expect(r, mm, op, a0, a1, a2);
 	case S_SET_MEMORY:

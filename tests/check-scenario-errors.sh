@@ -25,6 +25,11 @@ scn cpu 'machine cpus=2\nmm A\nmmap A 1G 2M rw\nfault A 1G write\naccess A 1G re
 expect 0 "tlb_l1_hit=" run "$dir/cpu.scn"
 scn cpu2 'mm A\nmmap A 1G 2M rw\naccess A 1G read cpu=1\n'
 expect 1 "cpu2.scn:line 3: access failed: invalid argument" run "$dir/cpu2.scn"
+# a CPU number is not cut to 32 bits: 2^32 + 1 is not CPU 1 (issue 40 item 12)
+scn cpubig 'machine cpus=2\nmm A\nmmap A 1G 2M rw\naccess A 1G read cpu=4294967297\n'
+expect 1 "cpubig.scn:line 4: access failed: cpu=4294967297 is out of range" run "$dir/cpubig.scn"
+scn cpubig2 'machine cpus=2\nraw-mm R\nraw-barrier dsb-ish cpu=0x100000001\n'
+expect 1 "cpubig2.scn:line 3: raw-barrier failed: cpu=4294967297 is out of range" run "$dir/cpubig2.scn"
 # nothing wraps: a constant sum when parsed, a sum with a variable when run
 scn wrap 'mm A\nmmap A 0xffffffffffffffff+1 2M rw\n'
 expect 2 "wrap.scn:2:27: number too large" run "$dir/wrap.scn"
