@@ -640,6 +640,12 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 
 				if (parse_expr(p, eq + 1, strlen(eq + 1), col[i] + (unsigned int)klen, &op.a[slot]))
 					return -EINVAL;
+				/* expect's bbm=: a level the checker has, written as a number */
+				if (op.kind == S_EXPECT && k == 1 &&
+				    (op.a[slot].nr != 1 || op.a[slot].t[0].f != F_ONE ||
+				     op.a[slot].t[0].g != F_ONE || op.a[slot].t[0].dk ||
+				     op.a[slot].t[0].k > 2))
+					return fail(p, col[i] + (unsigned int)klen, "expected bbm=0, 1 or 2");
 				op.u |= 1u << (8 + k);
 			}
 		}
@@ -648,6 +654,9 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 	}
 	if (op.kind == S_KBOOT && !op.a[0].nr)
 		return fail(p, col[0], "kernel: ranges= is required");
+	/* noabort and abort together would match no machine: the line would never be checked */
+	if (op.kind == S_EXPECT && (op.u >> 10 & 3) == 3)
+		return fail(p, col[0], "expect: noabort and abort exclude each other");
 	return scenario_add(s, &op) ? fail(p, col[0], "out of memory") : 0;
 }
 

@@ -30,6 +30,13 @@ scn cpubig 'machine cpus=2\nmm A\nmmap A 1G 2M rw\naccess A 1G read cpu=42949672
 expect 1 "cpubig.scn:line 4: access failed: cpu=4294967297 is out of range" run "$dir/cpubig.scn"
 scn cpubig2 'machine cpus=2\nraw-mm R\nraw-barrier dsb-ish cpu=0x100000001\n'
 expect 1 "cpubig2.scn:line 3: raw-barrier failed: cpu=4294967297 is out of range" run "$dir/cpubig2.scn"
+# an expect line that could never be checked is a parse error (issue 40 item 13)
+scn xbbm 'machine cpus=2\nraw-mm R\nexpect violations 0 bbm=7\n'
+expect 2 "xbbm.scn:3:25: expected bbm=0, 1 or 2" run "$dir/xbbm.scn"
+scn xbbm2 'raw-mm R\nrepeat 2 i\nexpect violations 0 bbm=$i\nend\n'
+expect 2 "xbbm2.scn:3:25: expected bbm=0, 1 or 2" run "$dir/xbbm2.scn"
+scn xabort 'raw-mm R\nexpect violations 0 noabort abort\n'
+expect 2 "xabort.scn:2:8: expect: noabort and abort exclude each other" run "$dir/xabort.scn"
 # nothing wraps: a constant sum when parsed, a sum with a variable when run
 scn wrap 'mm A\nmmap A 0xffffffffffffffff+1 2M rw\n'
 expect 2 "wrap.scn:2:27: number too large" run "$dir/wrap.scn"
