@@ -187,7 +187,7 @@ int cmd_merge(int argc, char **argv)
 		const struct json *groups, *n, *s;
 
 		if (!text) {
-			fprintf(stderr, "merge: cannot read %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "merge: cannot read %s: %s\n", path, read_file_error(errno));
 			status = 1;
 			break;
 		}

@@ -178,7 +178,15 @@ double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_s
  */
 int write_all(int fd, const void *buf, size_t len);
 int read_all(FILE *f, void *buf, size_t len);
-/* The whole file at path (malloc'd; *len bytes, then a NUL), or NULL. */
+/*
+ * The whole file at path (malloc'd; *len bytes, then a NUL), or NULL with
+ * errno set: a directory EISDIR, any other file that is not a regular one
+ * (a device, a FIFO) EINVAL, one over READ_FILE_MAX bytes EFBIG.
+ */
+#define READ_FILE_MAX		(INT64_C(256) << 20)
+#define READ_FILE_MAX_TEXT	"256 MiB"
 char *read_file(const char *path, size_t *len);
+/* What read_file's errno means, for a message. */
+const char *read_file_error(int err);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,10 +28,19 @@ char *read_file(const char *path, size_t *len)
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
+	struct stat st;
 	int err;
 
 	if (!f)
 		return NULL;
+	/* /dev/zero or a FIFO would be read until memory runs out: regular files only */
+	err = fstat(fileno(f), &st) ? errno : S_ISDIR(st.st_mode) ? EISDIR :
+	      !S_ISREG(st.st_mode) ? EINVAL : st.st_size > READ_FILE_MAX ? EFBIG : 0;
+	if (err) {
+		fclose(f);
+		errno = err;
+		return NULL;
+	}
 	for (;;) {
 		if (n + 4096 > cap) {
 			char *b = realloc(buf, cap = 2 * cap + 4096);
@@ -48,8 +58,14 @@ char *read_file(const char *path, size_t *len)
 		n += got;
 		if (!got)
 			break;
+		if (n > READ_FILE_MAX) {	/* it grew while being read */
+			free(buf);
+			fclose(f);
+			errno = EFBIG;
+			return NULL;
+		}
 	}
-	/* a read error (a directory: EISDIR) is not an empty file */
+	/* a read error is not an empty file */
 	err = ferror(f) ? errno : 0;
 	fclose(f);
 	if (err) {
@@ -60,6 +76,15 @@ char *read_file(const char *path, size_t *len)
 	buf[n] = 0;	/* room: the last read had 4096 bytes of it */
 	*len = n;
 	return buf;
+}
+
+const char *read_file_error(int err)
+{
+	if (err == EINVAL)
+		return "not a regular file";
+	if (err == EFBIG)
+		return "larger than " READ_FILE_MAX_TEXT;
+	return strerror(err);
 }
 
 int parse_granules(const char *cmd, const char *list, unsigned int *mask)
@@ -700,7 +725,7 @@ int cmd_run(int argc, char **argv)
 	}
 	text = read_file(argv[optind], &len);
 	if (!text) {
-		fprintf(stderr, "run: cannot read %s: %s\n", argv[optind], strerror(errno));
+		fprintf(stderr, "run: cannot read %s: %s\n", argv[optind], read_file_error(errno));
 		return 1;
 	}
 	if (scenario_parse(text, len, argv[optind], &s, err, sizeof(err))) {

@@ -25,7 +25,7 @@ static int load(const char *name, struct scenario *s)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	text = read_file(path, &len);
 	if (!text) {
-		fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "cannot read %s: %s\n", path, read_file_error(errno));
 		return -1;
 	}
 	ret = scenario_parse(text, len, path, s, err, sizeof(err));

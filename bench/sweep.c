@@ -206,7 +206,7 @@ int cmd_sweep(int argc, char **argv)
 	w.file = argv[optind];
 	text = read_file(w.file, &len);
 	if (!text) {
-		fprintf(stderr, "sweep: cannot read %s: %s\n", w.file, strerror(errno));
+		fprintf(stderr, "sweep: cannot read %s: %s\n", w.file, read_file_error(errno));
 		return 1;
 	}
 	if (scenario_parse(text, len, w.file, &s, err, sizeof(err))) {

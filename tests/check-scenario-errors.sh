@@ -58,6 +58,13 @@ expect 2 "run: --max-work needs a positive number" run "$dir/loop.scn" --max-wor
 expect 2 "run: --max-work needs a positive number" run "$dir/loop.scn" --max-work -1
 # a directory or an empty file is not an empty run
 expect 1 "run: cannot read $dir: Is a directory" run "$dir"
+# a device or a FIFO is not read until memory runs out; nor is a file over 256 MiB (issue 40 item 14)
+expect 1 "run: cannot read /dev/zero: not a regular file" run /dev/zero
+expect 1 "merge: cannot read /dev/zero: not a regular file" merge /dev/zero
+expect 1 "sweep: cannot read /dev/zero: not a regular file" sweep /dev/zero
+truncate -s 257M "$dir/huge.scn"
+expect 1 "run: cannot read $dir/huge.scn: larger than 256 MiB" run "$dir/huge.scn"
+rm -f "$dir/huge.scn"
 scn empty '# nothing but a comment\n'
 expect 2 "run: $dir/empty.scn: no operations" run "$dir/empty.scn"
 # any preset without contpte (CONFIG_ARM64_CONTPTE=n): plain helpers, every entry read once;
