@@ -642,6 +642,25 @@ static int audit_in_workers(struct audit *a, const struct campaign *c, unsigned 
 	return status;
 }
 
+/* --shard K/N: two numbers and one '/', 1 <= K <= N <= 1000000. */
+static bool parse_shard(const char *text, unsigned long *k, unsigned long *n)
+{
+	const char *slash = strchr(text, '/');
+	char first[24];
+	uint64_t a, b;
+
+	if (!slash || (size_t)(slash - text) >= sizeof(first))
+		return false;
+	memcpy(first, text, (size_t)(slash - text));
+	first[slash - text] = 0;
+	if (strspn(text, "0123456789/") != strlen(text) || strchr(slash + 1, '/') ||
+	    !parse_u64(first, &a) || !parse_u64(slash + 1, &b) || !a || a > b || b > 1000000)
+		return false;
+	*k = (unsigned long)a;
+	*n = (unsigned long)b;
+	return true;
+}
+
 int cmd_audit(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -664,7 +683,7 @@ int cmd_audit(int argc, char **argv)
 	unsigned long seconds = 60, max_scenarios = 0, n = 0, shard_k = 1, shard_n = 1;
 	unsigned int jobs = 1;
 	uint64_t seed = 1, user_seed;
-	bool json = false;
+	bool json = false, seconds_given = false;
 	time_t t0 = time(NULL);
 	int c, status;
 
@@ -681,10 +700,11 @@ int cmd_audit(int argc, char **argv)
 		case 's':
 		case 'n':
 		case 'r': {
-			unsigned long long v = strtoull(optarg, &end, 0);
+			uint64_t v;
 			const char *opt = c == 's' ? "--seconds" : c == 'n' ? "--scenarios" : "--seed";
 
-			if (!*optarg || *end) {
+			/* no sign, nothing past 2^64 - 1: -1 or 2^64 is not taken as 2^64 - 1 */
+			if (!parse_u64(optarg, &v) || v > ULONG_MAX) {
 				fprintf(stderr, "audit: %s needs a number\n", opt);
 				return 2;
 			}
@@ -693,12 +713,14 @@ int cmd_audit(int argc, char **argv)
 				fprintf(stderr, "audit: %s needs a positive number\n", opt);
 				return 2;
 			}
-			if (c == 's')
+			if (c == 's') {
 				seconds = (unsigned long)v;
-			else if (c == 'n')
+				seconds_given = true;
+			} else if (c == 'n') {
 				max_scenarios = (unsigned long)v;
-			else
+			} else {
 				seed = v;
+			}
 			break;
 		}
 		case 'p':
@@ -720,9 +742,7 @@ int cmd_audit(int argc, char **argv)
 			break;
 		}
 		case 'S':
-			if (sscanf(optarg, "%lu/%lu", &shard_k, &shard_n) != 2 || !shard_n ||
-			    !shard_k || shard_k > shard_n || shard_n > 1000000 ||
-			    !strchr(optarg, '/') || strspn(optarg, "0123456789/") != strlen(optarg)) {
+			if (!parse_shard(optarg, &shard_k, &shard_n)) {
 				fprintf(stderr, "audit: --shard: want K/N with 1 <= K <= N, not '%s'\n",
 					optarg);
 				return 2;
@@ -741,6 +761,10 @@ int cmd_audit(int argc, char **argv)
 	if (optind != argc) {
 		fprintf(stderr, "audit: unexpected argument %s\n", argv[optind]);
 		return command_usage("audit", stderr);
+	}
+	if (seconds_given && max_scenarios) {
+		fprintf(stderr, "audit: --seconds and --scenarios exclude each other\n");
+		return 2;
 	}
 	for (char *save = NULL, *t = strtok_r(preset_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		struct ptsim_machine_config cfg;

@@ -2,6 +2,7 @@
 /* ptsim-bench's command table, usage, progress and JSON helpers (main is in ptsim-bench.c). */
 #include "rows.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -249,6 +250,21 @@ int parse_cpus(const char *cmd, const char *list, unsigned int *mask, enum ptsim
 		return -EINVAL;
 	}
 	return 0;
+}
+
+bool parse_u64(const char *text, uint64_t *out)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)*text))
+		return false;
+	errno = 0;
+	v = strtoull(text, &end, 0);
+	if (*end || errno)
+		return false;
+	*out = v;
+	return true;
 }
 
 int parse_json_option(const char *name, int argc, char **argv, bool *json)

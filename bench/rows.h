@@ -122,6 +122,11 @@ void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print a command's usage to f; 0 for stdout, 2 for stderr (the exit status). */
 int command_usage(const char *name, FILE *f);
 /*
+ * An option's number: decimal, or hex with 0x; no sign, nothing after it,
+ * not past 2^64 - 1 (strtoull would take "-1" and saturate). false if not.
+ */
+bool parse_u64(const char *text, uint64_t *out);
+/*
  * Parse a command that takes only --json (and --help): 0 to go on, -1 when
  * --help was printed (exit 0), 2 on a usage error.
  */

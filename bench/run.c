@@ -669,17 +669,12 @@ int cmd_run(int argc, char **argv)
 			}
 			sets[nr_sets++] = optarg;
 			break;
-		case 'w': {
-			char *end = NULL;
-
-			errno = 0;
-			lim.max_work = strtoull(optarg, &end, 0);
-			if (!isdigit((unsigned char)*optarg) || *end || errno || !lim.max_work) {
+		case 'w':
+			if (!parse_u64(optarg, &lim.max_work) || !lim.max_work) {
 				fprintf(stderr, "run: --max-work needs a positive number\n");
 				return 2;
 			}
 			break;
-		}
 		case 'F': break;	/* findings are always listed now; kept for scripts */
 		case 'n': check_invariants = false; break;
 		case 'C': check = true; break;
@@ -723,6 +718,13 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "run: expected one scenario file\n");
 		return command_usage("run", stderr);
 	}
+	/* the options first: a usage error is one whatever the file holds */
+	for (unsigned int i = 0; i < nr_sets; i++) {
+		int ret = check_feature_spec("run", sets[i]);
+
+		if (ret)
+			return ret;
+	}
 	text = read_file(argv[optind], &len);
 	if (!text) {
 		fprintf(stderr, "run: cannot read %s: %s\n", argv[optind], read_file_error(errno));
@@ -740,15 +742,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!granules)
 		granules = 1u << s.machine.granule;
-	if (!nr_sets)
-		sets[nr_sets++] = s.machine.preset;
-	for (unsigned int i = 0; i < nr_sets; i++) {
-		int ret = check_feature_spec("run", sets[i]);
+	if (!nr_sets) {
+		int ret = check_feature_spec("run", s.machine.preset);
 
 		if (ret) {
 			scenario_free(&s);
 			return ret;
 		}
+		sets[nr_sets++] = s.machine.preset;
 	}
 	if (!s.nr) {
 		fprintf(stderr, "run: %s: no operations\n", argv[optind]);

@@ -91,6 +91,15 @@ apple-m3, 64K, baseline"
 expect_line 2 "audit: --seconds needs a positive number" audit --seconds 0
 expect_line 2 "audit: --scenarios needs a positive number" audit --scenarios 0
 expect_line 2 "audit: --seconds needs a number" audit --seconds x
+# issue 40 item 16: no sign, no saturation, one '/', and one of --seconds and --scenarios
+expect_line 2 "audit: --seed needs a number" audit --seed -1
+expect_line 2 "audit: --seed needs a number" audit --seed 18446744073709551616
+expect_line 2 "audit: --scenarios needs a number" audit --scenarios 99999999999999999999
+expect_line 2 "audit: --seconds needs a number" audit --seconds -5
+expect_line 2 "audit: --shard: want K/N with 1 <= K <= N, not '1/2/3'" audit --shard 1/2/3
+expect_line 2 "audit: --shard: want K/N with 1 <= K <= N, not '1/99999999999999999999'" \
+	audit --shard 1/99999999999999999999
+expect_line 2 "audit: --seconds and --scenarios exclude each other" audit --seconds 5 --scenarios 5
 # file errors give the reason; an unwritable --svg fails before the simulation
 expect_line 1 "run: cannot read /nonexistent.scn: No such file or directory" run /nonexistent.scn
 out=$("$bench" reproduce --only mprotect.m3.t1 --svg /nonexistent/x.svg 2>&1)
