@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "json_read.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,11 @@ static int parse_string(struct reader *r, char **out)
 				if (hex4(r->p, &c) || (c >= 0xd800 && c < 0xe000)) {
 					free(s);
 					return fail(r, "bad or surrogate \\u escape");
+				}
+				/* the strings are NUL-terminated: a NUL would cut one short */
+				if (!c) {
+					free(s);
+					return fail(r, "\\u0000 in a string");
 				}
 				r->p += 4;
 				break;
@@ -199,6 +205,14 @@ static int parse_value(struct reader *r, struct json *out, int depth)
 		return fail(r, "expected a value");
 	out->kind = JSON_NUMBER;
 	out->number = strtod(r->p, &end);
+	/* a count or a seed: digits only, kept exactly (a double holds 53 bits) */
+	if (strspn(r->p, "0123456789") == (size_t)(end - r->p)) {
+		char *uend;
+
+		errno = 0;
+		out->u64 = strtoull(r->p, &uend, 10);
+		out->exact = !errno && uend == end;
+	}
 	r->p = end;
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum json_kind { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
@@ -15,6 +16,9 @@ struct json {
 	enum json_kind kind;
 	bool boolean;
 	double number;
+	/* JSON_NUMBER written as digits only that fit in 64 bits: exact, that value in u64 */
+	bool exact;
+	uint64_t u64;
 	char *string;		/* JSON_STRING: UTF-8, NUL-terminated */
 	size_t n;		/* JSON_ARRAY, JSON_OBJECT: items */
 	struct json *items;

@@ -20,7 +20,7 @@
 struct merged {
 	const struct json *g;		/* the representative: its message, scenario, found_on */
 	const char *kind, *chain;
-	double first_scenario;
+	uint64_t first_scenario;
 	int found_cpu;
 	/* per CPU, the kernels it fires on: bit i = presets[i] */
 	uint64_t fires[PTSIM_CPU__COUNT];
@@ -78,7 +78,8 @@ static int add_group(struct merge *mg, const struct json *g, const char **why)
 	int cpu;
 
 	if (!kind || !chain || !fires || fires->kind != JSON_OBJECT || !first ||
-	    first->kind != JSON_NUMBER || !found_cpu || !str(g, "scenario") || !str(g, "message")) {
+	    first->kind != JSON_NUMBER || !first->exact || !found_cpu || !str(g, "scenario") ||
+	    !str(g, "message")) {
 		*why = "a group without kind, chain, message, fires, first_scenario, found_on or scenario";
 		return -1;
 	}
@@ -96,12 +97,12 @@ static int add_group(struct merge *mg, const struct json *g, const char **why)
 		m->kind = kind;
 		m->chain = chain;
 		m->g = g;
-		m->first_scenario = first->number;
+		m->first_scenario = first->u64;
 		m->found_cpu = cpu;
-	} else if (first->number < m->first_scenario ||
-		   (first->number == m->first_scenario && cpu < m->found_cpu)) {
+	} else if (first->u64 < m->first_scenario ||
+		   (first->u64 == m->first_scenario && cpu < m->found_cpu)) {
 		m->g = g;
-		m->first_scenario = first->number;
+		m->first_scenario = first->u64;
 		m->found_cpu = cpu;
 	}
 	for (size_t i = 0; i < fires->n; i++) {
@@ -154,7 +155,8 @@ static void print_merged(const struct merge *mg, const struct merged *m, bool fi
 				printf("%s\"%s\"", k++ ? ", " : "", mg->presets[p]);
 		printf("]");
 	}
-	printf("}, \"first_scenario\": %.0f, \"found_on\": {\"cpu\": ", m->first_scenario);
+	printf("}, \"first_scenario\": %llu, \"found_on\": {\"cpu\": ",
+	       (unsigned long long)m->first_scenario);
 	json_string(str(found, "cpu"));
 	printf(", \"preset\": ");
 	json_string(str(found, "preset") ? str(found, "preset") : "");
@@ -163,11 +165,115 @@ static void print_merged(const struct merge *mg, const struct merged *m, bool fi
 	printf("}");
 }
 
+/* One input: the campaign (its seed) and which of its N shards it ran. */
+struct shard {
+	const char *path;
+	uint64_t seed, k, n;
+};
+
+/* A count, a seed or a shard number: a JSON integer of at most 64 bits, no sign. */
+static const struct json *count_of(const struct json *j, const char *key)
+{
+	const struct json *v = json_get(j, key);
+
+	return v && v->kind == JSON_NUMBER && v->exact ? v : NULL;
+}
+
+/*
+ * The top of one audit --json output: 0 with its scenarios and shard, or -1
+ * with the reason in why.
+ */
+static int read_run(const struct json *run, uint64_t *scenarios, struct shard *sh,
+		    const char **why)
+{
+	const struct json *version = count_of(run, "schema_version"), *groups;
+	const struct json *n = count_of(run, "scenarios"), *seed = count_of(run, "seed");
+	const struct json *shard = json_get(run, "shard");
+	const char *command = str(run, "command");
+
+	groups = json_get(run, "groups");
+	if (!command || strcmp(command, "audit") || !groups || groups->kind != JSON_ARRAY) {
+		*why = "not the --json output of ptsim-bench audit";
+		return -1;
+	}
+	if (!version || version->u64 != JSON_SCHEMA_VERSION) {
+		*why = "a schema_version this merge does not read (it reads "
+		       JSON_SCHEMA_VERSION_TEXT ")";
+		return -1;
+	}
+	if (!n || !seed) {
+		*why = "scenarios and seed must be whole numbers from 0 to 2^64 - 1";
+		return -1;
+	}
+	if (!shard || shard->kind != JSON_ARRAY || shard->n != 2 || !shard->items[0].exact ||
+	    !shard->items[1].exact || !shard->items[0].u64 ||
+	    shard->items[0].u64 > shard->items[1].u64) {
+		*why = "shard must be [K, N] with 1 <= K <= N";
+		return -1;
+	}
+	*scenarios = n->u64;
+	sh->seed = seed->u64;
+	sh->k = shard->items[0].u64;
+	sh->n = shard->items[1].u64;
+	return 0;
+}
+
+/*
+ * The runs of one seed are the shards of one campaign: each once, all of the
+ * same N, and every one of them. 0, or 1 with the reason on stderr.
+ */
+static int check_shards(const struct shard *sh, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		uint64_t have = 0;
+
+		for (int j = 0; j < i; j++) {
+			if (sh[j].seed != sh[i].seed)
+				continue;
+			if (sh[j].n != sh[i].n) {
+				fprintf(stderr, "merge: %s and %s: one campaign (seed %llu) in %llu and "
+					"in %llu shards\n", sh[j].path, sh[i].path,
+					(unsigned long long)sh[i].seed, (unsigned long long)sh[j].n,
+					(unsigned long long)sh[i].n);
+				return 1;
+			}
+			if (sh[j].k == sh[i].k) {
+				fprintf(stderr, "merge: %s and %s: the same shard %llu/%llu of seed %llu "
+					"twice\n", sh[j].path, sh[i].path, (unsigned long long)sh[i].k,
+					(unsigned long long)sh[i].n, (unsigned long long)sh[i].seed);
+				return 1;
+			}
+		}
+		for (int j = 0; j < nr; j++)
+			have += sh[j].seed == sh[i].seed;
+		if (have < sh[i].n) {
+			fprintf(stderr, "merge: the campaign of seed %llu has %llu of its %llu shards; "
+				"missing:", (unsigned long long)sh[i].seed, (unsigned long long)have,
+				(unsigned long long)sh[i].n);
+			for (uint64_t k = 1, shown = 0; k <= sh[i].n && shown < 16; k++) {
+				bool found = false;
+
+				for (int j = 0; j < nr; j++)
+					found |= sh[j].seed == sh[i].seed && sh[j].k == k;
+				if (!found) {
+					fprintf(stderr, " %llu/%llu", (unsigned long long)k,
+						(unsigned long long)sh[i].n);
+					shown++;
+				}
+			}
+			fprintf(stderr, "\n");
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static struct merge mg;
 	struct json *runs;
-	double scenarios = 0, seed = -1;
+	struct shard *shards;
+	uint64_t scenarios = 0, seed = 0;
 	bool same_seed = true;
 	int nfiles = argc - 1, status = 0;
 
@@ -178,13 +284,18 @@ int cmd_merge(int argc, char **argv)
 		return command_usage("merge", stderr);
 	}
 	runs = calloc((size_t)nfiles, sizeof(*runs));
-	if (!runs)
+	shards = calloc((size_t)nfiles, sizeof(*shards));
+	if (!runs || !shards) {
+		free(runs);
+		free(shards);
 		return 1;
+	}
 	for (int i = 0; i < nfiles && !status; i++) {
 		const char *path = argv[i + 1], *why = NULL;
 		size_t len;
 		char *text = read_file(path, &len), err[128];
-		const struct json *groups, *n, *s;
+		const struct json *groups;
+		uint64_t n;
 
 		if (!text) {
 			fprintf(stderr, "merge: cannot read %s: %s\n", path, read_file_error(errno));
@@ -198,30 +309,35 @@ int cmd_merge(int argc, char **argv)
 			break;
 		}
 		free(text);
-		groups = json_get(&runs[i], "groups");
-		n = json_get(&runs[i], "scenarios");
-		s = json_get(&runs[i], "seed");
-		if (!groups || groups->kind != JSON_ARRAY || !n || n->kind != JSON_NUMBER || !s ||
-		    s->kind != JSON_NUMBER) {
-			fprintf(stderr, "merge: %s: not the --json output of ptsim-bench audit\n", path);
+		shards[i].path = path;
+		if (read_run(&runs[i], &n, &shards[i], &why)) {
+			fprintf(stderr, "merge: %s: %s\n", path, why);
 			status = 1;
 			break;
 		}
-		scenarios += n->number;
-		same_seed = same_seed && (seed < 0 || seed == s->number);
-		seed = s->number;
+		if (__builtin_add_overflow(scenarios, n, &scenarios)) {
+			fprintf(stderr, "merge: %s: the scenarios add up past 2^64 - 1\n", path);
+			status = 1;
+			break;
+		}
+		same_seed = same_seed && (!i || seed == shards[i].seed);
+		seed = shards[i].seed;
+		groups = json_get(&runs[i], "groups");
 		for (size_t g = 0; g < groups->n && !why; g++)
 			if (add_group(&mg, &groups->items[g], &why))
 				fprintf(stderr, "merge: %s: %s\n", path, why);
 		if (why)
 			status = 1;
 	}
+	if (!status)
+		status = check_shards(shards, nfiles);
 	if (!status) {
 		qsort(mg.m, mg.nr, sizeof(mg.m[0]), cmp_merged);
 		json_begin("merge", NULL);
-		printf(", \"runs\": %d, \"scenarios\": %.0f, \"seed\": ", nfiles, scenarios);
+		printf(", \"runs\": %d, \"scenarios\": %llu, \"seed\": ", nfiles,
+		       (unsigned long long)scenarios);
 		if (same_seed)
-			printf("%.0f", seed);
+			printf("%llu", (unsigned long long)seed);
 		else
 			printf("null");
 		printf(", \"groups\": [");
@@ -233,5 +349,6 @@ int cmd_merge(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++)
 		json_free(&runs[i]);
 	free(runs);
+	free(shards);
 	return status;
 }

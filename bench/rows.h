@@ -88,6 +88,7 @@ void json_string(const char *s);
  * its value); json_end closes the object and the line.
  */
 #define JSON_SCHEMA_VERSION 1
+#define JSON_SCHEMA_VERSION_TEXT "1"
 void json_begin(const char *command, const char *member);
 void json_end(void);
 /*
