@@ -523,7 +523,15 @@ static void test_raw_bad_arguments(void **state)
 	assert_int_equal(ptsim_mm_create(f.m, &user), 0);
 	assert_int_equal(ptsim_raw_write(user, 0, VA, 3, 0, 0), -EINVAL);	/* not raw */
 	ptsim_mm_destroy(user);
-	/* block over the table, then the table freed: a table-to-block change */
+	/* issue 40 items 8 and 9: no implicit split or exit of a raw mm's tables */
+	assert_int_equal(ptsim_raw_write(f.mm, 0, VA + SZ_2M, 2, NEW_PA | DESC_AF | DESC_TYPE_BLOCK,
+					 0), 0);
+	assert_int_equal(ptsim_split_huge_pmd(f.mm, VA + SZ_2M, SZ_2M), -EINVAL);
+	assert_int_equal(ptsim_mm_exit(f.mm), -EINVAL);
+	assert_int_equal(ptsim_raw_table_alloc(f.mm, VA + SZ_2M, 3, &pa), 0);	/* still a block */
+	assert_int_equal(ptsim_raw_table_free(f.mm, VA + SZ_2M, 3), 0);
+	assert_int_equal(ptsim_raw_table_alloc(f.mm, VA, 3, &pa), -EEXIST);	/* still there */
+		/* block over the table, then the table freed: a table-to-block change */
 	assert_int_equal(ptsim_raw_write(f.mm, 0, VA, 2, 0, 0), 0);
 	assert_int_equal(ptsim_raw_table_free(f.mm, VA, 3), 0);
 	assert_int_equal(violations(&f), 0);

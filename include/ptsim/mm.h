@@ -103,7 +103,8 @@ PTSIM_API int ptsim_populate(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 /*
  * __split_huge_pmd on every PMD-mapped THP in [addr, addr+len): the PMD is
  * replaced by a PTE table filled with one set_ptes(HPAGE_PMD_NR). Costs what
- * is mapped in the range, not its length.
+ * is mapped in the range, not its length. -EINVAL for a kernel or raw mm
+ * (a raw mm's blocks are the caller's to split, ptsim/raw.h).
  */
 PTSIM_API int ptsim_split_huge_pmd(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
 
@@ -145,7 +146,9 @@ PTSIM_API int ptsim_munmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len);
  * (the ASID is not reused before a rollover flushes it), then every table
  * below the PGD is freed and one ASID flush covers the walk caches. Counted
  * like any operation; the mm is left empty and ptsim_mm_destroy frees it
- * (destroying without an exit counts nothing).
+ * (destroying without an exit counts nothing). -EINVAL for a kernel or raw
+ * mm: a raw mm has no VMAs, and its tables are freed one by one with
+ * ptsim_raw_table_free or all at once, uncounted, by ptsim_mm_destroy.
  */
 PTSIM_API int ptsim_mm_exit(struct ptsim_mm *mm);
 

@@ -147,7 +147,8 @@ int ptsim_mm_exit(struct ptsim_mm *mm)
 {
 	struct mmu_gather tlb;
 
-	VALIDATE(mm && !mm->kernel);
+	/* a raw mm has no VMAs to zap; its tables go with ptsim_raw_table_free (raw.h) */
+	VALIDATE(mm && !mm->kernel && !mm->raw);
 	REFUSE_IN_HANDLER(mm->m);
 	op_begin(mm->m);
 	if (mm->nr_vmas) {
