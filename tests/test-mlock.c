@@ -301,6 +301,43 @@ static void test_mlock_host_limit(void **state)
 }
 
 /*
+ * Issue 40 items 3 and 11. mlockall(MCL_CURRENT) populates with mm_populate,
+ * which skips holes and VMAs it cannot populate: the host-memory bound must
+ * look past the hole below the first VMA and past a PROT_NONE one, so the
+ * 64 GiB read-only VMA fails at once as mlock's does. MLOCK_ONFAULT and
+ * MCL_CURRENT | MCL_ONFAULT populate nothing: under the same cap they lock.
+ */
+static void test_mlockall_host_limit(void **state)
+{
+	struct ptsim_machine *m = machine(UINT64_C(8) << 20);
+	struct ptsim_mm *mm = mm_with(m, VA, SZ_2M, PTSIM_PROT_NONE);
+	struct ptsim_stats before;
+	uint64_t host, host_after;
+
+	(void)state;
+	assert_int_equal(ptsim_mmap(mm, VA + SZ_1G, 64 * SZ_1G, PTSIM_PROT_READ,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	ptsim_total_stats(m, &before);
+	ptsim_machine_host_bytes(m, &host);
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_CURRENT), -ENOMEM);
+	ptsim_machine_host_bytes(m, &host_after);
+	assert_int_equal(host_after, host);
+	assert_false(locked(mm, VA + SZ_1G));
+	assert_int_equal(mapped_pages(mm, VA + SZ_1G, 1), 0);
+	assert_totals_same(m, &before);
+	/* nothing populated: both lock, and still nothing is mapped */
+	assert_int_equal(ptsim_mlock2(mm, VA + SZ_1G, 64 * SZ_1G, PTSIM_MLOCK_ONFAULT), 0);
+	assert_true(locked(mm, VA + SZ_1G));
+	assert_int_equal(ptsim_munlock(mm, VA + SZ_1G, 64 * SZ_1G), 0);
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_CURRENT | PTSIM_MCL_ONFAULT), 0);
+	assert_true(locked(mm, VA + SZ_1G));
+	assert_int_equal(mapped_pages(mm, VA + SZ_1G, 1), 0);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * Length 0 at an aligned start is an empty range: do_mlock, munlock and
  * do_madvise succeed doing nothing but the syscall. At an unaligned start
  * mlock's range widens to the page it starts in.
@@ -588,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_mlock_populate_transient_oom),
 		cmocka_unit_test(test_mlock_split_enomem),
 		cmocka_unit_test(test_mlock_host_limit),
+		cmocka_unit_test(test_mlockall_host_limit),
 		cmocka_unit_test(test_len_zero),
 		cmocka_unit_test(test_madvise_len_rounds_up),
 		cmocka_unit_test(test_mremap_fixed_below_min_addr),

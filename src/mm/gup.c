@@ -246,14 +246,18 @@ int madvise_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool wri
 	return 0;
 }
 
-/* Which populate the host-memory bound is for: mlock's, or MADV_POPULATE_READ / _WRITE. */
-enum populate_kind { POPULATE_MLOCK, POPULATE_READ, POPULATE_WRITE };
+/*
+ * Which populate the host-memory bound is for: mlock's, mlockall's (mm_populate,
+ * which skips holes and VMAs it cannot populate), or MADV_POPULATE_READ / _WRITE.
+ */
+enum populate_kind { POPULATE_MLOCK, POPULATE_MLOCKALL, POPULATE_READ, POPULATE_WRITE };
 
 /*
  * Whether a lower bound of the host memory the populate of the range needs
  * fits in what host_memory_limit leaves: a PTE table for every PMD slot
  * without one in the anonymous VMAs it reads (it maps the zero page there),
- * up to the first VMA (or hole) it stops at. Written VMAs and file pages are
+ * up to the first VMA (or hole) it stops at (mlockall's goes on past both:
+ * __mm_populate with ignore_errors). Written VMAs and file pages are
  * bounded by the simulated memory; the zero page is not, and a huge
  * read-only range would otherwise fill tables until the limit stopped it
  * half way. A slot with no PMD table counts whole, so the check costs what
@@ -269,17 +273,28 @@ static bool populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64
 	if (room == UINT64_MAX)
 		return true;	/* no limit */
 	for (uint64_t a = start; a < end && need <= room;) {
-		const struct vma *v = find_vma(mm, a);
+		const struct vma *v = find_vma_intersection(mm, a, end);
+		const bool mlock = kind == POPULATE_MLOCK || kind == POPULATE_MLOCKALL;
 		uint64_t vend;
 		bool writes;
 
-		if (!v || v->start > a)
-			break;	/* a hole: the populate stops here */
+		if (!v)
+			break;
+		if (v->start > a) {
+			if (kind != POPULATE_MLOCKALL)
+				break;	/* a hole: the populate stops here */
+			a = v->start;
+		}
 		vend = MIN(v->end, end);
-		if (kind == POPULATE_MLOCK ? populate_refuses(v) || (v->flags & VM_LOCKONFAULT) :
-		    check_vma_flags_refuses(v, kind == POPULATE_WRITE))
-			break;	/* the populate stops here */
-		writes = kind == POPULATE_MLOCK ? populate_writes(v) : kind == POPULATE_WRITE;
+		/* (a VM_LOCKONFAULT VMA loses the flag first: mlock and mlockall without ONFAULT) */
+		if (mlock ? populate_refuses(v) :
+		    check_vma_flags_refuses(v, kind == POPULATE_WRITE)) {
+			if (kind != POPULATE_MLOCKALL)
+				break;	/* the populate stops here */
+			a = vend;
+			continue;
+		}
+		writes = mlock ? populate_writes(v) : kind == POPULATE_WRITE;
 		if (writes || v->fd >= 0) {
 			a = vend;
 			continue;
@@ -478,9 +493,10 @@ int64_t ptsim_get_user_pages(struct ptsim_mm *mm, uint64_t start, uint64_t nr_pa
 	return gup_call(mm, start, nr_pages, foll_flags, pas);
 }
 
-bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
+bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end,
+			   bool ignore_errors)
 {
-	return populate_fits_host(mm, start, end, POPULATE_MLOCK);
+	return populate_fits_host(mm, start, end, ignore_errors ? POPULATE_MLOCKALL : POPULATE_MLOCK);
 }
 
 bool madvise_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end, bool write)

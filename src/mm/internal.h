@@ -174,7 +174,8 @@ int handle_mm_fault_unshare(struct ptsim_mm *mm, struct vma *v, uint64_t va);
  */
 int __mm_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool ignore_errors);
 /* Whether the zero-page tables __mm_populate of the range needs fit host_memory_limit. */
-bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
+bool mm_populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end,
+			   bool ignore_errors);
 /*
  * madvise_populate for MADV_POPULATE_READ / _WRITE over [start, end): 0, or
  * -ENOMEM (a hole, no memory), -EINVAL (a VMA the access may not make),
@@ -238,6 +239,7 @@ int vma_insert(struct ptsim_mm *mm, const struct vma *v);
 /* __mmap_region's counted work for the new VMA at idx: charge, vm_area_alloc, store, counts. */
 void mmap_region_account(struct ptsim_mm *mm, size_t idx);
 struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
+struct vma *find_vma_intersection(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 /* Where the VMAs from start stop covering [start, end) without a hole (end: no hole; start: none there). */
 uint64_t covered_end(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 

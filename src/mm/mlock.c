@@ -237,8 +237,12 @@ static int do_mlock(struct ptsim_mm *mm, uint64_t start, uint64_t len, unsigned 
 		end = covered;
 		lock_partial = true;
 	}
-	/* a populate whose tables alone pass the host-memory limit fails before it starts */
-	if (lock && !lock_partial && !mm_populate_fits_host(mm, start, end))
+	/*
+	 * A populate whose tables alone pass the host-memory limit fails before
+	 * it starts; MLOCK_ONFAULT populates nothing (its pages lock as they fault).
+	 */
+	if (lock && !(flags & VM_LOCKONFAULT) && !lock_partial &&
+	    !mm_populate_fits_host(mm, start, end, false))
 		return -ENOMEM;
 	op_begin(mm->m);
 	syscall_enter(mm->m);
@@ -328,7 +332,7 @@ int ptsim_mlockall(struct ptsim_mm *mm, unsigned int flags)
 	VALIDATE(flags && !(flags & ~(PTSIM_MCL_CURRENT | PTSIM_MCL_FUTURE | PTSIM_MCL_ONFAULT)) &&
 		 flags != PTSIM_MCL_ONFAULT);
 	if ((flags & PTSIM_MCL_CURRENT) && !(flags & PTSIM_MCL_ONFAULT) && mm->nr_vmas &&
-	    !mm_populate_fits_host(mm, 0, mm->vmas[mm->nr_vmas - 1].end))
+	    !mm_populate_fits_host(mm, 0, mm->vmas[mm->nr_vmas - 1].end, true))
 		return -ENOMEM;
 	return do_mlockall(mm, flags);
 }

@@ -267,7 +267,6 @@ struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr)
 	return NULL;
 }
 
-/* The first VMA ending above addr (or NULL). */
 /* The index of the first VMA ending above addr (binary search). */
 static size_t vma_index_after(const struct ptsim_mm *mm, uint64_t addr)
 {
@@ -282,6 +281,14 @@ static size_t vma_index_after(const struct ptsim_mm *mm, uint64_t addr)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* find_vma_intersection: the first VMA that overlaps [start, end), or NULL. */
+struct vma *find_vma_intersection(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
+{
+	size_t i = vma_index_after(mm, start);
+
+	return i < mm->nr_vmas && mm->vmas[i].start < end ? &mm->vmas[i] : NULL;
 }
 
 bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
