@@ -201,7 +201,8 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(ptsim_mmap(NULL, VA, 4096, rw, pa, NULL), -EINVAL);
 	assert_int_equal(ptsim_mmap(mm, 0x50000000, 0, rw, pa, NULL), -EINVAL);
 	assert_int_equal(ptsim_mmap(mm, 0x50000001, 4096, rw, pa, NULL), -EINVAL);
-	assert_int_equal(ptsim_mmap(mm, 0x50000000, 4095, rw, pa, NULL), -EINVAL);
+	/* do_mmap's PAGE_ALIGN(len) wraps to 0: -ENOMEM */
+	assert_int_equal(ptsim_mmap(mm, 0x50000000, UINT64_MAX - 100, rw, pa, NULL), -ENOMEM);
 	assert_int_equal(ptsim_mmap(mm, top - 4096, 8192, rw, pa, NULL), -EINVAL);
 	assert_int_equal(ptsim_mmap(mm, UINT64_MAX & ~UINT64_C(4095), 8192, rw, pa, NULL), -EINVAL);
 	assert_int_equal(ptsim_mmap(mm, 0x50000000, 4096, 0x80, pa, NULL), -EINVAL);
@@ -355,6 +356,43 @@ static void test_swap_in_and_zero_page_cow(void **state)
 	assert_true(tr.write && !tr.read_only);
 	assert_true(tr.pa != zero.pa);
 	ptsim_machine_destroy(m);
+}
+
+/*
+ * Issue 40 item 10: do_mmap rounds len up to whole pages (PAGE_ALIGN), so a
+ * scenario written with 4K lengths runs on 16K and 64K machines: the VMA
+ * covers the whole page, anonymous and file alike.
+ */
+static void test_mmap_len_rounds_up(void **state)
+{
+	static const enum ptsim_granule gran[] = { PTSIM_GRANULE_4K, PTSIM_GRANULE_16K,
+						   PTSIM_GRANULE_64K };
+
+	(void)state;
+	for (unsigned int i = 0; i < 3; i++) {
+		struct ptsim_machine *m = new_machine(gran[i], 48, PTSIM_CPU_NEOVERSE_V2, "baseline");
+		const uint64_t page = m->geo.page_size;
+		struct ptsim_mm *mm;
+		unsigned int file, fd;
+		const struct vma *v;
+
+		assert_int_equal(ptsim_mm_create(m, &mm), 0);
+		assert_int_equal(ptsim_mmap(mm, VA, 4096 + 1, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+					    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+		v = find_vma(mm, VA);
+		assert_non_null(v);
+		assert_int_equal(v->end - v->start, ALIGN_UP64(4097, page));
+		assert_int_equal(ptsim_fault(mm, VA + ALIGN_UP64(4097, page) - 1, PTSIM_ACCESS_WRITE), 0);
+		assert_int_equal(ptsim_file_create(m, 16 * SZ_64K, 0, &file), 0);
+		assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+		assert_int_equal(ptsim_mmap_file(mm, VA + SZ_1G, 4096, PTSIM_PROT_READ, fd, 0, NULL), 0);
+		v = find_vma(mm, VA + SZ_1G);
+		assert_non_null(v);
+		assert_int_equal(v->end - v->start, page);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
 }
 
 /* host_memory_limit: a populate past it is -ENOMEM and leaves everything as it was. */
@@ -519,6 +557,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_in_and_zero_page_cow),
 		cmocka_unit_test(test_host_memory_limit),
+		cmocka_unit_test(test_mmap_len_rounds_up),
 		cmocka_unit_test(test_folio_records),
 		cmocka_unit_test(test_anon_vma_ids_run_out),
 		cmocka_unit_test(test_aslr_seed_mixing),

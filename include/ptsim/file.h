@@ -56,8 +56,9 @@ PTSIM_API int ptsim_file_cached(const struct ptsim_machine *m, unsigned int file
 #define PTSIM_MADV_POPULATE_WRITE	23
 
 /*
- * mmap of an open file at page offset `pgoff` (bytes / PAGE_SIZE). addr 0:
- * the kernel picks the address (top-down from the mm's mmap_base, through
+ * mmap of an open file at page offset `pgoff` (bytes / PAGE_SIZE); len is
+ * rounded up to whole pages (do_mmap's PAGE_ALIGN). addr 0: the kernel picks
+ * the address (top-down from the mm's mmap_base, through
  * thp_get_unmapped_area; randomised when ASLR is on).
  */
 PTSIM_API int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int prot,

@@ -397,7 +397,11 @@ int ptsim_mmap(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned int pr
 	VALIDATE(share == PTSIM_MAP_PRIVATE || share == PTSIM_MAP_SHARED);
 	VALIDATE(flags & PTSIM_MAP_ANONYMOUS);
 	VALIDATE(!(flags & ~(PTSIM_MAP_PRIVATE | PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS)));
-	VALIDATE(IS_ALIGNED64(addr, g->page_size) && IS_ALIGNED64(len, g->page_size));
+	VALIDATE(IS_ALIGNED64(addr, g->page_size));
+	/* do_mmap: len = PAGE_ALIGN(len), -ENOMEM when that wraps to 0 */
+	if (len > UINT64_MAX - (g->page_size - 1))
+		return -ENOMEM;
+	len = ALIGN_UP64(len, g->page_size);
 	VALIDATE(len <= (UINT64_C(1) << g->va_bits) && addr <= (UINT64_C(1) << g->va_bits) - len);
 	search = !addr;
 	if (!addr) {

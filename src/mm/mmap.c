@@ -116,7 +116,11 @@ int ptsim_mmap_file(struct ptsim_mm *mm, uint64_t addr, uint64_t len, unsigned i
 	REFUSE_IN_HANDLER(mm->m);
 	VALIDATE(!(prot & ~(PTSIM_PROT_READ | PTSIM_PROT_WRITE | PTSIM_PROT_EXEC)));
 	g = &mm->m->geo;
-	VALIDATE(IS_ALIGNED64(addr | len, g->page_size) && pgoff < (UINT64_C(1) << 40));
+	VALIDATE(IS_ALIGNED64(addr, g->page_size) && pgoff < (UINT64_C(1) << 40));
+	/* do_mmap: len = PAGE_ALIGN(len), -ENOMEM when that wraps to 0 */
+	if (len > UINT64_MAX - (g->page_size - 1))
+		return -ENOMEM;
+	len = ALIGN_UP64(len, g->page_size);
 	VALIDATE(len <= (UINT64_C(1) << g->va_bits) && addr <= (UINT64_C(1) << g->va_bits) - len);
 	if (vma_reserve(mm, 1))
 		return -ENOMEM;
