@@ -493,6 +493,36 @@ static void test_raw_tlbi_asid_width(void **state)
 	}
 }
 
+/*
+ * Issue 40 item 7: a level-3 descriptor with bits[1:0] = 0b01 is reserved;
+ * the walk faults on it, and the queries say nothing is mapped there.
+ */
+static void test_raw_reserved_l3_queries(void **state)
+{
+	struct rfx f;
+	struct ptsim_translation tr;
+	struct ptsim_page_info pi;
+	enum ptsim_fault_kind fault;
+
+	(void)state;
+	rsetup(&f, PTSIM_CPU_NEOVERSE_V2, 1);
+	w(&f, 0, VA, (page(OLD_PA, false) & ~DESC_TYPE_MASK) | DESC_TYPE_BLOCK);
+	assert_int_equal(ptsim_access(f.mm, 0, VA, PTSIM_ACCESS_READ, &fault), -EFAULT);
+	assert_int_equal(fault, PTSIM_FAULT_TRANSLATION);
+	assert_int_equal(ptsim_translate(f.mm, VA, &tr), -ENOENT);
+	assert_int_equal(ptsim_pagemap(f.mm, VA, &pi), 0);
+	assert_int_equal(pi.state, PTSIM_PAGE_NONE);
+	/* the page descriptor beside it is what both see */
+	w(&f, 0, VA, page(OLD_PA, false));
+	assert_int_equal(ptsim_access(f.mm, 0, VA, PTSIM_ACCESS_READ, &fault), 0);
+	assert_int_equal(fault, PTSIM_FAULT_NONE);
+	assert_int_equal(ptsim_translate(f.mm, VA, &tr), 0);
+	assert_int_equal(tr.pa, OLD_PA);
+	assert_int_equal(ptsim_pagemap(f.mm, VA, &pi), 0);
+	assert_int_equal(pi.state, PTSIM_PAGE_PRESENT);
+	rteardown(&f);
+}
+
 /* The API's arguments: negative errno, nothing changed. */
 static void test_raw_bad_arguments(void **state)
 {
@@ -555,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_raw_tlbi_back_to_back),
 		cmocka_unit_test(test_raw_tlbi_pending_per_cpu),
 		cmocka_unit_test(test_raw_tlbi_asid_width),
+		cmocka_unit_test(test_raw_reserved_l3_queries),
 		cmocka_unit_test(test_raw_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

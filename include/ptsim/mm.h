@@ -277,7 +277,11 @@ struct ptsim_translation {
 	/* Room for later fields (zero): the struct keeps its size across versions. */
 	uint64_t reserved[4];
 };
-/* -ENOENT when nothing is mapped at va; -EINVAL for a bad argument. */
+/*
+ * -ENOENT when nothing is mapped at va, or the leaf is an encoding the
+ * hardware walk faults on (a reserved level-3 descriptor, bits[1:0] = 0b01,
+ * or a block at a level without blocks); -EINVAL for a bad argument.
+ */
 PTSIM_API int ptsim_translate(const struct ptsim_mm *mm, uint64_t va,
 			      struct ptsim_translation *out);
 

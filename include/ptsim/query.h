@@ -21,7 +21,11 @@ struct ptsim_mm;
  */
 
 enum ptsim_page_state {
-	PTSIM_PAGE_NONE,	/* nothing mapped at the address (pagemap: no PM_PRESENT, no PM_SWAP) */
+	/*
+	 * nothing mapped at the address (pagemap: no PM_PRESENT, no PM_SWAP),
+	 * or a leaf the hardware walk faults on (a reserved encoding, raw mms)
+	 */
+	PTSIM_PAGE_NONE,
 	PTSIM_PAGE_PRESENT,	/* PM_PRESENT: a page, or a PROT_NONE-style present-invalid entry */
 	PTSIM_PAGE_SWAP,	/* PM_SWAP: a swap entry */
 };

@@ -208,6 +208,12 @@ void pt_delete_copy(struct ptsim_machine *m, struct pt_table *t);
  */
 struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool alloc,
 			       int *err);
+/*
+ * Whether the valid leaf d at level is an encoding the hardware walk faults
+ * on (a level-3 descriptor with bits[1:0] = 0b01, a block at a level without
+ * blocks): the queries then report nothing mapped, as the walk finds.
+ */
+bool leaf_encoding_reserved(const struct ptsim_geometry *g, int level, pte_t d);
 /* Uncounted lookup of the leaf mapping va: returns the table and sets *level. */
 struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx);
 /*

@@ -471,7 +471,7 @@ int ptsim_translate(const struct ptsim_mm *mm, uint64_t va, struct ptsim_transla
 	if (!t)
 		return -ENOENT;
 	d = t->desc[idx];
-	if (!pte_present(d))
+	if (!pte_present(d) || leaf_encoding_reserved(g, t->level, d))
 		return -ENOENT;
 	size = pt_level_size(g, t->level);
 	memset(out, 0, sizeof(*out));

@@ -52,7 +52,7 @@ static void page_info_of(const struct ptsim_mm *mm, uint64_t va, int level, pte_
 			out->swap_type = SWP_PTE_MARKER;	/* swp_type of the marker entry */
 		return;
 	}
-	if (!pte_present(d))
+	if (!pte_present(d) || leaf_encoding_reserved(g, level, d))
 		return;
 	out->state = PTSIM_PAGE_PRESENT;
 	out->uffd_wp = pte_uffd_wp(d);
@@ -134,7 +134,8 @@ static void smap_gather_stats(const struct ptsim_mm *mm, const struct vma *v, st
 			/* smaps_pte_entry: a marker is a non_swap_entry, not Swap */
 			if (!is_pte_marker(d))
 				out->swap += g->page_size;
-		} else if (pte_present(d) && !is_zero_pte(mm, d) &&
+		} else if (pte_present(d) && !leaf_encoding_reserved(g, t->level, d) &&
+			   !is_zero_pte(mm, d) &&
 			   (f = pfn_folio(mm->m, pte_pfn(g, d)))) {
 			/* vm_normal_page: the zero page is special, not counted */
 			out->rss += size;

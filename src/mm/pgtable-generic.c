@@ -237,6 +237,16 @@ struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool
 	return t;
 }
 
+bool leaf_encoding_reserved(const struct ptsim_geometry *g, int level, pte_t d)
+{
+	if (!pte_valid(d))
+		return false;
+	if (level == PTE_LEVEL)
+		return (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE;
+	/* a block where the granule has none (the walk also takes level 2 as one) */
+	return !pmd_table(d) && !g->level_block[level_slot(level)] && level != PMD_LEVEL;
+}
+
 struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
