@@ -523,6 +523,40 @@ static void test_raw_reserved_l3_queries(void **state)
 	rteardown(&f);
 }
 
+/*
+ * Issue 40 item 1: the states raw.h sanctions are no invariant violation: a
+ * table attached and not linked yet (its entry empty, or a block kept above
+ * it for a block-to-table change), and one unlinked and not freed yet.
+ */
+static void test_raw_attached_tables_are_invariant(void **state)
+{
+	struct rfx f;
+	uint64_t bad = ~UINT64_C(0), pa;
+
+	(void)state;
+	rsetup(&f, PTSIM_CPU_NEOVERSE_V2, 1);
+	/* attached below an empty level-2 entry */
+	assert_int_equal(ptsim_raw_table_alloc(f.mm, VA + SZ_2M, 3, &pa), 0);
+	assert_int_equal(ptsim_check_invariants(f.m, &bad), 0);
+	assert_int_equal(bad, 0);
+	/* a block kept above it while its pages are written */
+	assert_int_equal(ptsim_raw_write(f.mm, 0, VA + SZ_2M, 2, NEW_PA | DESC_AF | DESC_TYPE_BLOCK,
+					 0), 0);
+	w(&f, 0, VA + SZ_2M, page(NEW_PA, false));
+	assert_int_equal(ptsim_check_invariants(f.m, &bad), 0);
+	assert_int_equal(bad, 0);
+	/* linked, then unlinked (the entry invalid) and not freed yet */
+	assert_int_equal(ptsim_raw_write(f.mm, 0, VA + SZ_2M, 2, pa | DESC_TYPE_TABLE, 0), 0);
+	assert_int_equal(ptsim_raw_write(f.mm, 0, VA + SZ_2M, 2, 0, 0), 0);
+	assert_int_equal(ptsim_check_invariants(f.m, &bad), 0);
+	assert_int_equal(bad, 0);
+	assert_int_equal(f.log.count[PTSIM_DIAG_INVARIANT], 0);
+	assert_int_equal(ptsim_raw_table_free(f.mm, VA + SZ_2M, 3), 0);
+	assert_int_equal(ptsim_check_invariants(f.m, &bad), 0);
+	assert_int_equal(bad, 0);
+	rteardown(&f);
+}
+
 /* The API's arguments: negative errno, nothing changed. */
 static void test_raw_bad_arguments(void **state)
 {
@@ -586,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_raw_tlbi_pending_per_cpu),
 		cmocka_unit_test(test_raw_tlbi_asid_width),
 		cmocka_unit_test(test_raw_reserved_l3_queries),
+		cmocka_unit_test(test_raw_attached_tables_are_invariant),
 		cmocka_unit_test(test_raw_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

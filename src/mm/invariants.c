@@ -108,11 +108,21 @@ NO_FUZZ_TRACE static uint64_t check_table(struct inv *c, const struct ptsim_mm *
 		va = base + i * size;
 		d = t->desc[i];
 		if (!last && t->next[i]) {
-			if (!pte_valid(d) || !pmd_table(d) || pte_pfn(g, d) != t->next[i]->pfn ||
+			const bool linked = pte_valid(d) && pmd_table(d);
+
+			/*
+			 * A raw mm's table may be attached and not linked yet, or
+			 * unlinked and not freed yet: its entry then holds no table
+			 * descriptor, but an invalid entry or a block (raw.h,
+			 * ptsim_raw_table_alloc and ptsim_raw_table_free).
+			 */
+			if ((!linked && !mm->raw) || (linked && pte_pfn(g, d) != t->next[i]->pfn) ||
 			    t->next[i]->level != t->level + 1)
 				broken(c, va, t->level, d, "table descriptor and table disagree");
 			bytes += check_table(c, mm, t->next[i], va);
-			continue;
+			if (linked || !d)
+				continue;
+			/* the block the walk finds above the detached table is checked as a leaf below */
 		}
 		if (!d)
 			continue;
