@@ -449,15 +449,32 @@ static int run_combination(const struct run_ctx *c, enum ptsim_cpu cpu, enum pts
 }
 
 /*
- * A worker's report of one combination: its status, what its queries
- * printed, and each run's result, checkpoints and findings as they are in
+ * What a worker's queries print (pagemap, vmas, ptdump) goes to the parent
+ * as it is printed, in chunks of [size_t n][n bytes] ended by n = 0, so a
+ * long output costs no memory (a worker that buffered it all could run
+ * short and cut it); the parent copies each chunk to stdout in order.
+ */
+static ssize_t query_chunk_write(void *cookie, const char *buf, size_t n)
+{
+	int fd = *(int *)cookie;
+
+	if (!n)
+		return 0;
+	if (write_all(fd, &n, sizeof(n)) || write_all(fd, buf, n))
+		return -1;
+	return (ssize_t)n;
+}
+
+/*
+ * A worker's report of one combination, after its query output: its
+ * status, and each run's result, checkpoints and findings as they are in
  * memory (the parent mends the pointers: the same binary on both sides).
  */
-static int send_combination(int fd, int status, const char *text, size_t len,
-			    const struct one_run *runs, unsigned int nr)
+static int send_combination(int fd, int status, const struct one_run *runs, unsigned int nr)
 {
-	if (write_all(fd, &status, sizeof(status)) || write_all(fd, &len, sizeof(len)) ||
-	    write_all(fd, text, len))
+	const size_t end = 0;
+
+	if (write_all(fd, &end, sizeof(end)) || write_all(fd, &status, sizeof(status)))
 		return -1;
 	for (unsigned int i = 0; i < nr; i++)
 		if (write_all(fd, &runs[i].res, sizeof(runs[i].res)) ||
@@ -474,16 +491,22 @@ static bool receive_combination(FILE *f, const struct run_ctx *c, enum ptsim_cpu
 	char buf[4096];
 	size_t len;
 
-	if (read_all(f, status, sizeof(*status)) || read_all(f, &len, sizeof(len)))
-		return false;
-	while (len) {
-		size_t n = fread(buf, 1, len < sizeof(buf) ? len : sizeof(buf), f);
-
-		if (!n)
+	for (;;) {	/* the query output's chunks, to the empty one */
+		if (read_all(f, &len, sizeof(len)))
 			return false;
-		fwrite(buf, 1, n, stdout);
-		len -= n;
+		if (!len)
+			break;
+		while (len) {
+			size_t n = fread(buf, 1, len < sizeof(buf) ? len : sizeof(buf), f);
+
+			if (!n)
+				return false;
+			fwrite(buf, 1, n, stdout);
+			len -= n;
+		}
 	}
+	if (read_all(f, status, sizeof(*status)))
+		return false;
 	for (unsigned int i = 0; i < c->nr_sets; i++) {
 		struct one_run *r = &out[i];
 
@@ -510,23 +533,25 @@ static void combination_worker(const struct run_ctx *c, const enum ptsim_cpu *uc
 			       const enum ptsim_granule *ugr, unsigned int nr_units, unsigned int j,
 			       unsigned int jobs, struct one_run *runs, int fd)
 {
+	static const cookie_io_functions_t chunks = { .write = query_chunk_write };
 	struct run_ctx mine = *c;
 	int bad = 0;
 
 	for (unsigned int u = j; u < nr_units && !bad; u += jobs) {
-		char *text = NULL;
-		size_t len = 0;
 		int st;
 
-		mine.lim.query_out = c->lim.query_out ? open_memstream(&text, &len) : NULL;
+		mine.lim.query_out = c->lim.query_out ? fopencookie(&fd, "w", chunks) : NULL;
 		if (c->lim.query_out && !mine.lim.query_out)
 			_exit(1);
 		st = run_combination(&mine, ucpu[u], ugr[u], &runs[u * c->nr_sets]);
-		if (mine.lim.query_out)
-			fclose(mine.lim.query_out);
-		bad = send_combination(fd, st, text ? text : "", text ? len : 0, &runs[u * c->nr_sets],
-				       c->nr_sets);
-		free(text);
+		/* a chunk that did not reach the parent fails the worker: no output is cut silently */
+		if (mine.lim.query_out) {
+			bool lost = fflush(mine.lim.query_out) || ferror(mine.lim.query_out);
+
+			if (fclose(mine.lim.query_out) || lost)
+				_exit(1);
+		}
+		bad = send_combination(fd, st, &runs[u * c->nr_sets], c->nr_sets);
 	}
 	_exit(bad);
 }
