@@ -248,7 +248,7 @@ void json_free(struct json *j)
 
 const struct json *json_get(const struct json *j, const char *key)
 {
-	if (j->kind != JSON_OBJECT)
+	if (!j || j->kind != JSON_OBJECT)
 		return NULL;
 	for (size_t i = 0; i < j->n; i++)
 		if (!strcmp(j->keys[i], key))

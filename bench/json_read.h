@@ -28,7 +28,7 @@ struct json {
 /* Parse text into *out: 0, or -1 with the place and reason in err. */
 int json_parse(const char *text, struct json *out, char *err, size_t errlen);
 void json_free(struct json *j);
-/* An object's member named key, NULL when absent (or j is no object). */
+/* An object's member named key, NULL when absent (or j is NULL or no object). */
 const struct json *json_get(const struct json *j, const char *key);
 
 #endif

@@ -8,6 +8,7 @@
  * (see test-bbm.c) and they are counted, not fatal.
  */
 #include "fuzz-one.h"
+#include "json_read.h"
 #include "scenario.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ptsim/ptsim.h>
+#include <ptsim/raw.h>
 
 struct rd {
 	const uint8_t *p;
@@ -297,12 +299,204 @@ static int fuzz_scenario(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/*
+ * A leaf, table or garbage descriptor for the raw API: mostly one the
+ * architecture defines at some level (with random attributes and output
+ * address in the machine's memory), sometimes any 64 bits.
+ */
+static uint64_t raw_desc(struct rd *r, uint64_t page)
+{
+	uint8_t kind = u8(r);
+	uint64_t pa = GIB + (u64(r) % (4 * GIB)) / page * page;
+	uint64_t attrs = (uint64_t)u16(r) << 2 & 0xffc;	/* AttrIndx .. nG */
+	uint64_t upper = (uint64_t)(u8(r) & 0x7f) << 51;	/* DBM, Contiguous, PXN, UXN, SW */
+
+	switch (kind % 5) {
+	case 0: return 0;
+	case 1: return pa | attrs | upper | 3;	/* page (level 3), or a table */
+	case 2: return pa | attrs | upper | 1;	/* block, or reserved at level 3 */
+	case 3: return pa | 2;			/* invalid with bits set */
+	default: return u64(r);
+	}
+}
+
+/*
+ * An input starting with 0xfe is a raw architectural sequence (ptsim/raw.h):
+ * bare address spaces on a machine of one to four CPUs, table allocations
+ * and frees, descriptor writes, CASes and reads, barriers, TLBIs of every
+ * kind with arbitrary fields, TLB lookups, accesses, queries, and the calls
+ * a raw mm must refuse (split_huge_pmd, mm_exit, mmap). The sequence may
+ * break the architecture's rules; the checker reports that, so this is run
+ * for crashes and for every call's validation (the invariant checker runs
+ * after each call, its reports ignored).
+ */
+static int fuzz_raw(const uint8_t *data, size_t size)
+{
+	static const enum ptsim_granule grs[] = { PTSIM_GRANULE_4K, PTSIM_GRANULE_16K, PTSIM_GRANULE_64K };
+	struct rd r = { data, size };
+	struct ptsim_machine_config cfg;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mms[3] = { NULL };
+	uint8_t hdr = u8(&r);
+	uint64_t page, v;
+
+	ptsim_machine_config_init(&cfg);
+	cfg.granule = grs[hdr % 3];
+	cfg.va_bits = (hdr >> 2) & 1 ? 39 : 48;
+	cfg.cpu = (enum ptsim_cpu)(u8(&r) % PTSIM_CPU__COUNT);
+	cfg.nr_cpus = 1 + (hdr >> 3) % 4;
+	cfg.bbm_level = (hdr >> 5) % 4;	/* 0: the CPU's own */
+	cfg.phys_base = GIB;
+	cfg.phys_size = 4 * GIB;
+	if (ptsim_machine_create(&cfg, &m))
+		return 0;
+	ptsim_set_diag_handler(m, ignore_diag, NULL);
+	page = UINT64_C(1) << cfg.granule;
+	for (int step = 0; step < 64 && r.n; step++) {
+		uint8_t op = u8(&r), who = u8(&r) % 3, lv = u8(&r), pick = u8(&r), c = u8(&r);
+		/* now and then a CPU the machine lacks */
+		unsigned int cpu = c % 8 ? c % cfg.nr_cpus : c % 6;
+		/* levels 1..3 mostly, now and then 0 or 4 */
+		int level = lv % 8 ? 1 + lv % 3 : (lv >> 3) % 2 * 4;
+		/* mostly a few pages in four blocks, so tables fill and are reused; sometimes anything */
+		uint64_t va = pick % 8 ? GIB + (pick % 4) * (page << (cfg.granule - 3)) +
+					 (uint64_t)(u8(&r) % 16) * page : u64(&r);
+		struct ptsim_mm *mm = mms[who];
+
+		if (!mm && op % 12) {
+			ptsim_raw_mm_create(m, &mms[who]);
+			continue;
+		}
+		switch (op % 12) {
+		case 0:
+			if (mm) {
+				ptsim_mm_destroy(mm);
+				mms[who] = NULL;
+			}
+			break;
+		case 1:
+			/* mostly linked at once (as the kernel does), else left for a block above it */
+			if (!ptsim_raw_table_alloc(mm, va, level, &v) && cpu % 3)
+				ptsim_raw_write(mm, 0, va, level - 1, v | 3, 0);
+			break;
+		case 2:
+			ptsim_raw_table_free(mm, va, level);
+			break;
+		case 3: {
+			uint64_t desc = raw_desc(&r, page);
+
+			ptsim_raw_write(mm, cpu, va, level, desc, u8(&r) % 3);
+			break;
+		}
+		case 4: {
+			uint64_t expected = raw_desc(&r, page), desc = raw_desc(&r, page);
+
+			ptsim_raw_cas(mm, cpu, va, level, expected, desc, u8(&r) % 3, &v);
+			break;
+		}
+		case 5:
+			ptsim_raw_read(mm, cpu, va, level, &v);
+			break;
+		case 6:
+			ptsim_raw_barrier(m, cpu, (enum ptsim_raw_barrier)(u8(&r) % 6));
+			break;
+		case 7: {
+			struct ptsim_raw_tlbi t = { 0 };
+			unsigned int asid = 0;
+
+			ptsim_mm_asid(mm, &asid);
+			t.kind = (enum ptsim_raw_tlbi_kind)(u8(&r) % 11);
+			t.broadcast = u8(&r) & 1;
+			t.asid = u8(&r) % 4 ? asid : u16(&r) << (u8(&r) % 16);
+			t.va = va;
+			t.pages = u8(&r) % 4 ? 1 : u64(&r) % 100000;
+			t.ttl_level = (int)(u8(&r) % 6) - 1;
+			ptsim_raw_tlbi(m, cpu, &t);
+			break;
+		}
+		case 8: {
+			struct ptsim_raw_tlb_entry e[4];
+			unsigned int n;
+			enum ptsim_fault_kind f;
+
+			ptsim_raw_tlb_lookup(mm, cpu, va, e, u8(&r) % 5, &n);
+			ptsim_access(mm, cpu, va, (enum ptsim_access_kind)(u8(&r) % 4), &f);
+			break;
+		}
+		case 9: {
+			struct ptsim_translation tr;
+			struct ptsim_page_info pi;
+
+			ptsim_translate(mm, va, &tr);
+			ptsim_pagemap(mm, va, &pi);
+			break;
+		}
+		case 10:
+			/* a raw mm has no VMAs, no THPs and no exit: each is refused */
+			if (ptsim_split_huge_pmd(mm, va & ~(page - 1), page) != -EINVAL ||
+			    ptsim_mm_exit(mm) != -EINVAL ||
+			    ptsim_mmap(mm, GIB, page, PTSIM_PROT_READ,
+				       PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL) != -EINVAL) {
+				fprintf(stderr, "fuzz: a raw mm took a call it must refuse\n");
+				abort();
+			}
+			break;
+		default: {
+			struct ptsim_mm *copy;
+
+			if (!ptsim_mm_clone(mm, &copy))
+				ptsim_mm_destroy(copy);
+			break;
+		}
+		}
+		ptsim_check_invariants(m, &v);
+	}
+	for (int i = 0; i < 3; i++)
+		if (mms[i])
+			ptsim_mm_destroy(mms[i]);
+	ptsim_machine_destroy(m);
+	return 0;
+}
+
+/*
+ * An input starting with 0xfd is JSON text for the reader ptsim-bench merge
+ * uses (bench/json_read.c): parsed, and when it parses, walked as merge
+ * walks an audit output (its members and their kinds), then freed.
+ */
+static int fuzz_json(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), err[128];
+	struct json j;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;	/* the reader takes a NUL-terminated text (read_file's) */
+	if (!json_parse(text, &j, err, sizeof(err))) {
+		static const char *const keys[] = { "schema_version", "command", "scenarios", "seed",
+						    "shard", "groups" };
+		const struct json *g = json_get(&j, "groups");
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			(void)json_get(&j, keys[k]);
+		for (size_t i = 0; g && g->kind == JSON_ARRAY && i < g->n; i++)
+			(void)json_get(json_get(&g->items[i], "found_on"), "cpu");
+		json_free(&j);
+	}
+	free(text);
+	return 0;
+}
+
 static int fuzz_api(const uint8_t *data, size_t size);
 
 int fuzz_one(const uint8_t *data, size_t size)
 {
 	if (size && data[0] == 0xff)
 		return fuzz_scenario(data + 1, size - 1);
+	if (size && data[0] == 0xfe)
+		return fuzz_raw(data + 1, size - 1);
+	if (size && data[0] == 0xfd)
+		return fuzz_json(data + 1, size - 1);
 	return fuzz_api(data, size);
 }
 

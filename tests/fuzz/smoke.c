@@ -12,6 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What ptsim-bench audit --json prints, for the JSON reader's inputs to start from. */
+static const char audit_json[] =
+	"{\"schema_version\": 1, \"ptsim_version\": \"0.3.0\", \"command\": \"audit\", "
+	"\"scenarios\": 45, \"seed\": 2, \"shard\": [1, 2], \"groups\": [\n  {\"kind\": "
+	"\"bbm_violation\", \"chain\": \"a <- b\", \"message\": \"m\\u00e9\", \"fires\": "
+	"{\"apple-m3\": [\"v6.17\", \"v6.18\"]}, \"first_scenario\": 3, \"found_on\": "
+	"{\"cpu\": \"apple-m3\", \"preset\": \"v6.17\"}, \"scenario\": \"mm A\\n\"}\n]}\n";
+
 /* The scenario seeds (files starting with 0xff), kept to mutate. */
 static uint8_t seeds[4][4096];
 static size_t seed_len[4], nr_seeds;
@@ -68,7 +76,19 @@ int main(int argc, char **argv)
 		uint8_t buf[4096];
 		size_t n = 64 + i % (512 - 64);
 
-		if (nr_seeds && i % 4 == 3) {
+		if (i % 8 == 5) {
+			/* a raw architectural sequence (fuzz_raw) */
+			for (size_t k = 0; k < n; k++)
+				buf[k] = (uint8_t)prng_next(&seed);
+			buf[0] = 0xfe;
+		} else if (i % 8 == 6) {
+			/* an audit --json output with a few bytes changed (fuzz_json: merge's reader) */
+			n = 1 + strlen(audit_json);
+			buf[0] = 0xfd;
+			memcpy(buf + 1, audit_json, n - 1);
+			for (int k = (int)(prng_next(&seed) % 5); k; k--)
+				buf[1 + prng_next(&seed) % (n - 1)] = (uint8_t)prng_next(&seed);
+		} else if (nr_seeds && i % 4 == 3) {
 			/* a scenario seed with a few bytes changed: the parser's errors and odd runs */
 			size_t s = (size_t)(prng_next(&seed) % nr_seeds);
 
