@@ -150,7 +150,10 @@ struct ptsim_elf_phdr {
 /*
  * load_elf_binary for an ET_DYN (PIE) main executable: load_bias =
  * ELF_ET_DYN_BASE + arch_mmap_rnd(), masked to the maximum alignment of the
- * PT_LOADs, then each segment mapped from fd.
+ * PT_LOADs, then each segment mapped from fd. -EEXIST when a segment's
+ * range is taken or two segments overlap, -EINVAL when one passes the
+ * address space, -ENOMEM: all found before anything is mapped, so a failure
+ * changes nothing.
  */
 PTSIM_API int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_phdr *ph,
 			     unsigned int nr, uint64_t *load_bias);

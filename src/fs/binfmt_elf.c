@@ -41,24 +41,46 @@ static uint64_t maximum_alignment(const struct ptsim_machine *m, const struct pt
 	return align;
 }
 
-/* Forget the VMAs elf_load mapped before it failed: they hold no pages yet. */
-static void unmap_segments(struct ptsim_mm *mm, const uint64_t *starts, unsigned int nr)
+/*
+ * Whether every segment's range [addr, addr + its pages) fits the address
+ * space (-EINVAL), is free, and overlaps no other segment (-EEXIST, as
+ * elf_map's MAP_FIXED_NOREPLACE finds): checked before anything is mapped,
+ * since a segment mapped into a VM_LOCKED mm (mlockall MCL_FUTURE) is
+ * populated at once, and a mapping a neighbour took cannot be taken back.
+ */
+static int segments_fit(const struct ptsim_mm *mm, const struct ptsim_elf_phdr *ph, unsigned int nr,
+			uint64_t bias)
 {
-	for (unsigned int i = 0; i < nr; i++) {
-		struct vma *v = find_vma(mm, starts[i]);
+	const struct ptsim_geometry *g = &mm->m->geo;
 
-		if (v && v->start == starts[i])
-			vma_remove(mm, vma_index(mm, v));
+	for (unsigned int i = 0; i < nr; i++) {
+		uint64_t off_in = ph[i].p_vaddr & (g->page_size - 1);
+		uint64_t addr = bias + ph[i].p_vaddr - off_in;
+		uint64_t end = addr + ALIGN_UP64(ph[i].p_memsz + off_in, g->page_size);
+
+		if (end > (UINT64_C(1) << g->va_bits))
+			return -EINVAL;
+		if (!range_is_free(mm, addr, end))
+			return -EEXIST;
+		for (unsigned int j = 0; j < i; j++) {
+			uint64_t o_off = ph[j].p_vaddr & (g->page_size - 1);
+			uint64_t o_addr = bias + ph[j].p_vaddr - o_off;
+			uint64_t o_end = o_addr + ALIGN_UP64(ph[j].p_memsz + o_off, g->page_size);
+
+			if (addr < o_end && o_addr < end)
+				return -EEXIST;
+		}
 	}
+	return 0;
 }
 
 int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_phdr *ph,
 		   unsigned int nr, uint64_t *load_bias)
 {
 	const struct ptsim_geometry *g;
-	uint64_t bias, base, starts[2 * 64], limit;
-	unsigned int mapped = 0;
-	int err = 0;
+	uint64_t bias, base, limit;
+	bool mapped = false;
+	int err;
 
 	VALIDATE(mm && !mm->kernel && ph && nr && nr <= 64 && load_bias && fd < mm->m->nr_opens);
 	REFUSE_IN_HANDLER(mm->m);
@@ -73,7 +95,15 @@ int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_
 	bias = base + arch_mmap_rnd(mm);
 	bias &= ~(maximum_alignment(mm->m, ph, nr) - 1);
 	bias = ALIGN_DOWN64(bias - ALIGN_DOWN64(ph[0].p_vaddr, g->page_size), g->page_size);
-	/* one operation: a failure leaves no segment mapped and no counts in the totals */
+	/*
+	 * What can fail is checked first (the ranges, the VMA array's room), so
+	 * a failure leaves no segment mapped and no counts in the totals.
+	 */
+	err = segments_fit(mm, ph, nr, bias);
+	if (!err)
+		err = vma_reserve(mm, 2 * nr);
+	if (err)
+		return err;
 	op_begin(mm->m);
 	for (unsigned int i = 0; !err && i < nr; i++) {
 		uint64_t off_in = ph[i].p_vaddr & (g->page_size - 1);
@@ -88,19 +118,18 @@ int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_
 		if (size) {
 			err = ptsim_mmap_file(mm, addr, size, prot, fd,
 					      (ph[i].p_offset - off_in) >> g->page_shift, NULL);
-			if (!err)
-				starts[mapped++] = addr;
+			mapped |= !err;
 		}
 		/* set_brk / vm_brk_flags: the bss beyond the file's last page is anonymous */
 		if (!err && total > size) {
 			err = ptsim_mmap(mm, addr + size, total - size, prot,
 					 PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL);
-			if (!err)
-				starts[mapped++] = addr + size;
+			mapped |= !err;
 		}
+		/* not expected after the checks; what was mapped stays, counted (the exec is lost) */
+		if (err && mapped)
+			op_keep_partial(mm->m);
 	}
-	if (err)
-		unmap_segments(mm, starts, mapped);
 	op_end(mm->m, err);
 	if (!err)
 		*load_bias = bias;
