@@ -338,6 +338,33 @@ static void test_mlockall_host_limit(void **state)
 }
 
 /*
+ * Issue 40 item 3, without a host cap: the page tables a read-only populate
+ * needs come from the machine's memory (pte_alloc). A 1 TiB read-only VMA
+ * needs 524,288 PTE tables, 2 GiB, on a machine of 1 GiB: mlock and
+ * mlockall fail at once with -ENOMEM and change nothing (before, they built
+ * tables for minutes and gigabytes of host memory).
+ */
+static void test_mlock_bounded_by_machine_memory(void **state)
+{
+	struct ptsim_machine *m = machine_phys(0, SZ_1G);
+	struct ptsim_mm *mm = mm_with(m, VA, UINT64_C(1) << 40, PTSIM_PROT_READ);
+	struct ptsim_stats before;
+
+	(void)state;
+	ptsim_total_stats(m, &before);
+	assert_int_equal(ptsim_mlock(mm, VA, UINT64_C(1) << 40), -ENOMEM);
+	assert_int_equal(ptsim_mlockall(mm, PTSIM_MCL_CURRENT), -ENOMEM);
+	assert_totals_same(m, &before);
+	assert_false(locked(mm, VA));
+	/* 1 GiB of it needs 512 tables, 2 MiB: that fits */
+	assert_int_equal(ptsim_mlock(mm, VA, SZ_1G), 0);
+	assert_int_equal(mapped_pages(mm, VA, 1), 1);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * Length 0 at an aligned start is an empty range: do_mlock, munlock and
  * do_madvise succeed doing nothing but the syscall. At an unaligned start
  * mlock's range widens to the page it starts in.
@@ -626,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_mlock_split_enomem),
 		cmocka_unit_test(test_mlock_host_limit),
 		cmocka_unit_test(test_mlockall_host_limit),
+		cmocka_unit_test(test_mlock_bounded_by_machine_memory),
 		cmocka_unit_test(test_len_zero),
 		cmocka_unit_test(test_madvise_len_rounds_up),
 		cmocka_unit_test(test_mremap_fixed_below_min_addr),

@@ -223,7 +223,8 @@ PTSIM_API int ptsim_mremap(struct ptsim_mm *mm, uint64_t old, uint64_t old_len, 
  * range (with ptsim_mm_set_kernel_errors on: after the VMAs before the first
  * hole were locked or unlocked, without the populate, as
  * apply_vma_lock_flags does), when a VMA split runs out of memory, or (mlock) when the tables the
- * populate would need alone pass host_memory_limit. mlock's populate stops at
+ * populate would need alone pass the machine's free memory (pte_alloc takes
+ * them from it) or host_memory_limit. mlock's populate stops at
  * its first error and returns it as the syscall does
  * (__mlock_posix_error_return): -ENOMEM for a PROT_NONE VMA or a fault past
  * the end of a file (-EFAULT), -EAGAIN when memory runs out (-ENOMEM). The
@@ -261,8 +262,8 @@ PTSIM_API int ptsim_mlock2(struct ptsim_mm *mm, uint64_t start, uint64_t len, un
  * PROT_NONE one, a fault past the end of a file). munlockall unlocks every
  * VMA and clears the future flags. -EINVAL for flags 0, an unknown flag or
  * MCL_ONFAULT alone; -ENOMEM when memory runs out for the calls's own work
- * or the zero-page tables of the populate alone would pass
- * host_memory_limit (nothing changed). A VMA whose split runs out of memory
+ * or the zero-page tables of the populate alone would pass the machine's
+ * free memory or host_memory_limit (nothing changed). A VMA whose split runs out of memory
  * is left unlocked, as the kernel ignores mlock_fixup's errors.
  */
 PTSIM_API int ptsim_mlockall(struct ptsim_mm *mm, unsigned int flags);

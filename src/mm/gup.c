@@ -253,26 +253,27 @@ int madvise_populate(struct ptsim_mm *mm, uint64_t start, uint64_t end, bool wri
 enum populate_kind { POPULATE_MLOCK, POPULATE_MLOCKALL, POPULATE_READ, POPULATE_WRITE };
 
 /*
- * Whether a lower bound of the host memory the populate of the range needs
- * fits in what host_memory_limit leaves: a PTE table for every PMD slot
- * without one in the anonymous VMAs it reads (it maps the zero page there),
- * up to the first VMA (or hole) it stops at (mlockall's goes on past both:
- * __mm_populate with ignore_errors). Written VMAs and file pages are
- * bounded by the simulated memory; the zero page is not, and a huge
- * read-only range would otherwise fill tables until the limit stopped it
- * half way. A slot with no PMD table counts whole, so the check costs what
- * is mapped.
+ * Whether the PTE tables the populate of the range needs at least fit: a
+ * table for every PMD slot without one in the anonymous VMAs it reads (it
+ * maps the zero page there), up to the first VMA (or hole) it stops at
+ * (mlockall's goes on past both: __mm_populate with ignore_errors). They
+ * must fit the machine's free memory, where the kernel's pte_alloc takes
+ * them, and what host_memory_limit leaves. Written VMAs and file pages are
+ * bounded by the simulated memory as they fault; the zero page is not, and
+ * a huge read-only range would otherwise build tables for minutes, or until
+ * the host limit stopped it half way. A slot with no PMD table counts whole,
+ * so the check costs what is mapped.
  */
 static bool populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64_t end,
 			       enum populate_kind kind)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	const uint64_t room = host_room(mm->m), per = table_host_bytes(g, PTE_LEVEL);
-	uint64_t need = 0;
+	/* the tables that fit: each is a page of the machine's memory and per bytes of the host's */
+	const uint64_t max_tables = MIN(mm->m->phys.nr_free, room == UINT64_MAX ? UINT64_MAX : room / per);
+	uint64_t tables = 0;
 
-	if (room == UINT64_MAX)
-		return true;	/* no limit */
-	for (uint64_t a = start; a < end && need <= room;) {
+	for (uint64_t a = start; a < end && tables <= max_tables;) {
 		const struct vma *v = find_vma_intersection(mm, a, end);
 		const bool mlock = kind == POPULATE_MLOCK || kind == POPULATE_MLOCKALL;
 		uint64_t vend;
@@ -299,7 +300,7 @@ static bool populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64
 			a = vend;
 			continue;
 		}
-		while (a < vend && need <= room) {
+		while (a < vend && tables <= max_tables) {
 			const struct pt_table *t = pt_find_table(mm, a, PMD_LEVEL);
 			unsigned int i = pt_index(g, PMD_LEVEL, a);
 			uint64_t next;
@@ -309,17 +310,17 @@ static bool populate_fits_host(const struct ptsim_mm *mm, uint64_t start, uint64
 				uint64_t pud_size = pt_level_size(g, PUD_LEVEL);
 
 				next = MIN(ALIGN_DOWN64(a, pud_size) + pud_size, vend);
-				need += (ALIGN_UP64(next, g->pmd_size) - ALIGN_DOWN64(a, g->pmd_size)) /
-					g->pmd_size * per;
+				tables += (ALIGN_UP64(next, g->pmd_size) - ALIGN_DOWN64(a, g->pmd_size)) /
+					  g->pmd_size;
 			} else {
 				next = MIN(ALIGN_DOWN64(a, g->pmd_size) + g->pmd_size, vend);
 				if (!t->next[i] && !pmd_is_leaf(t, i))
-					need += per;
+					tables++;
 			}
 			a = next;
 		}
 	}
-	return need <= room;
+	return tables <= max_tables;
 }
 
 /*
