@@ -46,7 +46,7 @@ static uint64_t maximum_alignment(const struct ptsim_machine *m, const struct pt
  * space (-EINVAL), is free, and overlaps no other segment (-EEXIST, as
  * elf_map's MAP_FIXED_NOREPLACE finds): checked before anything is mapped,
  * since a segment mapped into a VM_LOCKED mm (mlockall MCL_FUTURE) is
- * populated at once, and a mapping a neighbour took cannot be taken back.
+ * populated at once and could not simply be forgotten again.
  */
 static int segments_fit(const struct ptsim_mm *mm, const struct ptsim_elf_phdr *ph, unsigned int nr,
 			uint64_t bias)
