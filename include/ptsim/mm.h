@@ -71,8 +71,9 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
 /*
  * mmap: anonymous mappings for now. addr must be page aligned and the range
  * free (MAP_FIXED_NOREPLACE semantics); len is rounded up to whole pages, as
- * do_mmap's PAGE_ALIGN does (-ENOMEM if that passes 2^64); addr 0 lets the model choose (first
- * fit above 4 GiB), so no fixed mapping can lie below mmap_min_addr (4096).
+ * do_mmap's PAGE_ALIGN does (-ENOMEM if that passes 2^64); addr 0 lets the
+ * model choose (first fit above 4 GiB), so no fixed mapping can lie below
+ * mmap_min_addr (4096).
  * MAP_SHARED gives the mapping a shmem object of len bytes
  * (shmem_zero_setup): every mapping of it, in this mm and in forked children,
  * faults the same pages from it, and the last VMA mapping it frees it (see

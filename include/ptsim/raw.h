@@ -141,7 +141,7 @@ struct ptsim_raw_tlbi {
  * to the checker (a break is covered only once a DSB of its writer has made
  * it visible, and the TLBI completes at a DSB of cpu). The range forms need
  * FEAT_TLBIRANGE on the machine's CPU. -EINVAL for a bad CPU, kind, range,
- * alignment, hint or ASID (one of more bits than the CPU's 8 or 16).
+ * alignment, hint or ASID (one with more bits than the CPU's 8 or 16).
  */
 PTSIM_API int ptsim_raw_tlbi(struct ptsim_machine *m, unsigned int cpu,
 			     const struct ptsim_raw_tlbi *op);
