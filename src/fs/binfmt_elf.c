@@ -41,6 +41,16 @@ static uint64_t maximum_alignment(const struct ptsim_machine *m, const struct pt
 	return align;
 }
 
+/* Where segment ph lands at bias: its first page's address and the end of its last (bss too). */
+static void segment_span(const struct ptsim_geometry *g, const struct ptsim_elf_phdr *ph,
+			 uint64_t bias, uint64_t *addr, uint64_t *end)
+{
+	uint64_t off_in = ph->p_vaddr & (g->page_size - 1);
+
+	*addr = bias + ph->p_vaddr - off_in;
+	*end = *addr + ALIGN_UP64(ph->p_memsz + off_in, g->page_size);
+}
+
 /*
  * Whether every segment's range [addr, addr + its pages) fits the address
  * space (-EINVAL), is free, and overlaps no other segment (-EEXIST, as
@@ -54,19 +64,17 @@ static int segments_fit(const struct ptsim_mm *mm, const struct ptsim_elf_phdr *
 	const struct ptsim_geometry *g = &mm->m->geo;
 
 	for (unsigned int i = 0; i < nr; i++) {
-		uint64_t off_in = ph[i].p_vaddr & (g->page_size - 1);
-		uint64_t addr = bias + ph[i].p_vaddr - off_in;
-		uint64_t end = addr + ALIGN_UP64(ph[i].p_memsz + off_in, g->page_size);
+		uint64_t addr, end;
 
+		segment_span(g, &ph[i], bias, &addr, &end);
 		if (end > (UINT64_C(1) << g->va_bits))
 			return -EINVAL;
 		if (!range_is_free(mm, addr, end))
 			return -EEXIST;
 		for (unsigned int j = 0; j < i; j++) {
-			uint64_t o_off = ph[j].p_vaddr & (g->page_size - 1);
-			uint64_t o_addr = bias + ph[j].p_vaddr - o_off;
-			uint64_t o_end = o_addr + ALIGN_UP64(ph[j].p_memsz + o_off, g->page_size);
+			uint64_t o_addr, o_end;
 
+			segment_span(g, &ph[j], bias, &o_addr, &o_end);
 			if (addr < o_end && o_addr < end)
 				return -EEXIST;
 		}
@@ -107,13 +115,14 @@ int ptsim_elf_load(struct ptsim_mm *mm, unsigned int fd, const struct ptsim_elf_
 	op_begin(mm->m);
 	for (unsigned int i = 0; !err && i < nr; i++) {
 		uint64_t off_in = ph[i].p_vaddr & (g->page_size - 1);
-		uint64_t addr = bias + ph[i].p_vaddr - off_in;
 		uint64_t size = ALIGN_UP64(ph[i].p_filesz + off_in, g->page_size);
-		uint64_t total = ALIGN_UP64(ph[i].p_memsz + off_in, g->page_size);
+		uint64_t addr, end, total;
 		unsigned int prot = ((ph[i].p_flags & PF_R) ? PTSIM_PROT_READ : 0) |
 				    ((ph[i].p_flags & PF_W) ? PTSIM_PROT_WRITE : 0) |
 				    ((ph[i].p_flags & PF_X) ? PTSIM_PROT_EXEC : 0);
 
+		segment_span(g, &ph[i], bias, &addr, &end);
+		total = end - addr;
 		/* elf_map: the file-backed part */
 		if (size) {
 			err = ptsim_mmap_file(mm, addr, size, prot, fd,
