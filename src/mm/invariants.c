@@ -126,10 +126,10 @@ NO_FUZZ_TRACE static uint64_t check_table(struct inv *c, const struct ptsim_mm *
 		}
 		if (!d)
 			continue;
-		if (t->level < PTE_LEVEL && pte_valid(d) && (pmd_table(d) || (!g->level_block[level_slot(t->level)] &&
-								      t->level != PMD_LEVEL)))
+		if (t->level < PTE_LEVEL && pte_valid(d) &&
+		    (pmd_table(d) || leaf_encoding_reserved(g, t->level, d)))
 			broken(c, va, t->level, d, "table descriptor without a table, or block not allowed");
-		if (t->level == PTE_LEVEL && pte_valid(d) && (d & PTE_TYPE_MASK) != PTE_TYPE_PAGE)
+		if (t->level == PTE_LEVEL && leaf_encoding_reserved(g, t->level, d))
 			broken(c, va, t->level, d, "reserved level-3 encoding");
 		if (pte_valid(d) && pte_cont(d) && t->level >= PMD_LEVEL)
 			check_cont_group(c, t, i, va);
