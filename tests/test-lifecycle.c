@@ -1041,6 +1041,44 @@ static void test_madv_pageout_lazyfree(void **state)
 	}
 }
 
+/*
+ * A page read back from swap stays in the swap cache, clean. Shared by fork,
+ * MADV_FREE in the child leaves it alone (madvise_free_pte_range: a
+ * swap-cache folio whose mapcount is not its page count), so once the child
+ * has gone reclaim swaps it out again instead of discarding what the parent
+ * reads. Exclusive, MADV_FREE takes it out of the swap cache and reclaim
+ * may discard it.
+ */
+static void test_madv_free_swapcache(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm = populated(m, SZ_64K, 0), *child;
+	struct ptsim_page_info pi;
+
+	(void)state;
+	assert_int_equal(ptsim_swapout(mm, VA, SZ_64K), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_madvise(child, VA, SZ_4K, PTSIM_MADV_FREE), 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_SWAP_LOOKUP], 0);
+	ptsim_mm_destroy(child);
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_4K, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_IO_REQUEST], 1);
+	assert_int_equal(ptsim_pagemap(mm, VA, &pi), 0);
+	assert_int_equal(pi.state, PTSIM_PAGE_SWAP);
+	/* exclusive: out of the swap cache (one lookup), lazily freed, then discarded */
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_4K, PTSIM_MADV_FREE), 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_SWAP_LOOKUP], 1);
+	assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_4K, PTSIM_MADV_PAGEOUT), 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_IO_REQUEST], 0);
+	assert_int_equal(ptsim_pagemap(mm, VA + SZ_4K, &pi), 0);
+	assert_int_equal(pi.state, PTSIM_PAGE_NONE);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 /* Before v6.16 the per-entry unmap of a lazyfree folio discards the pages before the dirty one. */
 static void test_madv_pageout_lazyfree_partial(void **state)
 {
@@ -1349,6 +1387,7 @@ int main(void)
 		cmocka_unit_test(test_madv_pageout_large),
 		cmocka_unit_test(test_thp_fault_prepares_anon_vma),
 		cmocka_unit_test(test_madv_pageout_lazyfree),
+		cmocka_unit_test(test_madv_free_swapcache),
 		cmocka_unit_test(test_madv_pageout_lazyfree_partial),
 		cmocka_unit_test(test_madv_pageout_skips_and_files),
 		cmocka_unit_test(test_mlock_states),

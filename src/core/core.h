@@ -112,6 +112,13 @@ enum folio_flags {
 	FOLIO_MLOCKED = 1u << 5,
 	FOLIO_LAZYFREE = 1u << 6,	/* MADV_FREE'd anonymous memory: PG_swapbacked clear */
 	FOLIO_DEFERRED_SPLIT = 1u << 7,	/* on its node's deferred split queue (_deferred_list) */
+	/*
+	 * An anonymous folio in the swap cache (PG_swapcache). It shares its
+	 * bit with FOLIO_READAHEAD, which only page-cache folios carry, as the
+	 * kernel's PG_swapcache shares PG_owner_priv_1: test it with
+	 * folio_test_swapcache.
+	 */
+	FOLIO_SWAPCACHE = FOLIO_READAHEAD,
 };
 
 /*

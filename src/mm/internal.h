@@ -43,6 +43,12 @@ static inline uint64_t folio_nr_pages(const struct folio *f)
 {
 	return UINT64_C(1) << f->order;
 }
+
+/* folio_test_swapcache: an anonymous folio in the swap cache (the flag test is not counted). */
+static inline bool folio_test_swapcache(const struct folio *f)
+{
+	return (f->flags & (FOLIO_ANON | FOLIO_SWAPCACHE)) == (FOLIO_ANON | FOLIO_SWAPCACHE);
+}
 /*
  * The folio's mapcount, PTE + PMD mappings of its pages, as folio_mapcount
  * (include/linux/mm.h) reads it: a large folio keeps it in its first tail

@@ -94,6 +94,34 @@ static void folio_mark_lazyfree(struct folio *f)
 }
 
 /*
+ * madvise_free_pte_range's test of a folio in the swap cache (v6.12): one
+ * that other mappings share stays as it is (its mapcount is not its page
+ * count), since clearing it would lose what they read; an exclusive one
+ * leaves the swap cache (folio_free_swap -> delete_from_swap_cache) and is
+ * freed lazily like any other. folio_free_swap also fails while another
+ * swap entry still refers to the slot (folio_swapped); the model keeps no
+ * shared slots (each swap entry is read back into a folio of its own), so
+ * that case does not arise here. True when the folio may be marked lazyfree.
+ */
+static bool madvise_free_swapcache(struct ptsim_mm *mm, struct folio *f)
+{
+	struct ptsim_machine *m = mm->m;
+
+	if (!folio_test_swapcache(f))
+		return true;
+	if (!folio_trylock(m, f))
+		return false;
+	if ((uint64_t)folio_mapcount(m, f) != folio_nr_pages(f)) {
+		folio_unlock(m, f);
+		return false;
+	}
+	__delete_from_swap_cache(m);
+	f->flags &= ~FOLIO_SWAPCACHE;
+	folio_unlock(m, f);
+	return true;
+}
+
+/*
  * One entry (or folio batch) of madvise_free_pte_range or
  * madvise_cold_or_pageout_pte_range: FREE makes young or dirty entries old
  * and clean (lazily freeable), COLD makes young ones old, PAGEOUT leaves
@@ -212,6 +240,8 @@ static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t add
 whole:
 		/* a large folio here is mapped whole: its mapcount says whether only here */
 		if (!free && (uint64_t)folio_mapcount(mm->m, ref.folio) != folio_nr_pages(ref.folio))
+			continue;
+		if (free && !madvise_free_swapcache(mm, ref.folio))
 			continue;
 		lazy_age_ptes(w, ref.folio, ptep, ptent, addr, nr, batching);
 	}

@@ -646,10 +646,15 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
  * PTE lock (pte_offset_map_lock, pte_same re-reading the entry): writable
  * for a write fault on an entry that was exclusive. A write fault on an
  * entry that was not (fork shared it) maps the page read-only and goes on
- * to do_wp_page in the same fault, the lock still held. The model has no
- * swap cache: the page read back is a folio only this mapping holds, so
- * do_wp_page reuses it (the kernel's first sharer would copy the swap-cache
- * folio instead, and the second find it in the swap cache).
+ * to do_wp_page in the same fault, the lock still held. The model's swap
+ * cache lookup always misses: the page read back is a folio only this
+ * mapping holds, so do_wp_page reuses it (the kernel's first sharer would
+ * copy the swap-cache folio instead, and the second find it in the swap
+ * cache). The folio stays in the swap cache, as after a read fault in the
+ * kernel, until MADV_FREE takes it out (madvise_free_swapcache) or it is
+ * freed. Where the kernel frees the slot at the fault instead
+ * (should_try_to_free_swap: a write, VM_LOCKED), folio_free_swap leaves the
+ * folio PG_dirty, which madvise_free_pte_range tests alike.
  */
 static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *ptep, bool write)
 {
@@ -670,6 +675,7 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	ptl_spin_lock(m);
 	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
 	folio_init_anon(f, v, va, g);
+	f->flags |= FOLIO_SWAPCACHE;
 	/*
 	 * a folio new to the rmap (not yet anon): folio_add_new_anon_rmap with
 	 * RMAP_EXCLUSIVE when the entry was (v6.10+; v6.8 and v6.9 took
