@@ -62,6 +62,137 @@ static struct ptsim_machine *machine(const char *preset)
 	return new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, preset);
 }
 
+static int count_vma(const struct ptsim_vma_info *v, void *arg)
+{
+	(void)v;
+	(*(unsigned int *)arg)++;
+	return 0;
+}
+
+/* How many VMAs mm has (ptsim_vma_foreach, as /proc/PID/maps lists them). */
+static unsigned int nr_vmas(const struct ptsim_mm *mm)
+{
+	unsigned int n = 0;
+
+	assert_int_equal(ptsim_vma_foreach(mm, count_vma, &n), 0);
+	return n;
+}
+
+/*
+ * Issue 40 item 2: a new mapping next to a compatible one is taken by it
+ * (__mmap_region -> vma_merge_new_range -> vma_expand): one VMA, as
+ * /proc/PID/maps shows, with no vm_area_struct allocated, one merge and one
+ * store of the stretched range. Filling the gap between two VMAs joins all
+ * three and frees next. A populate and an mremap across the join then work.
+ * A different protection, a shared mapping, or prev and next with different
+ * anon_vmas (only prev takes it) keep their VMAs apart.
+ */
+static void test_mmap_merges_new_range(void **state)
+{
+	(void)state;
+	for (size_t p = 0; p < 2; p++) {
+		struct ptsim_machine *m = machine(presets[p]);
+		struct ptsim_mm *mm;
+
+		assert_int_equal(ptsim_mm_create(m, &mm), 0);
+		assert_int_equal(ptsim_mmap(mm, A, NR * SZ_4K, RW, ANON, NULL), 0);
+		assert_int_equal(ptsim_mmap(mm, A + NR * SZ_4K, NR * SZ_4K, RW, ANON, NULL), 0);
+		CHECK(m, "mmap RW beside prev", { PTSIM_EV_SYSCALL, 1 }, { PTSIM_EV_VMA_MERGE, 1 },
+		      { PTSIM_EV_SLAB_ALLOC, 1 }, { PTSIM_EV_SLAB_FREE, 1 },
+		      { PTSIM_EV_MAPLE_NODE_WRITE, 1 }, { PTSIM_EV_VM_STAT, 2 });
+		assert_int_equal(nr_vmas(mm), 1);
+		/* a gap of 16 pages, then a third mapping, then the gap filled: one VMA */
+		assert_int_equal(ptsim_mmap(mm, A + 3 * NR * SZ_4K, NR * SZ_4K, RW, ANON, NULL), 0);
+		assert_int_equal(nr_vmas(mm), 2);
+		assert_int_equal(ptsim_mmap(mm, A + 2 * NR * SZ_4K, NR * SZ_4K, RW, ANON, NULL), 0);
+		CHECK(m, "mmap RW filling the gap", { PTSIM_EV_VMA_MERGE, 1 }, { PTSIM_EV_SLAB_ALLOC, 1 },
+		      { PTSIM_EV_SLAB_FREE, 3 }, { PTSIM_EV_MAPLE_NODE_WRITE, 1 });
+		assert_int_equal(nr_vmas(mm), 1);
+		assert_int_equal(ptsim_populate(mm, A, 4 * NR * SZ_4K, 0, true), 0);
+		assert_int_equal(ptsim_mremap(mm, A, 4 * NR * SZ_4K, 5 * NR * SZ_4K, 0, 0, NULL), 0);
+		assert_int_equal(nr_vmas(mm), 1);
+		/* not compatible: another protection, a shared mapping */
+		assert_int_equal(ptsim_mmap(mm, A + 5 * NR * SZ_4K, NR * SZ_4K, PTSIM_PROT_READ, ANON,
+					    NULL), 0);
+		assert_int_equal(ptsim_mmap(mm, A + 6 * NR * SZ_4K, NR * SZ_4K, RW,
+					    PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS, NULL), 0);
+		assert_int_equal(ptsim_mmap(mm, A + 7 * NR * SZ_4K, NR * SZ_4K, RW,
+					    PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS, NULL), 0);
+		CHECK(m, "mmap shared beside shared", { PTSIM_EV_VMA_MERGE, 0 });
+		assert_int_equal(nr_vmas(mm), 4);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * prev and next faulted into different anon_vmas: a mapping between them
+ * joins prev only (can_vma_merge_right refuses next), and next stays.
+ */
+static void test_mmap_merge_anon_vmas_differ(void **state)
+{
+	(void)state;
+	struct ptsim_machine *m = machine("v6.17");
+	struct ptsim_mm *mm;
+
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_mmap(mm, A, NR * SZ_4K, RW, ANON, NULL), 0);
+	assert_int_equal(ptsim_mmap(mm, A + 2 * NR * SZ_4K, NR * SZ_4K, RW, ANON, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, A, NR * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_populate(mm, A + 2 * NR * SZ_4K, NR * SZ_4K, 0, true), 0);
+	assert_int_equal(ptsim_mmap(mm, A + NR * SZ_4K, NR * SZ_4K, RW, ANON, NULL), 0);
+	CHECK(m, "mmap between two anon_vmas", { PTSIM_EV_VMA_MERGE, 1 }, { PTSIM_EV_SLAB_FREE, 1 });
+	assert_int_equal(nr_vmas(mm), 2);
+	assert_non_null(find_vma(mm, A + NR * SZ_4K));
+	assert_int_equal(find_vma(mm, A + NR * SZ_4K)->start, A);
+	assert_int_equal(find_vma(mm, A + NR * SZ_4K)->end, A + 2 * NR * SZ_4K);
+	/*
+	 * prev without an anon_vma, next with one: the gap filled joins all
+	 * three, and the merged VMA takes next's anon_vma (dup_anon_vma), so
+	 * the rmap still finds next's pages
+	 */
+	{
+		const uint64_t c = A + 4 * NR * SZ_4K;
+		uint64_t anon;
+		struct ptsim_folio_info fi;
+
+		assert_int_equal(ptsim_mmap(mm, c, NR * SZ_4K, RW, ANON, NULL), 0);
+		assert_int_equal(ptsim_mmap(mm, c + 2 * NR * SZ_4K, NR * SZ_4K, RW, ANON, NULL), 0);
+		assert_int_equal(ptsim_populate(mm, c + 2 * NR * SZ_4K, NR * SZ_4K, 0, true), 0);
+		anon = find_vma(mm, c + 2 * NR * SZ_4K)->anon_vma;
+		assert_int_not_equal(anon, 0);
+		assert_int_equal(find_vma(mm, c)->anon_vma, 0);
+		assert_int_equal(ptsim_mmap(mm, c + NR * SZ_4K, NR * SZ_4K, RW, ANON, NULL), 0);
+		assert_int_equal(find_vma(mm, c)->end, c + 3 * NR * SZ_4K);
+		assert_int_equal(find_vma(mm, c)->anon_vma, anon);
+		assert_int_equal(ptsim_folio_info(mm, c + 2 * NR * SZ_4K, &fi), 0);
+		assert_int_equal(ptsim_madvise(mm, c, 3 * NR * SZ_4K, PTSIM_MADV_PAGEOUT), 0);
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], NR);
+	}
+	/* file mappings merge only within one open file (is_mergeable_vma: the same vm_file) */
+	{
+		unsigned int file, fd1, fd2;
+
+		assert_int_equal(ptsim_file_create(m, 4 * NR * SZ_4K, 0, &file), 0);
+		assert_int_equal(ptsim_file_open(m, file, &fd1), 0);
+		assert_int_equal(ptsim_file_open(m, file, &fd2), 0);
+		assert_int_equal(ptsim_mmap_file(mm, B, NR * SZ_4K, PTSIM_PROT_READ, fd1, 0, NULL), 0);
+		assert_int_equal(ptsim_mmap_file(mm, B + NR * SZ_4K, NR * SZ_4K, PTSIM_PROT_READ, fd2,
+						 NR, NULL), 0);
+		assert_int_equal(nr_vmas(mm), 5);
+		assert_int_equal(ptsim_mmap_file(mm, B - NR * SZ_4K, NR * SZ_4K, PTSIM_PROT_READ, fd1,
+						 0, NULL), 0);
+		assert_int_equal(nr_vmas(mm), 6);	/* pgoff 0 again: not contiguous */
+		assert_int_equal(ptsim_mmap_file(mm, B + 2 * NR * SZ_4K, NR * SZ_4K, PTSIM_PROT_READ,
+						 fd2, 2 * NR, NULL), 0);
+		assert_int_equal(nr_vmas(mm), 6);	/* fd2's next pages: taken by its VMA */
+	}
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
 /*
  * mmap of a new private RW mapping, the address left to the model:
  * mmap_write_lock, the gap search (vm_unmapped_area), the commit charge
@@ -303,6 +434,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mmap),
+		cmocka_unit_test(test_mmap_merges_new_range),
+		cmocka_unit_test(test_mmap_merge_anon_vmas_differ),
 		cmocka_unit_test(test_munmap_split),
 		cmocka_unit_test(test_mprotect_split_merge),
 		cmocka_unit_test(test_mremap_move),

@@ -77,7 +77,13 @@ PTSIM_API int ptsim_mm_pgtable_bytes(const struct ptsim_mm *mm, uint64_t *out);
  * MAP_SHARED gives the mapping a shmem object of len bytes
  * (shmem_zero_setup): every mapping of it, in this mm and in forked children,
  * faults the same pages from it, and the last VMA mapping it frees it (see
- * doc/mm-lifecycle.md). After ptsim_mlockall(MCL_FUTURE) the VMA is
+ * doc/mm-lifecycle.md). A new private mapping that continues a compatible
+ * neighbour (the same flags, protection and userfaultfd registration, for a
+ * file the same open file at the next offset, and a compatible anon_vma) is
+ * taken by it, as __mmap_region's vma_merge_new_range does: one VMA, as
+ * /proc/PID/maps shows (a shared anonymous mapping has an object of its own
+ * and never merges). After
+ * ptsim_mlockall(MCL_FUTURE) the VMA is
  * VM_LOCKED and populated (mm_populate) unless MCL_ONFAULT was given.
  * *out_addr may be NULL. -EEXIST when the range is
  * taken, -ENOMEM when no free range is large enough (or no memory is left).

@@ -56,7 +56,7 @@ static void segment_span(const struct ptsim_geometry *g, const struct ptsim_elf_
  * space (-EINVAL), is free, and overlaps no other segment (-EEXIST, as
  * elf_map's MAP_FIXED_NOREPLACE finds): checked before anything is mapped,
  * since a segment mapped into a VM_LOCKED mm (mlockall MCL_FUTURE) is
- * populated at once and could not simply be forgotten again.
+ * populated at once, and a mapping a neighbour took cannot be taken back.
  */
 static int segments_fit(const struct ptsim_mm *mm, const struct ptsim_elf_phdr *ph, unsigned int nr,
 			uint64_t bias)

@@ -248,8 +248,8 @@ bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 /* First fit for an anonymous mapping of len bytes (see ptsim_mmap). */
 int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out);
 int vma_insert(struct ptsim_mm *mm, const struct vma *v);
-/* __mmap_region's counted work for the new VMA at idx: charge, vm_area_alloc, store, counts. */
-void mmap_region_account(struct ptsim_mm *mm, size_t idx);
+/* __mmap_region's counted work for the new VMA at idx: charge, merge or vm_area_alloc and store, counts; the covering VMA's index. */
+size_t mmap_region_account(struct ptsim_mm *mm, size_t idx);
 struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
 struct vma *find_vma_intersection(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 /* Where the VMAs from start stop covering [start, end) without a hole (end: no hole; start: none there). */
@@ -270,6 +270,8 @@ void vma_remove(struct ptsim_mm *mm, size_t idx);
 int vma_modify(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 	       void (*modify)(struct vma *v, const void *arg), const void *arg);
 size_t vma_merge_around(struct ptsim_mm *mm, size_t idx);
+/* vma_merge_new_range: a new mapping at *idx taken by its neighbours (true), or not. */
+bool vma_merge_new_range(struct ptsim_mm *mm, size_t *idx);
 
 /*
  * shmem.c: a new shmem object of size bytes for a MAP_SHARED|MAP_ANONYMOUS

@@ -301,23 +301,26 @@ bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end)
 /*
  * __mmap_region's work for the new VMA at idx (v6.12 mm/mmap.c): the
  * commit charge of a VM_ACCOUNT (private writable) mapping
- * (security_vm_enough_memory_mm), a new vm_area_struct (vm_area_alloc),
- * write-locked and stored in the tree where it adds a range, and the mm's
- * counts (vm_stat_account). vma_merge_new_range's attempt to extend a
- * neighbour instead (the model does not merge a new mapping),
- * khugepaged_enter_vma, perf_event_mmap (an atomic test with no perf
+ * (security_vm_enough_memory_mm); vma_merge_new_range, which lets prev or
+ * next take the range; else a new vm_area_struct (vm_area_alloc),
+ * write-locked and stored in the tree where it adds a range; then the mm's
+ * counts (vm_stat_account). Returns the index of the VMA covering the new
+ * range. khugepaged_enter_vma, perf_event_mmap (an atomic test with no perf
  * event) and a file's vma_link_file (the i_mmap lock) are not counted.
  */
-void mmap_region_account(struct ptsim_mm *mm, size_t idx)
+size_t mmap_region_account(struct ptsim_mm *mm, size_t idx)
 {
 	struct vma *v = &mm->vmas[idx];
 
 	if (accountable_mapping(v))
 		security_vm_enough_memory_mm(mm->m);
-	vm_area_alloc(mm->m, v);
-	vma_start_write(mm, v);
-	vma_iter_store(mm, v, true);
+	if (!vma_merge_new_range(mm, &idx)) {
+		vm_area_alloc(mm->m, v);
+		vma_start_write(mm, v);
+		vma_iter_store(mm, v, true);
+	}
 	vm_stat_account(mm);
+	return idx;
 }
 
 int vma_insert(struct ptsim_mm *mm, const struct vma *v)

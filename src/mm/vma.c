@@ -70,12 +70,15 @@ void vma_remove(struct ptsim_mm *mm, size_t idx)
 	mm->nr_vmas--;
 }
 
-/* is_mergeable_vma (the same shmem object) + anon_vma compatibility + contiguous pgoff. */
+/*
+ * is_mergeable_vma (the same file: the same open file, or the same shmem
+ * object) + anon_vma compatibility + contiguous pgoff.
+ */
 static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->flags == b->flags && a->page_prot == b->page_prot &&
 	       a->uffd == b->uffd && a->uffd_wp == b->uffd_wp && a->uffd_missing == b->uffd_missing &&
-	       a->uffd_features == b->uffd_features && a->shmem == b->shmem &&
+	       a->uffd_features == b->uffd_features && a->shmem == b->shmem && a->fd == b->fd &&
 	       (!a->anon_vma || !b->anon_vma || a->anon_vma == b->anon_vma) &&
 	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
 }
@@ -153,6 +156,65 @@ size_t vma_merge_around(struct ptsim_mm *mm, size_t idx)
 		idx--;
 	}
 	return idx;
+}
+
+/*
+ * vma_merge_new_range (v6.12 mm/vma.c, from __mmap_region; vma_merge before
+ * v6.12 did the same work): the new mapping at *idx, in the array but with
+ * no vm_area_struct yet, is taken by prev and/or next instead, which
+ * vma_expand stretches over it: the VMAs kept and removed write-locked,
+ * prev given next's anon_vma when it has none (dup_anon_vma), the anon_vma
+ * locked around the change, one store of the stretched range; a next that
+ * prev absorbs is unlinked from its anon_vma and freed. True, with *idx the
+ * VMA that now covers the range, when it merged; false (nothing counted)
+ * when the caller must allocate the new VMA.
+ */
+bool vma_merge_new_range(struct ptsim_mm *mm, size_t *idx)
+{
+	struct ptsim_machine *m = mm->m;
+	size_t i = *idx;
+	bool next = i + 1 < mm->nr_vmas && can_merge(mm, &mm->vmas[i], &mm->vmas[i + 1]);
+	bool prev = i > 0 && can_merge(mm, &mm->vmas[i - 1], &mm->vmas[i]);
+	struct vma *kept;
+	uint64_t anon;
+
+	/* prev and next must also be compatible with each other: else only prev takes it */
+	if (next && prev && mm->vmas[i - 1].anon_vma && mm->vmas[i + 1].anon_vma &&
+	    mm->vmas[i - 1].anon_vma != mm->vmas[i + 1].anon_vma)
+		next = false;
+	if (!next && !prev)
+		return false;
+	kept = prev ? &mm->vmas[i - 1] : &mm->vmas[i + 1];
+	kernel_call(m, VMA_MERGE_NEW);
+	vma_start_write(mm, kept);
+	if (prev && next) {
+		vma_start_write(mm, &mm->vmas[i + 1]);
+		if (!kept->anon_vma && mm->vmas[i + 1].anon_vma) {
+			anon_vma_clone(m, kept, &mm->vmas[i + 1]);
+			kept->anon_vma = mm->vmas[i + 1].anon_vma;	/* dup_anon_vma hands it over */
+		}
+	}
+	anon = kept->anon_vma;
+	if (anon)
+		anon_vma_lock_write(m, anon);
+	/* the new range's own slab id goes back unused: it never had a vm_area_struct */
+	kobj_slab_free(&m->vma_slab, mm->vmas[i].obj);
+	mm->vmas[i].obj = 0;
+	if (prev) {
+		kept->end = next ? mm->vmas[i + 1].end : mm->vmas[i].end;
+	} else {
+		kept->start = mm->vmas[i].start;
+		kept->pgoff = mm->vmas[i].pgoff;
+	}
+	vma_iter_store(mm, kept, true);
+	if (prev && next) {
+		unlink_anon_vmas(m, &mm->vmas[i + 1]);
+		vm_area_free(m, &mm->vmas[i + 1]);
+		vma_remove(mm, i + 1);
+	}
+	vma_remove(mm, i);
+	*idx = prev ? i - 1 : i;
+	return true;
 }
 
 /* Would modify change v? (what vma_modify_flags compares before it splits anything) */

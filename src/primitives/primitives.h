@@ -274,7 +274,9 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "block/blk-core.c: one I/O request and its bytes")					\
 	X(SPLIT_VMA, "__split_vma", PRIM_CALL, PTSIM_EV_VMA_SPLIT, "mm/vma.c")			\
 	X(VMA_MERGE, "vma_merge_existing_range", PRIM_CALL, PTSIM_EV_VMA_MERGE,		\
-	  "mm/vma.c (v6.12; vma_merge before it)")
+	  "mm/vma.c (v6.12; vma_merge before it)")						\
+	X(VMA_MERGE_NEW, "vma_merge_new_range", PRIM_CALL, PTSIM_EV_VMA_MERGE,			\
+	  "mm/vma.c (v6.12; vma_merge before it): a new mapping taken by its neighbours")
 
 /*
  * The VMA machinery (v6.12: mm/vma.c, mm/mmap.c, kernel/fork.c, mm/rmap.c,
