@@ -1,0 +1,43 @@
+#!/bin/sh
+# Build the arm64 objects of the v6.12 kernel whose loops the model prices
+# (doc/loop-prices.md). Usage: build-objects.sh TREE
+#
+# TREE is an unpacked Debian linux-source-6.12 (made from
+# /usr/src/linux-source-6.12.tar.xz when it does not exist yet); it is a
+# build cache and belongs outside the repository. The configuration is arm64
+# defconfig with what the model covers switched on: 4K pages (defconfig's),
+# THP and mTHP (defconfig's TRANSPARENT_HUGEPAGE), userfaultfd (defconfig
+# leaves it off, which compiles the uffd-wp branches out), and DWARF line
+# tables, which the path finder reads. The compiler is clang-19 with
+# lld-19 (LLVM=-19); the same tree and compiler give byte-identical objects.
+set -eu
+tree=$1
+need=""
+for p in clang-19 lld-19 llvm-19 linux-source-6.12 make bc bison flex libssl-dev libelf-dev; do
+	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
+done
+if [ -n "$need" ]; then
+	echo "installing:$need" >&2
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
+fi
+if [ ! -f "$tree/Makefile" ]; then
+	mkdir -p "$tree"
+	tar -C "$tree" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+fi
+cd "$tree"
+export KBUILD_BUILD_TIMESTAMP=2024-11-17 KBUILD_BUILD_USER=ptsim KBUILD_BUILD_HOST=ptsim
+mk() { make -s ARCH=arm64 LLVM=-19 -j"$(nproc)" "$@"; }
+if [ ! -f .config ]; then
+	mk defconfig
+	scripts/config --enable USERFAULTFD --enable PTE_MARKER_UFFD_WP \
+		--enable TRANSPARENT_HUGEPAGE --enable DEBUG_INFO_DWARF5 \
+		--disable DEBUG_INFO_NONE --disable DEBUG_INFO_REDUCED \
+		--disable DEBUG_INFO_BTF --disable DEBUG_INFO_COMPRESSED_ZLIB
+	mk olddefconfig
+fi
+mk prepare
+mk mm/mprotect.o mm/memory.o mm/mremap.o mm/madvise.o mm/mlock.o mm/rmap.o \
+	mm/huge_memory.o mm/userfaultfd.o mm/filemap.o mm/gup.o mm/vma.o mm/mmap.o \
+	mm/mmu_gather.o mm/swap.o mm/swapfile.o \
+	arch/arm64/mm/contpte.o arch/arm64/mm/mmu.o arch/arm64/mm/pageattr.o

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Price the kernel's PTE loops from its own arm64 machine code.
+
+Usage: gen-loop-prices.py TREE OUTPUT
+
+TREE is a linux-source-6.12 tree with the objects built by
+tools/prices/build-objects.sh (run it first); OUTPUT is the data file
+(arch/arm64/hw/loop-prices.json). For every loop and variant of
+tools/prices/loops.py it finds the path one iteration takes through the
+object (tools/prices/path.py), patched as the kernel patches itself at boot,
+and prices it with llvm-mca 19 on every CPU that has a model of its own
+(tools/prices/mca.py). The output names the tree's kernel version, the
+compiler, llvm-mca's version and, per loop, the function it is inlined
+into, the source lines and the address ranges of its path; it holds no
+host path, time or date, so two runs over the same tree give the same bytes.
+See doc/loop-prices.md.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import kobj  # noqa: E402
+import loops  # noqa: E402
+import mca  # noqa: E402
+import path as pathmod  # noqa: E402
+
+
+def version(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return out.splitlines()[0].strip()
+
+
+def kernel_version(tree):
+    return version(["make", "-s", "-C", tree, "kernelversion"])
+
+
+def ranges(path):
+    """The path's address ranges in execution order: [start, end) runs of consecutive instructions."""
+    out = []
+    for i in path:
+        if out and out[-1][1] == i.addr:
+            out[-1][1] = i.addr + 4
+        else:
+            out.append([i.addr, i.addr + 4])
+    return ["0x%x-0x%x" % (a, b) for a, b in out]
+
+
+def containing_symbol(tree, obj, addr):
+    out = subprocess.run([kobj.SYMBOLIZER, "--obj=" + os.path.join(tree, obj), "0x%x" % addr],
+                         check=True, capture_output=True, text=True).stdout
+    return out.splitlines()[0].strip()
+
+
+def price_loop(tree, loop, caps):
+    obj = os.path.join(tree, loop["object"])
+    insns = kobj.disassemble(obj)
+    by_addr = {i.addr: i for i in insns}
+    patched, undecided = pathmod.patch_alternatives(insns, kobj.alternatives(obj),
+                                                     loops.CPUCAPS, caps, by_addr)
+    chains = kobj.symbolize(obj, [i.addr for i in patched])
+    variants = {}
+    for name in sorted(loop["variants"]):
+        v = loop["variants"][name]
+        path, line = pathmod.find_path(patched, chains, loop["function"], loop["head"],
+                                       v.get("via", []), set(v.get("avoid", [])), undecided)
+        outer = chains[path[0].addr][-1][0]
+        entry = {
+            "via": [str(p) for p in v.get("via", [])],
+            "avoid": [str(p) for p in v.get("avoid", [])],
+            "inlined_into": outer,
+            "lines": sorted({line[i.addr] for i in path if line[i.addr]}),
+            "address_ranges": ranges(path),
+            "instructions": len(path),
+            "calls": [i.callee or "(indirect)" for i in path if i.kind() == "call"],
+            "atomics": [i.mnemonic for i in path if mca.lse_atomic(i)],
+            "patched_sites": sorted({getattr(i, "site") for i in path if hasattr(i, "site")}),
+            "cpus": {},
+        }
+        for cpu, mcpu in loops.MCA_CPUS:
+            p = mca.price(path, mcpu, loops.CALL_LATENCY)
+            p["model"] = "llvm-mca-19 -mcpu=" + mcpu
+            entry["cpus"][cpu] = p
+        variants[name] = entry
+    return {
+        "name": loop["name"],
+        "object": loop["object"],
+        "function": loop["function"],
+        "source": loop["source"],
+        "head_line": loop["head"],
+        "variants": variants,
+    }
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    tree, output = sys.argv[1], sys.argv[2]
+    caps = {v: k for k, v in kobj.cpucap_numbers(tree).items()}
+    data = {
+        "schema": 1,
+        "kernel": "linux-source-6.12 " + kernel_version(tree),
+        "config": "arm64 defconfig + USERFAULTFD, PTE_MARKER_UFFD_WP, TRANSPARENT_HUGEPAGE, "
+                  "DEBUG_INFO_DWARF5 (tools/prices/build-objects.sh)",
+        "compiler": version(["clang-19", "--version"]),
+        "pricer": mca.version(),
+        "call_latency": loops.CALL_LATENCY,
+        "cpucaps": loops.CPUCAPS,
+        "iteration": "cycles: steady state, (cycles of 200 iterations - of 100) / 100; "
+                     "rthroughput: llvm-mca's block reciprocal throughput; latency: one "
+                     "iteration from an empty pipeline",
+        "loops": [price_loop(tree, loop, caps) for loop in loops.LOOPS],
+    }
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    with open(output, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: MIT
+"""The kernel loops the model counts, and the paths through them it prices.
+
+Each loop names the object and the function the loop is written in (the
+compiler inlines it into its caller: the path finder follows the inlining
+chain, not the symbol), the line of the loop's head (the statement each
+iteration starts with), and per variant the points its path must pass
+through and must not: a line of the loop's function (an inlined helper's
+instructions count as the line that calls it), or "helper:line" for a line
+of a helper inlined into it. The lines are those of Debian's
+linux-source-6.12 (6.12.x); tools/prices/check-loops.py checks them
+against the tree before anything is priced.
+"""
+
+# Boot-time cpucaps of every CPU we price, as the kernel's alternatives see
+# them on those machines (a Linux guest or host of 48-bit VA, 4K pages):
+# LSE atomics present (every profiled core is Armv8.1 or later), no 52-bit
+# VA, no MTE in use, no KPTI, no errata workarounds, no POE. A path that
+# meets an alternative of another cpucap is an error, so the table grows
+# only where a priced path needs it.
+CPUCAPS = {
+    "ARM64_ALWAYS_BOOT": True,
+    "ARM64_ALWAYS_SYSTEM": True,
+    "ARM64_HAS_LSE_ATOMICS": True,
+    "ARM64_HAS_VA52": False,
+    "ARM64_MTE": False,
+    "ARM64_UNMAP_KERNEL_AT_EL0": False,
+    "ARM64_WORKAROUND_REPEAT_TLBI": False,
+    "ARM64_HAS_S1POE": False,
+}
+
+# The CPUs llvm-mca 19 has scheduling models of their own for (the ids of
+# `ptsim-bench cpus`, and llvm-mca's -mcpu). Apple M3, Cortex-X1 and
+# Neoverse V3 have none in LLVM 19 (its apple-* names are the Cyclone model,
+# cortex-x1 the Cortex-A57 one, neoverse-v3 the V2 one): they are priced by
+# our own pipeline model, not here.
+MCA_CPUS = [
+    ("neoverse-n1", "neoverse-n1"),
+    ("neoverse-v1", "neoverse-v1"),
+    ("neoverse-v2", "neoverse-v2"),
+    ("ampereone", "ampere1"),
+]
+
+# llvm-mca's latency for a bl: the callee is an out-of-line function the
+# model counts as a primitive of its own and prices apart, so the call
+# itself is one cycle (llvm-mca's default of 100 would stand for the
+# callee and fill the reorder buffer).
+CALL_LATENCY = 1
+
+LOOPS = [
+    {
+        "name": "change_pte_range",
+        "object": "mm/mprotect.o",
+        "function": "change_pte_range",
+        "source": "mm/mprotect.c",
+        "head": 111,
+        "variants": {
+            # a present entry: ptep_modify_prot_start/commit, the flush range, pages++
+            "present": {"via": [169, 195, 198]},
+            # and made writable (MM_CP_TRY_CHANGE_WRITABLE, can_change_pte_writable)
+            "present_writable": {"via": [169, 193, 195, 198]},
+        },
+    },
+    {
+        "name": "zap_pte_range",
+        "object": "mm/memory.o",
+        "function": "zap_pte_range",
+        "source": "mm/memory.c",
+        "head": 1605,
+        "variants": {
+            # an order-0 anonymous folio: clear_full_ptes, folio_remove_rmap_ptes, batched free
+            "present_anon": {"via": ["zap_present_ptes:1577", "zap_present_folio_ptes:1507",
+                                     "zap_present_folio_ptes:1518"]},
+            # a large anonymous folio, batched by folio_pte_batch (per batch, not per page)
+            "present_anon_batch": {"via": ["zap_present_ptes:1569",
+                                           "zap_present_folio_ptes:1507",
+                                           "zap_present_folio_ptes:1518"]},
+            # an order-0 file folio: get_and_clear_full_ptes, its dirty and young bits
+            "present_file": {"via": ["zap_present_ptes:1577", "zap_present_folio_ptes:1494",
+                                     "zap_present_folio_ptes:1518"]},
+            # an empty entry (pte_none): the loop's own step
+            "none": {"via": [1611], "avoid": [1614]},
+        },
+    },
+    {
+        "name": "copy_pte_range",
+        "object": "mm/memory.o",
+        "function": "copy_pte_range",
+        "source": "mm/memory.c",
+        "head": 1132,
+        "variants": {
+            # an order-0 anonymous folio shared with the child (folio_try_dup_anon_rmap_pte)
+            "present_anon": {"via": ["copy_present_ptes:1038", 1188],
+                             "avoid": ["copy_present_ptes:1040", "copy_present_ptes:1008"]},
+            # a large anonymous folio, batched by folio_pte_batch
+            "present_anon_batch": {"via": ["copy_present_ptes:1008", "copy_present_ptes:1012",
+                                           1188],
+                                   "avoid": ["copy_present_ptes:1014"]},
+            # an order-0 file folio (folio_dup_file_rmap_pte)
+            "present_file": {"via": ["copy_present_ptes:1048", 1188],
+                             "avoid": ["copy_present_ptes:1008"]},
+            "none": {"via": [1139], "avoid": [1143]},
+        },
+    },
+    {
+        "name": "folio_pte_batch",
+        "object": "mm/memory.o",
+        "function": "folio_pte_batch",
+        "source": "mm/internal.h",
+        "head": 232,
+        # one step of the batch: the next entry matches (per entry, or per contpte
+        # block where pte_batch_hint says the block is whole)
+        "variants": {"match": {"via": [241, 254]}},
+    },
+    {
+        "name": "move_ptes",
+        "object": "mm/mremap.o",
+        "function": "move_ptes",
+        "source": "mm/mremap.c",
+        "head": 192,
+        "variants": {
+            "present": {"via": [195, 221]},
+            "none": {"via": [192], "avoid": [195]},
+        },
+    },
+    {
+        "name": "mlock_pte_range",
+        "object": "mm/mlock.o",
+        "function": "mlock_pte_range",
+        "source": "mm/mlock.c",
+        "head": 385,
+        "variants": {
+            "mlock": {"via": [388, 397, 402]},
+            "munlock": {"via": [388, 399, 402]},
+        },
+    },
+    {
+        "name": "madvise_cold_or_pageout_pte_range",
+        "object": "mm/madvise.o",
+        "function": "madvise_cold_or_pageout_pte_range",
+        "source": "mm/madvise.c",
+        "head": 449,
+        "variants": {
+            # MADV_COLD of a young order-0 folio: clear young, deactivate
+            "cold_young": {"via": [526, 549, "clear_young_dirty_ptes:1803"],
+                           "avoid": [479, 542]},
+            # MADV_PAGEOUT of an order-0 folio: isolate it for reclaim
+            "pageout": {"via": [542, 546], "avoid": [479, 526, 549]},
+        },
+    },
+    {
+        "name": "madvise_free_pte_range",
+        "object": "mm/madvise.o",
+        "function": "madvise_free_pte_range",
+        "source": "mm/madvise.c",
+        "head": 678,
+        "variants": {
+            # a young or dirty order-0 folio, not dirty in the folio and not in the swap cache
+            "young_dirty": {"via": [785, 788, "clear_young_dirty_ptes:1803"], "avoid": [753]},
+        },
+    },
+    {
+        "name": "contpte_ptep_get",
+        "object": "arch/arm64/mm/contpte.o",
+        "function": "contpte_ptep_get",
+        "source": "arch/arm64/mm/contpte.c",
+        "head": 170,
+        "variants": {"clean": {"avoid": [173]}, "dirty": {"via": [173]}},
+    },
+    {
+        "name": "contpte_ptep_test_and_clear_young",
+        "object": "arch/arm64/mm/contpte.o",
+        "function": "contpte_ptep_test_and_clear_young",
+        "source": "arch/arm64/mm/contpte.c",
+        "head": 321,
+        "variants": {"entry": {}},
+    },
+    {
+        "name": "__clear_young_dirty_ptes",
+        "object": "arch/arm64/mm/contpte.o",
+        "function": "__clear_young_dirty_ptes",
+        "source": "arch/arm64/include/asm/pgtable.h",
+        "head": 1392,
+        "variants": {
+            # MADV_FREE's flags: one plain store of the old and clean entry
+            "young_and_dirty": {"via": [1395]},
+            # MADV_COLD's: the cmpxchg loop of __clear_young_dirty_pte, first try
+            "young": {"via": [1397]},
+        },
+    },
+    {
+        "name": "filemap_map_folio_range",
+        "object": "mm/filemap.o",
+        "function": "filemap_map_folio_range",
+        "source": "mm/filemap.c",
+        "head": 3551,
+        "variants": {
+            # an empty entry joins the batch that set_pte_range maps at once
+            "batch": {"via": [3569, 3572], "avoid": [3576]},
+        },
+    },
+    {
+        "name": "move_pages",
+        "object": "mm/userfaultfd.o",
+        "function": "move_pages",
+        "source": "mm/userfaultfd.c",
+        "head": 1770,
+        # one page: the PMDs looked up (the destination's allocated if missing), then move_pages_pte
+        "variants": {"pte": {"via": [1850, 1872], "avoid": [1776, 1839]}},
+    },
+    {
+        # move_pages_pte is out of line: its body, entry to return, is one page's move
+        "name": "move_pages_pte",
+        "object": "mm/userfaultfd.o",
+        "function": "move_pages_pte",
+        "source": "mm/userfaultfd.c",
+        "head": None,
+        "variants": {
+            # a present, exclusive order-0 anonymous page onto an empty entry
+            # (its folio taken, locked at once, its anon_vma locked at once: no retry;
+            # the shortest such path has both entries under one PTE lock, so
+            # double_pt_lock takes one spinlock)
+            "present": {"via": [1193, 1195, 1203, 1224, 1232, 1277, 1284, 1298, 1344, 1350,
+                                "move_present_pte:1049", "move_present_pte:1057",
+                                "move_present_pte:1069", 1431, 1435, 1447],
+                        "avoid": [1250, 1308, 1324, 1355,
+                                  "move_present_pte:1039", "move_present_pte:1045",
+                                  "move_present_pte:1053"]},
+        },
+    },
+]
