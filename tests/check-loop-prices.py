@@ -75,6 +75,9 @@ def check(src):
                 spans += (hi - lo) // 4
             if spans != v["instructions"] or not v["instructions"]:
                 fail("%s: %d instructions, its ranges hold %d" % (where, v["instructions"], spans))
+            if len(v["block"]) != v["instructions"]:
+                fail("%s: a block of %d lines for %d instructions" % (where, len(v["block"]),
+                                                                     v["instructions"]))
             if not v["inlined_into"] or not v["lines"]:
                 fail("%s: no provenance" % where)
             if set(v["cpus"]) != {cpu for cpu, _ in loops.MCA_CPUS}:

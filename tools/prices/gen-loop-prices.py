@@ -78,6 +78,8 @@ def price_loop(tree, loop, caps):
             "instructions": len(path),
             "calls": [i.callee or "(indirect)" for i in path if i.kind() == "call"],
             "atomics": [i.mnemonic for i in path if mca.lse_atomic(i)],
+            # the block as priced (branch and call targets as the block's label)
+            "block": [ln.strip().replace("\t", " ") for ln in mca.assembly(path).splitlines()[1:]],
             "patched_sites": sorted({getattr(i, "site") for i in path if hasattr(i, "site")}),
             "cpus": {},
         }
