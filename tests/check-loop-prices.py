@@ -80,8 +80,14 @@ def check(src):
                                                                      v["instructions"]))
             if not v["inlined_into"] or not v["lines"]:
                 fail("%s: no provenance" % where)
-            if set(v["cpus"]) != {cpu for cpu, _ in loops.MCA_CPUS}:
+            if set(v["cpus"]) != {cpu for cpu, _ in loops.MCA_CPUS} | set(loops.OUR_CPUS):
                 fail("%s: priced for %s" % (where, sorted(v["cpus"])))
+            for cpu in loops.OUR_CPUS:
+                p = v["cpus"][cpu]
+                if not p["model"].startswith("ptsim pipeline model") or p["cycles"] <= 0 or \
+                   p["instructions"] != v["instructions"] or p["latency"] <= 0:
+                    fail("%s: %s priced by %r" % (where, cpu, p["model"]))
+                rows += 1
             for cpu, mcpu in loops.MCA_CPUS:
                 p = v["cpus"][cpu]
                 if p["model"] != "llvm-mca-19 -mcpu=" + mcpu or mcpu.startswith(BORROWED):

@@ -28,6 +28,8 @@ import kobj  # noqa: E402
 import loops  # noqa: E402
 import mca  # noqa: E402
 import path as pathmod  # noqa: E402
+import pipeline  # noqa: E402
+import pipeline_cpus  # noqa: E402
 
 
 def version(cmd):
@@ -56,7 +58,7 @@ def containing_symbol(tree, obj, addr):
     return out.splitlines()[0].strip()
 
 
-def price_loop(tree, loop, caps):
+def price_loop(tree, loop, caps, ours):
     obj = os.path.join(tree, loop["object"])
     insns = kobj.disassemble(obj)
     by_addr = {i.addr: i for i in insns}
@@ -87,6 +89,15 @@ def price_loop(tree, loop, caps):
             p = mca.price(path, mcpu, loops.CALL_LATENCY)
             p["model"] = "llvm-mca-19 -mcpu=" + mcpu
             entry["cpus"][cpu] = p
+        for cpu, params in sorted(ours.items()):
+            model = pipeline_cpus.cpu_of(params)
+            entry["cpus"][cpu] = {
+                "cycles": pipeline.price(entry["block"], model),
+                "latency": pipeline.one_iteration(entry["block"], model),
+                "instructions": len(entry["block"]),
+                "uops": pipeline.uops(entry["block"], model),
+                "model": "ptsim pipeline model (tools/prices/pipeline.py): " + params["source"],
+            }
         variants[name] = entry
     return {
         "name": loop["name"],
@@ -103,6 +114,9 @@ def main():
         sys.exit(__doc__)
     tree, output = sys.argv[1], sys.argv[2]
     caps = {v: k for k, v in kobj.cpucap_numbers(tree).items()}
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "arch", "arm64", "hw", "pipeline-llvm.json")) as f:
+        ours = pipeline_cpus.all_cpus(json.load(f))
     data = {
         "schema": 1,
         "kernel": "linux-source-6.12 " + kernel_version(tree),
@@ -115,7 +129,7 @@ def main():
         "iteration": "cycles: steady state, (cycles of 200 iterations - of 100) / 100; "
                      "rthroughput: llvm-mca's block reciprocal throughput; latency: one "
                      "iteration from an empty pipeline",
-        "loops": [price_loop(tree, loop, caps) for loop in loops.LOOPS],
+        "loops": [price_loop(tree, loop, caps, ours) for loop in loops.LOOPS],
     }
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(output, "w") as f:

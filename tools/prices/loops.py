@@ -41,6 +41,10 @@ MCA_CPUS = [
     ("ampereone", "ampere1"),
 ]
 
+# The CPUs our own pipeline model prices (tools/prices/pipeline.py, parameters
+# in pipeline_cpus.py, each with its source).
+OUR_CPUS = ["android-x1", "apple-m3", "neoverse-v3"]
+
 # llvm-mca's latency for a bl: the callee is an out-of-line function the
 # model counts as a primitive of its own and prices apart, so the call
 # itself is one cycle (llvm-mca's default of 100 would stand for the

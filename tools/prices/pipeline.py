@@ -218,6 +218,16 @@ def _simulate(block, cpu, iterations):
 STEADY = 60
 
 
+def one_iteration(block, cpu):
+    """Cycles of one iteration from an empty pipeline (as llvm-mca's latency column)."""
+    return _simulate(block, cpu, 1)
+
+
+def uops(block, cpu):
+    """Micro-ops of one iteration."""
+    return sum(cpu.classes[classify(*operands_of(line)[:2])]["uops_total"] for line in block)
+
+
 def price(block, cpu):
     """Steady-state cycles per iteration of the block on cpu."""
     a = _simulate(block, cpu, STEADY // 2)
