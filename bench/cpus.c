@@ -4,6 +4,44 @@
 
 #include <string.h>
 
+/*
+ * The CPU's loop prices from the kernel's machine code (doc/loop-prices.md):
+ * in text one line per loop and path, the model that priced them once (it
+ * is one per CPU); in JSON every field.
+ */
+static void print_loop_prices(enum ptsim_cpu cpu, bool json)
+{
+	struct ptsim_loop_price p;
+
+	if (json)
+		printf("   \"loop_prices\": [\n");
+	for (unsigned int i = 0; ptsim_loop_price_get(cpu, i, &p) == 0; i++) {
+		if (json) {
+			printf("%s     {\"loop\": ", i ? ",\n" : "");
+			json_string(p.loop);
+			printf(", \"variant\": ");
+			json_string(p.variant);
+			printf(", \"cycles\": ");
+			json_double(p.cycles);
+			printf(", \"ns\": ");
+			json_double(p.ns);
+			printf(", \"latency\": %u, \"instructions\": %u, \"uops\": %u, \"model\": ",
+			       p.latency, p.instructions, p.uops);
+			json_string(p.model);
+			printf(", \"provenance\": ");
+			json_string(p.provenance);
+			printf("}");
+			continue;
+		}
+		if (!i)
+			printf("  loop (v6.12 machine code)          path               cycles      ns\n"
+			       "  priced by %.*s\n", (int)strcspn(p.model, ":"), p.model);
+		printf("  %-34s %-18s %6.2f %7.2f\n", p.loop, p.variant, p.cycles, p.ns);
+	}
+	if (json)
+		printf("\n   ]\n");
+}
+
 int cmd_cpus(int argc, char **argv)
 {
 	bool json;
@@ -82,7 +120,10 @@ int cmd_cpus(int argc, char **argv)
 			}
 		}
 		if (json)
-			printf("   ]}%s\n", c + 1 < PTSIM_CPU__COUNT ? "," : "");
+			printf("   ],\n");
+		print_loop_prices((enum ptsim_cpu)c, json);
+		if (json)
+			printf("   }%s\n", c + 1 < PTSIM_CPU__COUNT ? "," : "");
 		else
 			printf("\n");
 	}

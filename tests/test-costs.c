@@ -193,6 +193,64 @@ static void test_m3_zeroing_as_memset(void **state)
 	assert_null(zero.fitted_on);
 }
 
+/*
+ * Every CPU prices the same kernel loops from the kernel's machine code
+ * (doc/loop-prices.md): the loops issue 54 names, each priced by the CPU's
+ * own model (llvm-mca's where LLVM 19 has one, ours where it borrows
+ * another core's), with a clock-scaled price and its provenance.
+ */
+static void test_loop_prices(void **state)
+{
+	static const char *const wanted[] = {
+		"change_pte_range", "zap_pte_range", "copy_pte_range", "move_ptes",
+		"contpte_ptep_get", "contpte_ptep_test_and_clear_young", "__clear_young_dirty_ptes",
+		"folio_pte_batch", "mlock_pte_range", "madvise_cold_or_pageout_pte_range",
+		"madvise_free_pte_range", "filemap_map_folio_range", "move_pages",
+	};
+	unsigned int first_count = 0;
+
+	(void)state;
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+		struct ptsim_cpu_info ci;
+		struct ptsim_loop_price p;
+		bool ours, seen[sizeof(wanted) / sizeof(wanted[0])] = { false };
+		unsigned int n = 0;
+
+		assert_int_equal(ptsim_cpu_info((enum ptsim_cpu)c, &ci), 0);
+		/* LLVM 19 borrows another core's model for these three */
+		ours = !strcmp(ci.name, "apple-m3") || !strcmp(ci.name, "android-x1") ||
+		       !strcmp(ci.name, "neoverse-v3");
+		while (ptsim_loop_price_get((enum ptsim_cpu)c, n, &p) == 0) {
+			assert_non_null(p.loop);
+			assert_non_null(p.variant);
+			assert_non_null(p.provenance);
+			assert_true(p.cycles > 0 && p.instructions > 0 && p.uops > 0 && p.latency > 0);
+			assert_true(fabs(p.ns - p.cycles / ci.freq_ghz) < 1e-9);
+			if (ours)
+				assert_ptr_equal(strstr(p.model, "ptsim pipeline model"), p.model);
+			else
+				assert_ptr_equal(strstr(p.model, "llvm-mca-19 -mcpu="), p.model);
+			assert_null(strstr(p.model, "-mcpu=apple"));
+			assert_null(strstr(p.model, "-mcpu=cortex-x1"));
+			assert_null(strstr(p.model, "-mcpu=neoverse-v3"));
+			assert_non_null(strstr(p.provenance, "linux-source-6.12"));
+			for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++)
+				seen[w] |= !strcmp(p.loop, wanted[w]);
+			n++;
+		}
+		assert_int_equal(ptsim_loop_price_get((enum ptsim_cpu)c, n, &p), -ENOENT);
+		for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++)
+			assert_true(seen[w]);
+		if (!c)
+			first_count = n;
+		assert_int_equal(n, first_count);
+		assert_true(n >= 26);
+	}
+	assert_int_equal(ptsim_loop_price_get(PTSIM_CPU__COUNT, 0, &(struct ptsim_loop_price){ 0 }),
+			 -EINVAL);
+	assert_int_equal(ptsim_loop_price_get(PTSIM_CPU_NEOVERSE_N1, 0, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_class_scale),
 		cmocka_unit_test(test_function_attribution),
 		cmocka_unit_test(test_m3_zeroing_as_memset),
+		cmocka_unit_test(test_loop_prices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

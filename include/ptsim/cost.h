@@ -72,6 +72,36 @@ struct ptsim_cost {
 PTSIM_API int ptsim_cost_get(enum ptsim_cpu cpu, enum ptsim_granule granule, enum ptsim_event ev,
 			     struct ptsim_cost *out);
 
+/*
+ * One kernel loop's price per iteration on one CPU, from the kernel's own
+ * arm64 machine code (v6.12 built with clang-19): the path one iteration
+ * takes through the loop, priced by llvm-mca 19 on the CPUs LLVM models and
+ * by our pipeline model on the others (doc/loop-prices.md). What a pipeline
+ * model cannot see (barriers, TLB maintenance, cache misses, the atomics and
+ * the out-of-line calls the path makes) is not in the price. Since 0.3.
+ */
+struct ptsim_loop_price {
+	const char *loop;	/* the kernel function the loop is written in: "zap_pte_range" */
+	const char *variant;	/* the path through it: "present_anon", "none", ... */
+	double cycles;		/* steady-state cycles per iteration */
+	double ns;		/* the same at the CPU's clock (ptsim_cpu_info's freq_ghz) */
+	unsigned int latency;	/* cycles of one iteration from an empty pipeline */
+	unsigned int instructions;	/* instructions on the path */
+	unsigned int uops;	/* micro-ops on the path */
+	const char *model;	/* what priced it: "llvm-mca-19 -mcpu=neoverse-n1", "ptsim pipeline model ..." */
+	const char *provenance;	/* kernel, object, function, source lines, compiler */
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[4];
+};
+
+/*
+ * The index-th loop price of cpu (0, 1, ... in a fixed order: by loop as
+ * arch/arm64/hw/loop-prices.json lists them, then by variant): 0, -ENOENT
+ * past the last, -EINVAL for a bad cpu or a NULL out.
+ */
+PTSIM_API int ptsim_loop_price_get(enum ptsim_cpu cpu, unsigned int index,
+				   struct ptsim_loop_price *out);
+
 struct ptsim_prediction {
 	double total_ns;
 	double event_ns[PTSIM_EV_CAPACITY];	/* from PTSIM_EV__COUNT on: 0 */
