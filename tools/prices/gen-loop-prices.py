@@ -52,12 +52,6 @@ def ranges(path):
     return ["0x%x-0x%x" % (a, b) for a, b in out]
 
 
-def containing_symbol(tree, obj, addr):
-    out = subprocess.run([kobj.SYMBOLIZER, "--obj=" + os.path.join(tree, obj), "0x%x" % addr],
-                         check=True, capture_output=True, text=True).stdout
-    return out.splitlines()[0].strip()
-
-
 def price_loop(tree, loop, caps, ours):
     obj = os.path.join(tree, loop["object"])
     insns = kobj.disassemble(obj)

@@ -139,6 +139,11 @@ class Cpu:
         self.preference = {u: (demand[u], u) for u in units}
 
 
+def _waiting(i, producers, done, cycle):
+    """True while a source of instruction i is not ready at cycle."""
+    return any(done[p] is None or done[p] > cycle for p in producers[i])
+
+
 def _simulate(block, cpu, iterations):
     """Cycles to run `iterations` repeats of the block on the model."""
     decoded = []
@@ -149,24 +154,18 @@ def _simulate(block, cpu, iterations):
         decoded.append((reads, writes, lat, cls["uops"], cls["uops_total"]))
     insts = [d for _ in range(iterations) for d in decoded]
     n = len(insts)
-    ready = {}                      # register -> cycle its newest value is ready
-    src_ready = [0] * n
-    done = [None] * n
-    issued = [False] * n
-    cycle = 0
-    next_dispatch = 0
-    retired = 0
-    window = []                     # dispatched, not yet issued, oldest first
-    in_rob = 0                      # micro-ops dispatched and not retired
-    # register renaming: each instruction's sources are the values of the
-    # newest earlier writers, fixed at dispatch
-    producers = [None] * n
+    writer = {}         # register -> the newest instruction dispatched that writes it
+    producers = [None] * n  # per instruction: the instructions its sources come from (renamed)
+    done = [None] * n   # per issued instruction: the cycle its result is ready
+    window = []         # dispatched, not yet issued, oldest first
+    in_rob = 0          # micro-ops dispatched and not retired
+    cycle = next_dispatch = retired = 0
     while retired < n:
-        # retire, in order
+        # retire, in order; an instruction wider than the width goes alone
         budget = cpu.dispatch
         while retired < n and done[retired] is not None and done[retired] <= cycle:
             u = insts[retired][4]
-            if u > budget:
+            if u > budget and budget < cpu.dispatch:
                 break
             budget -= u
             in_rob -= u
@@ -175,42 +174,37 @@ def _simulate(block, cpu, iterations):
         busy = set()
         still = []
         for i in window:
-            reads, writes, lat, uops, _ = insts[i]
-            if max((done[p] if done[p] is not None else 1 << 60) for p in producers[i]) > cycle \
-                    if producers[i] else False:
-                still.append(i)
-                continue
             chosen = []
-            ok = True
-            for units in uops:
-                free = [u for u in units if u not in busy and u not in chosen]
-                if not free:
-                    ok = False
-                    break
-                chosen.append(min(free, key=cpu.preference.get))
-            if not ok:
+            if not _waiting(i, producers, done, cycle):
+                for units in insts[i][3]:
+                    free = [u for u in units if u not in busy and u not in chosen]
+                    if not free:
+                        chosen = None
+                        break
+                    chosen.append(min(free, key=cpu.preference.get))
+            else:
+                chosen = None
+            if chosen is None:
                 still.append(i)
                 continue
             busy.update(chosen)
-            done[i] = cycle + lat
-            issued[i] = True
+            done[i] = cycle + insts[i][2]
         window = still
-        # dispatch, in order
+        # dispatch, in order, while the width and the reorder buffer allow
         budget = cpu.dispatch
         while next_dispatch < n:
             u = insts[next_dispatch][4]
-            if u > budget or in_rob + u > cpu.rob:
+            if (u > budget and budget < cpu.dispatch) or (in_rob + u > cpu.rob and in_rob):
                 break
             reads, writes = insts[next_dispatch][0], insts[next_dispatch][1]
-            producers[next_dispatch] = [ready[r] for r in reads if r in ready]
+            producers[next_dispatch] = [writer[r] for r in reads if r in writer]
             for w in writes:
-                ready[w] = next_dispatch
+                writer[w] = next_dispatch
             budget -= u
             in_rob += u
             window.append(next_dispatch)
             next_dispatch += 1
         cycle += 1
-    del src_ready, issued
     return cycle
 
 
