@@ -17,10 +17,10 @@ static const struct {
 	  "comparison with it includes all of contpte's change, not only the one measured "
 	  "(doc/workloads.md, Kernels without contpte)" },
 	{ "mprotect.m3.*_seconds", NULL,
-	  "absolute seconds rest on the fitted iteration count (109); with the memset "
-	  "bandwidth priced from a measurement the joint fit misses two of its three rows "
-	  "by 6-7 %: the model lacks time the per-iteration cost does not carry "
-	  "(doc/workloads.md §mprotect)" },
+	  "absolute seconds rest on the fitted iteration count (ptsim-bench fit); with the "
+	  "memset bandwidth priced from a measurement the joint fit does not meet all its "
+	  "rows (the fit rows' errors): the model lacks time the per-iteration cost does not "
+	  "carry (doc/workloads.md §mprotect)" },
 	{ "uffd.android.normal_folio_share_after", NULL,
 	  "the published share fits only a mix of nearly all long PMD-aligned moves; the "
 	  "workload's mix of run lengths is unknown (doc/workloads.md §uffd, Where the model "
