@@ -147,7 +147,7 @@ static int fail(struct parser *p, unsigned int col, const char *fmt, ...)
 
 static int fail(struct parser *p, unsigned int col, const char *fmt, ...)
 {
-	char msg[160];
+	char msg[400];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -338,6 +338,54 @@ int scenario_add(struct scenario *s, const struct scn_op *op)
 	return 0;
 }
 
+/* The names ptsim_cpu_name (cpus) or ptsim_preset_name (presets) gives, comma-separated. */
+static const char *valid_names(char *buf, size_t len, bool presets)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; at < len; i++) {
+		const char *name = presets ? ptsim_preset_name(i) :
+			i < PTSIM_CPU__COUNT ? ptsim_cpu_name((enum ptsim_cpu)i) : NULL;
+
+		if (!name)
+			break;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", name);
+	}
+	return buf;
+}
+
+/* What a machine key takes, for the message that refuses a value. */
+static const char *machine_key_values(const char *key, size_t klen)
+{
+	static const struct { const char *key, *values; } keys[] = {
+		{ "granule", "4K, 16K or 64K" }, { "va", "at most 64" },
+		{ "cpus", "1 to 256" }, { "bbm", "0, 1 or 2" },
+	};
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (klen == strlen(keys[k].key) && !strncmp(key, keys[k].key, klen))
+			return keys[k].values;
+	return "a number";
+}
+
+/* An operation's positional arguments as doc/scenario.md writes them: "feature NAME on|off". */
+static const char *op_usage(const struct op_spec *sp, char *buf, size_t len)
+{
+	static const struct { char pos; const char *word; } words[] = {
+		{ 'n', "NAME" }, { 'c', "NAME" }, { 't', "NAME" }, { 'e', "NUMBER" },
+		{ 'p', "PROT" }, { 'a', "KIND" }, { 'v', "ADVICE" }, { 'o', "on|off" },
+		{ 's', "OP" }, { 'b', "BARRIER" }, { 'T', "TLBI" }, { 'f', "FAULT" },
+	};
+	size_t at = (size_t)snprintf(buf, len, "%s", sp->name);
+
+	for (const char *c = sp->pos; *c && at < len; c++)
+		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+			if (words[w].pos == *c)
+				at += (size_t)snprintf(buf + at, len - at, " %s", words[w].word);
+	return buf;
+}
+
 /* The machine line: every argument is key=value or a flag. */
 static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 {
@@ -357,9 +405,19 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 		} else if (KEY("repeat-tlbi") && !v) {
 			mc->repeat_tlbi = true;
 		} else if (KEY("cpu") && v) {
+			char names[256];
+
 			if (ptsim_cpu_lookup(v, &mc->cpu))
-				return fail(p, col[i] + (unsigned int)klen + 1, "unknown CPU %s", v);
-		} else if (KEY("preset") && v && strlen(v) < sizeof(mc->preset)) {
+				return fail(p, col[i] + (unsigned int)klen + 1, "unknown CPU %s (cpus: %s)",
+					    v, valid_names(names, sizeof(names), false));
+		} else if (KEY("preset") && v) {
+			char names[320];
+			unsigned int release;
+
+			if (strlen(v) >= sizeof(mc->preset) || ptsim_preset_release(v, &release))
+				return fail(p, col[i] + (unsigned int)klen + 1,
+					    "unknown preset %s (presets: %s)", v,
+					    valid_names(names, sizeof(names), true));
 			strcpy(mc->preset, v);
 		} else if (v && parse_number(v, strlen(v), &x) &&
 			   (KEY("granule") || KEY("va") || KEY("mem") || KEY("base") || KEY("cpus") ||
@@ -377,7 +435,8 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 			else if (KEY("bbm") && x <= 2)
 				mc->bbm_level = (unsigned int)x + 1;
 			else
-				return fail(p, col[i] + (unsigned int)klen + 1, "bad value %s", v);
+				return fail(p, col[i] + (unsigned int)klen + 1, "bad value %s (%.*s: %s)",
+					    v, (int)klen, tok[i], machine_key_values(tok[i], klen));
 		} else {
 			return fail(p, col[i], "expected cpu=, granule=, va=, mem=, base=, cpus=, "
 				    "preset=, bbm=, noabort=, kpti or repeat-tlbi");
@@ -510,9 +569,13 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 		char c = sp->pos[i - 1];
 		int v;
 
-		if (i >= n)
+		if (i >= n) {
+			char usage[128];
+
 			return fail(p, col[n - 1] + (unsigned int)strlen(tok[n - 1]),
-				    "%s: missing argument %d", sp->name, i);
+				    "%s: missing argument %d (%s)", sp->name, i,
+				    op_usage(sp, usage, sizeof(usage)));
+		}
 		switch (c) {
 		case 'n':
 		case 'c':
@@ -587,6 +650,13 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 			if (strlen(tok[i]) >= sizeof(op.text))
 				return fail(p, col[i], "name too long");
 			strcpy(op.text, tok[i]);
+			if (op.kind == S_FEATURE) {
+				enum ptsim_feature f;
+
+				if (ptsim_feature_lookup(op.text, &f))
+					return fail(p, col[i], "unknown feature %s (ptsim-bench list "
+						    "features)", op.text);
+			}
 			break;
 		}
 	}
@@ -1258,8 +1328,12 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		for (unsigned int i = 0; i < op->nr_args; i++) {
 			uint64_t size = eval(r, &op->a[i]);
 
-			if (!size || size % r->g->page_size || (size & (size - 1)))
+			if (!size || size % r->g->page_size || (size & (size - 1))) {
+				snprintf(r->why, sizeof(r->why), "size %llu: a power of two, at least "
+					 "the page size %lluK", (unsigned long long)size,
+					 (unsigned long long)r->g->page_size >> 10);
 				return -EINVAL;
+			}
 			orders |= UINT64_C(1) << __builtin_ctzll(size / r->g->page_size);
 		}
 		return ptsim_set_thp_orders(r->m, orders);

@@ -86,4 +86,18 @@ scn expect 'raw-mm A\nexpect violations 1\n'
 expect 1 "expect.scn:line 2: expect failed: 0 violations, expected 1" run "$dir/expect.scn"
 expect 2 "run: --bbm needs 0, 1 or 2" run "$dir/expect.scn" --bbm 3
 expect 2 "run: --noabort needs on or off" run "$dir/expect.scn" --noabort yes
+# a bad machine value, feature or size says which values are valid, at its file:line:col
+# (issue 47 item 6: a bad preset was blamed on a --features option never given)
+scn xpreset 'machine preset=v6.99\nmm A\n'
+expect 2 "xpreset.scn:1:16: unknown preset v6.99 (presets: baseline, patched, v6.6" run "$dir/xpreset.scn"
+scn xcpu 'machine cpu=m3\nmm A\n'
+expect 2 "xcpu.scn:1:13: unknown CPU m3 (cpus: apple-m3, " run "$dir/xcpu.scn"
+scn xgranule 'machine granule=3K\nmm A\n'
+expect 2 "xgranule.scn:1:17: bad value 3K (granule: 4K, 16K or 64K)" run "$dir/xgranule.scn"
+scn xfeature 'feature nosuch on\nmm A\n'
+expect 2 "xfeature.scn:1:9: unknown feature nosuch (ptsim-bench list features)" run "$dir/xfeature.scn"
+scn xfeature2 'feature mprotect_pte_batching\nmm A\n'
+expect 2 "missing argument 2 (feature NAME on|off)" run "$dir/xfeature2.scn"
+scn xthp 'thp 3K\nmm A\n'
+expect 1 "xthp.scn:line 1: thp failed: size 3072: a power of two, at least the page size 4K" run "$dir/xthp.scn"
 exit $fail
