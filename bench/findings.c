@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The audit's findings of one scenario run, keyed by kernel call chain (findings.h). */
 #include "findings.h"
+#include "rows.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define BIT_CONT (UINT64_C(1) << 52)	/* the descriptors' contiguous bit */
@@ -144,4 +146,58 @@ void findings_hook(void *arg, struct ptsim_machine *m, size_t op, bool after)
 		fs->loop_ran = true;
 	else if (after)
 		ptsim_check_invariants(m, &v);
+}
+
+/* "invariant 3, bbm-violation 1", or "none": the diagnostics of one run per kind. */
+void print_diag_counts(const struct findings *f)
+{
+	unsigned int n = 0;
+
+	for (unsigned int k = 0; k < PTSIM_DIAG__COUNT; k++)
+		if (f->total[k])
+			printf("%s%s %llu", n++ ? ", " : "", ptsim_diag_kind_name((enum ptsim_diag_kind)k),
+			       (unsigned long long)f->total[k]);
+	if (!n)
+		printf("none");
+}
+
+/*
+ * Each distinct diagnostic once, labelled with the run's CPU, granule and
+ * kernel: its kind, how often it fired, the kernel call chain (the
+ * simulator's own frames dropped) and the message.
+ */
+void print_findings_text(const struct findings *f, const char *label, bool checked)
+{
+	printf("  diagnostics: ");
+	print_diag_counts(f);
+	printf("%s\n", checked ? "" : " (invariants not checked: --no-check-invariants)");
+	for (unsigned int k = 0; k < f->nr; k++) {
+		bool keyed_by_op = f->kinds[k] == PTSIM_DIAG_INVARIANT || f->kinds[k] == PTSIM_DIAG_WARN;
+
+		printf("  [%s] %s x%llu\n    %s\n", label, ptsim_diag_kind_name(f->kinds[k]),
+		       (unsigned long long)f->hits[k], f->keys[k]);
+		if (!keyed_by_op)
+			printf("    %s\n", f->msgs[k]);
+		printf("    first at va 0x%llx, level %d\n", (unsigned long long)f->va[k], f->level[k]);
+	}
+	if (f->unlisted)
+		printf("  (%u more distinct diagnostics not listed)\n", f->unlisted);
+}
+
+void print_findings_json(const struct findings *f)
+{
+	printf(", \"diagnostics\": {");
+	for (unsigned int k = 0; k < PTSIM_DIAG__COUNT; k++)
+		printf("%s\"%s\": %llu", k ? ", " : "", ptsim_diag_kind_name((enum ptsim_diag_kind)k),
+		       (unsigned long long)f->total[k]);
+	printf("}, \"findings\": [");
+	for (unsigned int k = 0; k < f->nr; k++) {
+		printf("%s{\"kind\": \"%s\", \"count\": %llu, \"chain\": ", k ? ", " : "",
+		       ptsim_diag_kind_name(f->kinds[k]), (unsigned long long)f->hits[k]);
+		json_string(f->keys[k]);
+		printf(", \"message\": ");
+		json_string(f->msgs[k]);
+		printf(", \"first_va\": %llu, \"level\": %d}", (unsigned long long)f->va[k], f->level[k]);
+	}
+	printf("], \"findings_unlisted\": %u", f->unlisted);
 }

@@ -48,5 +48,14 @@ void findings_diag(const struct ptsim_diag *d, void *arg);
  * !f->check; see every_op). op == f->s->nr: the end of the run.
  */
 void findings_hook(void *arg, struct ptsim_machine *m, size_t op, bool after);
+/* "invariant 3, bbm-violation 1", or "none", on standard output. */
+void print_diag_counts(const struct findings *f);
+/*
+ * The diagnostics: line and each distinct finding once, labelled (run's
+ * CPU, granule and kernel); checked: whether the invariants were checked.
+ */
+void print_findings_text(const struct findings *f, const char *label, bool checked);
+/* ", \"diagnostics\": {...}, \"findings\": [...], \"findings_unlisted\": N" of a run's JSON. */
+void print_findings_json(const struct findings *f);
 
 #endif
