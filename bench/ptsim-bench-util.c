@@ -120,7 +120,8 @@ const struct command commands[] = {
 	  "                 default 1); the output is the same, in the same order\n"
 	  "  --json         as JSON\n" },
 	{ "sweep", cmd_sweep,
-	  "FILE [--values LIST] [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--checkpoint NAME] [--csv|--json]",
+	  "FILE [--values LIST] [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--checkpoint NAME]\n"
+	  "             [--check] [--csv|--json]",
 	  "a scenario once per value of its $n: each checkpoint's predicted time per value",
 	  "  FILE           the scenario; its `sweep n VALUES` line gives the values\n"
 	  "  --values LIST  the values instead: N, A..B (doubling) or A..B+STEP, comma-separated\n"
@@ -128,6 +129,7 @@ const struct command commands[] = {
 	  "  --granule LIST comma-separated 4K, 16K, 64K (default: the scenario's)\n"
 	  "  --features SPEC  a kernel (presets and features); repeat to compare (at most 8)\n"
 	  "  --checkpoint NAME  only this checkpoint\n"
+	  "  --check        exit 3 when any run reported a diagnostic, counting them on stderr\n"
 	  "  --csv          one line per run and checkpoint: time and every event count\n"
 	  "  --json         as JSON (tools/ptsim-plot sweep draws it)\n" },
 	{ "audit", cmd_audit,

@@ -5,6 +5,7 @@
  * time per value: the table, CSV, or JSON that tools/ptsim-plot draws
  * (doc/scenario.md, "Sweeps").
  */
+#include "findings.h"
 #include "rows.h"
 #include "scenario.h"
 
@@ -25,6 +26,8 @@ struct sweep {
 	unsigned int nr_vals;
 	enum sweep_format format;
 	bool first;			/* JSON: no run printed yet */
+	struct findings fs;		/* the diagnostics of the run in progress */
+	uint64_t nr_diags;		/* every run's diagnostics, for --check */
 };
 
 static bool wanted(const struct sweep *w, const char *name)
@@ -82,7 +85,9 @@ static void print_run(struct sweep *w, const struct scn_machine *mc, const char 
 					       (unsigned long long)res->cp[k].stats.ev[e]);
 			printf("}}");
 		}
-		printf("]}");
+		printf("]");
+		print_findings_json(&w->fs);
+		printf("}");
 		w->first = false;
 		return;
 	}
@@ -93,7 +98,11 @@ static void print_run(struct sweep *w, const struct scn_machine *mc, const char 
 		printf(" %13.3f", predict_ns(mc->cpu, mc->granule, &res->cp[k].stats) / 1e3);
 		nr++;
 	}
-	printf("%s\n", res->err ? "  (stopped by an error)" : "");
+	printf("%s", res->err ? "  (stopped by an error)" : "");
+	if (findings_total(&w->fs))
+		printf("  (%llu diagnostic%s)", (unsigned long long)findings_total(&w->fs),
+		       findings_total(&w->fs) == 1 ? "" : "s");
+	printf("\n");
 }
 
 /* The text header of one combination: the checkpoints' names over their columns. */
@@ -119,17 +128,35 @@ static void print_text_header(const struct sweep *w, const struct scn_machine *m
 		       all - shown);
 }
 
-/* Every value on one combination; 0, or 1 when a run stopped with an error. */
+/*
+ * Every value on one combination; 0, or 1 when a run stopped with an error.
+ * Each run's diagnostics are collected as run collects them (the invariants
+ * checked after each operation outside a loop and after each outermost
+ * loop): counted on the run's row (text) or in its JSON, and in text each
+ * distinct finding listed once after the combination's table, labelled with
+ * the first value of n that met it.
+ */
 static int sweep_one(struct sweep *w, struct scn_machine mc, const char *set)
 {
 	struct scn_limits lim = { SCN_DEFAULT_MAX_WORK, SCN_RUN_OP_WORK, 0, NULL };
+	struct findings *listed = NULL;
+	char label[160];
 	int status = 0;
 
+	if (w->format == SWEEP_TEXT) {
+		listed = calloc(1, sizeof(*listed));
+		if (!listed)
+			return 1;
+	}
 	for (unsigned int v = 0; v < w->nr_vals; v++) {
 		struct scn_result res;
 
 		mc.n = w->vals[v];
-		if (scenario_run(w->s, &mc, set, NULL, NULL, NULL, NULL, &lim, &res)) {
+		findings_reset(&w->fs, w->s);
+		w->fs.keep_warn = true;
+		w->fs.every_op = false;	/* after each loop, not each iteration */
+		if (scenario_run(w->s, &mc, set, findings_diag, &w->fs, findings_hook, &w->fs, &lim,
+				 &res)) {
 			fprintf(stderr, "%s: n=%llu:%s\n", w->file, (unsigned long long)mc.n,
 				res.msg[0] ? res.msg : " failed");
 			status = 1;
@@ -137,10 +164,19 @@ static int sweep_one(struct sweep *w, struct scn_machine mc, const char *set)
 		if (w->format == SWEEP_TEXT && !v)
 			print_text_header(w, &mc, set, &res);
 		print_run(w, &mc, set, &res);
+		w->nr_diags += findings_total(&w->fs);
+		if (listed && findings_total(&w->fs) && !findings_total(listed)) {
+			*listed = w->fs;
+			snprintf(label, sizeof(label), "%s, %uK, %s, n=%llu", ptsim_cpu_name(mc.cpu),
+				 (1u << mc.granule) / 1024, set, (unsigned long long)mc.n);
+		}
 		scn_result_free(&res);
 	}
+	if (listed && findings_total(listed))
+		print_findings_text(listed, label, true);
 	if (w->format == SWEEP_TEXT)
 		printf("\n");
+	free(listed);
 	return status;
 }
 
@@ -154,6 +190,7 @@ int cmd_sweep(int argc, char **argv)
 		{ "checkpoint", required_argument, NULL, 'k' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "check", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -161,12 +198,15 @@ int cmd_sweep(int argc, char **argv)
 	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
 	uint64_t vals[SCN_MAX_SWEEP];
-	struct sweep w = { .first = true };
+	static struct sweep w;
+	bool check = false;
 	struct scenario s;
 	char err[256], *text;
 	size_t len;
 	int c, status = 0;
 
+	memset(&w, 0, sizeof(w));
+	w.first = true;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -190,6 +230,7 @@ int cmd_sweep(int argc, char **argv)
 		case 'k': w.only = optarg; break;
 		case 'C': w.format = SWEEP_CSV; break;
 		case 'j': w.format = SWEEP_JSON; break;
+		case 'K': check = true; break;
 		case 'h': return command_usage("sweep", stdout);
 		default:
 			if (optopt)
@@ -269,5 +310,10 @@ int cmd_sweep(int argc, char **argv)
 		json_end();
 	}
 	scenario_free(&s);
+	if (check && w.nr_diags && !status) {
+		fprintf(stderr, "sweep: --check: %llu diagnostic%s\n", (unsigned long long)w.nr_diags,
+			w.nr_diags == 1 ? "" : "s");
+		return 3;
+	}
 	return status;
 }

@@ -86,6 +86,15 @@ scn expect 'raw-mm A\nexpect violations 1\n'
 expect 1 "expect.scn:line 2: expect failed: 0 violations, expected 1" run "$dir/expect.scn"
 expect 2 "run: --bbm needs 0, 1 or 2" run "$dir/expect.scn" --bbm 3
 expect 2 "run: --noabort needs on or off" run "$dir/expect.scn" --noabort yes
+# sweep reports its runs' diagnostics as run does (issue 47 item 3): counted on each row,
+# listed once with the value that met them, in its JSON, and --check exits 3; nothing on stderr
+scn swbbm 'sweep n 1,2\nmachine cpus=2\nraw-mm A\nraw-table A 0x40000000 1\nraw-table A 0x40000000 2\nraw-table A 0x40000000 3\nraw-write A 0x40000000 3 page=0x100000000 ng\naccess A 0x40000000 read cpu=1\nraw-write A 0x40000000 3\nraw-barrier dsb-ish\nraw-write A 0x40000000 3 page=0x100200000 ng\n'
+expect 0 "1.*(2 diagnostics)" sweep "$dir/swbbm.scn" --cpu neoverse-n1
+expect 0 "n=1\] bbm-violation x1" sweep "$dir/swbbm.scn" --cpu neoverse-n1
+expect 3 "sweep: --check: 4 diagnostics" sweep "$dir/swbbm.scn" --cpu neoverse-n1 --check
+expect 0 '"bbm-violation": 1' sweep "$dir/swbbm.scn" --cpu neoverse-n1 --json
+err=$("$bench" sweep "$dir/swbbm.scn" --cpu neoverse-n1 2>&1 >/dev/null)
+[ -z "$err" ] || { echo "FAIL: sweep wrote to stderr: $(printf '%s' "$err" | head -2)"; fail=1; }
 # a bad machine value, feature or size says which values are valid, at its file:line:col
 # (issue 47 item 6: a bad preset was blamed on a --features option never given)
 scn xpreset 'machine preset=v6.99\nmm A\n'
