@@ -15,7 +15,7 @@ static bool internal_frame(const char *f)
 		"ptsim_", "scenario_", "run_op", "audit", "bbm_", "tlb_", "hw_", "diag_", "op_",
 		"count", "main", "__libc", "_start", "set_desc", "xchg_desc", "read_desc", "dsb_",
 		"tlbi", "__tlbi", "fuzz", "cmd_", "check_", "invariant", "on_diag", "record",
-		"kernel_set_desc", "findings",
+		"kernel_set_desc", "findings", "run_combination", "sweep_",
 	};
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
@@ -102,6 +102,7 @@ void findings_diag(const struct ptsim_diag *d, void *arg)
 	fs->hits[fs->nr] = 1;
 	fs->va[fs->nr] = d->va;
 	fs->level[fs->nr] = d->level;
+	fs->first_op[fs->nr] = fs->op;
 	snprintf(fs->keys[fs->nr], sizeof(fs->keys[0]), "%s", key);
 	snprintf(fs->msgs[fs->nr], sizeof(fs->msgs[0]), "%s", d->message);
 	fs->nr++;
@@ -148,6 +149,22 @@ void findings_hook(void *arg, struct ptsim_machine *m, size_t op, bool after)
 		ptsim_check_invariants(m, &v);
 }
 
+/*
+ * Where finding k was first reported: the scenario line of the operation
+ * in progress (0 at the end of a loop) and the last checkpoint before it
+ * (NULL: none yet).
+ */
+static unsigned int first_line(const struct findings *f, unsigned int k, const char **checkpoint)
+{
+	size_t op = f->first_op[k];
+
+	*checkpoint = NULL;
+	for (size_t i = 0; i < op && i < f->s->nr; i++)
+		if (f->s->ops[i].kind == S_CHECKPOINT)
+			*checkpoint = f->s->ops[i].text;
+	return op < f->s->nr ? f->s->ops[op].line : 0;
+}
+
 /* "invariant 3, bbm-violation 1", or "none": the diagnostics of one run per kind. */
 void print_diag_counts(const struct findings *f)
 {
@@ -178,7 +195,15 @@ void print_findings_text(const struct findings *f, const char *label, bool check
 		       (unsigned long long)f->hits[k], f->keys[k]);
 		if (!keyed_by_op)
 			printf("    %s\n", f->msgs[k]);
-		printf("    first at va 0x%llx, level %d\n", (unsigned long long)f->va[k], f->level[k]);
+		const char *cp;
+		unsigned int line = first_line(f, k, &cp);
+
+		printf("    first at va 0x%llx, level %d", (unsigned long long)f->va[k], f->level[k]);
+		if (line)
+			printf(", line %u (%s)", line, scenario_op_name(f->s->ops[f->first_op[k]].kind));
+		else
+			printf(", at the end of a loop");
+		printf("%s%s\n", cp ? " after checkpoint " : "", cp ? cp : "");
 	}
 	if (f->unlisted)
 		printf("  (%u more distinct diagnostics not listed)\n", f->unlisted);
@@ -197,7 +222,16 @@ void print_findings_json(const struct findings *f)
 		json_string(f->keys[k]);
 		printf(", \"message\": ");
 		json_string(f->msgs[k]);
-		printf(", \"first_va\": %llu, \"level\": %d}", (unsigned long long)f->va[k], f->level[k]);
+		const char *cp;
+		unsigned int line = first_line(f, k, &cp);
+
+		printf(", \"first_va\": %llu, \"level\": %d, \"first_line\": %u, \"after_checkpoint\": ",
+		       (unsigned long long)f->va[k], f->level[k], line);
+		if (cp)
+			json_string(cp);
+		else
+			printf("null");
+		printf("}");
 	}
 	printf("], \"findings_unlisted\": %u", f->unlisted);
 }

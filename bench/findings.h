@@ -33,6 +33,7 @@ struct findings {
 	uint64_t hits[FINDINGS_MAX];	/* how often each distinct finding was reported */
 	uint64_t va[FINDINGS_MAX];	/* where it was first reported */
 	int level[FINDINGS_MAX];
+	size_t first_op[FINDINGS_MAX];	/* the operation in progress when it was first reported */
 	char keys[FINDINGS_MAX][192];
 	char msgs[FINDINGS_MAX][256];
 };

@@ -20,7 +20,7 @@ got=$?
 has "  diagnostics: invariant 1" "$out"
 has "  [ampereone, 4K, v6.18] invariant x1" "$out"
 has "    after set-memory: malformed contiguous group" "$out"
-has "    first at va 0xffff000004305000, level 3" "$out"
+has "    first at va 0xffff000004305000, level 3, line 11 (set-memory) after checkpoint boot" "$out"
 [ "$(printf '%s\n' "$out" | grep -c '^  diagnostics: none$')" = 1 ] ||
 	{ echo "FAIL: patched is not clean"; fail=1; }
 # two kernels: the times side by side with the speed-up labelled, then a per-event diff

@@ -93,6 +93,9 @@ expect 0 "1.*(2 diagnostics)" sweep "$dir/swbbm.scn" --cpu neoverse-n1
 expect 0 "n=1\] bbm-violation x1" sweep "$dir/swbbm.scn" --cpu neoverse-n1
 expect 3 "sweep: --check: 4 diagnostics" sweep "$dir/swbbm.scn" --cpu neoverse-n1 --check
 expect 0 '"bbm-violation": 1' sweep "$dir/swbbm.scn" --cpu neoverse-n1 --json
+# a raw sequence's chain is not ptsim-bench's own frame, and the line that fired is named
+expect 0 "^    (no kernel frame) \[descriptor changed\]" run "$dir/swbbm.scn" --cpu neoverse-n1
+expect 0 "first at va 0x40000000, level 3, line 11 (raw-write)$" run "$dir/swbbm.scn" --cpu neoverse-n1
 err=$("$bench" sweep "$dir/swbbm.scn" --cpu neoverse-n1 2>&1 >/dev/null)
 [ -z "$err" ] || { echo "FAIL: sweep wrote to stderr: $(printf '%s' "$err" | head -2)"; fail=1; }
 # a bad machine value, feature or size says which values are valid, at its file:line:col
