@@ -248,7 +248,10 @@ bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 /* First fit for an anonymous mapping of len bytes (see ptsim_mmap). */
 int get_unmapped_area(struct ptsim_mm *mm, uint64_t len, uint64_t *out);
 int vma_insert(struct ptsim_mm *mm, const struct vma *v);
-/* __mmap_region's counted work for the new VMA at idx: charge, merge or vm_area_alloc and store, counts; the covering VMA's index. */
+/*
+ * __mmap_region's counted work for the new VMA at idx: charge, merge or
+ * vm_area_alloc and store, counts. Returns the index of the VMA that covers it.
+ */
 size_t mmap_region_account(struct ptsim_mm *mm, size_t idx);
 struct vma *find_vma(const struct ptsim_mm *mm, uint64_t addr);
 struct vma *find_vma_intersection(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
