@@ -83,6 +83,15 @@ static bool can_merge(const struct ptsim_mm *mm, const struct vma *a, const stru
 	       a->pgoff + ((a->end - a->start) >> mm->m->geo.page_shift) == b->pgoff;
 }
 
+/*
+ * Both have an anon_vma and they differ: the two cannot both join the VMA
+ * between them (is_mergeable_anon_vma of prev and next).
+ */
+static bool anon_vmas_differ(const struct vma *a, const struct vma *b)
+{
+	return a->anon_vma && b->anon_vma && a->anon_vma != b->anon_vma;
+}
+
 /* The VMA after idx joins it (the array's side of a merge; the counting is commit_merge's). */
 static void merge_next(struct ptsim_mm *mm, size_t idx)
 {
@@ -143,8 +152,7 @@ size_t vma_merge_around(struct ptsim_mm *mm, size_t idx)
 	bool prev = idx > 0 && can_merge(mm, &mm->vmas[idx - 1], &mm->vmas[idx]);
 
 	/* prev and next must also be compatible with each other: else only next joins */
-	if (next && prev && mm->vmas[idx - 1].anon_vma && mm->vmas[idx + 1].anon_vma &&
-	    mm->vmas[idx - 1].anon_vma != mm->vmas[idx + 1].anon_vma)
+	if (next && prev && anon_vmas_differ(&mm->vmas[idx - 1], &mm->vmas[idx + 1]))
 		prev = false;
 	if (!next && !prev)
 		return idx;
@@ -179,8 +187,7 @@ bool vma_merge_new_range(struct ptsim_mm *mm, size_t *idx)
 	uint64_t anon;
 
 	/* prev and next must also be compatible with each other: else only prev takes it */
-	if (next && prev && mm->vmas[i - 1].anon_vma && mm->vmas[i + 1].anon_vma &&
-	    mm->vmas[i - 1].anon_vma != mm->vmas[i + 1].anon_vma)
+	if (next && prev && anon_vmas_differ(&mm->vmas[i - 1], &mm->vmas[i + 1]))
 		next = false;
 	if (!next && !prev)
 		return false;
