@@ -56,6 +56,14 @@ void findings_reset(struct findings *f, const struct scenario *s)
 	f->every_op = true;
 }
 
+void findings_reset_for_user(struct findings *f, const struct scenario *s, bool check)
+{
+	findings_reset(f, s);
+	f->check = check;
+	f->keep_warn = true;
+	f->every_op = false;	/* after each loop, not each iteration */
+}
+
 uint64_t findings_total(const struct findings *f)
 {
 	uint64_t n = 0;

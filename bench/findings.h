@@ -40,6 +40,12 @@ struct findings {
 
 /* Start collecting for a run of s, checking the invariants after every operation. */
 void findings_reset(struct findings *f, const struct scenario *s);
+/*
+ * Start collecting for a run or sweep of s as a user reads it: the kernel's
+ * WARN_ONs listed too, the invariants (when check) checked after each
+ * operation outside a loop and after each outermost loop.
+ */
+void findings_reset_for_user(struct findings *f, const struct scenario *s, bool check);
 /* Every diagnostic of the run, all kinds. */
 uint64_t findings_total(const struct findings *f);
 /* The diagnostic handler (arg: the struct findings). */

@@ -381,10 +381,7 @@ static int run_combination(const struct run_ctx *c, enum ptsim_cpu cpu, enum pts
 		r->cpu = cpu;
 		r->granule = gr;
 		r->set = c->sets[i];
-		findings_reset(&r->fs, c->s);
-		r->fs.check = c->check_invariants;
-		r->fs.keep_warn = true;
-		r->fs.every_op = false;	/* after each loop, not each iteration */
+		findings_reset_for_user(&r->fs, c->s, c->check_invariants);
 		if (scenario_run(c->s, &mc, c->sets[i], findings_diag, &r->fs, findings_hook, &r->fs,
 				 &c->lim, &r->res)) {
 			fprintf(stderr, "%s:%s%s\n", c->path, r->res.msg[0] ? r->res.msg : " failed",

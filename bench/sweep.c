@@ -152,9 +152,7 @@ static int sweep_one(struct sweep *w, struct scn_machine mc, const char *set)
 		struct scn_result res;
 
 		mc.n = w->vals[v];
-		findings_reset(&w->fs, w->s);
-		w->fs.keep_warn = true;
-		w->fs.every_op = false;	/* after each loop, not each iteration */
+		findings_reset_for_user(&w->fs, w->s, true);
 		if (scenario_run(w->s, &mc, set, findings_diag, &w->fs, findings_hook, &w->fs, &lim,
 				 &res)) {
 			fprintf(stderr, "%s: n=%llu:%s\n", w->file, (unsigned long long)mc.n,
