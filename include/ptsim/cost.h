@@ -45,6 +45,42 @@ PTSIM_API int ptsim_last_func_stats(const struct ptsim_machine *m, enum ptsim_fu
 PTSIM_API int ptsim_total_func_stats(const struct ptsim_machine *m, enum ptsim_func fn,
 				     struct ptsim_stats *out);
 
+/*
+ * The kernel PTE loops whose iterations the model counts, one value per loop
+ * and path through it: the loop/variant pairs of the loop prices
+ * (ptsim_loop_price_get, doc/loop-prices.md). An iteration is one turn of
+ * the kernel's loop (a batch of a large folio's entries is one turn). An
+ * iteration whose path has no price (a swap entry, v6.17's batched
+ * change_pte_range, ...) is counted by its events alone. Since 0.3.
+ */
+enum ptsim_loop {
+	PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT,		/* change_pte_range, "present" */
+	PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE,	/* ... made writable: "present_writable" */
+	PTSIM_LOOP_ZAP_PTE_RANGE_NONE,			/* zap_pte_range, "none" */
+	PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON,		/* ... an order-0 anonymous folio */
+	PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH,	/* ... a large anonymous folio's batch */
+	PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE,		/* ... an order-0 file folio */
+	PTSIM_LOOP__COUNT
+};
+
+#define PTSIM_LOOP_CAPACITY 64
+
+/* Iterations per loop path (enum ptsim_loop); entries from PTSIM_LOOP__COUNT on are zero. */
+struct ptsim_loop_stats {
+	uint64_t iter[PTSIM_LOOP_CAPACITY];
+};
+
+/*
+ * The kernel function a loop path is written in and the path's name, as the
+ * loop prices name them ("zap_pte_range", "present_anon"): 0, or -EINVAL for
+ * an unknown value or a NULL pointer.
+ */
+PTSIM_API int ptsim_loop_name(enum ptsim_loop loop, const char **function, const char **variant);
+
+/* The loop iterations of the last public operation, and since creation (as ptsim_last_stats). */
+PTSIM_API int ptsim_last_loop_stats(const struct ptsim_machine *m, struct ptsim_loop_stats *out);
+PTSIM_API int ptsim_total_loop_stats(const struct ptsim_machine *m, struct ptsim_loop_stats *out);
+
 /* One profile constant: the cost of one event on one CPU and where it comes from. */
 struct ptsim_cost {
 	double ns;		/* nanoseconds per event */

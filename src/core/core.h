@@ -380,6 +380,9 @@ struct ptsim_machine {
 	struct ptsim_stats op;		/* the public operation in progress / last one */
 	uint64_t op_touched[2];		/* events op counted: only these need zeroing and summing */
 	struct ptsim_stats total;
+	/* iterations per kernel loop path (enum ptsim_loop), as op and total */
+	struct ptsim_loop_stats loop_op, loop_total;
+	uint64_t loop_touched;		/* paths loop_op counted */
 	/* inclusive attribution to modelled kernel functions (enum ptsim_func) */
 	struct ptsim_stats fn_op[PTSIM_FN__COUNT];
 	struct ptsim_stats fn_total[PTSIM_FN__COUNT];
@@ -498,6 +501,19 @@ static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t 
 {
 	m->op.ev[ev] += n;
 	m->op_touched[ev >> 6] |= UINT64_C(1) << (ev & 63);
+}
+
+_Static_assert(PTSIM_LOOP__COUNT <= PTSIM_LOOP_CAPACITY && PTSIM_LOOP_CAPACITY <= 64,
+	       "loop_touched has a bit per loop path");
+
+/*
+ * count_loop_path: one more turn of a kernel loop that took the path loop
+ * (the model's bookkeeping for the loop prices; it counts no event).
+ */
+static inline void count_loop_path(struct ptsim_machine *m, enum ptsim_loop loop)
+{
+	m->loop_op.iter[loop]++;
+	m->loop_touched |= UINT64_C(1) << loop;
 }
 
 _Static_assert(PTSIM_FN__COUNT <= 32, "fn_touched has a bit per function");

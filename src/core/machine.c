@@ -220,11 +220,26 @@ static void total_event(struct ptsim_machine *m, unsigned int e)
  * A public call's bookkeeping touches only the events it counted (a handful):
  * zeroing and summing whole stats blocks was most of the time of a small call.
  */
+/* The loop iterations the operation counted: zeroed, or added to the totals. */
+static void loops_zero(struct ptsim_machine *m)
+{
+	for (uint64_t t = m->loop_touched; t; t &= t - 1)
+		m->loop_op.iter[__builtin_ctzll(t)] = 0;
+	m->loop_touched = 0;
+}
+
+static void loops_total(struct ptsim_machine *m)
+{
+	for (uint64_t t = m->loop_touched; t; t &= t - 1)
+		m->loop_total.iter[__builtin_ctzll(t)] += m->loop_op.iter[__builtin_ctzll(t)];
+}
+
 void op_begin(struct ptsim_machine *m)
 {
 	if (m->op_depth++)
 		return;
 	for_each_touched(m, zero_event);
+	loops_zero(m);
 	m->op_touched[0] = m->op_touched[1] = 0;
 	m->fn_touched = 0;
 	m->op_partial = false;
@@ -236,6 +251,7 @@ void op_end(struct ptsim_machine *m, int err)
 	if (--m->op_depth || (err && !m->op_partial))
 		return;
 	for_each_touched(m, total_event);
+	loops_total(m);
 }
 
 void op_end_uncounted(struct ptsim_machine *m)
@@ -245,6 +261,7 @@ void op_end_uncounted(struct ptsim_machine *m)
 	/* the invariant checker's balance of table pages still holds without them */
 	m->uncounted_table_frees += m->op.ev[PTSIM_EV_TABLE_FREE];
 	for_each_touched(m, zero_event);
+	loops_zero(m);
 	m->op_touched[0] = m->op_touched[1] = 0;
 	m->fn_touched = 0;
 	m->op_partial = false;
@@ -275,6 +292,20 @@ int ptsim_total_stats(const struct ptsim_machine *m, struct ptsim_stats *out)
 {
 	VALIDATE(m && out);
 	*out = m->total;
+	return 0;
+}
+
+int ptsim_last_loop_stats(const struct ptsim_machine *m, struct ptsim_loop_stats *out)
+{
+	VALIDATE(m && out);
+	*out = m->loop_op;
+	return 0;
+}
+
+int ptsim_total_loop_stats(const struct ptsim_machine *m, struct ptsim_loop_stats *out)
+{
+	VALIDATE(m && out);
+	*out = m->loop_total;
 	return 0;
 }
 

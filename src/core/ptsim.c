@@ -181,3 +181,21 @@ const char *ptsim_func_name(enum ptsim_func fn)
 		return NULL;
 	return func_names[fn];
 }
+
+/* Each loop path as arch/arm64/hw/loop-prices.json names it: the loop, then the variant. */
+static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT] = { "change_pte_range", "present" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE] = { "change_pte_range", "present_writable" },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_NONE] = { "zap_pte_range", "none" },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = { "zap_pte_range", "present_anon" },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH] = { "zap_pte_range", "present_anon_batch" },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = { "zap_pte_range", "present_file" },
+};
+
+int ptsim_loop_name(enum ptsim_loop loop, const char **function, const char **variant)
+{
+	VALIDATE((unsigned int)loop < PTSIM_LOOP__COUNT && function && variant);
+	*function = loop_names[loop][0];
+	*variant = loop_names[loop][1];
+	return 0;
+}

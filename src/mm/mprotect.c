@@ -290,6 +290,11 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			kernel_call(m, PTEP_MODIFY_PROT_START);
 			oldpte = ptep_get_and_clear(mm, addr, ptep);
 			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
+			/* the loop prices' paths: NUMA hinting's tests are not on them */
+			if (!prot_numa)
+				count_loop_path(m, try_writable && !pte_write(ptent) ?
+						   PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE :
+						   PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT);
 			if (try_writable && !pte_write(ptent) &&
 			    can_change_pte_writable(mm, &c->vma, ptent))
 				ptent = pte_mkwrite(ptent);

@@ -66,6 +66,17 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t 
 	}
 }
 
+/*
+ * The path a zap_pte_range turn took, for the loop prices: those are
+ * v6.12's loop (batched, one turn per none entry); v6.14's turn over a run
+ * of none entries has no price and is counted by its events alone.
+ */
+static void zap_count_loop_path(struct ptsim_machine *m, enum ptsim_loop path)
+{
+	if (!feature(m, PTSIM_FEAT_ZAP_SKIP_NONE_PTES))
+		count_loop_path(m, path);
+}
+
 /* zap_present_ptes (v6.9+): a normal page's folio is zapped in one batch of up to max_nr. */
 static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent,
 				     unsigned int max_nr, uint64_t addr)
@@ -82,6 +93,13 @@ static unsigned int zap_present_ptes(struct zap_ctx *z, pte_t *ptep, pte_t ptent
 	}
 	if (folio_test_large(mm->m, ref.folio) && max_nr != 1) {
 		nr = folio_pte_batch(mm, ref.folio, ptep, ptent, max_nr);
+		if (ref.folio->flags & FOLIO_ANON)
+			zap_count_loop_path(mm->m, PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH);
+	} else {
+		bool anon = ref.folio->flags & FOLIO_ANON;
+
+		zap_count_loop_path(mm->m, anon ? PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON :
+						  PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE);
 	}
 	zap_present_folio_ptes(z, ref.folio, ref.idx, ptep, addr, nr);
 	return nr;
@@ -116,8 +134,10 @@ static unsigned int do_zap_pte_range(struct zap_ctx *z, pte_t *ptep, uint64_t ad
 	unsigned int nr = ptep_get_none_run(z->mm, ptep, skip ? max_nr : 1);
 	pte_t ptent;
 
-	if (nr && !skip)
+	if (nr && !skip) {
+		zap_count_loop_path(z->mm->m, PTSIM_LOOP_ZAP_PTE_RANGE_NONE);
 		return nr;
+	}
 	if (nr) {
 		max_nr -= nr;
 		if (!max_nr)
