@@ -138,6 +138,42 @@ struct ptsim_loop_price {
 PTSIM_API int ptsim_loop_price_get(enum ptsim_cpu cpu, unsigned int index,
 				   struct ptsim_loop_price *out);
 
+/*
+ * A prediction that composes the loop prices with the events (DESIGN §1.9,
+ * doc/overlap.md): each priced loop path costs its price per turn times the
+ * turns the model counted, and the events its instructions hold drop out;
+ * serialising work (DSB, ISB, TLBI, exceptions) adds in series; data-cache
+ * misses beyond the L1 overlap up to what the reorder window holds; every
+ * other event keeps its own price, in series. Since 0.3.
+ */
+struct ptsim_overlap_prediction {
+	double total_ns;	/* loop_ns + serial_ns + miss_ns + rest_ns */
+	double loop_ns;		/* the priced loop paths: price x turns */
+	double serial_ns;	/* DSB, ISB, TLBI, exception entry: in series */
+	double miss_ns;		/* misses beyond the L1 after their overlap */
+	double rest_ns;		/* the other events at their own prices (calls, atomics, ...) */
+	double overlap;		/* the misses' overlap factor used (1: in series) */
+	/* each event's part of serial_ns + miss_ns + rest_ns, after the loop paths took theirs */
+	double event_ns[PTSIM_EV_CAPACITY];
+	/* each loop path's part of loop_ns */
+	double loop_path_ns[PTSIM_LOOP_CAPACITY];
+	/* Room for later fields (zero): the struct keeps its size across versions. */
+	uint64_t reserved[8];
+};
+
+/*
+ * The composed prediction of a set of counts and the loop turns behind them
+ * on cpu (ptsim_last_loop_stats or a difference of ptsim_total_loop_stats):
+ * 0, or -EINVAL for a NULL pointer or a bad cpu or granule. Turns of a path
+ * with more turns than the counts hold of a covered event take only what
+ * the counts hold. loops all zero: the same events as ptsim_predict, with
+ * the misses in series.
+ */
+PTSIM_API int ptsim_predict_overlap(enum ptsim_cpu cpu, enum ptsim_granule granule,
+				    const struct ptsim_stats *stats,
+				    const struct ptsim_loop_stats *loops,
+				    struct ptsim_overlap_prediction *out);
+
 struct ptsim_prediction {
 	double total_ns;
 	double event_ns[PTSIM_EV_CAPACITY];	/* from PTSIM_EV__COUNT on: 0 */

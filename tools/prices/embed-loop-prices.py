@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Write the C table of arch/arm64/hw/loop-prices.json (doc/loop-prices.md)
-that arch/arm64/hw/loop_prices.c serves. Run by the build.
+that arch/arm64/hw/loop_prices.c serves, and each CPU's out-of-order window
+(the reorder buffer the pipeline model priced with: LLVM's for the CPUs it
+models, arch/arm64/hw/pipeline-llvm.json; ours, tools/prices/pipeline_cpus.py,
+for the others) that the overlap of misses needs. Run by the build.
 
-Usage: embed-loop-prices.py INPUT.json OUTPUT.c
+Usage: embed-loop-prices.py INPUT.json PIPELINE-LLVM.json OUTPUT.c
 """
 
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pipeline_cpus  # noqa: E402
 
 
 def c_string(s):
@@ -15,10 +22,12 @@ def c_string(s):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
         data = json.load(f)
+    with open(sys.argv[2]) as f:
+        llvm = json.load(f)
     rows = []
     for loop in data["loops"]:
         for vname in sorted(loop["variants"]):
@@ -39,7 +48,14 @@ def main():
            "const struct loop_price_row loop_price_rows[] = {"] + rows + [
            "};",
            "const unsigned int loop_price_nr_rows = %d;" % len(rows), ""]
-    with open(sys.argv[2], "w") as f:
+    windows = {c["cpu"]: (c["rob"], c["source"]) for c in llvm}
+    for cpu, params in pipeline_cpus.all_cpus(llvm).items():
+        windows[cpu] = (params["rob"], params["rob_source"])
+    out += ["const struct loop_window_row loop_window_rows[] = {"]
+    out += ["\t{ %s, %d, %s }," % (c_string(cpu), rob, c_string(source))
+            for cpu, (rob, source) in sorted(windows.items())]
+    out += ["};", "const unsigned int loop_window_nr_rows = %d;" % len(windows), ""]
+    with open(sys.argv[3], "w") as f:
         f.write("\n".join(out))
 
 

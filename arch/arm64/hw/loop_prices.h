@@ -7,6 +7,8 @@
 #ifndef PTSIM_HW_LOOP_PRICES_H
 #define PTSIM_HW_LOOP_PRICES_H
 
+#include <ptsim/cost.h>
+
 struct loop_price_row {
 	const char *cpu;	/* ptsim_cpu_info's name */
 	const char *loop;
@@ -21,5 +23,22 @@ struct loop_price_row {
 
 extern const struct loop_price_row loop_price_rows[];
 extern const unsigned int loop_price_nr_rows;
+
+/* A CPU's out-of-order window as its loop prices were priced with, and where it comes from. */
+struct loop_window_row {
+	const char *cpu;
+	int rob;		/* reorder-buffer entries */
+	const char *source;
+};
+
+extern const struct loop_window_row loop_window_rows[];
+extern const unsigned int loop_window_nr_rows;
+
+/*
+ * The k-th event a turn of path holds in its price, and how many of it a
+ * turn counts (arch/arm64/hw/overlap.c): 0, or -ENOENT past the last.
+ */
+int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
+		    unsigned int *per_turn);
 
 #endif

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ptsim_predict_overlap: the loop prices composed with the per-event prices
+ * (doc/overlap.md). A priced loop path's turns cost its price; the events
+ * its instructions hold drop out of the sum; what the pipeline model cannot
+ * see is composed by interval analysis (Karkhanis and Smith, ISCA 2004;
+ * Eyerman et al., TOCS 2009): serialising work in series, misses beyond the
+ * L1 overlapping up to what the reorder window holds, the rest in series at
+ * its own price.
+ */
+#include "core.h"
+#include "loop_prices.h"
+
+#include <string.h>
+
+/* One event a path's instructions hold, and how many of it each turn counts. */
+struct covered {
+	enum ptsim_event ev;
+	unsigned int per_turn;
+};
+
+#define COVER_MAX 6
+
+/*
+ * What each priced path's own instructions hold, in the model's events: the
+ * inline work of one turn (arch/arm64/hw/loop-prices.json's blocks). The
+ * out-of-line calls (their bodies are not in the price: a bl is one
+ * cycle), the atomics (llvm-mca 19 has no data for LSE SWP/CAS/STADD), the
+ * misses and the barriers are not held and keep their own prices.
+ */
+static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
+	/*
+	 * v6.12 change_pte_range: ptep_get's load and cont test, pte_modify,
+	 * the gather's range; ptep_modify_prot_start/commit (and
+	 * can_change_pte_writable) are calls
+	 */
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	/* zap_pte_range: the load of a none entry and its test */
+	[PTSIM_LOOP_ZAP_PTE_RANGE_NONE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+	},
+	/*
+	 * an order-0 folio: ptep_get, clear_full_ptes's (or
+	 * get_and_clear_full_ptes's) inline cont test and load, the folio's
+	 * large and anon tests, tlb_remove_tlb_entries; vm_normal_page,
+	 * folio_remove_rmap_ptes and __tlb_remove_folio_pages are calls
+	 */
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	/* a large folio's batch: folio_pte_batch and contpte_clear_full_ptes are calls */
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+};
+
+int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
+		    unsigned int *per_turn)
+{
+	VALIDATE((unsigned int)path < PTSIM_LOOP__COUNT && ev && per_turn);
+	if (k >= COVER_MAX || !cover[path][k].per_turn)
+		return -ENOENT;
+	*ev = cover[path][k].ev;
+	*per_turn = cover[path][k].per_turn;
+	return 0;
+}
+
+/* How an event the paths do not hold is composed. */
+enum part { PART_REST, PART_SERIAL, PART_MISS };
+
+/*
+ * Serialising work: barriers and TLB maintenance (a TLBI's issue and, at
+ * the DSB, its completion), exception entry and return, sleeps. drains:
+ * it also empties the reorder window, so misses on either side of it do
+ * not overlap (a DSB waits for every outstanding access; an exception or
+ * an ISB refetches).
+ */
+static enum part event_part(enum ptsim_event ev, bool *drains)
+{
+	*drains = false;
+	switch (ev) {
+	case PTSIM_EV_DSB_ISHST:
+	case PTSIM_EV_DSB_ISH:
+	case PTSIM_EV_DSB_SY:
+	case PTSIM_EV_DSB_NSH:
+	case PTSIM_EV_ISB:
+	case PTSIM_EV_FAULT:
+	case PTSIM_EV_FAULT_RETRY:
+	case PTSIM_EV_SYSCALL:
+	case PTSIM_EV_FOLIO_LOCK_WAIT:
+	case PTSIM_EV_IO_REQUEST:
+		*drains = true;
+		return PART_SERIAL;
+	case PTSIM_EV_TLBI_VA:
+	case PTSIM_EV_TLBI_VAA:
+	case PTSIM_EV_TLBI_RANGE:
+	case PTSIM_EV_TLBI_RANGE_VAA:
+	case PTSIM_EV_TLBI_ASID:
+	case PTSIM_EV_TLBI_ALL:
+	case PTSIM_EV_TLBI_LOCAL_ALL:
+	case PTSIM_EV_TLBI_LOCAL:
+	case PTSIM_EV_TLBI_BACK_TO_BACK:
+		return PART_SERIAL;
+	case PTSIM_EV_DCACHE_L2_HIT:
+	case PTSIM_EV_DCACHE_LLC_HIT:
+	case PTSIM_EV_DCACHE_DRAM:
+	case PTSIM_EV_DCACHE_OBJ_L2_HIT:
+	case PTSIM_EV_DCACHE_OBJ_LLC_HIT:
+	case PTSIM_EV_DCACHE_OBJ_DRAM:
+		return PART_MISS;
+	default:
+		return PART_REST;
+	}
+}
+
+/* The price of one turn of path on cpu: 0 when not found. */
+static const struct loop_price_row *path_price(const char *cpu, enum ptsim_loop path)
+{
+	const char *fn, *variant;
+
+	if (ptsim_loop_name(path, &fn, &variant))
+		return NULL;
+	for (unsigned int i = 0; i < loop_price_nr_rows; i++) {
+		const struct loop_price_row *r = &loop_price_rows[i];
+
+		if (!strcmp(r->cpu, cpu) && !strcmp(r->loop, fn) && !strcmp(r->variant, variant))
+			return r;
+	}
+	return NULL;
+}
+
+/* The reorder window the loop prices of cpu were priced with (0: none known). */
+static int cpu_window(const char *cpu)
+{
+	for (unsigned int i = 0; i < loop_window_nr_rows; i++)
+		if (!strcmp(loop_window_rows[i].cpu, cpu))
+			return loop_window_rows[i].rob;
+	return 0;
+}
+
+int ptsim_predict_overlap(enum ptsim_cpu cpu, enum ptsim_granule granule,
+			  const struct ptsim_stats *stats, const struct ptsim_loop_stats *loops,
+			  struct ptsim_overlap_prediction *out)
+{
+	const struct cpu_desc *d = cpu_desc_get(cpu);
+	struct ptsim_overlap_prediction p;
+	uint64_t left[PTSIM_EV__COUNT];
+	double turns = 0, instructions = 0, misses = 0, drains = 0, miss_ns = 0;
+	struct ptsim_cost c;
+
+	VALIDATE(d && stats && loops && out);
+	VALIDATE(ptsim_cost_get(cpu, granule, PTSIM_EV_PTE_READ, &c) == 0);
+	memset(&p, 0, sizeof(p));
+	memcpy(left, stats->ev, sizeof(left));
+	for (unsigned int path = 0; path < PTSIM_LOOP__COUNT; path++) {
+		const struct loop_price_row *r = path_price(d->name, (enum ptsim_loop)path);
+		uint64_t n = loops->iter[path];
+
+		if (!n || !r)
+			continue;
+		p.loop_path_ns[path] = (double)n * r->cycles / d->freq_ghz;
+		p.loop_ns += p.loop_path_ns[path];
+		turns += (double)n;
+		instructions += (double)n * r->instructions;
+		for (unsigned int k = 0; k < COVER_MAX && cover[path][k].per_turn; k++) {
+			enum ptsim_event ev = cover[path][k].ev;
+			uint64_t held = n * cover[path][k].per_turn;
+
+			left[ev] -= held < left[ev] ? held : left[ev];
+		}
+	}
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		bool drain;
+		enum part part = event_part((enum ptsim_event)e, &drain);
+		double ns;
+
+		if (!left[e])
+			continue;
+		ptsim_cost_get(cpu, granule, (enum ptsim_event)e, &c);
+		ns = c.ns * (double)left[e];
+		p.event_ns[e] = ns;
+		if (drain)
+			drains += (double)left[e];
+		if (part == PART_SERIAL) {
+			p.serial_ns += ns;
+		} else if (part == PART_MISS) {
+			miss_ns += ns;
+			misses += (double)left[e];
+		} else {
+			p.rest_ns += ns;
+		}
+	}
+	/*
+	 * Misses overlap as far as the reorder window holds turns of the
+	 * priced loops (window / instructions a turn) and as far as there are
+	 * misses between two drains to overlap: without a priced loop nothing
+	 * says they are independent, and they stay in series.
+	 */
+	p.overlap = 1;
+	if (turns > 0 && cpu_window(d->name) > 0) {
+		double window = cpu_window(d->name) / (instructions / turns);
+		double between = misses / (drains + 1);
+
+		p.overlap = between < window ? between : window;
+		if (p.overlap < 1)
+			p.overlap = 1;
+	}
+	p.miss_ns = miss_ns / p.overlap;
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
+		bool drain;
+
+		if (event_part((enum ptsim_event)e, &drain) == PART_MISS)
+			p.event_ns[e] /= p.overlap;
+	}
+	p.total_ns = p.loop_ns + p.serial_ns + p.miss_ns + p.rest_ns;
+	*out = p;
+	return 0;
+}

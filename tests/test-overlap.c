@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ptsim_predict_overlap: the loop prices composed with the events
+ * (doc/overlap.md). The paths' turns cost their prices, the events their
+ * instructions hold drop out and never more than the model counted; with
+ * no turns it is ptsim_predict with the misses in series.
+ */
+#include "helpers.h"
+#include "loop_prices.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define VA UINT64_C(0x10000000)
+#define PAGES 512
+
+struct run {
+	struct ptsim_stats s;
+	struct ptsim_loop_stats l;
+};
+
+static void last(struct ptsim_machine *m, struct run *r)
+{
+	assert_int_equal(ptsim_last_stats(m, &r->s), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &r->l), 0);
+}
+
+/* mprotect RO, RW and munmap of PAGES order-0 pages; then munmap of 16-page folios and a sparse table */
+static void runs(enum ptsim_cpu cpu, struct run r[5])
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, cpu, "v6.12");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
+
+	assert_int_equal(ptsim_populate(mm, VA, PAGES * 4096, 0, true), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
+	last(m, &r[0]);
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	last(m, &r[1]);
+	assert_int_equal(ptsim_munmap(mm, VA, PAGES * 4096), 0);
+	last(m, &r[2]);
+	assert_int_equal(ptsim_mmap(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, VA, PAGES * 4096, 4, true), 0);
+	assert_int_equal(ptsim_munmap(mm, VA, PAGES * 4096), 0);
+	last(m, &r[3]);
+	assert_int_equal(ptsim_mmap(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, VA + 8 * 4096, 4096, 0, true), 0);
+	assert_int_equal(ptsim_munmap(mm, VA, PAGES * 4096), 0);
+	last(m, &r[4]);
+	ptsim_machine_destroy(m);
+}
+
+/* What the turns of r hold of ev, by the cover tables. */
+static uint64_t held(const struct run *r, enum ptsim_event ev)
+{
+	uint64_t n = 0;
+
+	for (unsigned int p = 0; p < PTSIM_LOOP__COUNT; p++) {
+		enum ptsim_event e;
+		unsigned int per_turn;
+
+		for (unsigned int k = 0; !loop_path_cover((enum ptsim_loop)p, k, &e, &per_turn); k++)
+			if (e == ev)
+				n += r->l.iter[p] * per_turn;
+	}
+	return n;
+}
+
+/* The cover tables take no more of an event than the model counted on those turns */
+static void test_cover_within_counts(void **state)
+{
+	struct run r[5];
+
+	(void)state;
+	runs(PTSIM_CPU_NEOVERSE_N1, r);
+	for (unsigned int i = 0; i < 5; i++) {
+		assert_true(r[i].l.iter[0] + r[i].l.iter[1] + r[i].l.iter[2] + r[i].l.iter[3] +
+			    r[i].l.iter[4] + r[i].l.iter[5] > 0);
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			if (held(&r[i], (enum ptsim_event)e) > r[i].s.ev[e])
+				fail_msg("run %u: the paths hold %llu of %s, the model counted %llu", i,
+					 (unsigned long long)held(&r[i], (enum ptsim_event)e),
+					 ptsim_event_name((enum ptsim_event)e),
+					 (unsigned long long)r[i].s.ev[e]);
+	}
+	/* and what the loop counts of itself goes whole into the price */
+	for (unsigned int i = 0; i < 5; i++)
+		assert_int_equal(held(&r[i], PTSIM_EV_PTE_LOOP), r[i].s.ev[PTSIM_EV_PTE_LOOP]);
+}
+
+static double price_ns(enum ptsim_cpu cpu, enum ptsim_loop path)
+{
+	struct ptsim_loop_price p;
+	const char *fn, *variant;
+
+	assert_int_equal(ptsim_loop_name(path, &fn, &variant), 0);
+	for (unsigned int i = 0; !ptsim_loop_price_get(cpu, i, &p); i++)
+		if (!strcmp(p.loop, fn) && !strcmp(p.variant, variant))
+			return p.ns;
+	fail_msg("no price of %s/%s", fn, variant);
+	return 0;
+}
+
+/* The parts add up; the loop part is price x turns; the held events are gone from the rest */
+static void test_composition(void **state)
+{
+	(void)state;
+	for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
+		struct run r[5];
+
+		runs((enum ptsim_cpu)cpu, r);
+		for (unsigned int i = 0; i < 5; i++) {
+			struct ptsim_overlap_prediction o;
+			struct ptsim_prediction p;
+			double loop = 0, events = 0;
+
+			assert_int_equal(ptsim_predict_overlap((enum ptsim_cpu)cpu, PTSIM_GRANULE_4K,
+							       &r[i].s, &r[i].l, &o), 0);
+			assert_int_equal(ptsim_predict((enum ptsim_cpu)cpu, PTSIM_GRANULE_4K,
+						       &r[i].s, &p), 0);
+			for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++) {
+				double want = (double)r[i].l.iter[l] * price_ns((enum ptsim_cpu)cpu,
+										 (enum ptsim_loop)l);
+
+				assert_float_equal(o.loop_path_ns[l], want, 1e-9 * (1 + want));
+				loop += o.loop_path_ns[l];
+			}
+			for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+				events += o.event_ns[e];
+			assert_float_equal(o.loop_ns, loop, 1e-9 * (1 + loop));
+			assert_float_equal(o.serial_ns + o.miss_ns + o.rest_ns, events, 1e-9 * (1 + events));
+			assert_float_equal(o.total_ns, o.loop_ns + events, 1e-9 * o.total_ns);
+			assert_true(o.overlap >= 1);
+			assert_true(o.loop_ns > 0);
+			/* the loop's own step is held whole by the paths */
+			assert_true(o.event_ns[PTSIM_EV_PTE_LOOP] == 0);
+			assert_true(p.event_ns[PTSIM_EV_PTE_LOOP] > 0);
+		}
+	}
+}
+
+/* No turns: every event at its own price, as ptsim_predict; the misses in series */
+static void test_no_turns_is_predict(void **state)
+{
+	struct run r[5];
+	struct ptsim_loop_stats none;
+	struct ptsim_overlap_prediction o;
+	struct ptsim_prediction p;
+
+	(void)state;
+	memset(&none, 0, sizeof(none));
+	runs(PTSIM_CPU_APPLE_M3, r);
+	for (unsigned int i = 0; i < 5; i++) {
+		assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &r[i].s,
+						       &none, &o), 0);
+		assert_int_equal(ptsim_predict(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &r[i].s, &p), 0);
+		assert_float_equal(o.total_ns, p.total_ns, 1e-9 * p.total_ns);
+		assert_true(o.overlap == 1);
+		assert_true(o.loop_ns == 0);
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			assert_float_equal(o.event_ns[e], p.event_ns[e], 1e-9 * (1 + p.event_ns[e]));
+	}
+}
+
+/* Misses between drains overlap, at most as far as the window holds turns */
+static void test_misses_overlap(void **state)
+{
+	struct ptsim_stats s;
+	struct ptsim_loop_stats l;
+	struct ptsim_overlap_prediction o;
+	struct ptsim_cost dram;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(&l, 0, sizeof(l));
+	l.iter[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = 1000;
+	s.ev[PTSIM_EV_PTE_LOOP] = 1000;
+	s.ev[PTSIM_EV_DCACHE_DRAM] = 1000;
+	assert_int_equal(ptsim_cost_get(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, PTSIM_EV_DCACHE_DRAM,
+					&dram), 0);
+	assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &s, &l, &o), 0);
+	/* apple-m3: a 600-entry window over 81-instruction turns */
+	assert_true(o.overlap > 7 && o.overlap < 8);
+	assert_float_equal(o.miss_ns, 1000 * dram.ns / o.overlap, 1e-6);
+	/* a DSB after every miss: nothing to overlap */
+	s.ev[PTSIM_EV_DSB_ISH] = 1000;
+	assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &s, &l, &o), 0);
+	assert_true(o.overlap < 1.01);
+	assert_true(o.serial_ns > 0);
+}
+
+static void test_bad_input(void **state)
+{
+	struct ptsim_stats s;
+	struct ptsim_loop_stats l;
+	struct ptsim_overlap_prediction o, keep;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(&l, 0, sizeof(l));
+	memset(&o, 0x5a, sizeof(o));
+	keep = o;
+	assert_int_equal(ptsim_predict_overlap(PTSIM_CPU__COUNT, PTSIM_GRANULE_4K, &s, &l, &o), -EINVAL);
+	assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, (enum ptsim_granule)13, &s, &l, &o),
+			 -EINVAL);
+	assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, NULL, &l, &o), -EINVAL);
+	assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &s, NULL, &o), -EINVAL);
+	assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &s, &l, NULL), -EINVAL);
+	assert_memory_equal(&o, &keep, sizeof(o));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cover_within_counts),
+		cmocka_unit_test(test_composition),
+		cmocka_unit_test(test_no_turns_is_predict),
+		cmocka_unit_test(test_misses_overlap),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
