@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The loop paths the model counts (ptsim_last_loop_stats): one per turn of
- * the kernel's loop, on the path the loop prices name, and only where the
- * modelled kernel's loop has v6.12's shape.
+ * the kernel's loop, on the path the loop prices name, where the modelled
+ * kernel's loop has v6.12's shape (or is priced as it, doc/loop-prices.md).
  */
 #include "helpers.h"
 
@@ -47,19 +47,101 @@ static void test_mprotect_paths(void **state)
 	ptsim_machine_destroy(m);
 }
 
-/* v6.17's batched change_pte_range has no price: its turns are counted by their events alone */
-static void test_batched_mprotect_has_no_path(void **state)
+/*
+ * v6.17's batched change_pte_range: a batch's turn is priced as v6.12's,
+ * its further entries as folio_pte_batch's matching steps
+ */
+static void test_batched_mprotect_paths(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
 	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
 	struct ptsim_loop_stats l;
 
 	(void)state;
-	assert_int_equal(ptsim_populate(mm, VA, PAGES * 4096, 0, true), 0);
+	/* without contpte: no block hint, one matching step per further entry */
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_ARM64_CONTPTE, false), 0);
+	assert_int_equal(ptsim_populate(mm, VA, 16 * 4096, 0, true), 0);
+	assert_int_equal(ptsim_populate(mm, VA + 16 * 4096, 48 * 4096, 4, true), 0);
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
-	assert_int_equal(loops_of(&l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], 16 + 3);
+	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH], 3 * 15);
+	assert_int_equal(loops_of(&l), 16 + 3 + 45);
 	ptsim_machine_destroy(m);
+}
+
+/* fork (v6.9's loop): none entries, order-0 folios, a large folio's batch */
+static void test_fork_paths(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096), *child;
+	struct ptsim_loop_stats l;
+
+	(void)state;
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_ARM64_CONTPTE, false), 0);
+	assert_int_equal(ptsim_populate(mm, VA, 16 * 4096, 0, true), 0);
+	assert_int_equal(ptsim_populate(mm, VA + 16 * 4096, 32 * 4096, 4, true), 0);
+	assert_int_equal(ptsim_fork(mm, &child), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH], 2);
+	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH], 2 * 15);
+	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_NONE], 16);
+	ptsim_machine_destroy(m);
+}
+
+/* mremap's move_ptes (v6.12) and mlock_pte_range of order-0 folios */
+static void test_mremap_and_mlock_paths(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
+	struct ptsim_loop_stats l;
+	uint64_t to = VA + (UINT64_C(1) << 30) + 8 * 4096, out;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 48 * 4096, 0, true), 0);
+	assert_int_equal(ptsim_mremap(mm, VA, PAGES * 4096, PAGES * 4096,
+				      PTSIM_MREMAP_MAYMOVE | PTSIM_MREMAP_FIXED, to, &out), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_MOVE_PTES_PRESENT], 48);
+	assert_int_equal(l.iter[PTSIM_LOOP_MOVE_PTES_NONE], 16);
+	/* mlock_pte_range walks the 48 present; __mm_populate faults the other 16 in after it */
+	assert_int_equal(ptsim_mlock(mm, to, PAGES * 4096), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK], 48);
+	assert_int_equal(ptsim_munlock(mm, to, PAGES * 4096), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK], PAGES);
+	ptsim_machine_destroy(m);
+}
+
+/* contpte_ptep_get: every entry of the block before v6.17's early exit, then the entries it reads */
+static void test_contpte_gather_paths(void **state)
+{
+	uint64_t gathered[2];
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      "v6.16");
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
+		struct ptsim_loop_stats l;
+
+		assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_CONTPTE_GET_EARLY_EXIT, i == 1), 0);
+		assert_int_equal(ptsim_populate(mm, VA, 64 * 4096, 4, true), 0);
+		assert_int_equal(ptsim_mlock(mm, VA, 64 * 4096), 0);
+		assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+		gathered[i] = l.iter[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] +
+			      l.iter[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY];
+		/* written memory: every entry of a whole gather is dirty */
+		if (i == 0) {
+			assert_int_equal(gathered[i] % 16, 0);
+			assert_int_equal(l.iter[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN], 0);
+		}
+		ptsim_machine_destroy(m);
+	}
+	/* the early exit reads fewer entries (its turns priced as v6.12's clean ones) */
+	assert_true(gathered[1] > 0 && gathered[1] < gathered[0]);
 }
 
 /* zap_pte_range: none entries one turn each, order-0 and large anonymous folios */
@@ -132,7 +214,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mprotect_paths),
-		cmocka_unit_test(test_batched_mprotect_has_no_path),
+		cmocka_unit_test(test_batched_mprotect_paths),
+		cmocka_unit_test(test_fork_paths),
+		cmocka_unit_test(test_mremap_and_mlock_paths),
+		cmocka_unit_test(test_contpte_gather_paths),
 		cmocka_unit_test(test_zap_paths),
 		cmocka_unit_test(test_failure_and_bad_input),
 		cmocka_unit_test(test_every_path_is_priced),

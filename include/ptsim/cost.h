@@ -60,6 +60,17 @@ enum ptsim_loop {
 	PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON,		/* ... an order-0 anonymous folio */
 	PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH,	/* ... a large anonymous folio's batch */
 	PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE,		/* ... an order-0 file folio */
+	PTSIM_LOOP_COPY_PTE_RANGE_NONE,			/* copy_pte_range, "none" */
+	PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON,		/* ... an order-0 anonymous folio */
+	PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH,	/* ... a large anonymous folio's batch */
+	PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE,		/* ... an order-0 file folio */
+	PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH,		/* folio_pte_batch: one more entry matches */
+	PTSIM_LOOP_MOVE_PTES_NONE,			/* move_ptes, "none" */
+	PTSIM_LOOP_MOVE_PTES_PRESENT,			/* ... a present entry moved */
+	PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK,		/* mlock_pte_range, an order-0 folio locked */
+	PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK,		/* ... unlocked */
+	PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN,		/* contpte_ptep_get: one entry gathered */
+	PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY,		/* ... a dirty one */
 	PTSIM_LOOP__COUNT
 };
 

@@ -507,13 +507,18 @@ _Static_assert(PTSIM_LOOP__COUNT <= PTSIM_LOOP_CAPACITY && PTSIM_LOOP_CAPACITY <
 	       "loop_touched has a bit per loop path");
 
 /*
- * count_loop_path: one more turn of a kernel loop that took the path loop
- * (the model's bookkeeping for the loop prices; it counts no event).
+ * count_loop_path(s): one (n) more turn(s) of a kernel loop that took the
+ * path loop (the model's bookkeeping for the loop prices; no event).
  */
+static inline void count_loop_paths(struct ptsim_machine *m, enum ptsim_loop loop, uint64_t n)
+{
+	m->loop_op.iter[loop] += n;
+	m->loop_touched |= UINT64_C(1) << loop;
+}
+
 static inline void count_loop_path(struct ptsim_machine *m, enum ptsim_loop loop)
 {
-	m->loop_op.iter[loop]++;
-	m->loop_touched |= UINT64_C(1) << loop;
+	count_loop_paths(m, loop, 1);
 }
 
 _Static_assert(PTSIM_FN__COUNT <= 32, "fn_touched has a bit per function");

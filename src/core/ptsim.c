@@ -190,6 +190,17 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = { "zap_pte_range", "present_anon" },
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH] = { "zap_pte_range", "present_anon_batch" },
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = { "zap_pte_range", "present_file" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_NONE] = { "copy_pte_range", "none" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON] = { "copy_pte_range", "present_anon" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH] = { "copy_pte_range", "present_anon_batch" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE] = { "copy_pte_range", "present_file" },
+	[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH] = { "folio_pte_batch", "match" },
+	[PTSIM_LOOP_MOVE_PTES_NONE] = { "move_ptes", "none" },
+	[PTSIM_LOOP_MOVE_PTES_PRESENT] = { "move_ptes", "present" },
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK] = { "mlock_pte_range", "mlock" },
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = { "mlock_pte_range", "munlock" },
+	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = { "contpte_ptep_get", "clean" },
+	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = { "contpte_ptep_get", "dirty" },
 };
 
 int ptsim_loop_name(enum ptsim_loop loop, const char **function, const char **variant)

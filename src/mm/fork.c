@@ -149,6 +149,17 @@ static void copy_present_page(struct fork_ctx *c, pte_t *dst, uint64_t addr)
 }
 
 /*
+ * The path a copy_pte_range turn took, for the loop prices: those are
+ * v6.12's loop, whose shape came with v6.9's batching (fork_pte_batching);
+ * the per-entry copy before it has no price and is counted by its events.
+ */
+static void fork_count_loop_path(struct ptsim_machine *m, enum ptsim_loop path)
+{
+	if (feature(m, PTSIM_FEAT_FORK_PTE_BATCHING))
+		count_loop_path(m, path);
+}
+
+/*
  * copy_present_ptes: returns the entries copied, or 0 when a pinned page
  * needs a pre-allocated copy first (-EAGAIN in the kernel: the caller drops
  * the locks, allocates, and comes back with *prealloc set).
@@ -174,6 +185,7 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 		if (f->flags & FOLIO_ANON) {
 			if (folio_try_dup_anon_rmap(mm, c->vma, f, ref.idx, nr, false))
 				return 0;	/* -EAGAIN */
+			count_loop_path(mm->m, PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH);
 		} else {
 			folio_dup_file_rmap_ptes(mm, f, ref.idx, nr);
 		}
@@ -189,8 +201,10 @@ static unsigned int copy_present_ptes(struct fork_ctx *c, pte_t *dst, pte_t *src
 			*prealloc = false;
 			return 1;
 		}
+		fork_count_loop_path(mm->m, PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON);
 	} else {
 		folio_dup_file_rmap_ptes(mm, f, ref.idx, 1);
+		fork_count_loop_path(mm->m, PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE);
 	}
 copy_pte:
 	__copy_present_ptes(c, dst, src, pte, addr, 1);
@@ -238,7 +252,7 @@ again:
 		pte_loop_step(m);
 		ptent = ptep_get(c->src, src);
 		if (pte_none(ptent)) {
-			/* nothing */
+			fork_count_loop_path(m, PTSIM_LOOP_COPY_PTE_RANGE_NONE);
 		} else if (!pte_present(ptent)) {
 			copy_swap_pte(c, dst, src, ptent, addr);
 		} else {

@@ -82,8 +82,14 @@ static void mlock_pte_range(struct mlock_walk *w, struct pt_table *t, uint64_t a
 			ref = vm_normal_page(mm, ptent);	/* vm_normal_folio */
 			if (ref.folio) {
 				step = folio_mlock_step(mm, ref.folio, ptep, addr, end);
-				if (allow_mlock_munlock(w, ref.folio, step))
+				if (allow_mlock_munlock(w, ref.folio, step)) {
+					/* the loop prices' paths: an order-0 folio's */
+					if (!ref.folio->order)
+						count_loop_path(mm->m, lock ?
+								PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK :
+								PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK);
 					mlock_folio(mm, ref.folio, lock);
+				}
 			}
 		}
 		addr += (uint64_t)step << g->page_shift;

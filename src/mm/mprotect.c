@@ -276,6 +276,14 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			kernel_call(m, MODIFY_PROT_START_PTES);
 			oldpte = get_and_clear_full_ptes(mm, addr, ptep, nr, 0);
 			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
+			/*
+			 * No v6.17 object is built: a batch's turn is priced as v6.12's
+			 * turn of its kind, its matching steps as folio_pte_batch's
+			 */
+			if (!prot_numa)
+				count_loop_path(m, try_writable && !pte_write(ptent) ?
+						   PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE :
+						   PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT);
 			if (try_writable && !pte_write(ptent))
 				set_write_prot_commit_flush_ptes(c, &ref, addr, ptep, oldpte, ptent, nr);
 			else

@@ -73,8 +73,14 @@ static void move_ptes(struct move_ctx *c, struct pt_table *old_t, struct pt_tabl
 		nr = 1;
 		pte_loop_step(mm->m);
 		pte = ptep_get(mm, oldp + i);
-		if (pte_none(pte))
+		if (pte_none(pte)) {
+			/* v6.12's loop (the loop prices'); v6.17's batched one has no price */
+			if (!batching)
+				count_loop_path(mm->m, PTSIM_LOOP_MOVE_PTES_NONE);
 			continue;
+		}
+		if (pte_present(pte) && !batching)
+			count_loop_path(mm->m, PTSIM_LOOP_MOVE_PTES_PRESENT);
 		if (pte_present(pte)) {
 			if (batching)
 				nr = mremap_folio_pte_batch(mm, oldp + i, pte,

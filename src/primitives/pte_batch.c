@@ -38,6 +38,7 @@ unsigned int folio_pte_batch_flags(struct ptsim_mm *mm, const struct folio *f, p
 
 		if (pte_batch_clear_ignored(next, flags) != expected)
 			break;
+		count_loop_path(mm->m, PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH);
 		any_writable |= pte_write(next);
 		any_young |= pte_young(next);
 		any_dirty |= pte_dirty(next);

@@ -13,13 +13,20 @@
 
 #include <string.h>
 
-/* One event a path's instructions hold, and how many of it each turn counts. */
+/*
+ * One event a path's instructions hold, how many of it each turn counts,
+ * and whether the model counts it only on some kernels: ptep_get's cont-bit
+ * test and set_ptes's (PTSIM_EV_PTEP_GET, PTSIM_EV_SET_PTES and _CHUNK)
+ * exist only with CONFIG_ARM64_CONTPTE, which the priced objects have
+ * (without it the turn is taken as it is).
+ */
 struct covered {
 	enum ptsim_event ev;
 	unsigned int per_turn;
+	bool if_counted;
 };
 
-#define COVER_MAX 6
+#define COVER_MAX 10
 
 /*
  * What each priced path's own instructions hold, in the model's events: the
@@ -35,16 +42,16 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	 * can_change_pte_writable) are calls
 	 */
 	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
 		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
 		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	/* zap_pte_range: the load of a none entry and its test */
 	[PTSIM_LOOP_ZAP_PTE_RANGE_NONE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
 	},
 	/*
 	 * an order-0 folio: ptep_get, clear_full_ptes's (or
@@ -53,28 +60,83 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	 * folio_remove_rmap_ptes and __tlb_remove_folio_pages are calls
 	 */
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
 		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	/* a large folio's batch: folio_pte_batch and contpte_clear_full_ptes are calls */
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
 		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
 		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
+	/* copy_pte_range: the load of a none entry and its test */
+	[PTSIM_LOOP_COPY_PTE_RANGE_NONE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+	},
+	/*
+	 * an order-0 folio: ptep_get, folio_test_large, the inline
+	 * __folio_try_dup_anon_rmap's tests, the child's set_ptes (its cont
+	 * check's load, the store); vm_normal_page is a call, folio_get and
+	 * the mapcount increment are atomics, and the priced path does not
+	 * write-protect (its CAS and load stay with the events)
+	 */
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_ANON_EXCL_TEST, 1 }, { PTSIM_EV_RMAP_DUP, 1 },
+		{ PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, true }, { PTSIM_EV_SET_PTES_CHUNK, 1, true },
+	},
+	/* a large folio's batch: folio_pte_batch and contpte_set_ptes are calls */
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_ANON_EXCL_TEST, 1 }, { PTSIM_EV_RMAP_DUP, 1 },
+	},
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_RMAP_DUP, 1 },
+		{ PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, true }, { PTSIM_EV_SET_PTES_CHUNK, 1, true },
+	},
+	/* folio_pte_batch: the next entry's load and cont test */
+	[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH] = {
+		{ PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+	},
+	/* move_ptes: a none entry */
+	[PTSIM_LOOP_MOVE_PTES_NONE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+	},
+	/*
+	 * a present entry: ptep_get, the inline ptep_get_and_clear's cont
+	 * check, set_pte_at's cont check and store (the SWP is an atomic)
+	 */
+	[PTSIM_LOOP_MOVE_PTES_PRESENT] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 3 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, true }, { PTSIM_EV_SET_PTES_CHUNK, 1, true },
+	},
+	/* mlock_pte_range: ptep_get, folio_test_large; vm_normal_folio and (mun)mlock_folio are calls */
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_FOLIO_TEST, 1 },
+	},
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_FOLIO_TEST, 1 },
+	},
+	/* contpte_ptep_get: one entry's load and its young and dirty tests */
+	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = { { PTSIM_EV_PTE_READ, 1 } },
+	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = { { PTSIM_EV_PTE_READ, 1 } },
 };
 
 int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
-		    unsigned int *per_turn)
+		    unsigned int *per_turn, bool *if_counted)
 {
-	VALIDATE((unsigned int)path < PTSIM_LOOP__COUNT && ev && per_turn);
+	VALIDATE((unsigned int)path < PTSIM_LOOP__COUNT && ev && per_turn && if_counted);
 	if (k >= COVER_MAX || !cover[path][k].per_turn)
 		return -ENOENT;
 	*ev = cover[path][k].ev;
 	*per_turn = cover[path][k].per_turn;
+	*if_counted = cover[path][k].if_counted;
 	return 0;
 }
 

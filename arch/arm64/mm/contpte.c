@@ -144,6 +144,8 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 		for (i = 0; i < n; i++) {
 			pte_t pte = block_read(p + i, &reads);
 
+			count_loop_path(mm->m, pte_dirty(pte) ? PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY :
+							       PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN);
 			if (pte_dirty(pte))
 				orig_pte = pte_mkdirty(orig_pte);
 			if (pte_young(pte))
@@ -176,6 +178,8 @@ pte_t contpte_ptep_get(struct ptsim_mm *mm, pte_t *ptep, pte_t orig_pte)
 			break;
 		}
 	}
+	/* priced as v6.12's turns (one load and its tests each): no object of this shape is built */
+	count_loop_paths(mm->m, PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN, reads);
 	__ptep_get_n(mm, p, reads, n);
 	return orig_pte;
 }
