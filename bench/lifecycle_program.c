@@ -380,25 +380,39 @@ static int apply_kernel(struct ptsim_machine *m, const char *spec, char *missing
 	return err;
 }
 
+/* What a call counted: its events and its loop turns. */
+struct counts {
+	struct ptsim_stats ev;
+	struct ptsim_loop_stats loops;
+};
+
 /* The counts of one call of fn, as the totals of m moved. */
-static int counted(struct run *r, int (*fn)(struct run *r), struct ptsim_stats *out)
+static int counted(struct run *r, int (*fn)(struct run *r), struct counts *out)
 {
 	struct ptsim_machine *m = ptsim_mm_machine(r->mm);
 	struct ptsim_stats s0, s1;
+	struct ptsim_loop_stats l0, l1;
 	int err;
 
 	ptsim_total_stats(m, &s0);
+	ptsim_total_loop_stats(m, &l0);
 	err = fn(r);
 	ptsim_total_stats(m, &s1);
+	ptsim_total_loop_stats(m, &l1);
+	memset(out, 0, sizeof(*out));
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-		out->ev[e] = s1.ev[e] - s0.ev[e];
+		out->ev.ev[e] = s1.ev[e] - s0.ev[e];
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++)
+		out->loops.iter[l] = l1.iter[l] - l0.iter[l];
 	return err;
 }
 
-static void stats_add(struct ptsim_stats *to, const struct ptsim_stats *s, uint64_t times)
+static void counts_add(struct counts *to, const struct counts *c, uint64_t times)
 {
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-		to->ev[e] += s->ev[e] * times;
+		to->ev.ev[e] += c->ev.ev[e] * times;
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++)
+		to->loops.iter[l] += c->loops.iter[l] * times;
 }
 
 /*
@@ -411,8 +425,8 @@ static int run_variant(const struct workload *w, enum ptsim_cpu cpu, const char 
 	struct ptsim_machine_config cfg;
 	struct ptsim_machine *m;
 	struct run r = { .arg = w->arg };
-	struct ptsim_stats total, step[3];
-	struct ptsim_prediction p;
+	struct counts total, step[3];
+	struct ptsim_overlap_prediction p;
 	unsigned int sim = w->iterations < 3 ? w->iterations : 3;
 	int err;
 
@@ -429,10 +443,10 @@ static int run_variant(const struct workload *w, enum ptsim_cpu cpu, const char 
 		err = w->setup(&r);
 	memset(&total, 0, sizeof(total));
 	if (!err && w->head) {
-		struct ptsim_stats h;
+		struct counts h;
 
 		err = counted(&r, w->head, &h);
-		stats_add(&total, &h, 1);
+		counts_add(&total, &h, 1);
 	}
 	for (unsigned int i = 0; !err && i < sim; i++) {
 		if (w->pre)
@@ -450,25 +464,26 @@ static int run_variant(const struct workload *w, enum ptsim_cpu cpu, const char 
 	 * PTSIM_EV_DCACHE_L1_HIT on) may still settle; iteration 2's stand.
 	 */
 	if (!err && sim == 3 &&
-	    memcmp(step[1].ev, step[2].ev, sizeof(step[1].ev[0]) * PTSIM_EV_DCACHE_L1_HIT))
+	    (memcmp(step[1].ev.ev, step[2].ev.ev, sizeof(step[1].ev.ev[0]) * PTSIM_EV_DCACHE_L1_HIT) ||
+	     memcmp(step[1].loops.iter, step[2].loops.iter, sizeof(step[1].loops.iter))))
 		err = -EDOM;
 	if (!err && w->metric == METRIC_MICROSECONDS) {
 		/* the average over many iterations: the steady state's */
 		memset(&total, 0, sizeof(total));
-		stats_add(&total, &step[sim - 1], 1);
+		counts_add(&total, &step[sim - 1], 1);
 	} else if (!err) {
-		stats_add(&total, &step[0], 1);
+		counts_add(&total, &step[0], 1);
 		if (w->iterations > 1)
-			stats_add(&total, &step[1], w->iterations - 1);
+			counts_add(&total, &step[1], w->iterations - 1);
 	}
 	if (!err && w->tail) {
-		struct ptsim_stats t;
+		struct counts t;
 
 		err = counted(&r, w->tail, &t);
-		stats_add(&total, &t, 1);
+		counts_add(&total, &t, 1);
 	}
 	if (!err)
-		err = ptsim_predict(cpu, PTSIM_GRANULE_4K, &total, &p);
+		err = ptsim_predict_overlap(cpu, PTSIM_GRANULE_4K, &total.ev, &total.loops, &p);
 	if (!err)
 		*ns = p.total_ns;
 	ptsim_machine_destroy(m);

@@ -25,7 +25,7 @@
  * mprotect.m3.t1_before_seconds together with the two M3 constants
  * (ptsim-bench fit). The 40-iteration figures are printed as predictions.
  */
-#define ITERATIONS_FITTED 108
+#define ITERATIONS_FITTED 113
 const char *const mprotect_iterations_fitted_on = "mprotect.m3.t1_before_seconds";
 
 unsigned int mprotect_iterations(void)
@@ -123,6 +123,14 @@ static void stats_sub(struct ptsim_stats *d, const struct ptsim_stats *a, const 
 		d->ev[e] = a->ev[e] - b->ev[e];
 }
 
+static void loops_sub(struct ptsim_loop_stats *d, const struct ptsim_loop_stats *a,
+		      const struct ptsim_loop_stats *b)
+{
+	memset(d, 0, sizeof(*d));
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++)
+		d->iter[l] = a->iter[l] - b->iter[l];
+}
+
 /*
  * The whole process in phases: set-up (memset, NOHUGEPAGE, bzero, the PMD
  * splits), the first iteration, a steady-state one, and exit. The second and
@@ -134,18 +142,22 @@ static int program(enum mprotect_state state, bool batching, struct mprotect_pha
 	struct ptsim_machine *m;
 	struct ptsim_mm *mm;
 	struct ptsim_stats t[6], third;
+	struct ptsim_loop_stats l[6], third_loops;
 	int err = mprotect_state_create(state, batching, &m, &mm);
 
 	if (err)
 		return err;
 	ptsim_total_stats(m, &t[0]);
+	ptsim_total_loop_stats(m, &l[0]);
 	for (int i = 1; !err && i <= 3; i++) {
 		err = iteration(mm);
 		ptsim_total_stats(m, &t[i]);
+		ptsim_total_loop_stats(m, &l[i]);
 	}
 	if (!err)
 		err = ptsim_mm_exit(mm);
 	ptsim_total_stats(m, &t[4]);
+	ptsim_total_loop_stats(m, &l[4]);
 	ptsim_machine_destroy(m);
 	if (err)
 		return err;
@@ -154,7 +166,13 @@ static int program(enum mprotect_state state, bool batching, struct mprotect_pha
 	stats_sub(&out->iteration, &t[2], &t[1]);
 	stats_sub(&third, &t[3], &t[2]);
 	stats_sub(&out->exit, &t[4], &t[3]);
-	if (memcmp(third.ev, out->iteration.ev, PTSIM_EV__COUNT * sizeof(third.ev[0]))) {
+	out->loops_setup = l[0];
+	loops_sub(&out->loops_first, &l[1], &l[0]);
+	loops_sub(&out->loops_iteration, &l[2], &l[1]);
+	loops_sub(&third_loops, &l[3], &l[2]);
+	loops_sub(&out->loops_exit, &l[4], &l[3]);
+	if (memcmp(third.ev, out->iteration.ev, PTSIM_EV__COUNT * sizeof(third.ev[0])) ||
+	    memcmp(third_loops.iter, out->loops_iteration.iter, sizeof(third_loops.iter))) {
 		fprintf(stderr, "ptsim-bench: the mprotect loop has no steady state\n");
 		return -EDOM;
 	}
@@ -181,25 +199,33 @@ int mprotect_phases(enum mprotect_state state, bool batching, struct mprotect_ph
 	return 0;
 }
 
-void mprotect_total(const struct mprotect_phases *p, double iterations, struct ptsim_stats *out)
+/* The whole program's counts (and, unless loops is NULL, loop turns) at a number of iterations. */
+void mprotect_total(const struct mprotect_phases *p, double iterations, struct ptsim_stats *out,
+		    struct ptsim_loop_stats *loops)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
 		out->ev[e] = p->setup.ev[e] + p->first.ev[e] + p->exit.ev[e] +
 			     (uint64_t)((iterations - 1) * (double)p->iteration.ev[e] + 0.5);
+	if (!loops)
+		return;
+	memset(loops, 0, sizeof(*loops));
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++)
+		loops->iter[l] = p->loops_setup.iter[l] + p->loops_first.iter[l] + p->loops_exit.iter[l] +
+				 (uint64_t)((iterations - 1) * (double)p->loops_iteration.iter[l] + 0.5);
 }
 
 static int program_at(enum mprotect_state state, bool batching, double iterations,
 		      struct program_run *out)
 {
 	struct mprotect_phases p;
-	struct ptsim_prediction pr;
+	struct ptsim_overlap_prediction pr;
 	int err = mprotect_phases(state, batching, &p);
 
 	if (err)
 		return err;
-	mprotect_total(&p, iterations, &out->stats);
-	err = ptsim_predict(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &out->stats, &pr);
+	mprotect_total(&p, iterations, &out->stats, &out->loops);
+	err = ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &out->stats, &out->loops, &pr);
 	out->seconds = pr.total_ns / 1e9;
 	return err;
 }
@@ -248,6 +274,8 @@ int mprotect_rows(const struct published *row, struct row_result *out)
 		out->granule = PTSIM_GRANULE_4K;
 		out->before = a.stats;
 		out->after = b.stats;
+		out->before_loops = a.loops;
+		out->after_loops = b.loops;
 		out->before_label = "fitted count";
 		out->after_label = "40 iterations";
 		return 0;
@@ -272,6 +300,8 @@ int mprotect_rows(const struct published *row, struct row_result *out)
 	out->granule = PTSIM_GRANULE_4K;
 	out->before = a.stats;
 	out->after = b.stats;
+	out->before_loops = a.loops;
+	out->after_loops = b.loops;
 	return 0;
 }
 

@@ -348,10 +348,45 @@ static void print_sensitivity(const struct outcome *o)
 	}
 }
 
+/* The --detail table's loop paths: each priced path's turns and time, before and after. */
+static void print_detail_loops(const struct row_result *r, const struct ptsim_overlap_prediction *pb,
+			       const struct ptsim_overlap_prediction *pa)
+{
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++) {
+		const char *fn, *variant;
+		char name[64];
+
+		if (!r->before_loops.iter[l] && !r->after_loops.iter[l])
+			continue;
+		ptsim_loop_name((enum ptsim_loop)l, &fn, &variant);
+		snprintf(name, sizeof(name), "%s/%s", fn, variant);
+		printf("%-26s %16llu %12.3f %6.2f%%   %16llu %12.3f %6.2f%%\n", name,
+		       (unsigned long long)r->before_loops.iter[l], pb->loop_path_ns[l] / 1e6,
+		       100 * pb->loop_path_ns[l] / pb->total_ns,
+		       (unsigned long long)r->after_loops.iter[l], pa->loop_path_ns[l] / 1e6,
+		       100 * pa->loop_path_ns[l] / pa->total_ns);
+	}
+}
+
+/* The --detail composition: the loop, serialising, miss and other shares (doc/overlap.md). */
+static void print_detail_parts(const struct ptsim_overlap_prediction *pb,
+			       const struct ptsim_overlap_prediction *pa)
+{
+	const char *names[4] = { "loop prices", "serialising", "misses", "other events" };
+	double b[4] = { pb->loop_ns, pb->serial_ns, pb->miss_ns, pb->rest_ns };
+	double a[4] = { pa->loop_ns, pa->serial_ns, pa->miss_ns, pa->rest_ns };
+
+	printf("\nComposed (doc/overlap.md): misses overlapped %.2fx before, %.2fx after\n",
+	       pb->overlap, pa->overlap);
+	for (unsigned int i = 0; i < 4; i++)
+		printf("  %-24s %12.3f ms %6.2f%%   %12.3f ms %6.2f%%\n", names[i], b[i] / 1e6,
+		       100 * b[i] / pb->total_ns, a[i] / 1e6, 100 * a[i] / pa->total_ns);
+}
+
 static void print_detail(const struct outcome *o)
 {
 	const struct row_result *r = &o->res;
-	struct ptsim_prediction pb, pa;
+	struct ptsim_overlap_prediction pb, pa;
 	enum ptsim_cpu cpu;
 
 	char target[48];
@@ -368,10 +403,11 @@ static void print_detail(const struct outcome *o)
 		printf("  no per-event breakdown for this row\n");
 		return;
 	}
-	ptsim_predict(cpu, r->granule, &r->before, &pb);
-	ptsim_predict(cpu, r->granule, &r->after, &pa);
-	printf("\n%-26s %16s %12s %7s   %16s %12s %7s\n", "event", r->before_label, "ms", "%",
-	       r->after_label, "ms", "%");
+	ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, &pb);
+	ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, &pa);
+	printf("\n%-26s %16s %12s %7s   %16s %12s %7s\n", "event or loop path", r->before_label,
+	       "ms", "%", r->after_label, "ms", "%");
+	print_detail_loops(r, &pb, &pa);
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		if (!r->before.ev[e] && !r->after.ev[e])
 			continue;
@@ -383,6 +419,7 @@ static void print_detail(const struct outcome *o)
 	}
 	printf("%-26s %16s %12.3f %7s   %16s %12.3f\n", "total", "", pb.total_ns / 1e6, "", "",
 	       pa.total_ns / 1e6);
+	print_detail_parts(&pb, &pa);
 	print_sensitivity(o);
 	if (!strncmp(o->row->id, "uffd.", 5))
 		uffd_print_sweep();
@@ -426,10 +463,45 @@ static void print_sensitivity_json(const struct outcome *o)
  * --detail ID --json: the row, then each event counted before or after with
  * its count and predicted ns on the row's CPU (the --detail table's columns).
  */
+/* --detail ID --json's composition of one side: its parts and its loop paths. */
+static void print_parts_json(const char *side, const struct ptsim_overlap_prediction *p,
+			     const struct ptsim_loop_stats *loops)
+{
+	bool first = true;
+
+	printf(", \"%s_parts\": {\"loop_ns\": ", side);
+	json_double(p->loop_ns);
+	printf(", \"serial_ns\": ");
+	json_double(p->serial_ns);
+	printf(", \"miss_ns\": ");
+	json_double(p->miss_ns);
+	printf(", \"rest_ns\": ");
+	json_double(p->rest_ns);
+	printf(", \"overlap\": ");
+	json_double(p->overlap);
+	printf(", \"loops\": [");
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++) {
+		const char *fn, *variant;
+
+		if (!loops->iter[l])
+			continue;
+		ptsim_loop_name((enum ptsim_loop)l, &fn, &variant);
+		printf("%s{\"loop\": ", first ? "" : ", ");
+		json_string(fn);
+		printf(", \"variant\": ");
+		json_string(variant);
+		printf(", \"turns\": %llu, \"ns\": ", (unsigned long long)loops->iter[l]);
+		json_double(p->loop_path_ns[l]);
+		printf("}");
+		first = false;
+	}
+	printf("]}");
+}
+
 static void print_detail_json(const struct outcome *o)
 {
 	const struct row_result *r = &o->res;
-	struct ptsim_prediction pb, pa;
+	struct ptsim_overlap_prediction pb, pa;
 	enum ptsim_cpu cpu;
 	bool first = true;
 
@@ -440,8 +512,8 @@ static void print_detail_json(const struct outcome *o)
 		json_end();
 		return;
 	}
-	ptsim_predict(cpu, r->granule, &r->before, &pb);
-	ptsim_predict(cpu, r->granule, &r->after, &pa);
+	ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, &pb);
+	ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, &pa);
 	printf(", \"detail\": {\"granule\": \"%uK\", \"before_label\": ",
 	       (1u << r->granule) / 1024);
 	json_string(r->before_label);
@@ -451,6 +523,8 @@ static void print_detail_json(const struct outcome *o)
 	json_double(pb.total_ns);
 	printf(", \"after_ns\": ");
 	json_double(pa.total_ns);
+	print_parts_json("before", &pb, &r->before_loops);
+	print_parts_json("after", &pa, &r->after_loops);
 	printf(", \"events\": [");
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		if (!r->before.ev[e] && !r->after.ev[e])

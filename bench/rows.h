@@ -39,6 +39,8 @@ struct row_result {
 	const char *before_label, *after_label;
 	enum ptsim_granule granule;
 	struct ptsim_stats before, after;
+	/* the loop turns behind them (ptsim_predict_overlap); all zero where none is counted */
+	struct ptsim_loop_stats before_loops, after_loops;
 };
 
 typedef int (*row_sim_fn)(const struct published *row, struct row_result *out);
@@ -50,7 +52,8 @@ row_sim_fn row_simulation(const char *id);
 enum mprotect_state { STATE_T1, STATE_T2, STATE_T3, NR_STATES };
 struct program_run {
 	struct ptsim_stats stats;	/* every event of the whole program */
-	double seconds;			/* predicted on the Apple M3 profile */
+	struct ptsim_loop_stats loops;	/* and every loop turn */
+	double seconds;			/* predicted on the Apple M3 profile (ptsim_predict_overlap) */
 };
 /* The whole process at the fitted iteration count (mprotect_iterations()). */
 int mprotect_program(enum mprotect_state state, bool batching, struct program_run *out);
@@ -68,9 +71,11 @@ extern const char *const mprotect_iterations_fitted_on;
 /* Counts of each phase: N iterations = first + (N - 1) x iteration. */
 struct mprotect_phases {
 	struct ptsim_stats setup, first, iteration, exit;
+	struct ptsim_loop_stats loops_setup, loops_first, loops_iteration, loops_exit;
 };
 int mprotect_phases(enum mprotect_state state, bool batching, struct mprotect_phases *out);
-void mprotect_total(const struct mprotect_phases *p, double iterations, struct ptsim_stats *out);
+void mprotect_total(const struct mprotect_phases *p, double iterations, struct ptsim_stats *out,
+		    struct ptsim_loop_stats *loops);
 void mprotect_print_40(bool json);
 /*
  * The state before the measured loop: 1 GiB at 1 GiB, memset (with faults of

@@ -88,7 +88,7 @@ static void check_mprotect(void)
 				failures++;
 				continue;
 			}
-			mprotect_total(&p, 3, &want);
+			mprotect_total(&p, 3, &want, NULL);
 			sum(&r, 0, r.nr_cp, &got);
 			same(what, &got, &want);
 			scn_result_free(&r);

@@ -42,16 +42,16 @@ static int rerun(const struct published *row, enum ptsim_cpu cpu, const char *kl
 int row_sensitivity(const struct published *row, const struct row_result *res,
 		    struct price_sensitivity *out, unsigned int max)
 {
-	struct ptsim_prediction pb, pa;
+	struct ptsim_overlap_prediction pb, pa;
 	enum ptsim_cpu cpu;
 	unsigned int n = 0;
 	int err;
 
 	if (!row || !res || !out || !res->have_detail || ptsim_cpu_lookup(row->cpu, &cpu))
 		return -EINVAL;
-	err = ptsim_predict(cpu, res->granule, &res->before, &pb);
+	err = ptsim_predict_overlap(cpu, res->granule, &res->before, &res->before_loops, &pb);
 	if (!err)
-		err = ptsim_predict(cpu, res->granule, &res->after, &pa);
+		err = ptsim_predict_overlap(cpu, res->granule, &res->after, &res->after_loops, &pa);
 	if (err)
 		return err;
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {

@@ -51,6 +51,13 @@ det = docs["detail"]
 assert det["row"]["id"] == "mprotect.m3.t3_speedup", det["row"]
 ev = {e["event"]: e for e in det["detail"]["events"]}
 assert ev["pte_read"]["before"] > 0 and isinstance(ev["pte_read"]["before"], int), ev["pte_read"]
+# the composed prediction's parts add up to the side's total, and name their loop paths
+for side in ("before", "after"):
+    parts = det["detail"][side + "_parts"]
+    total = parts["loop_ns"] + parts["serial_ns"] + parts["miss_ns"] + parts["rest_ns"]
+    assert abs(total / det["detail"][side + "_ns"] - 1) < 1e-9, (side, parts)
+    assert parts["loops"] and all(l["turns"] > 0 and l["ns"] > 0 for l in parts["loops"]), parts
+    assert abs(sum(l["ns"] for l in parts["loops"]) / parts["loop_ns"] - 1) < 1e-9, parts
 # the seed as given; seed 0 is a real random stream
 assert docs["audit"]["seed"] == 0 and docs["audit2"]["seed"] == 2, (docs["audit"]["seed"], docs["audit2"]["seed"])
 kinds = {g["kind"] for g in docs["audit"]["groups"]}

@@ -118,7 +118,7 @@ static void test_sourced_prices(void **state)
 	assert_null(k.fitted_on);
 	assert_true(fabs(k.uncertainty - 0.20) < 1e-12);
 	assert_int_equal(ptsim_cost_get(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, PTSIM_EV_DSB_ISH, &k), 0);
-	assert_true(fabs(k.ns - 432.2) < 1e-9);
+	assert_true(fabs(k.ns - 400.6) < 1e-9);
 	assert_string_equal(k.fitted_on, "mprotect.m3.t1_over_t3_before");
 }
 
