@@ -182,7 +182,9 @@ int parse_granules(const char *cmd, const char *list, unsigned int *mask);
  */
 int check_feature_spec(const char *cmd, const char *spec);
 /* The predicted time of s on cpu and granule g, in ns (0 for bad arguments). */
-double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s);
+struct scn_checkpoint;
+/* A checkpoint's time on cpu: its counts and loop turns composed (ptsim_predict_overlap). */
+double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct scn_checkpoint *cp);
 /*
  * The --jobs workers' pipes: all of buf written to fd (retrying after
  * EINTR), or len bytes read from f. 0, or -1 when the other side is gone.

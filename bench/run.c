@@ -164,11 +164,45 @@ int check_feature_spec(const char *cmd, const char *spec)
 	return 0;
 }
 
-double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct ptsim_stats *s)
+double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct scn_checkpoint *cp)
 {
-	struct ptsim_prediction p;
+	struct ptsim_overlap_prediction p;
 
-	return ptsim_predict(cpu, g, s, &p) ? 0 : p.total_ns;
+	return ptsim_predict_overlap(cpu, g, &cp->stats, &cp->loops, &p) ? 0 : p.total_ns;
+}
+
+/* A checkpoint's composed parts and loop paths (doc/overlap.md), for run --json. */
+static void print_parts_json(enum ptsim_cpu cpu, enum ptsim_granule g, const struct scn_checkpoint *cp)
+{
+	struct ptsim_overlap_prediction p;
+	bool first = true;
+
+	if (ptsim_predict_overlap(cpu, g, &cp->stats, &cp->loops, &p)) {
+		printf(", \"parts\": null, \"loops\": {}");
+		return;
+	}
+	printf(", \"parts\": {\"loop_ns\": ");
+	json_double(p.loop_ns);
+	printf(", \"serial_ns\": ");
+	json_double(p.serial_ns);
+	printf(", \"miss_ns\": ");
+	json_double(p.miss_ns);
+	printf(", \"rest_ns\": ");
+	json_double(p.rest_ns);
+	printf(", \"overlap\": ");
+	json_double(p.overlap);
+	printf("}, \"loops\": {");
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++) {
+		const char *fn, *variant;
+
+		if (!cp->loops.iter[l])
+			continue;
+		ptsim_loop_name((enum ptsim_loop)l, &fn, &variant);
+		printf("%s\"%s/%s\": %llu", first ? "" : ", ", fn, variant,
+		       (unsigned long long)cp->loops.iter[l]);
+		first = false;
+	}
+	printf("}");
 }
 
 static void print_events_json(const struct ptsim_stats *s)
@@ -242,7 +276,8 @@ static void print_run_json(const struct one_run *r, bool first, bool checked)
 		printf("%s{\"name\": ", k ? ", " : "");
 		json_string(r->res.cp[k].name);
 		printf(", \"ns\": ");
-		json_double(predict_ns(r->cpu, r->granule, &r->res.cp[k].stats));
+		json_double(predict_ns(r->cpu, r->granule, &r->res.cp[k]));
+		print_parts_json(r->cpu, r->granule, &r->res.cp[k]);
 		printf(", \"events\": ");
 		print_events_json(&r->res.cp[k].stats);
 		printf("}");
@@ -262,7 +297,7 @@ static void print_run_text(const struct one_run *r, bool wide, bool checked)
 	printf("%s%s\n", label, r->res.err ? " (stopped by an error)" : "");
 	for (size_t k = 0; k < r->res.nr_cp; k++) {
 		printf("  %-24s %14.3f us\n", r->res.cp[k].name,
-		       predict_ns(r->cpu, r->granule, &r->res.cp[k].stats) / 1e3);
+		       predict_ns(r->cpu, r->granule, &r->res.cp[k]) / 1e3);
 		print_events_text(&r->res.cp[k].stats, wide);
 	}
 	print_findings_text(&r->fs, label, checked);
@@ -285,11 +320,11 @@ static void print_times_of(struct one_run *const *r, unsigned int n, const char 
 	printf("%s  %-16s %-26s %12s  %s\n", by_cpu ? "" : "\n", "checkpoint", what, "time (us)",
 	       against);
 	for (size_t k = 0; k < r[0]->res.nr_cp; k++) {
-		double t0 = predict_ns(r[0]->cpu, r[0]->granule, &r[0]->res.cp[k].stats);
+		double t0 = predict_ns(r[0]->cpu, r[0]->granule, &r[0]->res.cp[k]);
 
 		for (unsigned int i = 0; i < n; i++) {
 			double t = k < r[i]->res.nr_cp ?
-				   predict_ns(r[i]->cpu, r[i]->granule, &r[i]->res.cp[k].stats) : 0;
+				   predict_ns(r[i]->cpu, r[i]->granule, &r[i]->res.cp[k]) : 0;
 
 			printf("  %-16s %-26s %12.3f  x%.3f\n", i ? "" : r[0]->res.cp[k].name,
 			       by_cpu ? ptsim_cpu_name(r[i]->cpu) : r[i]->set, t / 1e3,
@@ -333,8 +368,8 @@ static void compare(const struct one_run *a, const struct one_run *b, bool by_cp
 		printf("%s -> %s on %s, %uK: per event\n", la, lb,
 		       by_cpu ? a->set : ptsim_cpu_name(a->cpu), (1u << a->granule) / 1024);
 	for (size_t k = 0; k < a->res.nr_cp && k < b->res.nr_cp; k++) {
-		struct diff_side sa = { la, a->cpu, a->granule, &a->res.cp[k].stats };
-		struct diff_side sb = { lb, b->cpu, b->granule, &b->res.cp[k].stats };
+		struct diff_side sa = { la, a->cpu, a->granule, &a->res.cp[k].stats, &a->res.cp[k].loops };
+		struct diff_side sb = { lb, b->cpu, b->granule, &b->res.cp[k].stats, &b->res.cp[k].loops };
 
 		if (json) {
 			printf("%s\n  ", *first ? "" : ",");

@@ -5,17 +5,16 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
-static void predict(const struct diff_side *s, struct ptsim_prediction *p)
+/* A side's composed prediction (doc/overlap.md); all zero when it cannot be made. */
+static void predict(const struct diff_side *s, struct ptsim_overlap_prediction *p)
 {
-	if (ptsim_predict(s->cpu, s->granule, s->stats, p)) {
-		p->total_ns = 0;
-		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-			p->event_ns[e] = 0;
-	}
+	if (ptsim_predict_overlap(s->cpu, s->granule, s->stats, s->loops, p))
+		memset(p, 0, sizeof(*p));
 }
 
-static double share(const struct ptsim_prediction *p, unsigned int e)
+static double share(const struct ptsim_overlap_prediction *p, unsigned int e)
 {
 	return p->total_ns > 0 ? 100.0 * p->event_ns[e] / p->total_ns : 0;
 }
@@ -23,7 +22,7 @@ static double share(const struct ptsim_prediction *p, unsigned int e)
 void run_diff_text(const char *checkpoint, const struct diff_side *b, const struct diff_side *a,
 		   bool all_events)
 {
-	struct ptsim_prediction pb, pa;
+	struct ptsim_overlap_prediction pb, pa;
 	unsigned int same = 0, listed = 0;
 	double same_share = 0;
 
@@ -55,6 +54,10 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 	if (same)
 		printf("  (%s%u %sevents counted the same; %.1f%% of the time after)\n",
 		       listed ? "" : "all ", same, listed ? "more " : "", same_share);
+	if (pb.loop_ns > 0 || pa.loop_ns > 0)
+		printf("  %-23s %10s %10s %10s %7s %6.1f %6.1f\n", "(loop prices)", "", "", "", "",
+		       pb.total_ns > 0 ? 100 * pb.loop_ns / pb.total_ns : 0,
+		       pa.total_ns > 0 ? 100 * pa.loop_ns / pa.total_ns : 0);
 	printf("  %-23s %10.3f %10.3f %+10.3f %7.3f\n", "time (us)", pb.total_ns / 1e3,
 	       pa.total_ns / 1e3, (pa.total_ns - pb.total_ns) / 1e3,
 	       pb.total_ns > 0 ? pa.total_ns / pb.total_ns : 0);
@@ -64,7 +67,7 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 
 void run_diff_json(const char *checkpoint, const struct diff_side *b, const struct diff_side *a)
 {
-	struct ptsim_prediction pb, pa;
+	struct ptsim_overlap_prediction pb, pa;
 	const struct diff_side *side[2] = { b, a };
 	bool first = true;
 
@@ -78,6 +81,8 @@ void run_diff_json(const char *checkpoint, const struct diff_side *b, const stru
 		printf(", \"cpu\": \"%s\", \"granule\": \"%uK\", \"ns\": ",
 		       ptsim_cpu_name(side[i]->cpu), (1u << side[i]->granule) / 1024);
 		json_double(i ? pa.total_ns : pb.total_ns);
+		printf(", \"loop_ns\": ");
+		json_double(i ? pa.loop_ns : pb.loop_ns);
 		printf("}");
 	}
 	printf(", \"speedup\": ");

@@ -16,14 +16,17 @@ struct diff_side {
 	enum ptsim_cpu cpu;
 	enum ptsim_granule granule;
 	const struct ptsim_stats *stats;
+	const struct ptsim_loop_stats *loops;	/* the loop turns behind them */
 };
 
 /*
  * The text table: each event whose count differs (all_events: each event
  * counted, for CPUs compared, where the counts are mostly the same), with the count before and
  * after, the delta, the ratio (after / before) and each side's share of its
- * predicted time; then the events whose counts are equal on one line, and the
- * times with the speed-up (before / after). Fits 80 columns.
+ * predicted time (composed: ptsim_predict_overlap, an event's part after the
+ * loop prices took theirs); then the events whose counts are equal on one
+ * line, the loop prices' share, and the times with the speed-up (before /
+ * after). Fits 80 columns.
  */
 void run_diff_text(const char *checkpoint, const struct diff_side *before,
 		   const struct diff_side *after, bool all_events);

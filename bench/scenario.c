@@ -1510,9 +1510,16 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 	}
 }
 
+/* A checkpoint of the counts and loop turns since the last one (last, last_loops move on). */
 static int push_checkpoint(struct scn_result *res, size_t *cap, const char *name,
-			   const struct ptsim_stats *now, struct ptsim_stats *last)
+			   const struct ptsim_machine *m, struct ptsim_stats *last,
+			   struct ptsim_loop_stats *last_loops)
 {
+	struct ptsim_stats now;
+	struct ptsim_loop_stats now_loops;
+
+	ptsim_total_stats(m, &now);
+	ptsim_total_loop_stats(m, &now_loops);
 	if (res->nr_cp == *cap) {
 		size_t n = *cap ? 2 * *cap : 8;
 		struct scn_checkpoint *cp = realloc(res->cp, n * sizeof(*cp));
@@ -1525,9 +1532,12 @@ static int push_checkpoint(struct scn_result *res, size_t *cap, const char *name
 	memset(&res->cp[res->nr_cp], 0, sizeof(res->cp[0]));
 	snprintf(res->cp[res->nr_cp].name, sizeof(res->cp[0].name), "%s", name);
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
-		res->cp[res->nr_cp].stats.ev[e] = now->ev[e] - last->ev[e];
+		res->cp[res->nr_cp].stats.ev[e] = now.ev[e] - last->ev[e];
+	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++)
+		res->cp[res->nr_cp].loops.iter[l] = now_loops.iter[l] - last_loops->iter[l];
 	res->nr_cp++;
-	*last = *now;
+	*last = now;
+	*last_loops = now_loops;
 	return 0;
 }
 
@@ -1608,6 +1618,7 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	struct ptsim_machine_config cfg;
 	struct runner r = { .s = s, .n = mc->n, .out = lim ? lim->query_out : NULL };
 	struct ptsim_stats last, now;
+	struct ptsim_loop_stats last_loops;
 	char name[sizeof(res->cp[0].name)];
 	struct {
 		size_t start;
@@ -1655,6 +1666,7 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	if (diag)
 		ptsim_set_diag_handler(r.m, diag, diag_arg);
 	ptsim_total_stats(r.m, &last);
+	ptsim_total_loop_stats(r.m, &last_loops);
 	events = sum_events(&last);
 	for (size_t i = 0; i < s->nr && !err; i++) {
 		const struct scn_op *op = &s->ops[i];
@@ -1718,9 +1730,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 				err = stop(res, op, i, -E2BIG, "more than %d checkpoints", SCN_MAX_CHECKPOINTS);
 				break;
 			}
-			ptsim_total_stats(r.m, &now);
 			checkpoint_name(&r, op->text, name, sizeof(name));
-			err = push_checkpoint(res, &cap, name, &now, &last);
+			err = push_checkpoint(res, &cap, name, r.m, &last, &last_loops);
 			if (err)
 				stop(res, op, i, err, "%s", ptsim_strerror(err));
 			continue;
@@ -1772,7 +1783,7 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 			err = -E2BIG;
 			snprintf(res->msg, sizeof(res->msg), "more than %d checkpoints",
 				 SCN_MAX_CHECKPOINTS);
-		} else if ((err = push_checkpoint(res, &cap, "end", &now, &last))) {
+		} else if ((err = push_checkpoint(res, &cap, "end", r.m, &last, &last_loops))) {
 			snprintf(res->msg, sizeof(res->msg), "end checkpoint: %s", ptsim_strerror(err));
 		}
 	}

@@ -109,6 +109,7 @@ int scenario_name(struct scenario *s, const char *name);
 struct scn_checkpoint {
 	char name[48];
 	struct ptsim_stats stats;	/* events since the previous checkpoint */
+	struct ptsim_loop_stats loops;	/* and loop turns (ptsim_predict_overlap) */
 };
 
 /* What one run produced. */

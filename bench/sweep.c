@@ -53,7 +53,7 @@ static void print_run(struct sweep *w, const struct scn_machine *mc, const char 
 				continue;
 			printf("%s,%uK,%s,%llu,%s,%.17g", ptsim_cpu_name(mc->cpu), (1u << mc->granule) / 1024,
 			       set, (unsigned long long)mc->n, res->cp[k].name,
-			       predict_ns(mc->cpu, mc->granule, &res->cp[k].stats));
+			       predict_ns(mc->cpu, mc->granule, &res->cp[k]));
 			for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
 				printf(",%llu", (unsigned long long)res->cp[k].stats.ev[e]);
 			printf("\n");
@@ -76,7 +76,7 @@ static void print_run(struct sweep *w, const struct scn_machine *mc, const char 
 			printf("%s{\"name\": ", nr++ ? ", " : "");
 			json_string(res->cp[k].name);
 			printf(", \"ns\": ");
-			json_double(predict_ns(mc->cpu, mc->granule, &res->cp[k].stats));
+			json_double(predict_ns(mc->cpu, mc->granule, &res->cp[k]));
 			printf(", \"events\": {");
 			for (unsigned int e = 0, f = 0; e < PTSIM_EV__COUNT; e++)
 				if (res->cp[k].stats.ev[e])
@@ -95,7 +95,7 @@ static void print_run(struct sweep *w, const struct scn_machine *mc, const char 
 	for (size_t k = 0, nr = 0; k < res->nr_cp && nr < SWEEP_TEXT_COLUMNS; k++) {
 		if (!wanted(w, res->cp[k].name))
 			continue;
-		printf(" %13.3f", predict_ns(mc->cpu, mc->granule, &res->cp[k].stats) / 1e3);
+		printf(" %13.3f", predict_ns(mc->cpu, mc->granule, &res->cp[k]) / 1e3);
 		nr++;
 	}
 	printf("%s", res->err ? "  (stopped by an error)" : "");

@@ -45,6 +45,11 @@ def digits(x):
 row = docs["reproduce"]["rows"][0]
 assert digits(row["simulated"]) > 6 and digits(row["error_pct"]) > 6, row
 assert digits(docs["run"]["runs"][0]["checkpoints"][1]["ns"]) > 6, docs["run"]["runs"][0]["checkpoints"]
+# run's composed parts add up to each checkpoint's time
+for cp in docs["run"]["runs"][0]["checkpoints"]:
+    p = cp["parts"]
+    assert abs(p["loop_ns"] + p["serial_ns"] + p["miss_ns"] + p["rest_ns"] - cp["ns"]) <= 1e-9 * cp["ns"], cp
+    assert p["overlap"] >= 1 and (p["loop_ns"] > 0) == bool(cp["loops"]), cp
 assert all(digits(v["ns"]) > 6 for v in docs["predict"]["rows"][0]["variants"]), docs["predict"]["rows"][0]
 # --detail ID --json: the row and its events
 det = docs["detail"]
