@@ -58,12 +58,16 @@ def check(src):
                 fail("%s: %s %r, listed %r" % (name, key, loop[key], spec[key]))
         if loop["head_line"] != spec["head"]:
             fail("%s: head line %r, listed %r" % (name, loop["head_line"], spec["head"]))
-        if set(loop["variants"]) != set(spec["variants"]):
+        listed = loops.variants_of(spec)
+        if set(loop["variants"]) != set(listed):
             fail("%s: variants %s, listed %s" % (name, sorted(loop["variants"]),
-                                                sorted(spec["variants"])))
+                                                sorted(listed)))
         for vname, v in loop["variants"].items():
             where = "%s/%s" % (name, vname)
-            want = spec["variants"][vname]
+            want, contpte = listed[vname]
+            if v.get("contpte") is not contpte:
+                fail("%s: priced from the %s objects, listed %s" % (
+                    where, "contpte" if v.get("contpte") else "other", contpte))
             if v["via"] != [str(p) for p in want.get("via", [])] or \
                v["avoid"] != [str(p) for p in want.get("avoid", [])]:
                 fail("%s: priced through other points than listed: regenerate" % where)

@@ -47,6 +47,22 @@ static void test_mprotect_paths(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* A kernel without contpte (v6.8) turns the loops compiled without it */
+static void test_paths_without_contpte(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.8");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
+	struct ptsim_loop_stats l;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, PAGES * 4096, 0, true), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE], PAGES);
+	assert_int_equal(loops_of(&l), PAGES);
+	ptsim_machine_destroy(m);
+}
+
 /*
  * v6.17's batched change_pte_range: a batch's turn is priced as v6.12's,
  * its further entries as folio_pte_batch's matching steps
@@ -64,8 +80,8 @@ static void test_batched_mprotect_paths(void **state)
 	assert_int_equal(ptsim_populate(mm, VA + 16 * 4096, 48 * 4096, 4, true), 0);
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
-	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], 16 + 3);
-	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH], 3 * 15);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE], 16 + 3);
+	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH_NOCONTPTE], 3 * 15);
 	assert_int_equal(loops_of(&l), 16 + 3 + 45);
 	ptsim_machine_destroy(m);
 }
@@ -83,10 +99,11 @@ static void test_fork_paths(void **state)
 	assert_int_equal(ptsim_populate(mm, VA + 16 * 4096, 32 * 4096, 4, true), 0);
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
-	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON], 16);
-	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH], 2);
-	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH], 2 * 15);
-	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_NONE], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_NOCONTPTE], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH_NOCONTPTE], 2);
+	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH_NOCONTPTE], 2 * 15);
+	assert_int_equal(l.iter[PTSIM_LOOP_COPY_PTE_RANGE_NONE_NOCONTPTE], 16);
+	assert_int_equal(loops_of(&l), 16 + 2 + 30 + 16);
 	ptsim_machine_destroy(m);
 }
 
@@ -214,6 +231,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mprotect_paths),
+		cmocka_unit_test(test_paths_without_contpte),
 		cmocka_unit_test(test_batched_mprotect_paths),
 		cmocka_unit_test(test_fork_paths),
 		cmocka_unit_test(test_mremap_and_mlock_paths),

@@ -201,7 +201,57 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = { "mlock_pte_range", "munlock" },
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = { "contpte_ptep_get", "clean" },
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = { "contpte_ptep_get", "dirty" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE] = { "change_pte_range", "present_nocontpte" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE_NOCONTPTE] = {
+		"change_pte_range", "present_writable_nocontpte" },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_NONE_NOCONTPTE] = { "zap_pte_range", "none_nocontpte" },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_NOCONTPTE] = { "zap_pte_range", "present_anon_nocontpte" },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE_NOCONTPTE] = { "zap_pte_range", "present_file_nocontpte" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_NONE_NOCONTPTE] = { "copy_pte_range", "none_nocontpte" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_NOCONTPTE] = { "copy_pte_range", "present_anon_nocontpte" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH_NOCONTPTE] = {
+		"copy_pte_range", "present_anon_batch_nocontpte" },
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE_NOCONTPTE] = { "copy_pte_range", "present_file_nocontpte" },
+	[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH_NOCONTPTE] = { "folio_pte_batch", "match_nocontpte" },
+	[PTSIM_LOOP_MOVE_PTES_NONE_NOCONTPTE] = { "move_ptes", "none_nocontpte" },
+	[PTSIM_LOOP_MOVE_PTES_PRESENT_NOCONTPTE] = { "move_ptes", "present_nocontpte" },
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK_NOCONTPTE] = { "mlock_pte_range", "mlock_nocontpte" },
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE] = { "mlock_pte_range", "munlock_nocontpte" },
 };
+
+/* Each path's twin priced from objects without CONFIG_ARM64_CONTPTE; PTSIM_LOOP__COUNT: none. */
+static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT] = PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE,
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE] =
+		PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE_NOCONTPTE,
+	[PTSIM_LOOP_ZAP_PTE_RANGE_NONE] = PTSIM_LOOP_ZAP_PTE_RANGE_NONE_NOCONTPTE,
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_NOCONTPTE,
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE_NOCONTPTE,
+	[PTSIM_LOOP_COPY_PTE_RANGE_NONE] = PTSIM_LOOP_COPY_PTE_RANGE_NONE_NOCONTPTE,
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON] = PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_NOCONTPTE,
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH] =
+		PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH_NOCONTPTE,
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE] = PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE_NOCONTPTE,
+	[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH] = PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH_NOCONTPTE,
+	[PTSIM_LOOP_MOVE_PTES_NONE] = PTSIM_LOOP_MOVE_PTES_NONE_NOCONTPTE,
+	[PTSIM_LOOP_MOVE_PTES_PRESENT] = PTSIM_LOOP_MOVE_PTES_PRESENT_NOCONTPTE,
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK_NOCONTPTE,
+	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE,
+	/* the contpte gathers exist only with contpte */
+	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = PTSIM_LOOP__COUNT,
+};
+
+enum ptsim_loop loop_path_twin(enum ptsim_loop path, bool contpte)
+{
+	if (!contpte)
+		return path < PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE ? nocontpte_twin[path] : path;
+	for (unsigned int p = 0; p < PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE; p++)
+		if (nocontpte_twin[p] == path)
+			return (enum ptsim_loop)p;
+	return path;
+}
 
 int ptsim_loop_name(enum ptsim_loop loop, const char **function, const char **variant)
 {

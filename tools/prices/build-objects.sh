@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build the arm64 objects of the v6.12 kernel whose loops the model prices
-# (doc/loop-prices.md). Usage: build-objects.sh TREE
+# (doc/loop-prices.md). Usage: build-objects.sh TREE [nocontpte]
 #
 # TREE is an unpacked Debian linux-source-6.12 (made from
 # /usr/src/linux-source-6.12.tar.xz when it does not exist yet); it is a
@@ -10,8 +10,12 @@
 # leaves it off, which compiles the uffd-wp branches out), and DWARF line
 # tables, which the path finder reads. The compiler is clang-19 with
 # lld-19 (LLVM=-19); the same tree and compiler give byte-identical objects.
+# With nocontpte, the same without CONFIG_ARM64_CONTPTE (an EXPERT option:
+# v6.8 and earlier had none, and a kernel may be built without it): the
+# loops of the kernels the model runs without contpte are priced from it.
 set -eu
 tree=$1
+variant=${2:-}
 need=""
 for p in clang-19 lld-19 llvm-19 linux-source-6.12 make bc bison flex libssl-dev libelf-dev; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
@@ -34,10 +38,16 @@ if [ ! -f .config ]; then
 		--enable TRANSPARENT_HUGEPAGE --enable DEBUG_INFO_DWARF5 \
 		--disable DEBUG_INFO_NONE --disable DEBUG_INFO_REDUCED \
 		--disable DEBUG_INFO_BTF --disable DEBUG_INFO_COMPRESSED_ZLIB
+	if [ "$variant" = nocontpte ]; then
+		scripts/config --enable EXPERT --disable ARM64_CONTPTE
+	fi
 	mk olddefconfig
 fi
 mk prepare
+# contpte.c is built only with CONFIG_ARM64_CONTPTE
+contpte=arch/arm64/mm/contpte.o
+[ "$variant" != nocontpte ] || contpte=
 mk mm/mprotect.o mm/memory.o mm/mremap.o mm/madvise.o mm/mlock.o mm/rmap.o \
 	mm/huge_memory.o mm/userfaultfd.o mm/filemap.o mm/gup.o mm/vma.o mm/mmap.o \
 	mm/mmu_gather.o mm/swap.o mm/swapfile.o \
-	arch/arm64/mm/contpte.o arch/arm64/mm/mmu.o arch/arm64/mm/pageattr.o
+	$contpte arch/arm64/mm/mmu.o arch/arm64/mm/pageattr.o

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Price the kernel's PTE loops from its own arm64 machine code.
 
-Usage: gen-loop-prices.py TREE OUTPUT
+Usage: gen-loop-prices.py TREE NOCONTPTE_TREE OUTPUT
 
 TREE is a linux-source-6.12 tree with the objects built by
-tools/prices/build-objects.sh (run it first); OUTPUT is the data file
+tools/prices/build-objects.sh (run it first), NOCONTPTE_TREE the same built
+without CONFIG_ARM64_CONTPTE (build-objects.sh NOCONTPTE_TREE nocontpte): the
+loops tools/prices/loops.py marks are priced from both. OUTPUT is the data file
 (arch/arm64/hw/loop-prices.json). For every loop and variant of
 tools/prices/loops.py it finds the path one iteration takes through the
 object (tools/prices/path.py), patched as the kernel patches itself at boot,
@@ -52,20 +54,28 @@ def ranges(path):
     return ["0x%x-0x%x" % (a, b) for a, b in out]
 
 
-def price_loop(tree, loop, caps, ours):
+def load_object(tree, loop, caps):
+    """The loop's object as the kernel runs it: patched, its addresses symbolized."""
     obj = os.path.join(tree, loop["object"])
     insns = kobj.disassemble(obj)
     by_addr = {i.addr: i for i in insns}
     patched, undecided = pathmod.patch_alternatives(insns, kobj.alternatives(obj),
                                                      loops.CPUCAPS, caps, by_addr)
-    chains = kobj.symbolize(obj, [i.addr for i in patched])
+    return patched, undecided, kobj.symbolize(obj, [i.addr for i in patched])
+
+
+def price_loop(trees, loop, caps, ours):
+    objects = {}
     variants = {}
-    for name in sorted(loop["variants"]):
-        v = loop["variants"][name]
+    for name, (v, contpte) in sorted(loop_variants(loop).items()):
+        if contpte not in objects:
+            objects[contpte] = load_object(trees[contpte], loop, caps[contpte])
+        patched, undecided, chains = objects[contpte]
         path, line = pathmod.find_path(patched, chains, loop["function"], loop["head"],
                                        v.get("via", []), set(v.get("avoid", [])), undecided)
         outer = chains[path[0].addr][-1][0]
         entry = {
+            "contpte": contpte,
             "via": [str(p) for p in v.get("via", [])],
             "avoid": [str(p) for p in v.get("avoid", [])],
             "inlined_into": outer,
@@ -103,11 +113,18 @@ def price_loop(tree, loop, caps, ours):
     }
 
 
+loop_variants = loops.variants_of
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
-    tree, output = sys.argv[1], sys.argv[2]
-    caps = {v: k for k, v in kobj.cpucap_numbers(tree).items()}
+    trees = {True: sys.argv[1], False: sys.argv[2]}
+    output = sys.argv[3]
+    caps = {c: {v: k for k, v in kobj.cpucap_numbers(t).items()} for c, t in trees.items()}
+    if kernel_version(trees[True]) != kernel_version(trees[False]):
+        sys.exit("gen-loop-prices: the two trees are different kernels")
+    tree = trees[True]
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "..", "..", "arch", "arm64", "hw", "pipeline-llvm.json")) as f:
         ours = pipeline_cpus.all_cpus(json.load(f))
@@ -115,7 +132,8 @@ def main():
         "schema": 1,
         "kernel": "linux-source-6.12 " + kernel_version(tree),
         "config": "arm64 defconfig + USERFAULTFD, PTE_MARKER_UFFD_WP, TRANSPARENT_HUGEPAGE, "
-                  "DEBUG_INFO_DWARF5 (tools/prices/build-objects.sh)",
+                  "DEBUG_INFO_DWARF5 (tools/prices/build-objects.sh); the variants named "
+                  "*" + loops.NOCONTPTE_SUFFIX + " the same + EXPERT, -ARM64_CONTPTE",
         "compiler": version(["clang-19", "--version"]),
         "pricer": mca.version(),
         "call_latency": loops.CALL_LATENCY,
@@ -123,7 +141,7 @@ def main():
         "iteration": "cycles: steady state, (cycles of 200 iterations - of 100) / 100; "
                      "rthroughput: llvm-mca's block reciprocal throughput; latency: one "
                      "iteration from an empty pipeline",
-        "loops": [price_loop(tree, loop, caps, ours) for loop in loops.LOOPS],
+        "loops": [price_loop(trees, loop, caps, ours) for loop in loops.LOOPS],
     }
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(output, "w") as f:

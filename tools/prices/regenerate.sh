@@ -2,12 +2,15 @@
 # Regenerate arch/arm64/hw/loop-prices.json from the kernel's own objects
 # (doc/loop-prices.md). Usage: tools/prices/regenerate.sh TREE [OUTPUT]
 # TREE: where the linux-source-6.12 tree is unpacked and built (a cache,
-# outside the repository; made if missing). OUTPUT defaults to the
-# committed file. Measured on a 2-core host from an empty TREE: 5 min 50 s
-# wall, 2 min 29 s CPU (mostly unpacking and building; pricing about 30 s).
+# outside the repository; made if missing), and TREE-nocontpte the same
+# built without CONFIG_ARM64_CONTPTE. OUTPUT defaults to the
+# committed file. Measured on a 2-core host from empty directories (both
+# trees): 5 min 39 s wall, 4 min 32 s CPU (mostly unpacking and building;
+# pricing about 50 s).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tree=$1
 out=${2:-$here/../../arch/arm64/hw/loop-prices.json}
 sh "$here/build-objects.sh" "$tree"
-python3 "$here/gen-loop-prices.py" "$tree" "$out"
+sh "$here/build-objects.sh" "$tree-nocontpte" nocontpte
+python3 "$here/gen-loop-prices.py" "$tree" "$tree-nocontpte" "$out"

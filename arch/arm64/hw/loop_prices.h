@@ -7,7 +7,6 @@
 #ifndef PTSIM_HW_LOOP_PRICES_H
 #define PTSIM_HW_LOOP_PRICES_H
 
-#include <stdbool.h>
 #include <ptsim/cost.h>
 
 struct loop_price_row {
@@ -36,11 +35,10 @@ extern const struct loop_window_row loop_window_rows[];
 extern const unsigned int loop_window_nr_rows;
 
 /*
- * The k-th event a turn of path holds in its price, how many of it a turn
- * counts, and whether only where the model counts it (arch/arm64/hw/overlap.c):
- * 0, or -ENOENT past the last.
+ * The k-th event a turn of path holds in its price and how many of it a turn
+ * counts (arch/arm64/hw/overlap.c): 0, or -ENOENT past the last.
  */
 int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
-		    unsigned int *per_turn, bool *if_counted);
+		    unsigned int *per_turn);
 
 #endif

@@ -15,112 +15,117 @@
 
 /*
  * One event a path's instructions hold, how many of it each turn counts,
- * and whether the model counts it only on some kernels: ptep_get's cont-bit
- * test and set_ptes's (PTSIM_EV_PTEP_GET, PTSIM_EV_SET_PTES and _CHUNK)
- * exist only with CONFIG_ARM64_CONTPTE, which the priced objects have
- * (without it the turn is taken as it is).
+ * and whether it is the contpte work (cont): ptep_get's cont-bit test, the
+ * cont checks' loads in set_ptes and ptep_get_and_clear, set_ptes's own
+ * tests. A kernel built without CONFIG_ARM64_CONTPTE neither runs those nor
+ * does the model count them there: its paths (the *_nocontpte twins, priced
+ * from objects built without it) hold the rest.
  */
 struct covered {
 	enum ptsim_event ev;
 	unsigned int per_turn;
-	bool if_counted;
+	bool cont;
 };
 
-#define COVER_MAX 10
+#define COVER_MAX 12
+#define CONT true
 
 /*
  * What each priced path's own instructions hold, in the model's events: the
  * inline work of one turn (arch/arm64/hw/loop-prices.json's blocks). The
  * out-of-line calls (their bodies are not in the price: a bl is one
  * cycle), the atomics (llvm-mca 19 has no data for LSE SWP/CAS/STADD), the
- * misses and the barriers are not held and keep their own prices.
+ * misses and the barriers are not held and keep their own prices. Indexed
+ * by the contpte paths; a twin uses its contpte path's row.
  */
-static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
+static const struct covered cover[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE][COVER_MAX] = {
 	/*
 	 * v6.12 change_pte_range: ptep_get's load and cont test, pte_modify,
 	 * the gather's range; ptep_modify_prot_start/commit (and
 	 * can_change_pte_writable) are calls
 	 */
 	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	/* zap_pte_range: the load of a none entry and its test */
 	[PTSIM_LOOP_ZAP_PTE_RANGE_NONE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 	},
 	/*
 	 * an order-0 folio: ptep_get, clear_full_ptes's (or
-	 * get_and_clear_full_ptes's) inline cont test and load, the folio's
-	 * large and anon tests, tlb_remove_tlb_entries; vm_normal_page,
+	 * get_and_clear_full_ptes's) inline cont check and its load, the
+	 * folio's large and anon tests, tlb_remove_tlb_entries; vm_normal_page,
 	 * folio_remove_rmap_ptes and __tlb_remove_folio_pages are calls
 	 */
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
-		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_READ, 1, CONT },
+		{ PTSIM_EV_PTEP_GET, 1, CONT }, { PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	/* a large folio's batch: folio_pte_batch and contpte_clear_full_ptes are calls */
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
-		{ PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_READ, 1, CONT },
+		{ PTSIM_EV_PTEP_GET, 1, CONT }, { PTSIM_EV_FOLIO_TEST, 2 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
 	},
 	/* copy_pte_range: the load of a none entry and its test */
 	[PTSIM_LOOP_COPY_PTE_RANGE_NONE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 	},
 	/*
 	 * an order-0 folio: ptep_get, folio_test_large, the inline
 	 * __folio_try_dup_anon_rmap's tests, the child's set_ptes (its cont
-	 * check's load, the store); vm_normal_page is a call, folio_get and
-	 * the mapcount increment are atomics, and the priced path does not
-	 * write-protect (its CAS and load stay with the events)
+	 * check's load and tests, __set_ptes's store); vm_normal_page is a call,
+	 * folio_get and the mapcount increment are atomics, and the priced path
+	 * does not write-protect (its CAS and load stay with the events)
 	 */
 	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
-		{ PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_ANON_EXCL_TEST, 1 }, { PTSIM_EV_RMAP_DUP, 1 },
-		{ PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, true }, { PTSIM_EV_SET_PTES_CHUNK, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_READ, 1, CONT },
+		{ PTSIM_EV_PTEP_GET, 1, CONT }, { PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_ANON_EXCL_TEST, 1 },
+		{ PTSIM_EV_RMAP_DUP, 1 }, { PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, CONT },
+		{ PTSIM_EV_SET_PTES_CHUNK, 1 },
 	},
 	/* a large folio's batch: folio_pte_batch and contpte_set_ptes are calls */
 	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 		{ PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_ANON_EXCL_TEST, 1 }, { PTSIM_EV_RMAP_DUP, 1 },
 	},
 	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTEP_GET, 1, true },
-		{ PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_RMAP_DUP, 1 },
-		{ PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, true }, { PTSIM_EV_SET_PTES_CHUNK, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_READ, 1, CONT },
+		{ PTSIM_EV_PTEP_GET, 1, CONT }, { PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_RMAP_DUP, 1 },
+		{ PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, CONT }, { PTSIM_EV_SET_PTES_CHUNK, 1 },
 	},
 	/* folio_pte_batch: the next entry's load and cont test */
 	[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH] = {
-		{ PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 	},
 	/* move_ptes: a none entry */
 	[PTSIM_LOOP_MOVE_PTES_NONE] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 	},
 	/*
 	 * a present entry: ptep_get, the inline ptep_get_and_clear's cont
 	 * check, set_pte_at's cont check and store (the SWP is an atomic)
 	 */
 	[PTSIM_LOOP_MOVE_PTES_PRESENT] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 3 }, { PTSIM_EV_PTEP_GET, 1, true },
-		{ PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, true }, { PTSIM_EV_SET_PTES_CHUNK, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_READ, 2, CONT },
+		{ PTSIM_EV_PTEP_GET, 1, CONT }, { PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_SET_PTES, 1, CONT },
+		{ PTSIM_EV_SET_PTES_CHUNK, 1 },
 	},
 	/* mlock_pte_range: ptep_get, folio_test_large; vm_normal_folio and (mun)mlock_folio are calls */
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 		{ PTSIM_EV_FOLIO_TEST, 1 },
 	},
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = {
-		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, true },
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 		{ PTSIM_EV_FOLIO_TEST, 1 },
 	},
 	/* contpte_ptep_get: one entry's load and its young and dirty tests */
@@ -128,16 +133,27 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = { { PTSIM_EV_PTE_READ, 1 } },
 };
 
+/*
+ * The k-th event path holds. A path priced from objects without contpte
+ * holds its twin's but the contpte work.
+ */
 int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
-		    unsigned int *per_turn, bool *if_counted)
+		    unsigned int *per_turn)
 {
-	VALIDATE((unsigned int)path < PTSIM_LOOP__COUNT && ev && per_turn && if_counted);
-	if (k >= COVER_MAX || !cover[path][k].per_turn)
-		return -ENOENT;
-	*ev = cover[path][k].ev;
-	*per_turn = cover[path][k].per_turn;
-	*if_counted = cover[path][k].if_counted;
-	return 0;
+	enum ptsim_loop base = loop_path_twin(path, true);
+	bool contpte = base == path;
+
+	VALIDATE((unsigned int)path < PTSIM_LOOP__COUNT && ev && per_turn);
+	for (unsigned int i = 0; i < COVER_MAX && cover[base][i].per_turn; i++) {
+		if (cover[base][i].cont && !contpte)
+			continue;
+		if (k--)
+			continue;
+		*ev = cover[base][i].ev;
+		*per_turn = cover[base][i].per_turn;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* How an event the paths do not hold is composed. */
@@ -237,10 +253,14 @@ int ptsim_predict_overlap(enum ptsim_cpu cpu, enum ptsim_granule granule,
 		p.loop_ns += p.loop_path_ns[path];
 		turns += (double)n;
 		instructions += (double)n * r->instructions;
-		for (unsigned int k = 0; k < COVER_MAX && cover[path][k].per_turn; k++) {
-			enum ptsim_event ev = cover[path][k].ev;
-			uint64_t held = n * cover[path][k].per_turn;
+		for (unsigned int k = 0; ; k++) {
+			enum ptsim_event ev;
+			unsigned int per_turn;
+			uint64_t held;
 
+			if (loop_path_cover((enum ptsim_loop)path, k, &ev, &per_turn))
+				break;
+			held = n * per_turn;
 			left[ev] -= held < left[ev] ? held : left[ev];
 		}
 	}
