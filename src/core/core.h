@@ -511,18 +511,21 @@ _Static_assert(PTSIM_LOOP__COUNT <= PTSIM_LOOP_CAPACITY && PTSIM_LOOP_CAPACITY <
  * path loop (the model's bookkeeping for the loop prices; no event).
  */
 /*
- * The same loop path priced from objects built with CONFIG_ARM64_CONTPTE
- * (contpte) or without it (src/core/ptsim.c): a path already of that build
- * is itself; PTSIM_LOOP__COUNT when the path has no price without contpte.
+ * A path's twin priced from objects built without CONFIG_ARM64_CONTPTE
+ * (PTSIM_LOOP__COUNT when it has none), and the path a twin stands for (a
+ * path of the contpte build is itself): src/core/ptsim.c.
  */
-enum ptsim_loop loop_path_twin(enum ptsim_loop path, bool contpte);
+enum ptsim_loop loop_path_nocontpte(enum ptsim_loop path);
+enum ptsim_loop loop_path_contpte(enum ptsim_loop path);
 
 static inline void count_loop_paths(struct ptsim_machine *m, enum ptsim_loop loop, uint64_t n)
 {
 	/* a kernel without contpte runs the loops compiled without it */
-	loop = loop_path_twin(loop, m->features[PTSIM_FEAT_ARM64_CONTPTE]);
-	if (loop == PTSIM_LOOP__COUNT)
-		return;	/* no price: its events alone */
+	if (!m->features[PTSIM_FEAT_ARM64_CONTPTE]) {
+		loop = loop_path_nocontpte(loop);
+		if (loop == PTSIM_LOOP__COUNT)
+			return;	/* no price: its events alone */
+	}
 	m->loop_op.iter[loop] += n;
 	m->loop_touched |= UINT64_C(1) << loop;
 }

@@ -243,10 +243,13 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = PTSIM_LOOP__COUNT,
 };
 
-enum ptsim_loop loop_path_twin(enum ptsim_loop path, bool contpte)
+enum ptsim_loop loop_path_nocontpte(enum ptsim_loop path)
 {
-	if (!contpte)
-		return path < PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE ? nocontpte_twin[path] : path;
+	return path < PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE ? nocontpte_twin[path] : path;
+}
+
+enum ptsim_loop loop_path_contpte(enum ptsim_loop path)
+{
 	for (unsigned int p = 0; p < PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE; p++)
 		if (nocontpte_twin[p] == path)
 			return (enum ptsim_loop)p;

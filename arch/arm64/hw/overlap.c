@@ -140,10 +140,12 @@ static const struct covered cover[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE]
 int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
 		    unsigned int *per_turn)
 {
-	enum ptsim_loop base = loop_path_twin(path, true);
-	bool contpte = base == path;
+	enum ptsim_loop base;
+	bool contpte;
 
 	VALIDATE((unsigned int)path < PTSIM_LOOP__COUNT && ev && per_turn);
+	base = loop_path_contpte(path);
+	contpte = base == path;
 	for (unsigned int i = 0; i < COVER_MAX && cover[base][i].per_turn; i++) {
 		if (cover[base][i].cont && !contpte)
 			continue;
