@@ -21,10 +21,14 @@ static const struct {
 	  "memset bandwidth priced from a measurement the joint fit does not meet all its "
 	  "rows (the fit rows' errors): the model lacks time the per-iteration cost does not "
 	  "carry (doc/workloads.md §mprotect)" },
+	{ "uffd.android.*", NULL,
+	  "the machine as the publication's phone, not fresh: page frames from a fragmented "
+	  "allocator (PTSIM_PHYS_FRAGMENTED), the GC compacting each page before it moves it "
+	  "(doc/workloads.md §uffd, The machine before the moves)" },
 	{ "uffd.android.normal_folio_share_after", NULL,
 	  "the published share fits only a mix of nearly all long PMD-aligned moves; the "
 	  "workload's mix of run lengths is unknown (doc/workloads.md §uffd, Where the model "
-	  "lands)" },
+	  "lands after the patch)" },
 	{ "linear_map.ampereone.kernel_tlb_miss_reduction", NULL,
 	  "a synthetic mix of kernel accesses stands for the memcached run "
 	  "(doc/workloads.md §linear-map)" },

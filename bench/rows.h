@@ -106,6 +106,7 @@ int mprotect_rows(const struct published *row, struct row_result *out);
 /* The UFFDIO_MOVE compaction workload (bench/uffd_program.c). */
 struct uffd_run_result {
 	struct ptsim_stats all, mpp, clear_flush, normal_folio;	/* the moves; per function */
+	struct ptsim_stats gc;		/* the GC's compaction between them (not measured) */
 };
 int uffd_program(bool batching, struct uffd_run_result *out);
 double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whole);

@@ -404,6 +404,8 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 			mc->bbml2_noabort = !strcmp(v, "on") ? 2 : 1;
 		} else if (KEY("repeat-tlbi") && !v) {
 			mc->repeat_tlbi = true;
+		} else if (KEY("phys") && v && (!strcmp(v, "sequential") || !strcmp(v, "fragmented"))) {
+			mc->phys_fragmented = !strcmp(v, "fragmented");
 		} else if (KEY("cpu") && v) {
 			char names[256];
 
@@ -439,7 +441,8 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 					    v, (int)klen, tok[i], machine_key_values(tok[i], klen));
 		} else {
 			return fail(p, col[i], "expected cpu=, granule=, va=, mem=, base=, cpus=, "
-				    "preset=, bbm=, noabort=, kpti or repeat-tlbi");
+				    "preset=, bbm=, noabort=, phys=sequential|fragmented, kpti or "
+				    "repeat-tlbi");
 		}
 #undef KEY
 	}
@@ -857,6 +860,8 @@ void scenario_print(const struct scenario *s, FILE *f)
 		fprintf(f, " bbm=%u", mc->bbm_level - 1);
 	if (mc->bbml2_noabort)
 		fprintf(f, " noabort=%s", mc->bbml2_noabort == 2 ? "on" : "off");
+	if (mc->phys_fragmented)
+		fprintf(f, " phys=fragmented");
 	fputc('\n', f);
 	for (unsigned int i = 0; i < s->nr_sweep; i++)	/* 16 a line: lines stay under 512 */
 		fprintf(f, "%s0x%llx%s", i % 16 ? "," : "sweep n ", (unsigned long long)s->sweep[i],
@@ -1649,6 +1654,9 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		snprintf(res->msg, sizeof(res->msg), "machine: %s", ptsim_strerror(err));
 		return res->err = err;
 	}
+	/* seed 1: a scenario's fragmented frames are the same on every run */
+	if (mc->phys_fragmented)
+		ptsim_machine_set_phys_order(r.m, PTSIM_PHYS_FRAGMENTED, 1);
 	if (scenario_apply_features(r.m, features)) {
 		ptsim_machine_destroy(r.m);
 		snprintf(res->msg, sizeof(res->msg), "unknown feature or preset in %s", features);

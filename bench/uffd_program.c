@@ -20,6 +20,9 @@
 #define SPACE (32 * MIB)
 #define SRC (UINT64_C(1) << 32)
 #define DST (UINT64_C(2) << 32)
+#define FROM (UINT64_C(3) << 32)	/* the from-space the GC evacuates */
+/* Any fixed seed: the order the fragmented allocator hands frames out in. */
+#define PHYS_SEED 1
 
 /* Accumulate the last move's counts, overall and per function. */
 static void add_move(struct ptsim_machine *m, struct uffd_run_result *out)
@@ -39,10 +42,36 @@ static void add_move(struct ptsim_machine *m, struct uffd_run_result *out)
 	}
 }
 
+/*
+ * The GC thread's work before a move (ART's concurrent mark-compact): it
+ * reads the live objects of the from-space and compacts them into the
+ * source pages, one page read and one written per page moved. Not measured;
+ * what it streams through the caches evicts what the moves last touched.
+ */
+static int compact(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t off, uint64_t len,
+		   struct uffd_run_result *out)
+{
+	const struct { uint64_t base; enum ptsim_access_kind kind; } pass[2] = {
+		{ FROM, PTSIM_ACCESS_READ }, { SRC, PTSIM_ACCESS_WRITE },
+	};
+	struct ptsim_stats s;
+
+	for (int i = 0; i < 2; i++) {
+		int err = ptsim_touch(mm, 0, pass[i].base + off, len, pass[i].kind, NULL);
+
+		if (err)
+			return err;
+		ptsim_last_stats(m, &s);
+		ptsim_stats_add(&out->gc, &s);
+	}
+	return 0;
+}
+
 static int move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t off, uint64_t len,
 		struct uffd_run_result *out)
 {
-	int64_t moved = ptsim_uffd_move(mm, DST + off, SRC + off, len, 0);
+	int err = compact(m, mm, off, len, out);
+	int64_t moved = err ? err : ptsim_uffd_move(mm, DST + off, SRC + off, len, 0);
 
 	if (moved != (int64_t)len)
 		return moved < 0 ? (int)moved : -EAGAIN;
@@ -71,11 +100,17 @@ static int program(bool batching, const unsigned int *nr, size_t calls, uint64_t
 	if (err)
 		return err;
 	ptsim_feature_set(m, PTSIM_FEAT_UFFD_MOVE_BATCHING, batching);
+	/* a phone that has been up for days: the GC's pages come from scattered frames */
+	ptsim_machine_set_phys_order(m, PTSIM_PHYS_FRAGMENTED, PHYS_SEED);
 	err = ptsim_mm_create(m, &mm);
 	if (!err)
 		err = ptsim_mmap(mm, SRC, SPACE, rw, flags, NULL);
 	if (!err)
 		err = ptsim_mmap(mm, DST, SPACE, rw, flags, NULL);
+	if (!err)
+		err = ptsim_mmap(mm, FROM, SPACE, rw, flags, NULL);
+	if (!err)
+		err = ptsim_populate(mm, FROM, SPACE, 0, true);
 	if (!err)
 		err = ptsim_populate(mm, SRC, SPACE, 0, true);
 	if (!err)

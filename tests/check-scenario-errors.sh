@@ -30,6 +30,11 @@ scn cpubig 'machine cpus=2\nmm A\nmmap A 1G 2M rw\naccess A 1G read cpu=42949672
 expect 1 "cpubig.scn:line 4: access failed: cpu=4294967297 is out of range" run "$dir/cpubig.scn"
 scn cpubig2 'machine cpus=2\nraw-mm R\nraw-barrier dsb-ish cpu=0x100000001\n'
 expect 1 "cpubig2.scn:line 3: raw-barrier failed: cpu=4294967297 is out of range" run "$dir/cpubig2.scn"
+# where page frames come from: sequential or fragmented, nothing else
+scn phys 'machine phys=scattered\nmm A\n'
+expect 2 "phys.scn:1:9: expected .*phys=sequential|fragmented" run "$dir/phys.scn"
+scn phys2 'machine phys=fragmented\nmm A\nmmap A 1G 64K rw\npopulate A 1G 64K\n'
+expect 0 "page_zero=16" run "$dir/phys2.scn"
 # an expect line that could never be checked is a parse error (issue 40 item 13)
 scn xbbm 'machine cpus=2\nraw-mm R\nexpect violations 0 bbm=7\n'
 expect 2 "xbbm.scn:3:25: expected bbm=0, 1 or 2" run "$dir/xbbm.scn"

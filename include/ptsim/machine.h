@@ -304,6 +304,41 @@ PTSIM_API void ptsim_machine_destroy(struct ptsim_machine *m);
  * memory the machine adds to the process.
  */
 PTSIM_API int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out);
+
+/*
+ * Where the page allocator takes page frames from (the machine's state
+ * before a workload; doc/workloads.md §uffd, "The machine before the moves",
+ * is a replay that sets it).
+ */
+enum ptsim_phys_order {
+	/*
+	 * Freshly booted: blocks are carved from the top of the unused memory
+	 * and split in halves, so consecutive order-0 allocations get
+	 * neighbouring page frames (and neighbouring struct pages). The default.
+	 */
+	PTSIM_PHYS_SEQUENTIAL,
+	/*
+	 * After uptime: the order-0 free list holds scattered page frames.
+	 * When it runs dry, the largest free block is broken into single pages
+	 * put on the list in a random order (the machine's generator, seeded
+	 * by ptsim_machine_set_phys_order), so consecutive order-0 allocations
+	 * land on unrelated page frames of that block (4 MiB of 4K pages); a
+	 * freed page merges with free buddies as the buddy allocator's
+	 * __free_one_page does. Larger folios are still naturally aligned
+	 * blocks.
+	 */
+	PTSIM_PHYS_FRAGMENTED,
+};
+
+/*
+ * The order page frames are handed out in from now on (what is allocated
+ * stays where it is), with seed for PTSIM_PHYS_FRAGMENTED's order (any
+ * value; the same seed gives the same frames). 0, or -EINVAL for a NULL
+ * machine or an unknown order, -EBUSY from a diagnostic handler (nothing
+ * changes either way).
+ */
+PTSIM_API int ptsim_machine_set_phys_order(struct ptsim_machine *m, enum ptsim_phys_order order,
+					   uint64_t seed);
 /* Deep copy: memory, folios, every mm and its tables, features, totals. */
 PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_machine **out);
 /* The granule geometry of m: page size, levels, block and contiguous sizes. */

@@ -100,6 +100,8 @@ struct physmem {
 	uint64_t *free_list[32];	/* stacks of head PFNs per order (entries may be stale) */
 	size_t free_len[32], free_cap[32];
 	uint64_t *host_bytes;		/* the machine's: charged the lists' and map's growth */
+	bool fragmented;		/* PTSIM_PHYS_FRAGMENTED: order-0 pages from scattered frames */
+	uint64_t rng;			/* its generator's state (prng.h) */
 };
 
 /* ---- folios (src/mm/folio.c), stored sparsely by section ---- */

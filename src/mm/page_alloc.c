@@ -6,6 +6,7 @@
  * region, so a 256 GiB machine costs nothing until it is used.
  */
 #include "internal.h"
+#include "prng.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,63 @@ static int carve(struct physmem *pm)
 	return 0;
 }
 
+/*
+ * PTSIM_PHYS_FRAGMENTED: break the largest free block (carving one when none
+ * is free) into single pages on the order-0 list, in a random order
+ * (Fisher-Yates over the pages just pushed; pop_free takes from the end).
+ */
+static int scatter_block(struct physmem *pm)
+{
+	unsigned int o;
+	uint64_t p, n, i;
+	size_t first;
+
+	for (;;) {
+		for (o = pm->max_order; o > 0; o--)
+			if (pop_free(pm, o, &p))
+				goto found;
+		if (carve(pm))
+			return -ENOMEM;
+		if (pop_free(pm, 0, &p)) {	/* carving left only a single page */
+			o = 0;
+			goto found;
+		}
+	}
+found:
+	n = UINT64_C(1) << o;
+	first = pm->free_len[0];
+	for (i = 0; i < n; i++) {
+		if (push_free(pm, p + i, 0)) {
+			pm->nr_free -= n - i;	/* bookkeeping failed: leak, never corrupt */
+			return -ENOMEM;
+		}
+	}
+	for (size_t k = pm->free_len[0] - 1; k > first; k--) {
+		size_t j = first + (size_t)(prng_next(&pm->rng) % (k - first + 1));
+		uint64_t t = pm->free_list[0][k];
+
+		pm->free_list[0][k] = pm->free_list[0][j];
+		pm->free_list[0][j] = t;
+	}
+	return 0;
+}
+
+/* An order-0 page of a fragmented machine: the next of the scattered list. */
+static int alloc_scattered_page(struct physmem *pm, uint64_t *pfn)
+{
+	uint64_t p;
+	int err;
+
+	while (!pop_free(pm, 0, &p)) {
+		err = scatter_block(pm);
+		if (err)
+			return err;
+	}
+	pm->nr_free--;
+	*pfn = p;
+	return 0;
+}
+
 int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn)
 {
 	unsigned int o;
@@ -128,6 +186,8 @@ int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn)
 
 	if (order > pm->max_order)
 		return -EINVAL;
+	if (!order && pm->fragmented)
+		return alloc_scattered_page(pm, pfn);
 	for (;;) {
 		for (o = order; o <= pm->max_order; o++)
 			if (pop_free(pm, o, &p))
@@ -166,4 +226,14 @@ void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order)
 	}
 	if (push_free(pm, pfn, order))
 		pm->nr_free -= UINT64_C(1) << order;	/* bookkeeping failed: leak, never corrupt */
+}
+
+int ptsim_machine_set_phys_order(struct ptsim_machine *m, enum ptsim_phys_order order,
+				 uint64_t seed)
+{
+	VALIDATE(m && (order == PTSIM_PHYS_SEQUENTIAL || order == PTSIM_PHYS_FRAGMENTED));
+	REFUSE_IN_HANDLER(m);
+	m->phys.fragmented = order == PTSIM_PHYS_FRAGMENTED;
+	m->phys.rng = prng_seed(seed);
+	return 0;
 }
