@@ -107,9 +107,12 @@ int mprotect_rows(const struct published *row, struct row_result *out);
 struct uffd_run_result {
 	struct ptsim_stats all, mpp, clear_flush, normal_folio;	/* the moves; per function */
 	struct ptsim_stats gc;		/* the GC's compaction between them (not measured) */
+	struct ptsim_loop_stats mpp_loops;	/* the loop turns inside move_pages_pte */
 };
 int uffd_program(bool batching, struct uffd_run_result *out);
-double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whole);
+/* part's time over whole's, whole composed with its loop turns (ptsim_predict_overlap). */
+double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whole,
+		  const struct ptsim_loop_stats *whole_loops);
 int uffd_rows(const struct published *row, struct row_result *out);
 void uffd_print_sweep(void);
 

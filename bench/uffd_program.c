@@ -31,6 +31,7 @@ static void add_move(struct ptsim_machine *m, struct uffd_run_result *out)
 					 PTSIM_FN_VM_NORMAL_FOLIO };
 	struct ptsim_stats *dst[4] = { &out->mpp, &out->clear_flush, &out->normal_folio, &out->all };
 	struct ptsim_stats s;
+	struct ptsim_loop_stats l;
 
 	for (int f = 0; f < 4; f++) {
 		if (f < 3)
@@ -40,6 +41,10 @@ static void add_move(struct ptsim_machine *m, struct uffd_run_result *out)
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
 			dst[f]->ev[e] += s.ev[e];
 	}
+	/* move_pages_pte's own turns (move_pages's are outside it) */
+	ptsim_last_loop_stats(m, &l);
+	out->mpp_loops.iter[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] +=
+		l.iter[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT];
 }
 
 /*
@@ -167,17 +172,20 @@ int uffd_program(bool batching, struct uffd_run_result *out)
 	return 0;
 }
 
-static double ns(const struct ptsim_stats *s)
+/* s composed with the turns l (doc/overlap.md); no turns: the events in series. */
+static double ns(const struct ptsim_stats *s, const struct ptsim_loop_stats *l)
 {
-	struct ptsim_prediction p;
+	static const struct ptsim_loop_stats none;
+	struct ptsim_overlap_prediction p;
 
-	ptsim_predict(PTSIM_CPU_ANDROID_X1, PTSIM_GRANULE_4K, s, &p);
+	ptsim_predict_overlap(PTSIM_CPU_ANDROID_X1, PTSIM_GRANULE_4K, s, l ? l : &none, &p);
 	return p.total_ns;
 }
 
-double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whole)
+double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whole,
+		  const struct ptsim_loop_stats *whole_loops)
 {
-	return ns(part) / ns(whole);
+	return ns(part, NULL) / ns(whole, whole_loops);
 }
 
 int uffd_rows(const struct published *row, struct row_result *out)
@@ -190,19 +198,21 @@ int uffd_rows(const struct published *row, struct row_result *out)
 	if (err)
 		return err;
 	if (!strcmp(row->id, "uffd.android.clear_flush_share_before"))
-		out->simulated = uffd_share(&b.clear_flush, &b.mpp);
+		out->simulated = uffd_share(&b.clear_flush, &b.mpp, &b.mpp_loops);
 	else if (!strcmp(row->id, "uffd.android.normal_folio_share_before"))
-		out->simulated = uffd_share(&b.normal_folio, &b.mpp);
+		out->simulated = uffd_share(&b.normal_folio, &b.mpp, &b.mpp_loops);
 	else if (!strcmp(row->id, "uffd.android.normal_folio_share_after"))
-		out->simulated = uffd_share(&a.normal_folio, &a.mpp);
+		out->simulated = uffd_share(&a.normal_folio, &a.mpp, &a.mpp_loops);
 	else
-		out->simulated = ns(&b.mpp) / ns(&a.mpp);
+		out->simulated = ns(&b.mpp, &b.mpp_loops) / ns(&a.mpp, &a.mpp_loops);
 	out->have_detail = true;
 	out->granule = PTSIM_GRANULE_4K;
 	out->before_label = "move_pages_pte before";
 	out->after_label = "move_pages_ptes after";
 	out->before = b.mpp;
 	out->after = a.mpp;
+	out->before_loops = b.mpp_loops;
+	out->after_loops = a.mpp_loops;
 	return 0;
 }
 
@@ -229,9 +239,11 @@ void uffd_print_sweep(void)
 			    program(true, nr, calls, (uint64_t)shift, &a))
 				return;
 			printf("%8u %9s %18.1f%% %19.1f%% %18.1f%% %8.2f\n", runs[i],
-			       shift ? "+1 page" : "aligned", 100 * uffd_share(&b.clear_flush, &b.mpp),
-			       100 * uffd_share(&b.normal_folio, &b.mpp),
-			       100 * uffd_share(&a.normal_folio, &a.mpp), ns(&b.mpp) / ns(&a.mpp));
+			       shift ? "+1 page" : "aligned",
+			       100 * uffd_share(&b.clear_flush, &b.mpp, &b.mpp_loops),
+			       100 * uffd_share(&b.normal_folio, &b.mpp, &b.mpp_loops),
+			       100 * uffd_share(&a.normal_folio, &a.mpp, &a.mpp_loops),
+			       ns(&b.mpp, &b.mpp_loops) / ns(&a.mpp, &a.mpp_loops));
 		}
 	}
 }

@@ -182,6 +182,49 @@ static void test_zap_paths(void **state)
 }
 
 /* a failed operation adds nothing to the totals; bad arguments are refused */
+/* UFFDIO_MOVE of n pages from VA to VA + 1 GiB on a fresh machine of preset: its turns. */
+static void uffd_move_turns(const char *preset, bool batching, bool contpte, unsigned int mode,
+			    uint64_t populated, struct ptsim_loop_stats *l)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_ANDROID_X1, preset);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
+	const uint64_t dst = VA + (UINT64_C(1) << 30);
+
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_UFFD_MOVE_BATCHING, batching), 0);
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_ARM64_CONTPTE, contpte), 0);
+	assert_int_equal(ptsim_mmap(mm, dst, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, VA, populated * 4096, 0, true), 0);
+	assert_int_equal(ptsim_uffd_register(mm, dst, PAGES * 4096), 0);
+	assert_int_equal(ptsim_uffd_move(mm, dst, VA, PAGES * 4096, mode), PAGES * 4096);
+	assert_int_equal(ptsim_last_loop_stats(m, l), 0);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * v6.12's UFFDIO_MOVE: a turn of move_pages and one body of move_pages_pte
+ * per page moved; a source hole takes neither priced path; the batched move
+ * and a kernel without contpte have no price
+ */
+static void test_uffd_move_paths(void **state)
+{
+	struct ptsim_loop_stats l;
+
+	(void)state;
+	uffd_move_turns("v6.12", false, true, 0, PAGES, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_MOVE_PAGES_PTE], PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT], PAGES);
+	assert_int_equal(loops_of(&l), 2 * PAGES);
+	/* the second half of the source is a hole: moved as nothing */
+	uffd_move_turns("v6.12", false, true, PTSIM_UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES, PAGES / 2, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT], PAGES / 2);
+	assert_int_equal(l.iter[PTSIM_LOOP_MOVE_PAGES_PTE], PAGES);
+	uffd_move_turns("v6.12", true, true, 0, PAGES, &l);
+	assert_int_equal(loops_of(&l), 0);
+	uffd_move_turns("v6.12", false, false, 0, PAGES, &l);
+	assert_int_equal(loops_of(&l), 0);
+}
+
 static void test_failure_and_bad_input(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
@@ -237,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_mremap_and_mlock_paths),
 		cmocka_unit_test(test_contpte_gather_paths),
 		cmocka_unit_test(test_zap_paths),
+		cmocka_unit_test(test_uffd_move_paths),
 		cmocka_unit_test(test_failure_and_bad_input),
 		cmocka_unit_test(test_every_path_is_priced),
 	};

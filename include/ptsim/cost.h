@@ -91,6 +91,13 @@ enum ptsim_loop {
 	PTSIM_LOOP_MOVE_PTES_PRESENT_NOCONTPTE,
 	PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK_NOCONTPTE,
 	PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE,
+	/*
+	 * UFFDIO_MOVE's loops as v6.12 runs them (one page a call of
+	 * move_pages_pte), with contpte only; the batched move of v6.18's
+	 * series has no price and is counted by its events.
+	 */
+	PTSIM_LOOP_MOVE_PAGES_PTE,			/* move_pages, "pte": one page's turn */
+	PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT,		/* move_pages_pte, "present": its body */
 	PTSIM_LOOP__COUNT
 };
 

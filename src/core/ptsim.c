@@ -217,6 +217,8 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_MOVE_PTES_PRESENT_NOCONTPTE] = { "move_ptes", "present_nocontpte" },
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK_NOCONTPTE] = { "mlock_pte_range", "mlock_nocontpte" },
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE] = { "mlock_pte_range", "munlock_nocontpte" },
+	[PTSIM_LOOP_MOVE_PAGES_PTE] = { "move_pages", "pte" },
+	[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] = { "move_pages_pte", "present" },
 };
 
 /* Each path's twin priced from objects without CONFIG_ARM64_CONTPTE; PTSIM_LOOP__COUNT: none. */
@@ -241,17 +243,29 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	/* the contpte gathers exist only with contpte */
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = PTSIM_LOOP__COUNT,
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = PTSIM_LOOP__COUNT,
+	/* priced only from the contpte build */
+	[PTSIM_LOOP_MOVE_PAGES_PTE] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] = PTSIM_LOOP__COUNT,
 };
+
+/* The twins are one run of the enum, from the first to the last. */
+static bool is_nocontpte_twin(enum ptsim_loop path)
+{
+	return path >= PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE &&
+	       path <= PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE;
+}
 
 enum ptsim_loop loop_path_nocontpte(enum ptsim_loop path)
 {
-	return path < PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE ? nocontpte_twin[path] : path;
+	return is_nocontpte_twin(path) ? path : nocontpte_twin[path];
 }
 
 enum ptsim_loop loop_path_contpte(enum ptsim_loop path)
 {
-	for (unsigned int p = 0; p < PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE; p++)
-		if (nocontpte_twin[p] == path)
+	if (!is_nocontpte_twin(path))
+		return path;
+	for (unsigned int p = 0; p < PTSIM_LOOP__COUNT; p++)
+		if (!is_nocontpte_twin((enum ptsim_loop)p) && nocontpte_twin[p] == path)
 			return (enum ptsim_loop)p;
 	return path;
 }

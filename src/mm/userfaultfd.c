@@ -222,13 +222,16 @@ static int64_t move_pages_pte(struct move_ctx *c, struct pt_table *dst_pmdt,
 	const pte_t *dst_pmd = &dst_pmdt->desc[pt_index(g, PMD_LEVEL, dst)];
 	const pte_t *src_pmd = &src_pmdt->desc[pt_index(g, PMD_LEVEL, src)];
 	struct folio *held = NULL;
-	bool anon_vma_locked = false;
+	bool anon_vma_locked = false, retried = false;
 	int64_t ret;
 
 	fn_enter(m, PTSIM_FN_MOVE_PAGES_PTE);
 	/* the notifier range: one page, or (batched) the whole remaining request */
 	mmu_notifier_invalidate_range_start(m);
+	goto map;
 retry:
+	retried = true;
+map:
 	pte_offset_map_nolock(m);	/* the destination's table */
 	pte_offset_map_nolock(m);	/* the source's */
 	pte_t dst_pmdval = read_desc(mm, PMD_LEVEL, dst_pmd);
@@ -329,6 +332,9 @@ retry:
 	} else {
 		ret = move_present_pte(c, dst, src, dst_pte, src_pte, orig_dst, orig_src, dst_pmd,
 				       dst_pmdval, held);
+		/* the priced path: folio and anon_vma taken at once, no retry */
+		if (!ret && !retried)
+			count_loop_path(m, PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT);
 		ret = ret ? ret : (int64_t)g->page_size;
 	}
 out:
@@ -472,6 +478,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 		struct pt_table *src_pmdt, *dst_pmdt;
 		int werr;
 		int64_t ret = 0;
+		bool src_hole = false;	/* a source table allocated (ALLOW_SRC_HOLES) */
 
 		/* mm_find_pmd(src), mm_alloc_pmd(dst) */
 		src_pmdt = pt_walk_table(mm, src, PMD_LEVEL, false, &werr);
@@ -480,6 +487,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 				err = -ENOENT;
 				break;
 			}
+			src_hole = true;
 			src_pmdt = pt_walk_table(mm, src, PMD_LEVEL, true, &werr);
 			if (!src_pmdt) {
 				err = werr;
@@ -521,6 +529,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 					err = -ENOENT;
 					break;
 				}
+				src_hole = true;
 				if (!pt_walk_table(mm, src, PTE_LEVEL, true, &werr)) {	/* __pte_alloc */
 					err = werr;
 					break;
@@ -533,6 +542,12 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 			ret = move_pages_pte(&c, dst_pmdt, src_pmdt, dst, src, c.src_end - src);
 			if (ret > 0)
 				step = (uint64_t)ret;
+			/*
+			 * v6.12's turn for one page moved, its source tables there
+			 * (the batched loop has no price)
+			 */
+			if (ret > 0 && !batching && !src_hole)
+				count_loop_path(m, PTSIM_LOOP_MOVE_PAGES_PTE);
 		}
 		cond_resched(m, 1);
 		if (ret < 0 || !batching) {

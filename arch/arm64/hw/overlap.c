@@ -36,9 +36,9 @@ struct covered {
  * out-of-line calls (their bodies are not in the price: a bl is one
  * cycle), the atomics (llvm-mca 19 has no data for LSE SWP/CAS/STADD), the
  * misses and the barriers are not held and keep their own prices. Indexed
- * by the contpte paths; a twin uses its contpte path's row.
+ * by the contpte paths; a twin uses its contpte path's row (its own is empty).
  */
-static const struct covered cover[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE][COVER_MAX] = {
+static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	/*
 	 * v6.12 change_pte_range: ptep_get's load and cont test, pte_modify,
 	 * the gather's range; ptep_modify_prot_start/commit (and
@@ -131,6 +131,26 @@ static const struct covered cover[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE]
 	/* contpte_ptep_get: one entry's load and its young and dirty tests */
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = { { PTSIM_EV_PTE_READ, 1 } },
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = { { PTSIM_EV_PTE_READ, 1 } },
+	/*
+	 * move_pages, one page: mm_find_pmd, mm_alloc_pmd (the model's walks)
+	 * and move_pages_pte are calls; its own PMD loads and tests the model
+	 * does not count, so the turn holds none of its events
+	 */
+	[PTSIM_LOOP_MOVE_PAGES_PTE] = { { 0 } },
+	/*
+	 * move_pages_pte's body: the notifier range's two tests, the two PMD
+	 * sanity checks, five inline ptep_gets (both entries, the source again
+	 * under its lock, both again in move_present_pte), set_pte_at's cont
+	 * check and store, two folio tests; the PTE maps, the spinlocks,
+	 * vm_normal_folio, the anon_vma helpers, ptep_clear_flush,
+	 * folio_move_anon_rmap and folio_unlock are calls, the folio lock and
+	 * references atomics
+	 */
+	[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] = {
+		{ PTSIM_EV_MMU_NOTIFIER_RANGE, 1 }, { PTSIM_EV_PMD_READ, 2 }, { PTSIM_EV_PTE_READ, 5 },
+		{ PTSIM_EV_PTE_READ, 1, CONT }, { PTSIM_EV_PTEP_GET, 5, CONT }, { PTSIM_EV_PTE_WRITE, 1 },
+		{ PTSIM_EV_SET_PTES, 1, CONT }, { PTSIM_EV_SET_PTES_CHUNK, 1 }, { PTSIM_EV_FOLIO_TEST, 2 },
+	},
 };
 
 /*
