@@ -225,6 +225,50 @@ static void test_uffd_move_paths(void **state)
 	assert_int_equal(loops_of(&l), 0);
 }
 
+/* madvise(advice) of PAGES pages of folios of order on a fresh machine of preset: its turns. */
+static void madvise_turns(const char *preset, unsigned int order, int advice,
+			  struct ptsim_loop_stats *l)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_ANDROID_X1, preset);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
+
+	assert_int_equal(ptsim_populate(mm, VA, PAGES * 4096, order, true), 0);
+	assert_int_equal(ptsim_madvise(mm, VA, PAGES * 4096, advice), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, l), 0);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * madvise's walks over young and dirty order-0 folios: one turn each on
+ * v6.12; over 64K folios, contpte_clear_young_dirty_ptes's turn per entry
+ * instead; v6.9's MADV_FREE (split, no batching) and a kernel without
+ * contpte have no priced turn
+ */
+static void test_madvise_paths(void **state)
+{
+	struct ptsim_loop_stats l;
+
+	(void)state;
+	madvise_turns("v6.12", 0, PTSIM_MADV_COLD, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_COLD_YOUNG], PAGES);
+	assert_int_equal(loops_of(&l), PAGES);
+	madvise_turns("v6.12", 0, PTSIM_MADV_FREE, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY], PAGES);
+	assert_int_equal(loops_of(&l), PAGES);
+	madvise_turns("v6.12", 0, PTSIM_MADV_PAGEOUT, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_PAGEOUT], PAGES);
+	madvise_turns("v6.12", 4, PTSIM_MADV_FREE, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY], PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY], 0);
+	madvise_turns("v6.12", 4, PTSIM_MADV_COLD, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG], PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_COLD_YOUNG], 0);
+	madvise_turns("v6.9", 0, PTSIM_MADV_FREE, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY], 0);
+	madvise_turns("v6.8", 0, PTSIM_MADV_COLD, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_COLD_YOUNG], 0);
+}
+
 static void test_failure_and_bad_input(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
@@ -281,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_contpte_gather_paths),
 		cmocka_unit_test(test_zap_paths),
 		cmocka_unit_test(test_uffd_move_paths),
+		cmocka_unit_test(test_madvise_paths),
 		cmocka_unit_test(test_failure_and_bad_input),
 		cmocka_unit_test(test_every_path_is_priced),
 	};

@@ -26,7 +26,7 @@ static void last(struct ptsim_machine *m, struct run *r)
 	assert_int_equal(ptsim_last_loop_stats(m, &r->l), 0);
 }
 
-#define NR_RUNS 19
+#define NR_RUNS 22
 
 /* UFFDIO_MOVE of fresh order-0 pages at VA into a registered range at to. */
 static void uffd_move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t to, struct run *r)
@@ -43,10 +43,30 @@ static void uffd_move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t to,
 }
 
 /*
+ * madvise COLD, FREE and PAGEOUT of order-0 and 64K folios at `at`: the
+ * walks' turns, and contpte_clear_young_dirty_ptes's over the blocks.
+ */
+static void madvise_runs(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t at, struct run *r)
+{
+	const uint64_t half = PAGES / 2 * 4096;
+
+	assert_int_equal(ptsim_mmap(mm, at, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, at, half, 0, true), 0);
+	assert_int_equal(ptsim_populate(mm, at + half, half, 4, true), 0);
+	assert_int_equal(ptsim_madvise(mm, at, PAGES * 4096, PTSIM_MADV_COLD), 0);
+	last(m, &r[0]);
+	assert_int_equal(ptsim_madvise(mm, at, PAGES * 4096, PTSIM_MADV_FREE), 0);
+	last(m, &r[1]);
+	assert_int_equal(ptsim_madvise(mm, at, half, PTSIM_MADV_PAGEOUT), 0);
+	last(m, &r[2]);
+}
+
+/*
  * Operations that take every counted path, on kernels with and without
  * contpte and batching: the whole sequence on v6.12 with and without contpte
- * (UFFDIO_MOVE with it only), the batched mprotect and early-exit gathers of
- * v6.17.
+ * (UFFDIO_MOVE and madvise with it only), the batched mprotect and early-exit
+ * gathers of v6.17.
  */
 static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 {
@@ -84,8 +104,11 @@ static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 			last(m, &r[n++]);
 			assert_int_equal(ptsim_munmap(mm, to, PAGES * 4096), 0);
 			last(m, &r[n++]);
-			if (!k)	/* UFFDIO_MOVE's loops are priced with contpte only */
+			if (!k) {	/* these loops are priced with contpte only */
 				uffd_move(m, mm, to, &r[n++]);
+				madvise_runs(m, mm, VA + (UINT64_C(2) << 30), &r[n]);
+				n += 3;
+			}
 			ptsim_machine_destroy(m);
 		}
 	}

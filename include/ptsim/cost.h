@@ -98,6 +98,13 @@ enum ptsim_loop {
 	 */
 	PTSIM_LOOP_MOVE_PAGES_PTE,			/* move_pages, "pte": one page's turn */
 	PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT,		/* move_pages_pte, "present": its body */
+	/* madvise's PTE walks as v6.12 runs them (order-0 folios), with contpte only */
+	PTSIM_LOOP_MADVISE_COLD_YOUNG,	/* madvise_cold_or_pageout_pte_range, "cold_young" */
+	PTSIM_LOOP_MADVISE_PAGEOUT,	/* madvise_cold_or_pageout_pte_range, "pageout" */
+	PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY,	/* madvise_free_pte_range, "young_dirty" */
+	/* contpte_clear_young_dirty_ptes's loop: one entry, both bits (a store) or young only (a CAS) */
+	PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY,	/* __clear_young_dirty_ptes */
+	PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG,
 	PTSIM_LOOP__COUNT
 };
 

@@ -219,6 +219,12 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE] = { "mlock_pte_range", "munlock_nocontpte" },
 	[PTSIM_LOOP_MOVE_PAGES_PTE] = { "move_pages", "pte" },
 	[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] = { "move_pages_pte", "present" },
+	[PTSIM_LOOP_MADVISE_COLD_YOUNG] = { "madvise_cold_or_pageout_pte_range", "cold_young" },
+	[PTSIM_LOOP_MADVISE_PAGEOUT] = { "madvise_cold_or_pageout_pte_range", "pageout" },
+	[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY] = { "madvise_free_pte_range", "young_dirty" },
+	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY] = { "__clear_young_dirty_ptes",
+								"young_and_dirty" },
+	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { "__clear_young_dirty_ptes", "young" },
 };
 
 /* Each path's twin priced from objects without CONFIG_ARM64_CONTPTE; PTSIM_LOOP__COUNT: none. */
@@ -246,6 +252,11 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	/* priced only from the contpte build */
 	[PTSIM_LOOP_MOVE_PAGES_PTE] = PTSIM_LOOP__COUNT,
 	[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_MADVISE_COLD_YOUNG] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_MADVISE_PAGEOUT] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = PTSIM_LOOP__COUNT,
 };
 
 /* The twins are one run of the enum, from the first to the last. */

@@ -128,19 +128,22 @@ static bool madvise_free_swapcache(struct ptsim_mm *mm, struct folio *f)
  * them and isolates the folio for reclaim.
  */
 static void lazy_age_ptes(struct lazy_walk *w, struct folio *f, pte_t *ptep, pte_t ptent,
-			  uint64_t addr, unsigned int nr, bool batching)
+			  uint64_t addr, unsigned int nr, bool batching, bool priced)
 {
 	struct ptsim_mm *mm = w->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
 
 	if (w->advice == LAZY_PAGEOUT) {
-		folio_isolate_lru(mm, &w->isolated, f, addr, false);
+		if (folio_isolate_lru(mm, &w->isolated, f, addr, false) && priced)
+			count_loop_path(mm->m, PTSIM_LOOP_MADVISE_PAGEOUT);
 		return;
 	}
 	if (w->advice == LAZY_COLD) {
 		if (pte_young(ptent)) {
 			clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG);
 			tlb_flush_pte_range(w->tlb, addr, (uint64_t)nr << g->page_shift);
+			if (priced)
+				count_loop_path(mm->m, PTSIM_LOOP_MADVISE_COLD_YOUNG);
 		}
 		return;	/* folio_deactivate */
 	}
@@ -149,6 +152,8 @@ static void lazy_age_ptes(struct lazy_walk *w, struct folio *f, pte_t *ptep, pte
 		return;
 	if (batching) {
 		clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
+		if (priced)
+			count_loop_path(mm->m, PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY);
 	} else {
 		/* before v6.10: ptep_get_and_clear_full, mkold, mkclean, set_pte_at */
 		ptent = ptep_get_and_clear(mm, addr, ptep);
@@ -241,9 +246,15 @@ whole:
 		/* a large folio here is mapped whole: its mapcount says whether only here */
 		if (!free && (uint64_t)folio_mapcount(mm->m, ref.folio) != folio_nr_pages(ref.folio))
 			continue;
+		/*
+		 * the priced turns (v6.12's, doc/loop-prices.md): an order-0
+		 * folio, and for FREE one outside the swap cache
+		 */
+		bool priced = !ref.folio->order && !(free && folio_test_swapcache(ref.folio));
+
 		if (free && !madvise_free_swapcache(mm, ref.folio))
 			continue;
-		lazy_age_ptes(w, ref.folio, ptep, ptent, addr, nr, batching);
+		lazy_age_ptes(w, ref.folio, ptep, ptent, addr, nr, batching, priced);
 	}
 }
 

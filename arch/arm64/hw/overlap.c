@@ -151,6 +151,32 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 		{ PTSIM_EV_PTE_READ, 1, CONT }, { PTSIM_EV_PTEP_GET, 5, CONT }, { PTSIM_EV_PTE_WRITE, 1 },
 		{ PTSIM_EV_SET_PTES, 1, CONT }, { PTSIM_EV_SET_PTES_CHUNK, 1 }, { PTSIM_EV_FOLIO_TEST, 2 },
 	},
+	/*
+	 * madvise's walks, an order-0 folio: ptep_get, folio_test_large;
+	 * vm_normal_folio is a call. COLD of a young entry: clear_young_dirty_ptes
+	 * inline (its cont check's load, __ptep_get; the CAS is an atomic) and
+	 * tlb_remove_tlb_entries; folio_deactivate is a call. PAGEOUT:
+	 * folio_isolate_lru is a call. FREE: the same clear with both bits is a
+	 * plain store; folio_mark_lazyfree is a call
+	 */
+	[PTSIM_LOOP_MADVISE_COLD_YOUNG] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTE_READ, 1, CONT },
+		{ PTSIM_EV_PTEP_GET, 1, CONT }, { PTSIM_EV_FOLIO_TEST, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	[PTSIM_LOOP_MADVISE_PAGEOUT] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
+		{ PTSIM_EV_FOLIO_TEST, 1 },
+	},
+	[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 2 }, { PTSIM_EV_PTE_READ, 1, CONT },
+		{ PTSIM_EV_PTEP_GET, 1, CONT }, { PTSIM_EV_PTE_WRITE, 1 }, { PTSIM_EV_FOLIO_TEST, 1 },
+		{ PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	/* __clear_young_dirty_ptes: the entry's load, and its store (both bits) or CAS (young) */
+	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY] = {
+		{ PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_WRITE, 1 },
+	},
+	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { { PTSIM_EV_PTE_READ, 1 } },
 };
 
 /*

@@ -265,6 +265,12 @@ void contpte_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 	}
 	__clear_young_dirty_ptes(mm, start, ptep, (unsigned int)((end - start) >> g->page_shift),
 				 flags);
+	/* the loop's turns, the priced ones: both bits, or young alone */
+	if (flags == (CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY) || flags == CYDP_CLEAR_YOUNG)
+		count_loop_paths(mm->m, flags == CYDP_CLEAR_YOUNG ?
+				 PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG :
+				 PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY,
+				 (end - start) >> g->page_shift);
 }
 
 /* contpte_wrprotect_ptes: fully covered blocks stay folded; the caller flushes. */
