@@ -269,6 +269,45 @@ static void test_madvise_paths(void **state)
 	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_COLD_YOUNG], 0);
 }
 
+/* A read fault at page 128 of a cached 1 MiB file of folios up to max_order: its turns. */
+static void fault_around_turns(unsigned int max_order, struct ptsim_loop_stats *l)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "v6.12");
+	struct ptsim_mm *mm = NULL;
+	const uint64_t len = 256 * 4096;
+	unsigned int file, fd;
+	uint64_t at;
+
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_file_create(m, len, max_order, &file), 0);
+	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+	for (uint64_t off = 0; off < len; off += 4096)
+		assert_int_equal(ptsim_fault(mm, at + off, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_munmap(mm, at, len), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+	assert_int_equal(ptsim_fault(mm, at + 128 * 4096, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, l), 0);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * The fault-around maps each empty entry of a large folio through
+ * filemap_map_folio_range's loop (the 16 pages of the window); order-0
+ * folios take filemap_map_order0_folio, no loop
+ */
+static void test_fault_around_paths(void **state)
+{
+	struct ptsim_loop_stats l;
+
+	(void)state;
+	fault_around_turns(4, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH], 16);
+	assert_int_equal(loops_of(&l), 16);
+	fault_around_turns(0, &l);
+	assert_int_equal(loops_of(&l), 0);
+}
+
 static void test_failure_and_bad_input(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
@@ -326,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_zap_paths),
 		cmocka_unit_test(test_uffd_move_paths),
 		cmocka_unit_test(test_madvise_paths),
+		cmocka_unit_test(test_fault_around_paths),
 		cmocka_unit_test(test_failure_and_bad_input),
 		cmocka_unit_test(test_every_path_is_priced),
 	};

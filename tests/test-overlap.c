@@ -26,7 +26,7 @@ static void last(struct ptsim_machine *m, struct run *r)
 	assert_int_equal(ptsim_last_loop_stats(m, &r->l), 0);
 }
 
-#define NR_RUNS 22
+#define NR_RUNS 23
 
 /* UFFDIO_MOVE of fresh order-0 pages at VA into a registered range at to. */
 static void uffd_move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t to, struct run *r)
@@ -63,10 +63,33 @@ static void madvise_runs(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t 
 }
 
 /*
+ * A read fault on a file of 64K folios already in the page cache: the
+ * fault-around maps them through filemap_map_folio_range.
+ */
+static void file_fault_around(struct ptsim_machine *m, struct ptsim_mm *mm, struct run *r)
+{
+	const uint64_t len = 256 * 4096;	/* long enough for readahead to reach order 4 */
+	unsigned int file, fd, order;
+	uint64_t at;
+
+	assert_int_equal(ptsim_file_create(m, len, 4, &file), 0);
+	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+	for (uint64_t off = 0; off < len; off += 4096)	/* read it all in */
+		assert_int_equal(ptsim_fault(mm, at + off, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_file_cached(m, file, 128, &order), 0);
+	assert_int_equal(order, 4);
+	assert_int_equal(ptsim_munmap(mm, at, len), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+	assert_int_equal(ptsim_fault(mm, at + 128 * 4096, PTSIM_ACCESS_READ), 0);
+	last(m, r);
+}
+
+/*
  * Operations that take every counted path, on kernels with and without
  * contpte and batching: the whole sequence on v6.12 with and without contpte
- * (UFFDIO_MOVE and madvise with it only), the batched mprotect and early-exit
- * gathers of v6.17.
+ * (UFFDIO_MOVE, madvise and file fault-around with it only), the batched
+ * mprotect and early-exit gathers of v6.17.
  */
 static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 {
@@ -108,6 +131,7 @@ static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 				uffd_move(m, mm, to, &r[n++]);
 				madvise_runs(m, mm, VA + (UINT64_C(2) << 30), &r[n]);
 				n += 3;
+				file_fault_around(m, mm, &r[n++]);
 			}
 			ptsim_machine_destroy(m);
 		}

@@ -105,6 +105,8 @@ enum ptsim_loop {
 	/* contpte_clear_young_dirty_ptes's loop: one entry, both bits (a store) or young only (a CAS) */
 	PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY,	/* __clear_young_dirty_ptes */
 	PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG,
+	/* filemap_map_folio_range, "batch": a large folio's page whose empty entry joins the batch */
+	PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH,
 	PTSIM_LOOP__COUNT
 };
 

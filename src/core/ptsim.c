@@ -225,6 +225,7 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY] = { "__clear_young_dirty_ptes",
 								"young_and_dirty" },
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { "__clear_young_dirty_ptes", "young" },
+	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = { "filemap_map_folio_range", "batch" },
 };
 
 /* Each path's twin priced from objects without CONFIG_ARM64_CONTPTE; PTSIM_LOOP__COUNT: none. */
@@ -257,6 +258,7 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY] = PTSIM_LOOP__COUNT,
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY] = PTSIM_LOOP__COUNT,
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = PTSIM_LOOP__COUNT,
+	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = PTSIM_LOOP__COUNT,
 };
 
 /* The twins are one run of the enum, from the first to the last. */

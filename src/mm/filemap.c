@@ -359,6 +359,9 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 				if (!run)
 					first = pg;
 				run++;
+				/* v6.12 maps an order-0 folio without the loop (filemap_map_order0_folio) */
+				if (fo->order)
+					count_loop_path(m, PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH);
 			}
 			if ((!none || pg == fend) && run) {
 				uint64_t ra = addr + ((first - start_pgoff) << g->page_shift);

@@ -177,6 +177,10 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 		{ PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_WRITE, 1 },
 	},
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { { PTSIM_EV_PTE_READ, 1 } },
+	/* filemap_map_folio_range: the page's tests, ptep_get of its entry and its cont test */
+	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = {
+		{ PTSIM_EV_MAP_PAGES, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
+	},
 };
 
 /*
