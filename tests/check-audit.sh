@@ -1,10 +1,14 @@
 #!/bin/sh
-# The audit finds both directions of the batched-mprotect finding and the v6.18 linear-map
-# finding (doc/findings.md), where they belong, and nothing else.
+# Usage: check-audit.sh PTSIM-BENCH [SCENARIOS]
+# The audit finds only the batched-mprotect finding and the v6.18 linear-map finding
+# (doc/findings.md), where they belong. With 500 scenarios (the default, the long suite's
+# run) it finds both directions of the first and the second; a shorter run (the quick
+# suite's 100) must find at least one batched-mprotect violation.
 set -eu
-out=$("$1" audit --scenarios 500 --seed 2 --json)
-printf '%s\n' "$out" | python3 -c '
-import json, sys
+scenarios=${2:-500}
+out=$("$1" audit --scenarios "$scenarios" --seed 2 --json)
+printf '%s\n' "$out" | SCENARIOS=$scenarios python3 -c '
+import json, os, sys
 d = json.load(sys.stdin)
 groups = d["groups"]
 mprotect = ("prot_commit_flush_ptes", "change_pte_range", "change_protection", "do_mprotect_pkey")
@@ -33,6 +37,9 @@ for g in groups:
     assert g["scenario"].startswith("machine "), g["scenario"]
 want = {("bbm-violation", "set"), ("bbm-violation", "cleared"), ("bbm-conflict-risk", "set"),
         ("bbm-conflict-risk", "cleared"), ("linear-map", "invariant")}
-assert want <= seen, "missing: %s" % (want - seen)
+if os.environ["SCENARIOS"] == "500":
+    assert want <= seen, "missing: %s" % (want - seen)
+else:
+    assert ("bbm-violation", "set") in seen or ("bbm-violation", "cleared") in seen, seen
 print("ok:", len(groups), "groups,", d["scenarios"], "scenarios")
 '
