@@ -63,6 +63,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_ZAP_SKIP_NONE_PTES] = "zap_pte_range skips a run of none entries in one loop turn",
 	[PTSIM_FEAT_UFFD_WP] = "arm64 uffd write-protect (HAVE_ARCH_USERFAULTFD_WP)",
 	[PTSIM_FEAT_PAGEMAP_SCAN] = "the PAGEMAP_SCAN ioctl of /proc/PID/pagemap",
+	[PTSIM_FEAT_NR_PAGES_MAPPED_BATCH] = "one _nr_pages_mapped atomic per rmap batch, not per page",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */

@@ -21,6 +21,7 @@ static const char *const v610[] = { "madv_free_pte_batching", "contpte_clear_you
 					"deferred_split_partial", "madv_populate_no_vma_walk",
 					"split_to_order", "uffd_wp", NULL };
 static const char *const v611[] = { "large_mapcount", NULL };
+static const char *const v612[] = { "nr_pages_mapped_batch", NULL };
 static const char *const v614[] = { "zap_skip_none_ptes", NULL };
 static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount",
 				    "wp_reuse_large_anon_folio", NULL };
@@ -45,16 +46,16 @@ static const struct {
 	{ "v6.9", { v67, v69_core, v69, NULL } },
 	{ "v6.10", { v67, v69_core, v69, v610, NULL } },
 	{ "v6.11", { v67, v69_core, v69, v610, v611, NULL } },
-	{ "v6.12", { v67, v69_core, v69, v610, v611, NULL } },
-	{ "v6.13", { v67, v69_core, v69, v610, v611, NULL } },
-	{ "v6.14", { v67, v69_core, v69, v610, v611, v614, NULL } },
-	{ "v6.15", { v67, v69_core, v69, v610, v611, v614, v615, NULL } },
-	{ "v6.16", { v67, v69_core, v69, v610, v611, v614, v615, NULL } },
-	{ "baseline", { v67, v69_core, v69, v610, v611, v614, v615, NULL } },
-	{ "v6.17", { v67, v69_core, v69, v610, v611, v614, v615, v617, NULL } },
-	{ "v6.18", { v67, v69_core, v69, v610, v611, v614, v615, v617, v618, NULL } },
-	{ "v6.19", { v67, v69_core, v69, v610, v611, v614, v615, v617, v618, v619, NULL } },
-	{ "patched", { v67, v69_core, v69, v610, v611, v614, v615, v617, v618, v619, unmerged } },
+	{ "v6.12", { v67, v69_core, v69, v610, v611, v612, NULL } },
+	{ "v6.13", { v67, v69_core, v69, v610, v611, v612, NULL } },
+	{ "v6.14", { v67, v69_core, v69, v610, v611, v612, v614, NULL } },
+	{ "v6.15", { v67, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
+	{ "v6.16", { v67, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
+	{ "baseline", { v67, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
+	{ "v6.17", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, NULL } },
+	{ "v6.18", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, NULL } },
+	{ "v6.19", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, v619, NULL } },
+	{ "patched", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, v619, unmerged } },
 };
 
 /* Is feature name in one of the groups? */

@@ -7,8 +7,10 @@
  * v6.8 copies and zaps entry by entry (folio_try_dup_anon_rmap_pte,
  * folio_remove_rmap_pte per PTE); v6.9 batches a folio's entries into one
  * __folio_try_dup_anon_rmap / folio_remove_rmap_ptes, whose loops still touch
- * every page (PageAnonExclusive, ClearPageAnonExclusive, page->_mapcount);
- * v6.11 adds folio->_large_mapcount, updated once a batch; v6.15 (CONFIG_MM_ID
+ * every page (PageAnonExclusive, ClearPageAnonExclusive, page->_mapcount,
+ * and folio->_nr_pages_mapped for each page that became (un)mapped);
+ * v6.11 adds folio->_large_mapcount, updated once a batch; v6.12 updates
+ * _nr_pages_mapped once a batch ("nr_pages_mapped_batch"); v6.15 (CONFIG_MM_ID
  * with THP) updates it under the folio's bit lock with the MM slots. The
  * per-page mapcounts stay: CONFIG_NO_PAGE_MAPCOUNT is off by default.
  */
@@ -143,7 +145,8 @@ static void test_munmap_64k_folio(void **state)
 {
 	static const struct rmap_counts want[NR_KERNELS] = {
 		[K68] = { .remove = 16, .mapcount_atomic = 16 + 16, .lruvec = 16 },
-		[K69] = { .remove = 1, .mapcount_atomic = 16 + 1, .lruvec = 1 },
+		/* one _nr_pages_mapped atomic per page until v6.12 */
+		[K69] = { .remove = 1, .mapcount_atomic = 16 + 16, .lruvec = 1 },
 		[K612] = { .remove = 1, .mapcount_atomic = 16 + 1 + 1, .lruvec = 1 },
 		[K616] = { .remove = 1, .mapcount_atomic = 16 + 1 + 1, .mapcount_set = 3,
 			   .lruvec = 1 },
@@ -383,6 +386,63 @@ static void test_file_faults(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * "mm/rmap: minimize folio->_nr_pages_mapped updates when batching PTE
+ * (un)mapping" (v6.12), on either side: v6.11 updates _nr_pages_mapped once
+ * for each page of the batch, v6.12 once: unmapping a 64K anonymous folio,
+ * and mapping a 64K page-cache folio by fault-around.
+ */
+static void test_nr_pages_mapped_batch(void **state)
+{
+	static const char *const kernels[2] = { "v6.11", "v6.12" };
+	uint64_t unmap[2], map[2];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      kernels[k]);
+		struct ptsim_mm *mm = populated(m, SZ_64K, 4);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
+		st = last_stats(m);
+		unmap[k] = st.ev[PTSIM_EV_MAPCOUNT_ATOMIC];
+		assert_int_equal(st.ev[PTSIM_EV_RMAP_REMOVE], 1);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+	/* 16 pages, the large mapcount, and the _nr_pages_mapped updates */
+	assert_int_equal(unmap[0], 16 + 1 + 16);
+	assert_int_equal(unmap[1], 16 + 1 + 1);
+	for (int k = 0; k < 2; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      kernels[k]);
+		struct ptsim_mm *mm = NULL;
+		const uint64_t len = 256 * 4096;	/* readahead reaches order 4 */
+		unsigned int file, fd, order;
+		uint64_t at;
+
+		assert_int_equal(ptsim_mm_create(m, &mm), 0);
+		assert_int_equal(ptsim_file_create(m, len, 4, &file), 0);
+		assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+		assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+		for (uint64_t off = 0; off < len; off += 4096)
+			assert_int_equal(ptsim_fault(mm, at + off, PTSIM_ACCESS_READ), 0);
+		assert_int_equal(ptsim_file_cached(m, file, 128, &order), 0);
+		assert_int_equal(order, 4);
+		assert_int_equal(ptsim_munmap(mm, at, len), 0);
+		assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+		/* the fault-around maps the 64K folio at page 128 whole: one rmap batch */
+		assert_int_equal(ptsim_fault(mm, at + 128 * 4096, PTSIM_ACCESS_READ), 0);
+		map[k] = last_stats(m).ev[PTSIM_EV_MAPCOUNT_ATOMIC];
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_RMAP_ADD], 1);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+	assert_int_equal(map[0], 16 + 1 + 16);
+	assert_int_equal(map[1], 16 + 1 + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_anon_faults),
 		cmocka_unit_test(test_cow_fault),
 		cmocka_unit_test(test_file_faults),
+		cmocka_unit_test(test_nr_pages_mapped_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

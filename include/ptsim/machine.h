@@ -237,6 +237,14 @@ enum ptsim_feature {
 	 * /proc/PID/pagemap. Off (v6.6): the ioctl is -ENOTTY.
 	 */
 	PTSIM_FEAT_PAGEMAP_SCAN,
+	/*
+	 * "mm/rmap: minimize folio->_nr_pages_mapped updates when batching PTE
+	 * (un)mapping" (D. Hildenbrand, posted 2024-08-07,
+	 * 20240807115515.1640951-1-david@redhat.com, v6.12): a batch of a large
+	 * folio's entries updates _nr_pages_mapped with one atomic. Off (v6.9 to
+	 * v6.11): one atomic per page that became mapped or unmapped.
+	 */
+	PTSIM_FEAT_NR_PAGES_MAPPED_BATCH,
 	PTSIM_FEAT__COUNT
 };
 

@@ -80,6 +80,8 @@ static const struct {
 	[PTSIM_FEAT_UFFD_WP] = { "uffd_wp", 6100 },
 	/* PAGEMAP_SCAN ("Implement IOCTL to get and optionally clear info about PTEs", v33): v6.7 */
 	[PTSIM_FEAT_PAGEMAP_SCAN] = { "pagemap_scan", 6070 },
+	/* posted 2024-08-07 on v6.11's rmap.c (with _large_mapcount), merged for v6.12 */
+	[PTSIM_FEAT_NR_PAGES_MAPPED_BATCH] = { "nr_pages_mapped_batch", 6120 },
 };
 
 /*
@@ -87,7 +89,8 @@ static const struct {
  * none of the modelled ones (it has set_ptes already), v6.8 only
  * pagemap_scan (v6.7; anonymous mTHP came with v6.8, which the model does
  * not tie to a preset); v6.10 adds uffd_wp among others; v6.11 to
- * v6.13 have what v6.10 has (v6.11 adds large_mapcount), v6.14 adds
+ * v6.13 have what v6.10 has (v6.11 adds large_mapcount, v6.12
+ * nr_pages_mapped_batch), v6.14 adds
  * zap_skip_none_ptes.
  */
 static const struct {

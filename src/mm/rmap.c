@@ -18,7 +18,8 @@
  * executes it (v6.8 .. v6.19, the default config: CONFIG_PAGE_MAPCOUNT, and
  * from v6.15 CONFIG_MM_ID with THP). A large folio's mapping of nr pages
  * touches every page's _mapcount, then the folio's _nr_pages_mapped when a
- * page became mapped or unmapped, and (v6.11, "large_mapcount") its
+ * page became mapped or unmapped (per such page before v6.12, once a batch
+ * from it: "nr_pages_mapped_batch"), and (v6.11, "large_mapcount") its
  * _large_mapcount; __folio_mod_stat calls __lruvec_stat_mod_folio when the
  * number of mapped pages changed.
  *
@@ -45,7 +46,7 @@ static bool __folio_add_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx,
 		page_mapcount_atomic(m, f, idx, nr);	/* atomic_inc_and_test per page */
 		first = (uint64_t)folio_mapcount(m, f) < folio_nr_pages(f);
 		if (first)
-			nr_pages_mapped_atomic(m, f);
+			nr_pages_mapped_batch(m, f, nr);
 		/* a PMD mapping already counts every page mapped (ENTIRELY_MAPPED) */
 		first = first && !pmd_mapped;
 		folio_mod_large_mapcount(m, f, false);
@@ -148,7 +149,7 @@ void folio_remove_rmap_ptes(struct ptsim_mm *mm, struct folio *f, uint64_t idx, 
 		page_mapcount_atomic(m, f, idx, nr);	/* atomic_add_negative per page */
 		last = (uint64_t)MAX(folio_mapcount(m, f), 0) < folio_nr_pages(f);
 		if (last)
-			nr_pages_mapped_atomic(m, f);	/* atomic_sub_return_relaxed */
+			nr_pages_mapped_batch(m, f, nr);	/* atomic_sub_return_relaxed */
 	}
 	if (last)
 		__lruvec_stat_mod_folio(m);	/* __folio_mod_stat: NR_{ANON,FILE}_MAPPED */

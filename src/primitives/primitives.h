@@ -821,11 +821,29 @@ static inline void entire_mapcount_atomic(struct ptsim_machine *m, const struct 
 	dcache_page_load(m, folio_pfn(m, f) + FOLIO_PAGE1);
 }
 
-/* The atomic update of a large folio's _nr_pages_mapped, in its page[1]. */
+/* n atomic updates of a large folio's _nr_pages_mapped, in its page[1]. */
+static inline void nr_pages_mapped_atomics(struct ptsim_machine *m, const struct folio *f,
+					   uint64_t n)
+{
+	prim_count(m, PRIM_NR_PAGES_MAPPED_ATOMIC, n);
+	for (uint64_t i = 0; i < n; i++)
+		dcache_page_load(m, folio_pfn(m, f) + FOLIO_PAGE1);
+}
+
 static inline void nr_pages_mapped_atomic(struct ptsim_machine *m, const struct folio *f)
 {
-	prim_count(m, PRIM_NR_PAGES_MAPPED_ATOMIC, 1);
-	dcache_page_load(m, folio_pfn(m, f) + FOLIO_PAGE1);
+	nr_pages_mapped_atomics(m, f, 1);
+}
+
+/*
+ * The _nr_pages_mapped updates of a PTE batch of nr pages that all became
+ * mapped (unmapped): one atomic for the batch from v6.12
+ * ("nr_pages_mapped_batch"), one per page before.
+ */
+static inline void nr_pages_mapped_batch(struct ptsim_machine *m, const struct folio *f,
+					 unsigned int nr)
+{
+	nr_pages_mapped_atomics(m, f, feature(m, PTSIM_FEAT_NR_PAGES_MAPPED_BATCH) ? 1 : nr);
 }
 
 /* One plain store initialising a mapcount field (atomic_set) in f's struct page idx. */
