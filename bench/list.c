@@ -188,6 +188,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_ICACHE_L2_HIT] = "cache model: a call's instruction line, missing the L1I, found in the L2",
 	[PTSIM_EV_ICACHE_LLC_HIT] = "cache model: a call's instruction line found in the last-level cache",
 	[PTSIM_EV_ICACHE_DRAM] = "cache model: a call's instruction line fetched from memory",
+	[PTSIM_EV_FREE_TAIL_PAGE] = "free_pages_prepare's work on one tail page of a large folio freed",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -162,6 +162,8 @@ static void test_munmap_64k_folio(void **state)
 		st = last_stats(m);
 		assert_rmap_counts(&st, &want[k]);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
+		/* free_pages_prepare: its 15 tail pages, on every release */
+		assert_int_equal(st.ev[PTSIM_EV_FREE_TAIL_PAGE], 15);
 		assert_invariants(m);
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);
@@ -183,6 +185,7 @@ static void test_munmap_order0(void **state)
 		st = last_stats(m);
 		assert_rmap_counts(&st, &want);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 16);
+		assert_int_equal(st.ev[PTSIM_EV_FREE_TAIL_PAGE], 0);	/* no tail pages */
 		assert_invariants(m);
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);

@@ -151,6 +151,12 @@ enum ptsim_event {
 	PTSIM_EV_ICACHE_L2_HIT,		/* the instruction line was in the L2 */
 	PTSIM_EV_ICACHE_LLC_HIT,	/* ... in the last-level cache */
 	PTSIM_EV_ICACHE_DRAM,		/* ... from memory */
+	/*
+	 * free_pages_prepare's work on one tail page of a large folio being
+	 * freed (free_tail_page_prepare: ->mapping and compound_head cleared,
+	 * the flags checked at preparation cleared). Since 0.3.
+	 */
+	PTSIM_EV_FREE_TAIL_PAGE,
 	PTSIM_EV__COUNT
 };
 

@@ -143,6 +143,7 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_ICACHE_L2_HIT] = "icache_l2_hit",
 	[PTSIM_EV_ICACHE_LLC_HIT] = "icache_llc_hit",
 	[PTSIM_EV_ICACHE_DRAM] = "icache_dram",
+	[PTSIM_EV_FREE_TAIL_PAGE] = "free_tail_page",
 	[PTSIM_EV_DCACHE_PREFETCH_HIT] = "dcache_prefetch_hit",
 	[PTSIM_EV_DCACHE_L2_HIT] = "dcache_l2_hit",
 	[PTSIM_EV_DCACHE_LLC_HIT] = "dcache_llc_hit",

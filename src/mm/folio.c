@@ -284,6 +284,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	physmem_free(&m->phys, pfn, order);
 	fs->nr_folios--;
 	free_unref_page(m);
+	free_tail_pages_prepare(m, pfn, order);
 	chunks_account(m, pfn - fs->base_pfn, nr, -1);
 }
 

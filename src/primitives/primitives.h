@@ -90,6 +90,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/page_alloc.c: a folio of any order from the buddy allocator")			\
 	X(FREE_UNREF_PAGE, "free_unref_page", PRIM_CALL, PTSIM_EV_FOLIO_FREE,			\
 	  "mm/page_alloc.c: a folio back to the buddy allocator (__folio_put)")		\
+	X(FREE_TAIL_PAGE_PREPARE, "free_tail_page_prepare", PRIM_INLINE, PTSIM_EV_FREE_TAIL_PAGE,	\
+	  "mm/page_alloc.c: free_pages_prepare's loop over a large folio's tail pages")	\
 	X(FOLIO_ZERO_USER, "folio_zero_user", PRIM_CALL, PTSIM_EV_PAGE_ZERO,			\
 	  "mm/memory.c: clear_user_highpage per page (clear_page)")				\
 	X(COPY_USER_HIGHPAGE, "copy_user_highpage", PRIM_CALL, PTSIM_EV_PAGE_COPY,		\
@@ -766,6 +768,21 @@ static inline void __alloc_pages(struct ptsim_machine *m)
 static inline void free_unref_page(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_FREE_UNREF_PAGE, 1);
+}
+
+/*
+ * free_pages_prepare (inside the free) of an order-`order` folio at pfn:
+ * each tail page's free_tail_page_prepare and flags update, a
+ * read-modify-write of its struct page's line.
+ */
+static inline void free_tail_pages_prepare(struct ptsim_machine *m, uint64_t pfn,
+					   unsigned int order)
+{
+	const uint64_t nr = UINT64_C(1) << order;
+
+	prim_count(m, PRIM_FREE_TAIL_PAGE_PREPARE, nr - 1);
+	for (uint64_t i = 1; i < nr; i++)
+		dcache_page_load(m, pfn + i);
 }
 
 /* folio_zero_user: nr pages cleared. */

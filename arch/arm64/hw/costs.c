@@ -231,6 +231,13 @@ static const struct {
 	[PTSIM_EV_ICACHE_L2_HIT] = { C_L2_EXTRA, 1, false },
 	[PTSIM_EV_ICACHE_LLC_HIT] = { C_LLC_EXTRA, 1, false },
 	[PTSIM_EV_ICACHE_DRAM] = { C_DRAM_EXTRA, 1, false },
+	/*
+	 * free_tail_page_prepare (v6.12 mm/page_alloc.c, inline, check_pages
+	 * off): page->mapping and compound_head cleared, and the flags' AT_PREP
+	 * bits cleared by free_pages_prepare: three plain stores to the tail's
+	 * struct page, whose flags load the data-cache model prices
+	 */
+	[PTSIM_EV_FREE_TAIL_PAGE] = { C_PTE_STORE, 3, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
