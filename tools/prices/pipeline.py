@@ -139,9 +139,22 @@ class Cpu:
         self.preference = {u: (demand[u], u) for u in units}
 
 
-def _waiting(i, producers, done, cycle):
-    """True while a source of instruction i is not ready at cycle."""
-    return any(done[p] is None or done[p] > cycle for p in producers[i])
+def _ready_at(i, producers, done, ready):
+    """The cycle instruction i's sources are all ready, or None while one of
+    them has not issued yet. A result's cycle never changes once set, so the
+    answer is kept in ready[i] once known (the simulation loop asks every
+    cycle for every instruction in the window)."""
+    r = ready[i]
+    if r is None:
+        r = 0
+        for p in producers[i]:
+            d = done[p]
+            if d is None:
+                return None
+            if d > r:
+                r = d
+        ready[i] = r
+    return r
 
 
 def _simulate(block, cpu, iterations):
@@ -157,6 +170,7 @@ def _simulate(block, cpu, iterations):
     writer = {}         # register -> the newest instruction dispatched that writes it
     producers = [None] * n  # per instruction: the instructions its sources come from (renamed)
     done = [None] * n   # per issued instruction: the cycle its result is ready
+    ready = [None] * n  # per instruction: the cycle its sources are ready, once known
     window = []         # dispatched, not yet issued, oldest first
     in_rob = 0          # micro-ops dispatched and not retired
     cycle = next_dispatch = retired = 0
@@ -175,7 +189,10 @@ def _simulate(block, cpu, iterations):
         still = []
         for i in window:
             chosen = []
-            if not _waiting(i, producers, done, cycle):
+            r = ready[i]
+            if r is None:
+                r = _ready_at(i, producers, done, ready)
+            if r is not None and r <= cycle:
                 for units in insts[i][3]:
                     free = [u for u in units if u not in busy and u not in chosen]
                     if not free:
