@@ -70,9 +70,9 @@ static void remove_from_page_cache(struct ptsim_machine *m, const struct folio *
 		u64map_del(&file->cache, f->index + i);
 }
 
-/* shrink_folio_list for one folio; true when it is to be freed. */
-static bool shrink_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
-			 struct tlbflush_unmap_batch *ubc)
+/* The body of shrink_folio_list's loop for one folio; true when it is to be freed. */
+static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
+			     struct tlbflush_unmap_batch *ubc)
 {
 	struct ptsim_machine *m = mm->m;
 	struct folio *f = e->folio;
@@ -117,19 +117,26 @@ keep:
 }
 
 /*
- * reclaim_pages: shrink each folio; the deferred flush completes before any
- * folio is freed (try_to_unmap_flush, then free_unref_folios).
+ * shrink_folio_list: each folio reclaimed or kept; the deferred flush
+ * completes before any folio is freed (try_to_unmap_flush, then
+ * free_unref_folios).
  */
-void reclaim_pages(struct ptsim_mm *mm, struct folio_list *l)
+static void shrink_folio_list(struct ptsim_mm *mm, struct folio_list *l)
 {
 	struct tlbflush_unmap_batch ubc = { 0 };
 	size_t nr_free = 0;
 
 	for (size_t i = 0; i < l->nr; i++)
-		if (shrink_folio(mm, &l->e[i], &ubc))
+		if (shrink_one_folio(mm, &l->e[i], &ubc))
 			l->e[nr_free++] = l->e[i];
 	try_to_unmap_flush(mm->m, &ubc);
 	for (size_t i = 0; i < nr_free; i++)
 		folio_free(mm->m, l->e[i].folio);
 	l->nr = 0;
+}
+
+/* reclaim_pages -> reclaim_folio_list: the isolated folios to shrink_folio_list. */
+void reclaim_pages(struct ptsim_mm *mm, struct folio_list *l)
+{
+	shrink_folio_list(mm, l);
 }
