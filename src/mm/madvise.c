@@ -69,7 +69,8 @@ static void madvise_dontneed(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 
 enum lazy_advice { LAZY_FREE, LAZY_COLD, LAZY_PAGEOUT };
 
-struct lazy_walk {
+/* The walk's private data (the kernel's struct madvise_walk_private, with FREE's state too). */
+struct madvise_walk_private {
 	struct ptsim_mm *mm;
 	struct mmu_gather *tlb;
 	struct spare_tables *spare;
@@ -127,8 +128,9 @@ static bool madvise_free_swapcache(struct ptsim_mm *mm, struct folio *f)
  * and clean (lazily freeable), COLD makes young ones old, PAGEOUT leaves
  * them and isolates the folio for reclaim.
  */
-static void lazy_age_ptes(struct lazy_walk *w, struct folio *f, pte_t *ptep, pte_t ptent,
-			  uint64_t addr, unsigned int nr, bool batching, bool priced)
+static void madvise_update_ptes(struct madvise_walk_private *w, struct folio *f, pte_t *ptep,
+				pte_t ptent, uint64_t addr, unsigned int nr, bool batching,
+				bool priced)
 {
 	struct ptsim_mm *mm = w->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
@@ -163,12 +165,15 @@ static void lazy_age_ptes(struct lazy_walk *w, struct folio *f, pte_t *ptep, pte
 }
 
 /*
- * The PTE-table walk of MADV_FREE, MADV_COLD and MADV_PAGEOUT. A large folio
+ * The PTE-table walk of MADV_COLD and MADV_PAGEOUT
+ * (madvise_cold_or_pageout_pte_range) and of MADV_FREE (madvise_free_pte_range,
+ * a function of its own in the kernel with the same shape). A large folio
  * the range (or a bit difference) cuts is split and the address revisited;
  * before v6.10 MADV_FREE split every large folio and gave up on the table at
  * a shared one. COLD and PAGEOUT leave a folio others map too alone.
  */
-static void lazy_pte_range(struct lazy_walk *w, struct pt_table *t, uint64_t addr, uint64_t end)
+static void madvise_cold_or_pageout_pte_range(struct madvise_walk_private *w, struct pt_table *t,
+					      uint64_t addr, uint64_t end)
 {
 	struct ptsim_mm *mm = w->mm;
 	struct ptsim_machine *m = mm->m;
@@ -254,17 +259,17 @@ whole:
 
 		if (free && !madvise_free_swapcache(mm, ref.folio))
 			continue;
-		lazy_age_ptes(w, ref.folio, ptep, ptent, addr, nr, batching, priced);
+		madvise_update_ptes(w, ref.folio, ptep, ptent, addr, nr, batching, priced);
 	}
 }
 
 /*
- * madvise_free_huge_pmd / the COLD and PAGEOUT PMD case: a THP the range
+ * madvise_free_huge_pmd and madvise_cold_or_pageout_pte_range's PMD case: a THP the range
  * covers whole is invalidated (flushed) and rewritten old (and clean for
  * FREE); PAGEOUT then reclaims it at once. A cut one is split first.
  */
-static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int idx, uint64_t addr,
-			  uint64_t next)
+static bool madvise_huge_pmd(struct madvise_walk_private *w, struct pt_table *t, unsigned int idx,
+			     uint64_t addr, uint64_t next)
 {
 	struct ptsim_mm *mm = w->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
@@ -293,15 +298,17 @@ static bool lazy_huge_pmd(struct lazy_walk *w, struct pt_table *t, unsigned int 
 }
 
 /*
- * MADV_FREE / MADV_COLD / MADV_PAGEOUT over [start, end): one gather per VMA,
+ * MADV_FREE / MADV_COLD / MADV_PAGEOUT over [start, end), as walk_page_range
+ * with the advice's ops (madvise_free_single_vma, madvise_cold_page_range,
+ * madvise_pageout_page_range): one gather per VMA,
  * flushed at its end; PAGEOUT reclaims what it isolated after each PTE table.
  */
-static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
-			 enum lazy_advice advice, struct spare_tables *spare)
+static void madvise_walk_page_range(struct ptsim_mm *mm, uint64_t start, uint64_t end,
+				    enum lazy_advice advice, struct spare_tables *spare)
 {
 	const struct ptsim_geometry *g = &mm->m->geo;
 	struct mmu_gather tlb;
-	struct lazy_walk w = { .mm = mm, .tlb = &tlb, .spare = spare, .advice = advice };
+	struct madvise_walk_private w = { .mm = mm, .tlb = &tlb, .spare = spare, .advice = advice };
 
 	for (uint64_t a = start; a < end;) {
 		const struct vma *v = find_vma(mm, a);
@@ -317,7 +324,7 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 			unsigned int idx = pt_index(g, PMD_LEVEL, addr);
 
 			pmd_loop_step(mm->m);
-			if (t && pmd_is_leaf(t, idx) && lazy_huge_pmd(&w, t, idx, addr, next)) {
+			if (t && pmd_is_leaf(t, idx) && madvise_huge_pmd(&w, t, idx, addr, next)) {
 				/* MADV_FREE's huge PMD returns before the cond_resched */
 				if (advice != LAZY_FREE)
 					cond_resched(mm->m, 1);
@@ -325,7 +332,7 @@ static void madvise_lazy(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 				continue;
 			}
 			if (t && t->next[idx])
-				lazy_pte_range(&w, t->next[idx], addr, next);
+				madvise_cold_or_pageout_pte_range(&w, t->next[idx], addr, next);
 			reclaim_pages(mm, &w.isolated);
 			/* the pmd_entry callback's cond_resched at its end (v6.12 madvise.c) */
 			cond_resched(mm->m, 1);
@@ -445,10 +452,10 @@ int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 				if (advice == PTSIM_MADV_DONTNEED)
 					madvise_dontneed(mm, a, b, &spare);
 				else
-					madvise_lazy(mm, a, b,
-						     advice == PTSIM_MADV_FREE ? LAZY_FREE :
-						     advice == PTSIM_MADV_COLD ? LAZY_COLD :
-						     LAZY_PAGEOUT, &spare);
+					madvise_walk_page_range(mm, a, b,
+								advice == PTSIM_MADV_FREE ? LAZY_FREE :
+								advice == PTSIM_MADV_COLD ? LAZY_COLD :
+								LAZY_PAGEOUT, &spare);
 				spare_tables_free(mm, &spare);
 			}
 		}
