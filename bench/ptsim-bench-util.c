@@ -166,25 +166,85 @@ const struct command commands[] = {
 
 const size_t nr_commands = sizeof(commands) / sizeof(commands[0]);
 
+#define HELP_COLUMNS 80
+
+/* The column the option tables' descriptions start at ("  --cpu LIST     ..."). */
+#define HELP_OPTION_COLUMN 17
+
+/*
+ * The column a help line's continuation lines start at: a usage line under
+ * its command, an option line under the options' descriptions, a table row
+ * ("  run        FILE ...") under its text, any other line under itself.
+ */
+static size_t help_hang(const char *line, size_t len)
+{
+	size_t lead = strspn(line, " ");
+
+	if (!strncmp(line, "usage: ", 7))
+		return 7;
+	if (lead < len && line[lead] == '-')
+		return HELP_OPTION_COLUMN;
+	for (size_t i = lead; i + 1 < len && i < 24; i++)
+		if (line[i] == ' ' && line[i + 1] == ' ')
+			return i + strspn(line + i, " ");
+	return lead;
+}
+
+/* Help text on f, each line wrapped at 80 columns under its hang (help_hang). */
+static void help_print(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n"), hang = help_hang(text, len), col = 0, at = 0;
+
+		while (at < len) {
+			size_t sp = strspn(text + at, " "), w = strcspn(text + at + sp, " \n");
+
+			if (at + sp >= len)
+				break;
+			if (col && col + sp + w > HELP_COLUMNS && col > hang) {
+				fprintf(f, "\n%*s", (int)hang, "");
+				col = hang;
+				sp = 0;
+				at += strspn(text + at, " ");
+			}
+			fprintf(f, "%*s%.*s", (int)sp, "", (int)w, text + at + sp);
+			col += sp + w;
+			at += sp + w;
+		}
+		fputc('\n', f);
+		text += len + (text[len] == '\n');
+	}
+}
+
 int usage(FILE *f)
 {
-	fprintf(f, "usage: ptsim-bench COMMAND [OPTIONS]\n"
-		   "       ptsim-bench COMMAND --help | help COMMAND | --help | --version\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n  %-10s %s\n", commands[i].name, commands[i].args, "",
-			commands[i].what);
+	char line[1024];
+
+	help_print(f, "usage: ptsim-bench COMMAND [OPTIONS]\n"
+		      "       ptsim-bench COMMAND --help | help COMMAND | --help | --version\n\n"
+		      "commands:");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		snprintf(line, sizeof(line), "  %-10s %s\n  %-10s %s", commands[i].name,
+			 commands[i].args, "", commands[i].what);
+		help_print(f, line);
+	}
 	return f == stdout ? 0 : 2;
 }
 
 int command_usage(const char *name, FILE *f)
 {
+	char line[1024];
+
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(commands[i].name, name))
 			continue;
-		fprintf(f, "usage: ptsim-bench %s%s%s\n  %s\n", name, *commands[i].args ? " " : "",
-			commands[i].args, commands[i].what);
-		if (*commands[i].options)
-			fprintf(f, "\noptions:\n%s", commands[i].options);
+		snprintf(line, sizeof(line), "usage: ptsim-bench %s%s%s\n  %s", name,
+			 *commands[i].args ? " " : "", commands[i].args, commands[i].what);
+		help_print(f, line);
+		if (*commands[i].options) {
+			fprintf(f, "\noptions:\n");
+			help_print(f, commands[i].options);
+		}
 		fprintf(f, "  --help         this text\n");
 		return f == stdout ? 0 : 2;
 	}

@@ -56,7 +56,7 @@ printf 'mm A\nmmap A 1G 2M rw\ncheckpoint done\n' > "$scn"
 
 # help: an unknown command is an error; every option of a command is explained
 expect_line 2 "ptsim-bench: unknown command nosuch" help nosuch
-expect_line 0 "  --granule LIST comma-separated 4K, 16K, 64K (any case; default: the scenario's)" run --help
+expect_line 0 "  --granule LIST comma-separated 4K, 16K, 64K (any case; default: the" run --help
 expect_line 0 "  --check        exit 3 when a row misses its target, naming each on stderr" help reproduce
 expect_line 0 "  --seconds N    stop after N seconds (N > 0; default 60)" audit --help
 expect_line 0 "  --cpu NAME     price every workload on this CPU instead of the published one" predict --help

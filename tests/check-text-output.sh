@@ -59,4 +59,11 @@ import json, sys
 runs = json.load(sys.stdin)["runs"]
 assert len(runs[0]["caveats"]) == 1 and runs[1]["caveats"] == [], [r["caveats"] for r in runs]
 ' || { echo "FAIL: run --json caveats"; fail=1; }
+# every --help fits 80 columns, the command list and each command's (issue 47)
+narrow "$("$bench" --help)" "--help"
+for cmd in $("$bench" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+	narrow "$("$bench" "$cmd" --help)" "$cmd --help"
+done
+[ "$("$bench" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/' | wc -l)" -ge 10 ] ||
+	{ echo "FAIL: --help lists fewer than 10 commands"; fail=1; }
 exit $fail
