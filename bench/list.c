@@ -273,9 +273,9 @@ static void list_cpus(bool json)
 			       ci.bbml2_noabort ? "true" : "false", ci.hafdbs ? "true" : "false");
 			continue;
 		}
-		printf("  %-14s %s, %.2f GHz, L2 TLB %u, %sBBM level %u%s\n", ci.name, ci.model,
-		       ci.freq_ghz, ci.l2_entries, ci.tlbirange ? "TLBIRANGE, " : "", ci.bbm_level,
-		       ci.bbml2_noabort ? " (noabort)" : "");
+		wrap_print(stdout, 17, "  %-14s %s, %.2f GHz, L2 TLB %u, %sBBM level %u%s", ci.name,
+			   ci.model, ci.freq_ghz, ci.l2_entries, ci.tlbirange ? "TLBIRANGE, " : "",
+			   ci.bbm_level, ci.bbml2_noabort ? " (noabort)" : "");
 	}
 }
 
@@ -314,7 +314,7 @@ static int list_features(bool json)
 			printf("}");
 			continue;
 		}
-		printf("  %-28s %-13s %s\n", name, rel, feature_meaning[f]);
+		wrap_print(stdout, 45, "  %-28s %-13s %s", name, rel, feature_meaning[f]);
 	}
 	return 0;
 }
@@ -401,7 +401,7 @@ static int list_events(bool json)
 			printf("}");
 			continue;
 		}
-		printf("  %-26s %-14s %s\n", name, k.klass, event_meaning[e]);
+		wrap_print(stdout, 44, "  %-26s %-14s %s", name, k.klass, event_meaning[e]);
 	}
 	return 0;
 }

@@ -190,20 +190,29 @@ static size_t help_hang(const char *line, size_t len)
 	return lead;
 }
 
-/* Help text on f, each line wrapped at 80 columns under its hang (help_hang). */
-static void help_print(FILE *f, const char *text)
+/*
+ * text on f, each line wrapped at 80 columns: its continuation lines start at
+ * hang, or (hang SIZE_MAX) where help_hang puts them.
+ */
+static void wrap_text(FILE *f, size_t hang_all, const char *text)
 {
 	while (*text) {
-		size_t len = strcspn(text, "\n"), hang = help_hang(text, len), col = 0, at = 0;
+		size_t len = strcspn(text, "\n"), col = 0, at = 0;
+		size_t hang = hang_all == SIZE_MAX ? help_hang(text, len) : hang_all;
 
 		while (at < len) {
 			size_t sp = strspn(text + at, " "), w = strcspn(text + at + sp, " \n");
 
+			size_t to = hang;
+
 			if (at + sp >= len)
 				break;
-			if (col && col + sp + w > HELP_COLUMNS && col > hang) {
-				fprintf(f, "\n%*s", (int)hang, "");
-				col = hang;
+			/* a word too long for the hang goes as far left as it must */
+			if (to + w > HELP_COLUMNS)
+				to = w < HELP_COLUMNS - 2 ? HELP_COLUMNS - w : 2;
+			if (col && col + sp + w > HELP_COLUMNS && col + sp > to) {
+				fprintf(f, "\n%*s", (int)to, "");
+				col = to;
 				sp = 0;
 				at += strspn(text + at, " ");
 			}
@@ -214,6 +223,23 @@ static void help_print(FILE *f, const char *text)
 		fputc('\n', f);
 		text += len + (text[len] == '\n');
 	}
+}
+
+/* Help text on f, each line wrapped under its hang (help_hang). */
+static void help_print(FILE *f, const char *text)
+{
+	wrap_text(f, SIZE_MAX, text);
+}
+
+void wrap_print(FILE *f, size_t hang, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	wrap_text(f, hang, line);
 }
 
 int usage(FILE *f)

@@ -128,6 +128,11 @@ void exec_print_16k(void);
 
 /* Progress on stderr for long steps. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * One formatted line (or several, split at newlines) on f, wrapped at 80
+ * columns, its continuation lines indented by hang spaces.
+ */
+void wrap_print(FILE *f, size_t hang, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Print a command's usage to f; 0 for stdout, 2 for stderr (the exit status). */
 int command_usage(const char *name, FILE *f);
