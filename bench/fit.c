@@ -474,15 +474,16 @@ static void print_value(const struct fit_param *p, double v, char *buf, size_t l
 
 static void print_text(const struct fit_report *f)
 {
-	printf("Joint fit of %u constants on %u rows (Gauss-Newton on the rows' relative errors).\n\n",
-	       f->nparams, f->nrows);
+	wrap_print(stdout, 0, "Joint fit of %u constants on %u rows (Gauss-Newton on the rows' "
+		   "relative errors).\n", f->nparams, f->nrows);
+	putchar('\n');
 	if (f->unidentified) {
-		printf("The rows do not determine the constants (fewer rows than unknowns, or rows that\n"
-		       "cannot tell them apart): nothing fitted.\n");
+		wrap_print(stdout, 0, "The rows do not determine the constants (fewer rows than "
+			   "unknowns, or rows that cannot tell them apart): nothing fitted.");
 		return;
 	}
-	printf("%-28s %14s %14s %8s  %-32s %s\n", "constant", "carried", "joint fit", "change",
-	       "fitted on", "leave-one-out spread");
+	printf("%-22s %11s %13s %8s  %s\n", "constant", "carried", "joint fit", "change",
+	       "leave-one-out");
 	for (unsigned int k = 0; k < f->nparams; k++) {
 		const struct fit_param *p = &f->p[k];
 		char a[32], b[32], spread[48];
@@ -492,14 +493,15 @@ static void print_text(const struct fit_report *f)
 		if (!p->klass)
 			snprintf(b, sizeof(b), "%.0f (%.2f)", p->fitted, p->unrounded);
 		if (p->loo_spread >= 0)
-			snprintf(spread, sizeof(spread), "%.1f %%", 100 * p->loo_spread);
+			snprintf(spread, sizeof(spread), "spread %.1f %%", 100 * p->loo_spread);
 		else
 			snprintf(spread, sizeof(spread), "none (no row left out determines it)");
-		printf("%-28s %14s %14s %+7.2f%%  %-32s %s\n", p->name, a, b,
-		       100 * (p->fitted / p->carried - 1), p->fitted_on, spread);
+		wrap_print(stdout, 2, "%-22s %11s %13s %+7.2f%%  %s", p->name, a, b,
+			   100 * (p->fitted / p->carried - 1), spread);
+		printf("  fitted on %s\n", p->fitted_on);
 	}
-	printf("\n%-32s %10s %12s %10s  %s\n", "fit row", "published", "carried err", "fit err",
-	       "leave-one-out err (a prediction)");
+	printf("\n%-30s %9s %12s %9s  %s\n", "fit row", "published", "carried err", "fit err",
+	       "left out");
 	for (unsigned int i = 0; i < f->nrows; i++) {
 		const struct fit_row *r = &f->r[i];
 		char loo[96];
@@ -509,14 +511,15 @@ static void print_text(const struct fit_report *f)
 		else
 			snprintf(loo, sizeof(loo), "unidentified: %u unknowns on %u other rows",
 				 r->loo_unknowns, r->loo_rows);
-		printf("%-32s %10.6g %+11.2f%% %+9.2f%%  %s\n", r->row->id, r->published,
-		       r->carried_pct, r->fit_pct, loo);
+		wrap_print(stdout, 2, "%-30s %9.6g %+11.2f%% %+8.2f%%  %s", r->row->id, r->published,
+			   r->carried_pct, r->fit_pct, loo);
 	}
-	printf("\nThe carried values are what arch/arm64/hw/costs.c and bench/mprotect_program.c hold;\n"
-	       "the iteration count is rounded (unrounded in brackets) and the other constants fitted\n"
-	       "again with it held. A fit error above 5 %% is a MISS: the model lacks something the\n"
-	       "constants cannot absorb. reproduce shows the carried errors and, for fit rows, the\n"
-	       "leave-one-out error beside them.\n");
+	wrap_print(stdout, 0, "\nThe carried values are what arch/arm64/hw/costs.c and "
+		   "bench/mprotect_program.c hold; the iteration count is rounded (unrounded in "
+		   "brackets) and the other constants fitted again with it held. A fit error above "
+		   "5 %% is a MISS: the model lacks something the constants cannot absorb. \"left "
+		   "out\" is the row's error when the fit leaves it out (a prediction). reproduce "
+		   "shows the carried errors and, for fit rows, the leave-one-out error beside them.");
 }
 
 static void print_json(const struct fit_report *f)

@@ -59,6 +59,8 @@ import json, sys
 runs = json.load(sys.stdin)["runs"]
 assert len(runs[0]["caveats"]) == 1 and runs[1]["caveats"] == [], [r["caveats"] for r in runs]
 ' || { echo "FAIL: run --json caveats"; fail=1; }
+# fit's tables and text fit 80 columns (issue 47)
+narrow "$("$bench" fit 2>/dev/null)" fit
 # list (CPUs, features, presets, events) fits 80 columns (issue 47)
 narrow "$("$bench" list)" list
 # every --help fits 80 columns, the command list and each command's (issue 47)
