@@ -79,7 +79,7 @@ static void target_text(const struct outcome *o, char *buf, size_t len)
 		snprintf(buf, len, "report only");
 }
 
-/* Fits and predictions counted apart: a fit is within its target by construction. */
+/* Fits and predictions counted apart: a constant was chosen on a fit row. */
 struct summary {
 	unsigned int fits, fits_ok, predictions, pred_targets, pred_ok, failed;
 };
@@ -277,7 +277,7 @@ static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 		   "<text x=\"10\" y=\"22\" font-size=\"15\">libptsim %s (%s): simulated against published, "
 		   "signed error (%%)</text>\n"
 		   "<text x=\"10\" y=\"42\" fill=\"#555\">shaded: target; dot: prediction; hollow "
-		   "diamond: fit (matches by construction); green ok, red miss, grey report only</text>\n",
+		   "diamond: fit (a constant was fitted on it); green ok, red miss, grey report only</text>\n",
 		width, height, ptsim_version(), PTSIM_BENCH_COMMIT);
 	for (int t = step * (int)ceil(axis_lo / step); t <= (int)axis_hi; t += step) {
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>\n", X(t), top - 6,
