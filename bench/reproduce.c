@@ -70,9 +70,9 @@ static void target_text(const struct outcome *o, char *buf, size_t len)
 	if (r->lo < r->hi)
 		snprintf(buf, len, "%s [%g, %g]", o->within ? "ok" : "MISS", r->lo, r->hi);
 	else if (o->has_target && o->has_loo && o->loo_identified)
-		snprintf(buf, len, "%s <=5%%, left out %+.1f%%", o->within ? "ok" : "MISS", o->loo_pct);
+		snprintf(buf, len, "%s <=5%%, left-out %+.1f%%", o->within ? "ok" : "MISS", o->loo_pct);
 	else if (o->has_target && o->has_loo)
-		snprintf(buf, len, "%s <=5%%, left out: unidentified", o->within ? "ok" : "MISS");
+		snprintf(buf, len, "%s <=5%%, left-out: unidentified", o->within ? "ok" : "MISS");
 	else if (o->has_target)
 		snprintf(buf, len, "%s <=%g%%", o->within ? "ok" : "MISS", o->fitted ? 5.0 : r->tol_pct);
 	else
@@ -139,8 +139,16 @@ static void print_table(const struct outcome *o, unsigned int n, bool wide)
 			id = "";
 		}
 		target_text(&o[i], target, sizeof(target));
-		printf("%-*s %-4s %10.6g %10.6g %+6.1f%%  %s\n", idw, id, o[i].fitted ? "fit" : "pred",
-		       r->value, o[i].res.simulated, o[i].error_pct, target);
+		if (wide) {
+			printf("%-*s %-4s %10.6g %10.6g %+6.1f%%  %s\n", idw, id,
+			       o[i].fitted ? "fit" : "pred", r->value, o[i].res.simulated,
+			       o[i].error_pct, target);
+			continue;
+		}
+		/* 80 columns: a long target continues under itself */
+		wrap_print(stdout, (size_t)idw + 37, "%-*s %-4s %10.6g %10.6g %+6.1f%%  %s", idw, id,
+			   o[i].fitted ? "fit" : "pred", r->value, o[i].res.simulated,
+			   o[i].error_pct, target);
 	}
 	for (unsigned int i = 0; ids && i < n; i++)
 		ids[i] = o[i].row->id;
@@ -148,7 +156,7 @@ static void print_table(const struct outcome *o, unsigned int n, bool wide)
 		print_caveats_of_rows(ids, n, 0);
 	free(ids);
 	printf("\nfits:        %u of %u within 5%% (the fitted constants were fitted on them;\n"
-	       "             \"left out\": the row's error when the joint fit leaves it out,\n"
+	       "             \"left-out\": the row's error when the joint fit leaves it out,\n"
 	       "             a prediction; unidentified when the other rows do not determine\n"
 	       "             what it depends on: ptsim-bench fit)\n", s.fits_ok, s.fits);
 	printf("predictions: %u of %u with a target within it; %u report only\n", s.pred_ok,

@@ -59,6 +59,8 @@ import json, sys
 runs = json.load(sys.stdin)["runs"]
 assert len(runs[0]["caveats"]) == 1 and runs[1]["caveats"] == [], [r["caveats"] for r in runs]
 ' || { echo "FAIL: run --json caveats"; fail=1; }
+# the whole reproduce report fits 80 columns, its fit rows' targets wrapped (issue 47)
+narrow "$("$bench" reproduce 2>/dev/null)" "reproduce (all rows)"
 # fit's tables and text fit 80 columns (issue 47)
 narrow "$("$bench" fit 2>/dev/null)" fit
 # list (CPUs, features, presets, events) fits 80 columns (issue 47)
