@@ -164,4 +164,31 @@ static inline char *ptdump_string(const struct ptsim_mm *mm)
 	return buf;
 }
 
+/*
+ * A 1 MiB file of folios up to max_order, read in whole through mm (sequential
+ * faults: readahead reaches order 4 by page 128), mapped again, and a read
+ * fault at its page 128: the fault-around maps from the page cache. The
+ * fault is the machine's last operation.
+ */
+static inline void cached_file_fault_around(struct ptsim_machine *m, struct ptsim_mm *mm,
+					    unsigned int max_order)
+{
+	const uint64_t len = 256 * 4096;
+	unsigned int file, fd, order;
+	uint64_t at;
+
+	assert_int_equal(ptsim_file_create(m, len, max_order, &file), 0);
+	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+	for (uint64_t off = 0; off < len; off += 4096)
+		assert_int_equal(ptsim_fault(mm, at + off, PTSIM_ACCESS_READ), 0);
+	if (max_order >= 4) {
+		assert_int_equal(ptsim_file_cached(m, file, 128, &order), 0);
+		assert_int_equal(order, 4);
+	}
+	assert_int_equal(ptsim_munmap(mm, at, len), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+	assert_int_equal(ptsim_fault(mm, at + 128 * 4096, PTSIM_ACCESS_READ), 0);
+}
+
 #endif

@@ -274,19 +274,9 @@ static void fault_around_turns(unsigned int max_order, struct ptsim_loop_stats *
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "v6.12");
 	struct ptsim_mm *mm = NULL;
-	const uint64_t len = 256 * 4096;
-	unsigned int file, fd;
-	uint64_t at;
 
 	assert_int_equal(ptsim_mm_create(m, &mm), 0);
-	assert_int_equal(ptsim_file_create(m, len, max_order, &file), 0);
-	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
-	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
-	for (uint64_t off = 0; off < len; off += 4096)
-		assert_int_equal(ptsim_fault(mm, at + off, PTSIM_ACCESS_READ), 0);
-	assert_int_equal(ptsim_munmap(mm, at, len), 0);
-	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
-	assert_int_equal(ptsim_fault(mm, at + 128 * 4096, PTSIM_ACCESS_READ), 0);
+	cached_file_fault_around(m, mm, max_order);
 	assert_int_equal(ptsim_last_loop_stats(m, l), 0);
 	ptsim_machine_destroy(m);
 }

@@ -68,20 +68,7 @@ static void madvise_runs(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t 
  */
 static void file_fault_around(struct ptsim_machine *m, struct ptsim_mm *mm, struct run *r)
 {
-	const uint64_t len = 256 * 4096;	/* long enough for readahead to reach order 4 */
-	unsigned int file, fd, order;
-	uint64_t at;
-
-	assert_int_equal(ptsim_file_create(m, len, 4, &file), 0);
-	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
-	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
-	for (uint64_t off = 0; off < len; off += 4096)	/* read it all in */
-		assert_int_equal(ptsim_fault(mm, at + off, PTSIM_ACCESS_READ), 0);
-	assert_int_equal(ptsim_file_cached(m, file, 128, &order), 0);
-	assert_int_equal(order, 4);
-	assert_int_equal(ptsim_munmap(mm, at, len), 0);
-	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
-	assert_int_equal(ptsim_fault(mm, at + 128 * 4096, PTSIM_ACCESS_READ), 0);
+	cached_file_fault_around(m, mm, 4);
 	last(m, r);
 }
 

@@ -421,22 +421,10 @@ static void test_nr_pages_mapped_batch(void **state)
 		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
 						      kernels[k]);
 		struct ptsim_mm *mm = NULL;
-		const uint64_t len = 256 * 4096;	/* readahead reaches order 4 */
-		unsigned int file, fd, order;
-		uint64_t at;
 
 		assert_int_equal(ptsim_mm_create(m, &mm), 0);
-		assert_int_equal(ptsim_file_create(m, len, 4, &file), 0);
-		assert_int_equal(ptsim_file_open(m, file, &fd), 0);
-		assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
-		for (uint64_t off = 0; off < len; off += 4096)
-			assert_int_equal(ptsim_fault(mm, at + off, PTSIM_ACCESS_READ), 0);
-		assert_int_equal(ptsim_file_cached(m, file, 128, &order), 0);
-		assert_int_equal(order, 4);
-		assert_int_equal(ptsim_munmap(mm, at, len), 0);
-		assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
 		/* the fault-around maps the 64K folio at page 128 whole: one rmap batch */
-		assert_int_equal(ptsim_fault(mm, at + 128 * 4096, PTSIM_ACCESS_READ), 0);
+		cached_file_fault_around(m, mm, 4);
 		map[k] = last_stats(m).ev[PTSIM_EV_MAPCOUNT_ATOMIC];
 		assert_int_equal(last_stats(m).ev[PTSIM_EV_RMAP_ADD], 1);
 		ptsim_mm_destroy(mm);
