@@ -77,20 +77,23 @@ int cmd_cpus(int argc, char **argv)
 			json_string(ci.cache_source);
 			printf(",\n   \"costs\": [\n");
 		} else {
-			printf("%s: %s, %.2f GHz\n  TLB: L1d %u (%u-way), L1i %u (%u-way), L2 %u (%u-way)%s\n"
-			       "  FEAT_TLBIRANGE %s, BBM level %u%s, HAFDBS %s, ASID %u bits\n  source: %s\n",
-			       ci.name, ci.model, ci.freq_ghz, ci.l1d_entries, ci.l1d_ways,
-			       ci.l1i_entries, ci.l1i_ways, ci.l2_entries, ci.l2_ways,
-			       ci.coalesce_cont ? ", contiguous runs coalesced" : "",
-			       ci.tlbirange ? "yes" : "no", ci.bbm_level,
-			       ci.bbml2_noabort ? ", BBML2-noabort" : "", ci.hafdbs ? "yes" : "no",
-			       ci.asid_bits, ci.source);
-			printf("  data caches: L1D %u KiB (%u-way), L2 %u KiB (%u-way), last level %u KiB "
-			       "(%u-way), 64-byte lines\n  source: %s\n", ci.dcache_kib[0],
-			       ci.dcache_ways[0], ci.dcache_kib[1], ci.dcache_ways[1], ci.dcache_kib[2],
-			       ci.dcache_ways[2], ci.cache_source);
-			printf("  %-26s %10s %-14s %5s  %s\n", "event (4K granule)", "ns", "class", "unc.",
-			       "source (the uncertainty's reason: --json)");
+			/* 80 columns: long lines wrap under their text, each source below its row */
+			wrap_print(stdout, 4, "%s: %s, %.2f GHz\n  TLB: L1d %u (%u-way), L1i %u "
+				   "(%u-way), L2 %u (%u-way)%s\n  FEAT_TLBIRANGE %s, BBM level %u%s, "
+				   "HAFDBS %s, ASID %u bits\n  source: %s",
+				   ci.name, ci.model, ci.freq_ghz, ci.l1d_entries, ci.l1d_ways,
+				   ci.l1i_entries, ci.l1i_ways, ci.l2_entries, ci.l2_ways,
+				   ci.coalesce_cont ? ", contiguous runs coalesced" : "",
+				   ci.tlbirange ? "yes" : "no", ci.bbm_level,
+				   ci.bbml2_noabort ? ", BBML2-noabort" : "", ci.hafdbs ? "yes" : "no",
+				   ci.asid_bits, ci.source);
+			wrap_print(stdout, 4, "  data caches: L1D %u KiB (%u-way), L2 %u KiB (%u-way), "
+				   "last level %u KiB (%u-way), 64-byte lines\n  source: %s",
+				   ci.dcache_kib[0], ci.dcache_ways[0], ci.dcache_kib[1],
+				   ci.dcache_ways[1], ci.dcache_kib[2], ci.dcache_ways[2],
+				   ci.cache_source);
+			printf("  %-26s %10s %-14s %5s\n      %s\n", "event (4K granule)", "ns", "class",
+			       "unc.", "source (the uncertainty's reason: --json)");
 		}
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 			struct ptsim_cost k;
@@ -114,9 +117,10 @@ int cmd_cpus(int argc, char **argv)
 				json_string(k.uncertainty_source);
 				printf("}%s\n", e + 1 < PTSIM_EV__COUNT ? "," : "");
 			} else {
-				printf("  %-26s %10.3f %-14s +-%2.0f%%  %s\n",
+				printf("  %-26s %10.3f %-14s +-%2.0f%%\n",
 				       ptsim_event_name((enum ptsim_event)e), k.ns, k.klass,
-				       100 * k.uncertainty, k.source);
+				       100 * k.uncertainty);
+				wrap_print(stdout, 6, "      %s", k.source);
 			}
 		}
 		if (json)

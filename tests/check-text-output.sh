@@ -61,6 +61,8 @@ assert len(runs[0]["caveats"]) == 1 and runs[1]["caveats"] == [], [r["caveats"] 
 ' || { echo "FAIL: run --json caveats"; fail=1; }
 # the whole reproduce report fits 80 columns, its fit rows' targets wrapped (issue 47)
 narrow "$("$bench" reproduce 2>/dev/null)" "reproduce (all rows)"
+# cpus fits 80 columns, each constant's source below its row (issue 47)
+narrow "$("$bench" cpus 2>/dev/null)" cpus
 # fit's tables and text fit 80 columns (issue 47)
 narrow "$("$bench" fit 2>/dev/null)" fit
 # list (CPUs, features, presets, events) fits 80 columns (issue 47)
