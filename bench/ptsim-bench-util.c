@@ -202,7 +202,6 @@ static void wrap_text(FILE *f, size_t hang_all, const char *text)
 
 		while (at < len) {
 			size_t sp = strspn(text + at, " "), w = strcspn(text + at + sp, " \n");
-
 			size_t to = hang;
 
 			if (at + sp >= len)

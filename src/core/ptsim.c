@@ -229,14 +229,20 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = { "filemap_map_folio_range", "batch" },
 };
 
-/* Each path's twin priced from objects without CONFIG_ARM64_CONTPTE; PTSIM_LOOP__COUNT: none. */
+/*
+ * Each path's twin priced from objects without CONFIG_ARM64_CONTPTE. A path
+ * without one is left out (0: PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT is a
+ * contpte path, never a twin): a large anonymous folio's zap batch, the
+ * contpte gathers (they exist only with contpte) and the loops priced from
+ * the contpte build only (UFFDIO_MOVE, madvise, __clear_young_dirty_ptes,
+ * filemap_map_folio_range).
+ */
 static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT] = PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE,
 	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE] =
 		PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE_NOCONTPTE,
 	[PTSIM_LOOP_ZAP_PTE_RANGE_NONE] = PTSIM_LOOP_ZAP_PTE_RANGE_NONE_NOCONTPTE,
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_NOCONTPTE,
-	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON_BATCH] = PTSIM_LOOP__COUNT,
 	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE_NOCONTPTE,
 	[PTSIM_LOOP_COPY_PTE_RANGE_NONE] = PTSIM_LOOP_COPY_PTE_RANGE_NONE_NOCONTPTE,
 	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON] = PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_NOCONTPTE,
@@ -248,18 +254,6 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_MOVE_PTES_PRESENT] = PTSIM_LOOP_MOVE_PTES_PRESENT_NOCONTPTE,
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK_NOCONTPTE,
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE,
-	/* the contpte gathers exist only with contpte */
-	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = PTSIM_LOOP__COUNT,
-	/* priced only from the contpte build */
-	[PTSIM_LOOP_MOVE_PAGES_PTE] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_MADVISE_COLD_YOUNG] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_MADVISE_PAGEOUT] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG_AND_DIRTY] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = PTSIM_LOOP__COUNT,
-	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = PTSIM_LOOP__COUNT,
 };
 
 /* The twins are one run of the enum, from the first to the last. */
@@ -271,7 +265,9 @@ static bool is_nocontpte_twin(enum ptsim_loop path)
 
 enum ptsim_loop loop_path_nocontpte(enum ptsim_loop path)
 {
-	return is_nocontpte_twin(path) ? path : nocontpte_twin[path];
+	if (is_nocontpte_twin(path))
+		return path;
+	return nocontpte_twin[path] ? nocontpte_twin[path] : PTSIM_LOOP__COUNT;
 }
 
 enum ptsim_loop loop_path_contpte(enum ptsim_loop path)
@@ -279,7 +275,7 @@ enum ptsim_loop loop_path_contpte(enum ptsim_loop path)
 	if (!is_nocontpte_twin(path))
 		return path;
 	for (unsigned int p = 0; p < PTSIM_LOOP__COUNT; p++)
-		if (!is_nocontpte_twin((enum ptsim_loop)p) && nocontpte_twin[p] == path)
+		if (nocontpte_twin[p] == path)
 			return (enum ptsim_loop)p;
 	return path;
 }

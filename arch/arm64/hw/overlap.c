@@ -132,11 +132,10 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_CLEAN] = { { PTSIM_EV_PTE_READ, 1 } },
 	[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY] = { { PTSIM_EV_PTE_READ, 1 } },
 	/*
-	 * move_pages, one page: mm_find_pmd, mm_alloc_pmd (the model's walks)
-	 * and move_pages_pte are calls; its own PMD loads and tests the model
-	 * does not count, so the turn holds none of its events
+	 * (move_pages, one page, holds no event: mm_find_pmd, mm_alloc_pmd (the
+	 * model's walks) and move_pages_pte are calls, and its own PMD loads
+	 * and tests the model does not count)
 	 */
-	[PTSIM_LOOP_MOVE_PAGES_PTE] = { { 0 } },
 	/*
 	 * move_pages_pte's body: the notifier range's two tests, the two PMD
 	 * sanity checks, five inline ptep_gets (both entries, the source again
