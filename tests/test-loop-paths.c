@@ -35,12 +35,15 @@ static void test_mprotect_paths(void **state)
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], PAGES);
-	assert_int_equal(loops_of(&l), PAGES);
+	/* and each entry's ptep_modify_prot_start body */
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], PAGES);
+	assert_int_equal(loops_of(&l), 2 * PAGES);
 	/* back to writable: MM_CP_TRY_CHANGE_WRITABLE asks can_change_pte_writable of each */
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE], PAGES);
-	assert_int_equal(loops_of(&l), PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], PAGES);
+	assert_int_equal(loops_of(&l), 2 * PAGES);
 	assert_int_equal(ptsim_total_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE], PAGES);
@@ -59,7 +62,40 @@ static void test_paths_without_contpte(void **state)
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE], PAGES);
-	assert_int_equal(loops_of(&l), PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE], PAGES);
+	assert_int_equal(loops_of(&l), 2 * PAGES);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * ptep_modify_prot_start's body is priced for entries outside a contpte
+ * block: a block's first entry takes the unfold instead
+ */
+static void test_mprotect_callee_paths(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096);
+	struct ptsim_loop_stats l;
+
+	(void)state;
+	/* 16 order-0 folios, then three 64K folios mapped as contpte blocks */
+	assert_int_equal(ptsim_populate(mm, VA, 16 * 4096, 0, true), 0);
+	assert_int_equal(ptsim_populate(mm, VA + 16 * 4096, 48 * 4096, 4, true), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 3);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], PAGES - 3);
+	/* the same block on a kernel without contpte: every entry is plain */
+	ptsim_machine_destroy(m);
+	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_ARM64_CONTPTE, false), 0);
+	mm = new_mm_with_vma(m, VA, PAGES * 4096);
+	assert_int_equal(ptsim_populate(mm, VA + 16 * 4096, 48 * 4096, 4, true), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE], 48);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], 0);
 	ptsim_machine_destroy(m);
 }
 
@@ -348,6 +384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mprotect_paths),
 		cmocka_unit_test(test_paths_without_contpte),
+		cmocka_unit_test(test_mprotect_callee_paths),
 		cmocka_unit_test(test_batched_mprotect_paths),
 		cmocka_unit_test(test_fork_paths),
 		cmocka_unit_test(test_mremap_and_mlock_paths),

@@ -107,6 +107,14 @@ enum ptsim_loop {
 	PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG,
 	/* filemap_map_folio_range, "batch": a large folio's page whose empty entry joins the batch */
 	PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH,
+	/*
+	 * change_pte_range's out-of-line ptep_modify_prot_start before v6.17
+	 * (arm64 mmu.c), its body once per entry outside a contpte block (an
+	 * entry in one takes the unfold, counted by its events), and its twin
+	 * without contpte. Since 0.3.
+	 */
+	PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY,	/* ptep_modify_prot_start, "entry" */
+	PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE,
 	PTSIM_LOOP__COUNT
 };
 

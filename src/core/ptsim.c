@@ -227,6 +227,9 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 								"young_and_dirty" },
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { "__clear_young_dirty_ptes", "young" },
 	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = { "filemap_map_folio_range", "batch" },
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = { "ptep_modify_prot_start", "entry" },
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE] = { "ptep_modify_prot_start",
+								 "entry_nocontpte" },
 };
 
 /*
@@ -254,13 +257,21 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_MOVE_PTES_PRESENT] = PTSIM_LOOP_MOVE_PTES_PRESENT_NOCONTPTE,
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK_NOCONTPTE,
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE,
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE,
 };
 
-/* The twins are one run of the enum, from the first to the last. */
+/*
+ * A twin is a value of the table (the enum holds them in more than one run);
+ * 0 marks no twin, and path 0 is never one.
+ */
 static bool is_nocontpte_twin(enum ptsim_loop path)
 {
-	return path >= PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE &&
-	       path <= PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE;
+	if (path == 0)
+		return false;
+	for (unsigned int p = 0; p < PTSIM_LOOP__COUNT; p++)
+		if (nocontpte_twin[p] == path)
+			return true;
+	return false;
 }
 
 enum ptsim_loop loop_path_nocontpte(enum ptsim_loop path)

@@ -93,10 +93,8 @@ static void make_uffd_wp_pte(struct scan *p, uint64_t addr, pte_t *ptep, pte_t p
 	if (pte_present(ptent)) {
 		pte_t old;
 
-		kernel_call(mm->m, PTEP_MODIFY_PROT_START);
-		old = ptep_get_and_clear(mm, addr, ptep);
-		kernel_call(mm->m, PTEP_MODIFY_PROT_COMMIT);
-		set_ptes(mm, addr, ptep, pte_mkuffd_wp(old), 1);
+		old = ptep_modify_prot_start(mm, addr, ptep);
+		ptep_modify_prot_commit(mm, addr, ptep, pte_mkuffd_wp(old));
 	} else if (is_swap_pte(ptent)) {
 		set_ptes(mm, addr, ptep, pte_swp_mkuffd_wp(ptent), 1);
 	} else {

@@ -294,9 +294,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 				if (prot_numa_skip(c->mm, &c->vma, oldpte, ref.folio))
 					goto next;
 			}
-			/* ptep_modify_prot_start (pre-v6.17 arm64 mmu.c, a call): ptep_get_and_clear */
-			kernel_call(m, PTEP_MODIFY_PROT_START);
-			oldpte = ptep_get_and_clear(mm, addr, ptep);
+			oldpte = ptep_modify_prot_start(mm, addr, ptep);
 			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
 			/* the loop prices' paths: NUMA hinting's tests are not on them */
 			if (!prot_numa)
@@ -306,9 +304,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			if (try_writable && !pte_write(ptent) &&
 			    can_change_pte_writable(mm, &c->vma, ptent))
 				ptent = pte_mkwrite(ptent);
-			/* ptep_modify_prot_commit: set_pte_at */
-			kernel_call(m, PTEP_MODIFY_PROT_COMMIT);
-			set_ptes(mm, addr, ptep, ptent, 1);
+			ptep_modify_prot_commit(mm, addr, ptep, ptent);
 			if (pte_needs_flush(m, oldpte, ptent))
 				tlb_flush_pte_range(c->tlb, addr, g->page_size);
 		}

@@ -155,7 +155,7 @@ def find_path(insns, chains, function, head_line, via, avoid, undecided):
             break
     if end is None:
         raise PathError("%s: no path from line %s back to it through %s avoiding %s%s" %
-                        (function, head_line, via, sorted(avoid),
+                        (function, head_line, via, sorted(avoid, key=str),
                          " (blocked by alternatives the cpucap table does not decide: %s)" %
                          ", ".join(sorted(met)) if met else ""))
     path = []

@@ -180,6 +180,13 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = {
 		{ PTSIM_EV_MAP_PAGES, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
 	},
+	/*
+	 * ptep_modify_prot_start's body: the call, ptep_get_and_clear's load for
+	 * the unfold test (contpte); the exchange is an atomic, apart
+	 */
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = {
+		{ PTSIM_EV_HELPER_CALL, 1 }, { PTSIM_EV_PTE_READ, 1, CONT },
+	},
 };
 
 /*

@@ -41,6 +41,27 @@ struct kernel_map *kernel_map_copy(const struct kernel_map *k)
 }
 
 /* system_supports_bbml2_noabort(): false until the caps are finalised. */
+/*
+ * ptep_modify_prot_start (v6.12 arch/arm64/mm/mmu.c): erratum 2645198's
+ * break-before-make is patched out on every modelled CPU, so it is
+ * ptep_get_and_clear. Its body is priced for an entry outside a contpte
+ * block; an entry in one takes the unfold, counted by its events.
+ */
+pte_t ptep_modify_prot_start(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	kernel_call(mm->m, PTEP_MODIFY_PROT_START);
+	if (!config_arm64_contpte(mm->m) || !pte_valid_cont(*ptep))
+		count_loop_path(mm->m, PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY);
+	return ptep_get_and_clear(mm, addr, ptep);
+}
+
+/* ptep_modify_prot_commit (v6.12 arch/arm64/mm/mmu.c): set_pte_at */
+void ptep_modify_prot_commit(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+{
+	kernel_call(mm->m, PTEP_MODIFY_PROT_COMMIT);
+	set_ptes(mm, addr, ptep, pte, 1);
+}
+
 static bool system_supports_bbml2_noabort(const struct kernel_map *k)
 {
 	return k->caps_finalized && k->system_bbml2;

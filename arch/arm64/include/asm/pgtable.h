@@ -289,6 +289,14 @@ void clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, uns
 void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
 			      unsigned int flags);
 
+/*
+ * mmu.c: ptep_modify_prot_start/commit (v6.12 arch/arm64/mm/mmu.c, out of
+ * line): ptep_get_and_clear and set_pte_at; the first records its body's
+ * turn when the entry takes the priced path (doc/loop-prices.md).
+ */
+pte_t ptep_modify_prot_start(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
+void ptep_modify_prot_commit(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
+
 /* contpte.c */
 void contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
 void contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
