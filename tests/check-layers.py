@@ -95,16 +95,25 @@ def forbidden(objects):
     return sorted(out)
 
 
-def nm(path, *flags):
-    res = subprocess.run(["nm", *flags, path], check=True, capture_output=True, text=True)
-    return res.stdout.splitlines()
+def nm(paths, *flags):
+    """nm over every object at once (one process, not two per object): each
+    object's lines, by its path."""
+    res = subprocess.run(["nm", "-A", *flags, *paths], check=True, capture_output=True,
+                         text=True)
+    out = {p: [] for p in paths}
+    for line in res.stdout.splitlines():
+        path, _, rest = line.partition(":")	# "path:address type symbol"
+        if path not in out:
+            sys.exit("check-layers: nm named %r" % path)
+        out[path].append(rest)
+    return out
 
 
 def read_objects(source, build):
     with open(os.path.join(build, "compile_commands.json")) as f:
         commands = json.load(f)
     source, build = os.path.realpath(source), os.path.realpath(build)
-    objects = {}
+    found = {}
     for c in commands:
         if "libptsim_objs" not in c["output"]:
             continue
@@ -114,10 +123,14 @@ def read_objects(source, build):
         layer = layer_of(src)
         if layer is None:
             sys.exit("check-layers: no layer for %s" % src)
-        obj = os.path.join(c["directory"], c["output"])
-        defined = {line.split()[2] for line in nm(obj, "--defined-only", "--extern-only")
-                   if len(line.split()) == 3}
-        referenced = {line.split()[-1] for line in nm(obj, "--undefined-only")}
+        found[os.path.join(c["directory"], c["output"])] = (src, layer)
+    paths = sorted(found)
+    defines = nm(paths, "--defined-only", "--extern-only")
+    references = nm(paths, "--undefined-only")
+    objects = {}
+    for obj, (src, layer) in found.items():
+        defined = {line.split()[2] for line in defines[obj] if len(line.split()) == 3}
+        referenced = {line.split()[-1] for line in references[obj]}
         objects[src] = (layer, defined, referenced)
     return objects
 
