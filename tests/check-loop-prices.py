@@ -77,7 +77,11 @@ def check(src):
                 if hi <= lo or (hi - lo) % 4:
                     fail("%s: bad address range %s" % (where, r))
                 spans += (hi - lo) // 4
-            if spans != v["instructions"] or not v["instructions"]:
+            # an out-of-line body's block starts with the caller's write of x30
+            prologue = loops.BODY_PROLOGUE if spec["head"] is None else []
+            if v["block"][:len(prologue)] != [p.replace("\t", " ") for p in prologue]:
+                fail("%s: the block does not start with %s" % (where, prologue))
+            if spans + len(prologue) != v["instructions"] or not v["instructions"]:
                 fail("%s: %d instructions, its ranges hold %d" % (where, v["instructions"], spans))
             if len(v["block"]) != v["instructions"]:
                 fail("%s: a block of %d lines for %d instructions" % (where, len(v["block"]),

@@ -71,6 +71,7 @@ def price_loop(trees, loop, caps, ours):
         if contpte not in objects:
             objects[contpte] = load_object(trees[contpte], loop, caps[contpte])
         patched, undecided, chains = objects[contpte]
+        prologue = loops.BODY_PROLOGUE if loop["head"] is None else ()
         path, line = pathmod.find_path(patched, chains, loop["function"], loop["head"],
                                        v.get("via", []), set(v.get("avoid", [])), undecided)
         outer = chains[path[0].addr][-1][0]
@@ -81,16 +82,17 @@ def price_loop(trees, loop, caps, ours):
             "inlined_into": outer,
             "lines": sorted({line[i.addr] for i in path if line[i.addr]}),
             "address_ranges": ranges(path),
-            "instructions": len(path),
+            "instructions": len(prologue) + len(path),
             "calls": [i.callee or "(indirect)" for i in path if i.kind() == "call"],
             "atomics": [i.mnemonic for i in path if mca.lse_atomic(i)],
             # the block as priced (branch and call targets as the block's label)
-            "block": [ln.strip().replace("\t", " ") for ln in mca.assembly(path).splitlines()[1:]],
+            "block": [ln.strip().replace("\t", " ")
+                      for ln in mca.assembly(path, prologue).splitlines()[1:]],
             "patched_sites": sorted({getattr(i, "site") for i in path if hasattr(i, "site")}),
             "cpus": {},
         }
         for cpu, mcpu in loops.MCA_CPUS:
-            p = mca.price(path, mcpu, loops.CALL_LATENCY)
+            p = mca.price(path, mcpu, loops.CALL_LATENCY, prologue)
             p["model"] = "llvm-mca-19 -mcpu=" + mcpu
             entry["cpus"][cpu] = p
         for cpu, params in sorted(ours.items()):

@@ -54,6 +54,13 @@ OUR_CPUS = ["android-x1", "apple-m3", "neoverse-v3"]
 # callee and fill the reorder buffer).
 CALL_LATENCY = 1
 
+# An out-of-line body ("head": None) is priced as a function called back to
+# back: the block repeats its prologue and epilogue, and each call's bl writes
+# x30 afresh. Without that write a repeated block would chain each call's
+# PACIASP to the previous call's AUTIASP through x30; this line stands for
+# it (no sources, one ALU micro-op: the bl itself is in the caller's price).
+BODY_PROLOGUE = ["adr\tx30, loop"]
+
 # A loop marked "nocontpte" is priced twice: from the objects built as above,
 # and from the same built without CONFIG_ARM64_CONTPTE (build-objects.sh TREE
 # nocontpte), where ptep_get, set_ptes and the batch hint lose their cont-bit

@@ -38,13 +38,14 @@ def _atomic_stand_in(insn):
     return "%s\t%s, %s" % (width, dest, ops[2])
 
 
-def assembly(path):
-    """The path as llvm-mca input. Branch and call targets become the block's
+def assembly(path, prologue=()):
+    """The path as llvm-mca input, after the prologue's lines (see
+    loops.BODY_PROLOGUE). Branch and call targets become the block's
     own label (llvm-mca does not follow control flow; it prices each
     instruction once per iteration, in order); an adrp or add of a symbol
     relocated in the object gets a placeholder symbol; an LSE atomic gets
     its stand-in (_atomic_stand_in)."""
-    lines = ["loop:"]
+    lines = ["loop:"] + ["\t" + p for p in prologue]
     for i in path:
         if lse_atomic(i):
             lines.append("\t" + _atomic_stand_in(i))
@@ -73,12 +74,12 @@ def _mca(asm, mcpu, iterations, call_latency):
     return view
 
 
-def price(path, mcpu, call_latency):
+def price(path, mcpu, call_latency, prologue=()):
     """Cycles per iteration in steady state (the difference of two runs, so
     the pipeline's fill and drain cancel), the block's reciprocal
     throughput, one iteration's cycles from an empty pipeline (its
     critical path, with the call latency), instructions and micro-ops."""
-    asm = assembly(path)
+    asm = assembly(path, prologue)
     a = _mca(asm, mcpu, 100, call_latency)
     b = _mca(asm, mcpu, 200, call_latency)
     one = _mca(asm, mcpu, 1, call_latency)

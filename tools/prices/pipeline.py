@@ -11,9 +11,12 @@ The model (doc/loop-prices.md, "Our pipeline model"):
   `rob` micro-ops;
 - out of order, an instruction issues when its source registers (and the
   flags) are ready and a unit is free for each of its micro-ops (every unit
-  is pipelined: one micro-op a cycle), oldest first;
-- its result is ready `latency` cycles after it issues; it leaves the
-  buffer in order, at most `dispatch` micro-ops a cycle, once done;
+  is pipelined: one micro-op a cycle); the ready instruction of least rank
+  (its age less the dispatched instructions that read its results, the
+  older on a tie: llvm-mca's default strategy) goes first;
+- its result is ready `latency` cycles after it issues (a pre- or
+  post-indexed base register a cycle after); it leaves the buffer in order,
+  at most `dispatch` micro-ops a cycle, once done;
 - no memory dependencies (loads hit L1, stores do not feed loads), no
   branch mispredictions, a call costs its `call` latency.
 The price is the steady-state cycles per iteration: the block repeated,
@@ -23,6 +26,11 @@ cycles of 60 iterations less those of 30, over 30 (mca.price takes 200 and
 
 import re
 
+def _writeback(operands):
+    """A pre-indexed ([base, #imm]!) or post-indexed ([base], #imm) address."""
+    return "]!" in operands or re.search(r"\], #", operands) is not None
+
+
 # (class, representative instruction): the first pattern that matches an
 # instruction's mnemonic and operands names its class.
 CLASSES = [
@@ -31,11 +39,16 @@ CLASSES = [
     ("call", "bl loop", lambda m, o: m in ("bl", "blr")),
     ("branch", "b.eq loop", lambda m, o: m in ("b", "ret", "cbz", "cbnz", "tbz", "tbnz") or
      m.startswith("b.")),
+    ("load_pair_wb", "ldp x0, x1, [x2], #16",
+     lambda m, o: m.startswith("ldp") and _writeback(o)),
     ("load_pair", "ldp x0, x1, [x2, #16]", lambda m, o: m.startswith("ldp")),
     ("load", "ldr x0, [x1, #8]", lambda m, o: m.startswith("ldr") or m.startswith("ldur")),
+    ("store_pair_wb", "stp x0, x1, [x2, #-16]!",
+     lambda m, o: m.startswith("stp") and _writeback(o)),
     ("store_pair", "stp x0, x1, [x2, #16]", lambda m, o: m.startswith("stp")),
     ("store", "str x0, [x1, #8]", lambda m, o: m.startswith("str") or m.startswith("stur")),
     ("mrs", "mrs x0, TPIDR_EL1", lambda m, o: m == "mrs"),
+    ("adr", "adrp x0, loop", lambda m, o: m in ("adr", "adrp")),
     ("csel", "csel x0, x1, x2, eq",
      lambda m, o: m in ("csel", "csinc", "csinv", "csneg", "cset", "csetm", "cinc", "cinv",
                         "cneg", "ccmp", "ccmn")),
@@ -101,9 +114,9 @@ def operands_of(line):
         writes, reads = regs[:1], regs[1:]
         if m in ("movk", "bfi", "bfxil"):        # these keep part of their destination
             reads = reads + regs[:1]
-    if "]!" in o or re.search(r"\], #", o):      # pre- or post-indexed: the base is written
+    if _writeback(o):                            # pre- or post-indexed: the base is written
         base = _regs(o[o.index("["):])[:1]
-        writes = writes + base
+        writes = writes + [b + WRITEBACK for b in base]
     if m in FLAG_SETTERS:
         writes = writes + ["nzcv"]
     if m in FLAG_READERS or m.startswith("b."):
@@ -113,6 +126,17 @@ def operands_of(line):
     if m == "ret":
         reads = reads + ["x30"]
     return m, o, [r for r in reads if r != "xzr"], [w for w in writes if w != "xzr"]
+
+
+# A pre- or post-indexed access's base register update is ready a cycle after
+# the access issues, whatever the access's own latency (LLVM's WriteAdr).
+WRITEBACK = "+wb"
+WRITEBACK_LATENCY = 1
+
+# Pointer authentication of the return address (PACIASP, AUTIASP) reads x30
+# and sp (the modifier) and writes x30, on a CPU that executes it; a CPU
+# without FEAT_PAuth executes it as a hint, a NOP (its class takes no unit).
+PAUTH = ("paciasp", "autiasp")
 
 
 class Cpu:
@@ -128,31 +152,24 @@ class Cpu:
         self.units = units
         self.classes = classes
         self.call_latency = call_latency
-        # a micro-op that may take several units takes the free one fewest
-        # classes can use, so that it leaves the scarcer units to the
-        # micro-ops that need them
-        demand = {u: 0 for u in units}
-        for cls in classes.values():
-            for uop in cls["uops"]:
-                for u in uop:
-                    demand[u] += 1
-        self.preference = {u: (demand[u], u) for u in units}
 
 
 def _ready_at(i, producers, done, ready):
     """The cycle instruction i's sources are all ready, or None while one of
-    them has not issued yet. A result's cycle never changes once set, so the
-    answer is kept in ready[i] once known (the simulation loop asks every
-    cycle for every instruction in the window)."""
+    them has not issued yet. A producer is (instruction, how many cycles
+    before that instruction's result its write is ready: a base register's
+    write-back). A result's cycle never changes once set, so the answer is
+    kept in ready[i] once known (the simulation loop asks every cycle for
+    every instruction in the window)."""
     r = ready[i]
     if r is None:
         r = 0
-        for p in producers[i]:
+        for p, early in producers[i]:
             d = done[p]
             if d is None:
                 return None
-            if d > r:
-                r = d
+            if d - early > r:
+                r = d - early
         ready[i] = r
     return r
 
@@ -163,15 +180,27 @@ def _simulate(block, cpu, iterations):
     for line in block:
         m, o, reads, writes = operands_of(line)
         cls = cpu.classes[classify(m, o)]
+        if m in PAUTH and cls["uops"]:
+            reads, writes = reads + ["x30", "sp"], writes + ["x30"]
         lat = cpu.call_latency if m in ("bl", "blr") else cls["latency"]
         decoded.append((reads, writes, lat, cls["uops"], cls["uops_total"]))
+    # a micro-op that may take several units takes the free one the fewest
+    # of the block's micro-ops can use, leaving the scarcer units to those
+    # that need them
+    demand = {u: 0 for u in cpu.units}
+    for d in decoded:
+        for uop in d[3]:
+            for u in uop:
+                demand[u] += 1
+    preference = {u: (demand[u], u) for u in cpu.units}
     insts = [d for _ in range(iterations) for d in decoded]
     n = len(insts)
-    writer = {}         # register -> the newest instruction dispatched that writes it
+    writer = {}         # register -> (the newest instruction dispatched that writes it, early)
     producers = [None] * n  # per instruction: the instructions its sources come from (renamed)
     done = [None] * n   # per issued instruction: the cycle its result is ready
     ready = [None] * n  # per instruction: the cycle its sources are ready, once known
-    window = []         # dispatched, not yet issued, oldest first
+    users = [0] * n     # per instruction: the instructions dispatched that read its results
+    window = []         # dispatched, not yet issued, in program order
     in_rob = 0          # micro-ops dispatched and not retired
     cycle = next_dispatch = retired = 0
     while retired < n:
@@ -184,10 +213,10 @@ def _simulate(block, cpu, iterations):
             budget -= u
             in_rob -= u
             retired += 1
-        # issue, oldest first, one micro-op per unit per cycle
+        # issue by rank (age less users), one micro-op per unit per cycle
         busy = set()
         still = []
-        for i in window:
+        for i in sorted(window, key=lambda k: k - users[k]):
             chosen = []
             r = ready[i]
             if r is None:
@@ -198,7 +227,7 @@ def _simulate(block, cpu, iterations):
                     if not free:
                         chosen = None
                         break
-                    chosen.append(min(free, key=cpu.preference.get))
+                    chosen.append(min(free, key=preference.get))
             else:
                 chosen = None
             if chosen is None:
@@ -215,8 +244,14 @@ def _simulate(block, cpu, iterations):
                 break
             reads, writes = insts[next_dispatch][0], insts[next_dispatch][1]
             producers[next_dispatch] = [writer[r] for r in reads if r in writer]
+            for p, _ in producers[next_dispatch]:
+                users[p] += 1
             for w in writes:
-                writer[w] = next_dispatch
+                if w.endswith(WRITEBACK):
+                    early = max(insts[next_dispatch][2] - WRITEBACK_LATENCY, 0)
+                    writer[w[:-len(WRITEBACK)]] = (next_dispatch, early)
+                else:
+                    writer[w] = (next_dispatch, 0)
             budget -= u
             in_rob += u
             window.append(next_dispatch)

@@ -50,9 +50,16 @@ APPLE_M3 = {
                           "(M1 measured); one issue on units 8-10 (" + _FS + ")"),
         "load": _cls(3, [_M3_LOAD], "doc/cpu-profiles.md §1: L1D load-to-use 3 cycles "
                      "(M1 measured); units 8-10 (" + _FS + ")"),
+        "load_pair_wb": _cls(3, [_M3_LOAD, _M3_ALU],
+                             "ESTIMATE: load_pair's, and the base register's write-back as "
+                             "one more micro-op on an integer unit"),
+        "store_pair_wb": _cls(1, [_M3_STORE, _M3_ALU],
+                              "ESTIMATE: store_pair's, and the base register's write-back as "
+                              "one more micro-op on an integer unit"),
         "store_pair": _cls(1, [_M3_STORE], _FS + ": stores on units 7-8"),
         "store": _cls(1, [_M3_STORE], _FS + ": stores on units 7-8"),
         "mrs": _cls(1, [["m3.i1"]], _FS + ": mrs on unit 1"),
+        "adr": _cls(1, [_M3_ALU], "ESTIMATE: adr/adrp on any integer unit, 1 cycle"),
         "csel": _cls(1, [_M3_FLAGS], _FS + ": flag readers on units 1-3"),
         "bitfield_insert": _cls(1, [["m3.i6"]], _FS + ": bfm/extr on unit 6"),
         "bitfield": _cls(1, [_M3_ALU], "ESTIMATE: ubfm forms on any integer unit, 1 cycle"),
@@ -87,8 +94,13 @@ def derived(llvm):
         "Neoverse V1's (LLVM 19's model, read out of llvm-mca): Arm derived the V1 from the "
         "Cortex-X1, with the same integer, branch and load/store pipelines; the X1's own "
         "window is 224 entries (Arm, Cortex-X1 launch figures) where the V1's is 256; both "
-        "rename 8 MOPs a cycle, so the dispatch width is the V1 model's",
+        "rename 8 MOPs a cycle, so the dispatch width is the V1 model's; the X1 (Armv8.2-A) "
+        "has no pointer authentication: its PACIASP and AUTIASP are NOPs",
         {"rob": 224, "rob_source": "Arm: Cortex-X1 out-of-order window of 224 entries"})
+    # the X1 is an Armv8.2-A core without pointer authentication (FEAT_PAuth
+    # came to Arm's cores with the Cortex-A78C and X2): its PACIASP and
+    # AUTIASP are hints, executed as NOPs
+    x1["classes"]["pauth"] = dict(x1["classes"]["nop"], representative="paciasp")
     v2 = by["neoverse-v2"]
     v3_units = v2["units"] + ["V3UnitS4", "V3UnitS5"]
     v3_classes = copy.deepcopy(v2["classes"])
