@@ -35,15 +35,19 @@ static void test_mprotect_paths(void **state)
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], PAGES);
-	/* and each entry's ptep_modify_prot_start body */
+	/* and each entry's ptep_modify_prot_start/commit bodies (read-only: no fold attempt) */
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], PAGES);
-	assert_int_equal(loops_of(&l), 2 * PAGES);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT], 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY], PAGES);
+	assert_int_equal(loops_of(&l), 3 * PAGES);
 	/* back to writable: MM_CP_TRY_CHANGE_WRITABLE asks can_change_pte_writable of each */
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], PAGES);
-	assert_int_equal(loops_of(&l), 2 * PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY],
+			 PAGES - last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT]);
+	assert_int_equal(loops_of(&l), 3 * PAGES - last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT]);
 	assert_int_equal(ptsim_total_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE], PAGES);
@@ -63,13 +67,16 @@ static void test_paths_without_contpte(void **state)
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE], PAGES);
-	assert_int_equal(loops_of(&l), 2 * PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE], PAGES);
+	assert_int_equal(loops_of(&l), 3 * PAGES);
 	ptsim_machine_destroy(m);
 }
 
 /*
- * ptep_modify_prot_start's body is priced for entries outside a contpte
- * block: a block's first entry takes the unfold instead
+ * ptep_modify_prot_start/commit's bodies are priced for entries outside a
+ * contpte block: a block's first entry takes the unfold instead, and an
+ * entry that ends a block and calls __contpte_try_fold is not the priced
+ * commit; an executable entry's commit syncs the caches, also not priced
  */
 static void test_mprotect_callee_paths(void **state)
 {
@@ -86,6 +93,14 @@ static void test_mprotect_callee_paths(void **state)
 	assert_int_equal(last_stats(m).ev[PTSIM_EV_CONTPTE_UNFOLD], 3);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], PAGES - 3);
+	assert_true(last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT] > 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY],
+			 PAGES - last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT]);
+	/* executable: no commit takes the priced path, every start does */
+	assert_int_equal(ptsim_mprotect(mm, VA, 16 * 4096, PTSIM_PROT_READ | PTSIM_PROT_EXEC), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY], 0);
 	/* the same block on a kernel without contpte: every entry is plain */
 	ptsim_machine_destroy(m);
 	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
@@ -95,6 +110,7 @@ static void test_mprotect_callee_paths(void **state)
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE], 48);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE], 48);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], 0);
 	ptsim_machine_destroy(m);
 }
@@ -118,7 +134,10 @@ static void test_batched_mprotect_paths(void **state)
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE], 16 + 3);
 	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH_NOCONTPTE], 3 * 15);
-	assert_int_equal(loops_of(&l), 16 + 3 + 45);
+	/* a batch of one entry starts and commits as v6.12's bodies; a batch of 16 is events */
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE], 16);
+	assert_int_equal(loops_of(&l), 16 + 3 + 45 + 2 * 16);
 	ptsim_machine_destroy(m);
 }
 

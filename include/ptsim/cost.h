@@ -115,6 +115,13 @@ enum ptsim_loop {
 	 */
 	PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY,	/* ptep_modify_prot_start, "entry" */
 	PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE,
+	/*
+	 * ptep_modify_prot_commit's body once per non-executable entry outside
+	 * a contpte block whose store calls no fold (__contpte_try_fold), and
+	 * its twin without contpte. Since 0.3.
+	 */
+	PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY,	/* ptep_modify_prot_commit, "entry" */
+	PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE,
 	PTSIM_LOOP__COUNT
 };
 

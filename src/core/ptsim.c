@@ -230,6 +230,9 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = { "ptep_modify_prot_start", "entry" },
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE] = { "ptep_modify_prot_start",
 								 "entry_nocontpte" },
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY] = { "ptep_modify_prot_commit", "entry" },
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE] = { "ptep_modify_prot_commit",
+								  "entry_nocontpte" },
 };
 
 /*
@@ -258,6 +261,8 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MLOCK_NOCONTPTE,
 	[PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK] = PTSIM_LOOP_MLOCK_PTE_RANGE_MUNLOCK_NOCONTPTE,
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE,
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY] =
+		PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE,
 };
 
 /*

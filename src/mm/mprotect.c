@@ -181,15 +181,13 @@ static void prot_commit_flush_ptes(struct cp_ctx *c, uint64_t addr, pte_t *ptep,
 {
 	const struct ptsim_geometry *g = &c->mm->m->geo;
 
-	kernel_call(c->mm->m, MODIFY_PROT_COMMIT_PTES);
 	addr += (uint64_t)idx << g->page_shift;
 	ptep += idx;
 	oldpte = pte_advance_pfn(g, oldpte, idx);
 	ptent = pte_advance_pfn(g, ptent, idx);
 	if (set_write)
 		ptent = pte_mkwrite(ptent);
-	/* modify_prot_commit_ptes (arm64): set_ptes */
-	set_ptes(c->mm, addr, ptep, ptent, nr);
+	modify_prot_commit_ptes(c->mm, addr, ptep, ptent, nr);
 	if (pte_needs_flush(c->mm->m, oldpte, ptent))
 		tlb_flush_pte_range(c->tlb, addr, (uint64_t)nr << g->page_shift);
 }
@@ -272,9 +270,7 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 			}
 			nr = mprotect_folio_pte_batch(mm, ref.folio, ptep, oldpte, max_nr,
 						      FPB_RESPECT_SOFT_DIRTY | FPB_RESPECT_WRITE);
-			/* modify_prot_start_ptes (arm64 mmu.c, a call): get_and_clear_ptes */
-			kernel_call(m, MODIFY_PROT_START_PTES);
-			oldpte = get_and_clear_full_ptes(mm, addr, ptep, nr, 0);
+			oldpte = modify_prot_start_ptes(mm, addr, ptep, nr);
 			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
 			/*
 			 * No v6.17 object is built: a batch's turn is priced as v6.12's

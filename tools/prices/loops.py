@@ -290,8 +290,8 @@ LOOPS = [
         },
     },
     {
-        # change_pte_range's callee before v6.17 (arm64 mmu.c, out of line):
-        # its body, entry to return, is one entry's start
+        # change_pte_range's callees before v6.17 (arm64 mmu.c, out of line):
+        # each body, entry to return, is one entry's start or commit
         "name": "ptep_modify_prot_start",
         "nocontpte": True,
         "object": "arch/arm64/mm/mmu.o",
@@ -305,6 +305,22 @@ LOOPS = [
             "entry": {"via": ["__ptep_get_and_clear:1282"],
                       "avoid": [1545, "contpte_try_unfold:1601"],
                       "nocontpte": {"avoid": [1545]}},
+        },
+    },
+    {
+        "name": "ptep_modify_prot_commit",
+        "nocontpte": True,
+        "object": "arch/arm64/mm/mmu.o",
+        "function": "ptep_modify_prot_commit",
+        "source": "arch/arm64/mm/mmu.c",
+        "head": None,
+        "variants": {
+            # set_pte_at of a non-executable entry outside a contpte block that
+            # does not end one: set_ptes's unfold test and fold pre-filter
+            # (contpte only), __set_ptes's store; no cache maintenance
+            "entry": {"avoid": ["contpte_try_unfold:1601", "contpte_try_fold:1593",
+                                "__sync_cache_and_tags:392"],
+                      "nocontpte": {"avoid": ["__sync_cache_and_tags:392"]}},
         },
     },
 ]

@@ -187,6 +187,15 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = {
 		{ PTSIM_EV_HELPER_CALL, 1 }, { PTSIM_EV_PTE_READ, 1, CONT },
 	},
+	/*
+	 * ptep_modify_prot_commit's body: the call, set_ptes's tests and its load
+	 * for the unfold test (contpte), __set_ptes's run and store
+	 */
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY] = {
+		{ PTSIM_EV_PROT_COMMIT, 1 }, { PTSIM_EV_SET_PTES, 1, CONT },
+		{ PTSIM_EV_PTE_READ, 1, CONT }, { PTSIM_EV_SET_PTES_CHUNK, 1 },
+		{ PTSIM_EV_PTE_WRITE, 1 },
+	},
 };
 
 /*

@@ -28,15 +28,20 @@ static bool ptep_block_aligned(const struct ptsim_geometry *g, const pte_t *ptep
 	return (((uintptr_t)ptep / sizeof(pte_t)) & (g->cont_ptes - 1)) == 0;
 }
 
-/* contpte_try_fold: the inline pre-filter, then __contpte_try_fold. */
-void contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+/* contpte_try_fold's pre-filter: a block's last entry, aligned both ways, valid and plain */
+bool contpte_try_fold_calls(const struct ptsim_geometry *g, uint64_t addr, pte_t pte)
 {
-	const struct ptsim_geometry *g = &mm->m->geo;
 	uint64_t mask = g->cont_ptes - 1;
 	bool valign = ((addr >> g->page_shift) & mask) == mask;
 	bool palign = (pte_pfn(g, pte) & mask) == mask;
 
-	if (valign && palign && pte_valid(pte) && !pte_cont(pte) && !pte_special(pte))
+	return valign && palign && pte_valid(pte) && !pte_cont(pte) && !pte_special(pte);
+}
+
+/* contpte_try_fold: the inline pre-filter, then __contpte_try_fold. */
+void contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
+{
+	if (contpte_try_fold_calls(&mm->m->geo, addr, pte))
 		__contpte_try_fold(mm, addr, ptep, pte);
 }
 

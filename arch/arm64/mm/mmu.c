@@ -42,15 +42,43 @@ struct kernel_map *kernel_map_copy(const struct kernel_map *k)
 
 /* system_supports_bbml2_noabort(): false until the caps are finalised. */
 /*
+ * Whether ptep_modify_prot_start's priced body is the path one entry takes:
+ * outside a contpte block (an entry in one takes the unfold, counted by its
+ * events).
+ */
+static bool prot_start_priced(const struct ptsim_mm *mm, const pte_t *ptep)
+{
+	return !config_arm64_contpte(mm->m) || !pte_valid_cont(*ptep);
+}
+
+/*
+ * Whether ptep_modify_prot_commit's priced body is the path storing pte at
+ * ptep takes: a non-executable entry (no __sync_icache_dcache) outside a
+ * contpte block whose store calls no __contpte_try_fold.
+ */
+static bool prot_commit_priced(const struct ptsim_mm *mm, uint64_t addr, const pte_t *ptep,
+			       pte_t pte)
+{
+	const struct ptsim_machine *m = mm->m;
+
+	if (pte_user_exec(pte))
+		return false;
+	if (!config_arm64_contpte(m))
+		return true;
+	return !pte_valid_cont(*ptep) &&
+	       !(feature(m, PTSIM_FEAT_CONTPTE_AUTOFOLD) &&
+		 contpte_try_fold_calls(&m->geo, addr, pte_mknoncont(pte)));
+}
+
+/*
  * ptep_modify_prot_start (v6.12 arch/arm64/mm/mmu.c): erratum 2645198's
  * break-before-make is patched out on every modelled CPU, so it is
- * ptep_get_and_clear. Its body is priced for an entry outside a contpte
- * block; an entry in one takes the unfold, counted by its events.
+ * ptep_get_and_clear.
  */
 pte_t ptep_modify_prot_start(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 {
 	kernel_call(mm->m, PTEP_MODIFY_PROT_START);
-	if (!config_arm64_contpte(mm->m) || !pte_valid_cont(*ptep))
+	if (prot_start_priced(mm, ptep))
 		count_loop_path(mm->m, PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY);
 	return ptep_get_and_clear(mm, addr, ptep);
 }
@@ -59,7 +87,37 @@ pte_t ptep_modify_prot_start(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
 void ptep_modify_prot_commit(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte)
 {
 	kernel_call(mm->m, PTEP_MODIFY_PROT_COMMIT);
+	if (prot_commit_priced(mm, addr, ptep, pte))
+		count_loop_path(mm->m, PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY);
 	set_ptes(mm, addr, ptep, pte, 1);
+}
+
+/*
+ * modify_prot_start_ptes (v6.17 arch/arm64/mm/mmu.c): get_and_clear_ptes of
+ * nr entries. No v6.17 object is built; for one entry it runs what v6.12's
+ * ptep_modify_prot_start runs (ptep_get_and_clear), so that turn is priced
+ * as its body. A batch of more is counted by its events.
+ */
+pte_t modify_prot_start_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
+{
+	kernel_call(mm->m, MODIFY_PROT_START_PTES);
+	if (nr == 1 && prot_start_priced(mm, ptep))
+		count_loop_path(mm->m, PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY);
+	return get_and_clear_full_ptes(mm, addr, ptep, nr, 0);
+}
+
+/*
+ * modify_prot_commit_ptes (v6.17 arch/arm64/mm/mmu.c): set_ptes of nr
+ * entries; one entry is priced as v6.12's ptep_modify_prot_commit body (the
+ * same set_pte_at), a batch of more by its events.
+ */
+void modify_prot_commit_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte,
+			     unsigned int nr)
+{
+	kernel_call(mm->m, MODIFY_PROT_COMMIT_PTES);
+	if (nr == 1 && prot_commit_priced(mm, addr, ptep, pte))
+		count_loop_path(mm->m, PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY);
+	set_ptes(mm, addr, ptep, pte, nr);
 }
 
 static bool system_supports_bbml2_noabort(const struct kernel_map *k)

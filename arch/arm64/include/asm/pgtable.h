@@ -291,13 +291,19 @@ void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 
 /*
  * mmu.c: ptep_modify_prot_start/commit (v6.12 arch/arm64/mm/mmu.c, out of
- * line): ptep_get_and_clear and set_pte_at; the first records its body's
- * turn when the entry takes the priced path (doc/loop-prices.md).
+ * line): ptep_get_and_clear and set_pte_at, each recording its body's turn
+ * when the entry takes the priced path (doc/loop-prices.md).
  */
 pte_t ptep_modify_prot_start(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
 void ptep_modify_prot_commit(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
+/* v6.17's batched forms: one entry is priced as the v6.12 bodies above */
+pte_t modify_prot_start_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
+void modify_prot_commit_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte,
+			     unsigned int nr);
 
 /* contpte.c */
+/* contpte_try_fold's inline pre-filter: whether it calls __contpte_try_fold */
+bool contpte_try_fold_calls(const struct ptsim_geometry *g, uint64_t addr, pte_t pte);
 void contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
 void contpte_try_unfold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
 void __contpte_try_fold(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pte_t pte);
