@@ -122,6 +122,13 @@ enum ptsim_loop {
 	 */
 	PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY,	/* ptep_modify_prot_commit, "entry" */
 	PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE,
+	/*
+	 * vm_normal_page's body (mm/memory.c, out of line) once per normal
+	 * page it finds (not for a special entry), and its twin without
+	 * contpte. Since 0.3.
+	 */
+	PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL,		/* vm_normal_page, "normal" */
+	PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL_NOCONTPTE,
 	PTSIM_LOOP__COUNT
 };
 

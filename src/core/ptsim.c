@@ -233,6 +233,8 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY] = { "ptep_modify_prot_commit", "entry" },
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE] = { "ptep_modify_prot_commit",
 								  "entry_nocontpte" },
+	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL] = { "vm_normal_page", "normal" },
+	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL_NOCONTPTE] = { "vm_normal_page", "normal_nocontpte" },
 };
 
 /*
@@ -263,6 +265,7 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE,
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY] =
 		PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE,
+	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL] = PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL_NOCONTPTE,
 };
 
 /*

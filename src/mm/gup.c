@@ -66,9 +66,8 @@ static int64_t __get_user_pages(struct ptsim_mm *mm, struct vma *v, uint64_t sta
 		ptl_spin_lock(mm->m);	/* follow_page_pte */
 		pte = t && t->level == PTE_LEVEL ? ptep_get(mm, &t->desc[idx]) : t ? read_desc(mm, PMD_LEVEL, &t->desc[idx]) : 0;
 		if ((pte_present(pte) && (!write || pte_write(pte))) || retried) {
-			kernel_call(mm->m, VM_NORMAL_PAGE);
 			/* follow_page_pte's vm_normal_page reads the struct page */
-			dcache_page_load(mm->m, pte_pfn(g, pte));
+			vm_normal_page(mm, pte);
 			/* try_grab_folio's reference on the head, and the caller's put */
 			folio_get(mm->m, pfn_folio(mm->m, pte_pfn(g, pte)));
 			folio_put_ref(mm->m, pfn_folio(mm->m, pte_pfn(g, pte)));

@@ -31,7 +31,10 @@ static void do_page_fault(struct ptsim_mm *mm, const struct vma *v)
 	mm_account_fault(mm->m);
 }
 
-/* vm_normal_page + page_folio: special entries (the zero page) have no normal page. */
+/*
+ * vm_normal_page + page_folio: special entries (the zero page) have no
+ * normal page; a normal one takes the body the loop prices price.
+ */
 struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 {
 	struct page_ref ref = { 0 };
@@ -41,6 +44,7 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
 	mm->m->hot_page_pfn = pfn;
 	if (pte_special(pte))
 		return ref;
+	count_loop_path(mm->m, PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL);
 	/* a normal page's struct page is read (page_folio): priced by the level it hits */
 	dcache_page_load(mm->m, pfn);
 	ref.folio = pfn_folio(mm->m, pfn);

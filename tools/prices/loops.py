@@ -323,4 +323,18 @@ LOOPS = [
                       "nocontpte": {"avoid": ["__sync_cache_and_tags:392"]}},
         },
     },
+    {
+        # the struct page of a present entry (zap, fork, mprotect, gup, ...):
+        # out of line, its body entry to return
+        "name": "vm_normal_page",
+        "nocontpte": True,
+        "object": "mm/memory.o",
+        "function": "vm_normal_page",
+        "source": "mm/memory.c",
+        "head": None,
+        "variants": {
+            # a normal page: not special, its PFN within the memory map
+            "normal": {"via": [646, 657], "avoid": [602]},
+        },
+    },
 ]

@@ -196,6 +196,13 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 		{ PTSIM_EV_PTE_READ, 1, CONT }, { PTSIM_EV_SET_PTES_CHUNK, 1 },
 		{ PTSIM_EV_PTE_WRITE, 1 },
 	},
+	/*
+	 * vm_normal_page's body: the call and its tests (the struct page load of
+	 * the caller's page_folio is the data cache's)
+	 */
+	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL] = {
+		{ PTSIM_EV_FOLIO_LOOKUP, 1 },
+	},
 };
 
 /*
