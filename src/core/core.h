@@ -369,6 +369,8 @@ struct kobj_slab {
 
 #define MACHINE_MAX_CPUS	256	/* ptsim_machine_config.nr_cpus at most */
 
+struct hw_as;
+
 struct ptsim_machine {
 	struct ptsim_machine_config cfg;
 	struct ptsim_geometry geo;
@@ -444,6 +446,13 @@ struct ptsim_machine {
 	size_t nr_opens;
 	/* An observer of every TLBI (tests use it); NULL when unused. */
 	void (*tlbi_observer)(struct ptsim_machine *m, const struct tlbi_op *op);
+	/*
+	 * The address space live for an ASID, as the layer that owns address
+	 * spaces tells the hardware model (src/mm/mm.c installs it with the
+	 * first mm; hw_as_of_asid in arch/arm64/hw/hw.h asks it). NULL: none.
+	 */
+	bool (*as_of_asid)(const struct ptsim_machine *m, unsigned int asid, bool global,
+			   struct hw_as *out);
 };
 
 /* Hardware-model lifecycle (arch/arm64/hw/tlb.c, bbm.c) */

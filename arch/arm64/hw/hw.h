@@ -56,11 +56,15 @@ struct hw_as {
 /*
  * The address space live for an ASID (or, with global, the TTBR1 one that
  * the kernel's global entries come from):
- * what the TTBRs hold, for the DSB-time check. Provided by the machine
- * (mm/mm.c), since only it knows which address spaces exist.
+ * what the TTBRs hold, for the DSB-time check. The hardware knows no address
+ * space: it asks the layer that owns them, through m->as_of_asid (installed
+ * by src/mm/mm.c); none live while none is installed.
  */
-bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
-		   struct hw_as *out);
+static inline bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
+				 struct hw_as *out)
+{
+	return m->as_of_asid && m->as_of_asid(m, asid, global, out);
+}
 
 /* tlb.c */
 /* One load, store or fetch by cpu: TLB lookup, walk and fill on a miss, permission check. */
