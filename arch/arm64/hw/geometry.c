@@ -2,8 +2,10 @@
 /*
  * Granule geometry computed the way pgtable-hwdef.h does (Arm ARM D8.2):
  * levels = (VA_BITS - 4) / (PAGE_SHIFT - 3), level n maps (PAGE_SHIFT - 3)(4 - n) + 3 bits.
+ * The translation regime's shape is the hardware's: the hardware model and
+ * the kernel code above it both read it from here.
  */
-#include "internal.h"
+#include "core.h"
 
 /* The VA widths Linux offers per granule (arch/arm64/Kconfig ARM64_VA_BITS_*). */
 static bool va_bits_supported(enum ptsim_granule granule, unsigned int va_bits)
