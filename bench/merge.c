@@ -283,6 +283,14 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "merge: expected the --json outputs of audit runs\n");
 		return command_usage("merge", stderr);
 	}
+	/* merge takes files only: an option is refused, not read as a file name */
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "merge: unknown option %s (merge takes only the --json "
+					"outputs of audit runs)\n", argv[i]);
+			return command_usage("merge", stderr);
+		}
+	}
 	runs = calloc((size_t)nfiles, sizeof(*runs));
 	shards = calloc((size_t)nfiles, sizeof(*shards));
 	if (!runs || !shards) {

@@ -52,6 +52,9 @@ expect 1 "merge: k0.json: shard must be [K, N] with 1 <= K <= N" k0.json
 expect 1 "merge: big2.json: the scenarios add up past 2^64 - 1" big.json big2.json
 expect 0 '"command": "merge", "runs": 1, "scenarios": 18446744073709551615, "seed": 8, "groups": [' big.json
 expect 1 'merge: nul.json: not JSON: offset 160: \u0000 in a string' nul.json
+# an option is refused, not read as a file (issue 47: --wide was taken for a file name)
+expect 2 "merge: unknown option --wide (merge takes only the --json outputs of audit runs)" --wide a1.json a2.json
+expect 2 "merge: unknown option -x (merge takes only the --json outputs of audit runs)" a1.json -x
 # separate campaigns (different seeds) join, each complete
 expect 0 '"command": "merge", "runs": 3, "scenarios": 70, "seed": null, "groups": [' a1.json a2.json c1.json
 exit $fail
