@@ -823,7 +823,10 @@ int cmd_audit(int argc, char **argv)
 		printf(", \"scenarios\": %lu, \"seed\": %llu, \"shard\": [%lu, %lu], \"groups\": [", n,
 		       (unsigned long long)user_seed, shard_k, shard_n);
 	} else {
-		printf("%lu random scenarios, every one on each CPU and kernel: %u groups\n\n", n, a.nr);
+		printf("%lu random scenarios, every one on each CPU and kernel: %u groups\n", n, a.nr);
+		/* the seed says how to run the same campaign again */
+		printf("  seed %llu: --seed %llu runs the same scenarios\n\n",
+		       (unsigned long long)user_seed, (unsigned long long)user_seed);
 	}
 	for (unsigned int i = 0; i < a.nr; i++)
 		print_group(&a, &a.g[i], json, i == 0);

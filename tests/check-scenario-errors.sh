@@ -84,6 +84,8 @@ expect 2 "audit: --presets: expected a comma-separated list of presets" audit --
 expect 2 "audit: --presets: at most 8 presets" audit --scenarios 1 \
 	--presets v6.16,v6.17,v6.18,v6.19,patched,baseline,v6.8,v6.9,v6.10
 expect 0 "1 random scenarios" audit --scenarios 1 --presets v6.16,v6.17,v6.18,v6.19,patched,baseline,v6.8,v6.9
+# the text names the seed that runs the same scenarios again (issue 47)
+expect 0 "  seed 7: --seed 7 runs the same scenarios" audit --scenarios 1 --seed 7
 expect 1 "audit: --reproducers $dir/empty.scn: Not a directory" audit --scenarios 1 \
 	--reproducers "$dir/empty.scn"
 # a self-checking file: an expectation that does not hold fails the run, naming its line
