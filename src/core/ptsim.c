@@ -284,9 +284,10 @@ static bool is_nocontpte_twin(enum ptsim_loop path)
 
 enum ptsim_loop loop_path_nocontpte(enum ptsim_loop path)
 {
-	if (is_nocontpte_twin(path))
-		return path;
-	return nocontpte_twin[path] ? nocontpte_twin[path] : PTSIM_LOOP__COUNT;
+	/* the table first: every turn of a kernel without contpte asks (a twin has no twin) */
+	if (nocontpte_twin[path])
+		return nocontpte_twin[path];
+	return is_nocontpte_twin(path) ? path : PTSIM_LOOP__COUNT;
 }
 
 enum ptsim_loop loop_path_contpte(enum ptsim_loop path)
