@@ -58,6 +58,13 @@ def check(src):
                 fail("%s: %s %r, listed %r" % (name, key, loop[key], spec[key]))
         if loop["head_line"] != spec["head"]:
             fail("%s: head line %r, listed %r" % (name, loop["head_line"], spec["head"]))
+        # a loop a later release rewrote is priced from the later kernel, and says so
+        if spec.get("later"):
+            if not loop.get("kernel", "").startswith("linux-source-7.2 7.2."):
+                fail("%s: priced from %r, listed as the later kernel's" % (
+                    name, loop.get("kernel")))
+        elif "kernel" in loop:
+            fail("%s: priced from %r, listed as v6.12's" % (name, loop["kernel"]))
         listed = loops.variants_of(spec)
         if set(loop["variants"]) != set(listed):
             fail("%s: variants %s, listed %s" % (name, sorted(loop["variants"]),

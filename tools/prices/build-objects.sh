@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build the arm64 objects of the v6.12 kernel whose loops the model prices
-# (doc/loop-prices.md). Usage: build-objects.sh TREE [nocontpte]
+# (doc/loop-prices.md). Usage: build-objects.sh TREE [nocontpte|later]
 #
 # TREE is an unpacked Debian linux-source-6.12 (made from
 # /usr/src/linux-source-6.12.tar.xz when it does not exist yet); it is a
@@ -13,9 +13,18 @@
 # With nocontpte, the same without CONFIG_ARM64_CONTPTE (an EXPERT option:
 # v6.8 and earlier had none, and a kernel may be built without it): the
 # loops of the kernels the model runs without contpte are priced from it.
+# With later, TREE is the later kernel below instead: the loops v6.17 and
+# after rewrote (the batched change_pte_range) are priced from its objects.
 set -eu
 tree=$1
 variant=${2:-}
+# The later kernel: Debian's linux-source-7.2 from trixie-backports, the
+# oldest release after v6.17 that Debian's archive still serves (its 6.17
+# packages are gone). Fetched into a private apt state next to TREE, never
+# installed: this bookworm machine's package sources stay as they are.
+later_pkg=linux-source-7.2
+later_version=7.2.12-1~bpo13+1
+later_suite="http://deb.debian.org/debian trixie-backports main"
 need=""
 for p in clang-19 lld-19 llvm-19 linux-source-6.12 make bc bison flex libssl-dev libelf-dev; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
@@ -25,9 +34,25 @@ if [ -n "$need" ]; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
 fi
+# later_source DIR: the later kernel's source tarball, downloaded into DIR
+later_source() {
+	apt_dir=$1
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/deb"
+	echo "deb $later_suite" > "$apt_dir/sources.list"
+	set -- -o Dir::Etc::SourceList="$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" \
+		-o APT::Sandbox::User=root
+	apt-get -qq "$@" update
+	(cd "$apt_dir/deb" && apt-get -qq "$@" download "$later_pkg=$later_version")
+	dpkg-deb -x "$apt_dir/deb/${later_pkg}_$(echo "$later_version" | sed 's/:/%3a/')_all.deb" \
+		"$apt_dir/deb"
+	tarball=$apt_dir/deb/usr/src/$later_pkg.tar.xz
+}
 if [ ! -f "$tree/Makefile" ]; then
 	mkdir -p "$tree"
-	tar -C "$tree" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+	tarball=/usr/src/linux-source-6.12.tar.xz
+	[ "$variant" != later ] || later_source "$tree.apt"
+	tar -C "$tree" --strip-components=1 -xf "$tarball"
 fi
 cd "$tree"
 export KBUILD_BUILD_TIMESTAMP=2024-11-17 KBUILD_BUILD_USER=ptsim KBUILD_BUILD_HOST=ptsim
@@ -44,6 +69,10 @@ if [ ! -f .config ]; then
 	mk olddefconfig
 fi
 mk prepare
+if [ "$variant" = later ]; then
+	mk mm/mprotect.o mm/memory.o arch/arm64/mm/contpte.o arch/arm64/mm/mmu.o
+	exit 0
+fi
 # contpte.c is built only with CONFIG_ARM64_CONTPTE
 contpte=arch/arm64/mm/contpte.o
 [ "$variant" != nocontpte ] || contpte=

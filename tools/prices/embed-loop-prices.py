@@ -32,9 +32,11 @@ def main():
     for loop in data["loops"]:
         for vname in sorted(loop["variants"]):
             v = loop["variants"][vname]
+            # a loop a later release rewrote names the kernel it was priced from
+            kernel = loop.get("kernel", data["kernel"])
             provenance = "%s, %s (%s, inlined into %s; %s lines %s; %s)" % (
-                data["kernel"], loop["object"], loop["function"], v["inlined_into"],
-                loop["source"], ",".join(str(n) for n in v["lines"]), data["compiler"])
+                kernel, loop["object"], loop["function"], v["inlined_into"], loop["source"],
+                ",".join(str(n) for n in v["lines"]), data["compiler"])
             for cpu in sorted(v["cpus"]):
                 p = v["cpus"][cpu]
                 rows.append("\t{ %s, %s, %s, %.2f, %d, %d, %d, %s, %s }," % (

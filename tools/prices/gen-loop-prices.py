@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 """Price the kernel's PTE loops from its own arm64 machine code.
 
-Usage: gen-loop-prices.py TREE NOCONTPTE_TREE OUTPUT
+Usage: gen-loop-prices.py TREE NOCONTPTE_TREE LATER_TREE OUTPUT
 
 TREE is a linux-source-6.12 tree with the objects built by
 tools/prices/build-objects.sh (run it first), NOCONTPTE_TREE the same built
 without CONFIG_ARM64_CONTPTE (build-objects.sh NOCONTPTE_TREE nocontpte): the
-loops tools/prices/loops.py marks are priced from both. OUTPUT is the data file
+loops tools/prices/loops.py marks are priced from both. LATER_TREE is the later
+kernel (build-objects.sh LATER_TREE later) whose objects price the loops
+tools/prices/loops.py marks "later". OUTPUT is the data file
 (arch/arm64/hw/loop-prices.json). For every loop and variant of
 tools/prices/loops.py it finds the path one iteration takes through the
 object (tools/prices/path.py), patched as the kernel patches itself at boot,
@@ -68,9 +70,10 @@ def price_loop(trees, loop, caps, ours):
     objects = {}
     variants = {}
     for name, (v, contpte) in sorted(loop_variants(loop).items()):
-        if contpte not in objects:
-            objects[contpte] = load_object(trees[contpte], loop, caps[contpte])
-        patched, undecided, chains = objects[contpte]
+        tree = "later" if loop.get("later") else contpte
+        if tree not in objects:
+            objects[tree] = load_object(trees[tree], loop, caps[tree])
+        patched, undecided, chains = objects[tree]
         prologue = loops.BODY_PROLOGUE if loop["head"] is None else ()
         path, line = pathmod.find_path(patched, chains, loop["function"], loop["head"],
                                        v.get("via", []), set(v.get("avoid", [])), undecided)
@@ -105,7 +108,7 @@ def price_loop(trees, loop, caps, ours):
                 "model": "ptsim pipeline model (tools/prices/pipeline.py): " + params["source"],
             }
         variants[name] = entry
-    return {
+    out = {
         "name": loop["name"],
         "object": loop["object"],
         "function": loop["function"],
@@ -113,16 +116,24 @@ def price_loop(trees, loop, caps, ours):
         "head_line": loop["head"],
         "variants": variants,
     }
+    if loop.get("later"):
+        out["kernel"] = later_kernel(trees["later"])
+    return out
+
+
+def later_kernel(tree):
+    return "linux-source-%s %s" % (".".join(kernel_version(tree).split(".")[:2]),
+                                   kernel_version(tree))
 
 
 loop_variants = loops.variants_of
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         sys.exit(__doc__)
-    trees = {True: sys.argv[1], False: sys.argv[2]}
-    output = sys.argv[3]
+    trees = {True: sys.argv[1], False: sys.argv[2], "later": sys.argv[3]}
+    output = sys.argv[4]
     caps = {c: {v: k for k, v in kobj.cpucap_numbers(t).items()} for c, t in trees.items()}
     if kernel_version(trees[True]) != kernel_version(trees[False]):
         sys.exit("gen-loop-prices: the two trees are different kernels")
@@ -135,7 +146,8 @@ def main():
         "kernel": "linux-source-6.12 " + kernel_version(tree),
         "config": "arm64 defconfig + USERFAULTFD, PTE_MARKER_UFFD_WP, TRANSPARENT_HUGEPAGE, "
                   "DEBUG_INFO_DWARF5 (tools/prices/build-objects.sh); the variants named "
-                  "*" + loops.NOCONTPTE_SUFFIX + " the same + EXPERT, -ARM64_CONTPTE",
+                  "*" + loops.NOCONTPTE_SUFFIX + " the same + EXPERT, -ARM64_CONTPTE; a loop "
+                  "that names its own kernel is priced from that kernel, configured the same",
         "compiler": version(["clang-19", "--version"]),
         "pricer": mca.version(),
         "call_latency": loops.CALL_LATENCY,

@@ -105,6 +105,44 @@ LOOPS = [
         },
     },
     {
+        # change_pte_range as v6.17 batched it (Dev Jain, "Optimize mprotect()
+        # for large folios"), priced from the later kernel's object
+        # (build-objects.sh later): v6.17's own source is no longer in Debian's
+        # archive. The later loop looks up every present entry's page
+        # (vm_normal_page), asks the out-of-line mprotect_folio_pte_batch how
+        # many entries go together, and special-cases a batch of one; the
+        # commit and the gather's widening are one tail that clang merged from
+        # the inlined copies of prot_commit_flush_ptes, which the line table
+        # leaves at line 0: the path is named through an instruction of it
+        "name": "change_pte_range_batched",
+        "later": True,
+        "object": "mm/mprotect.o",
+        "function": "change_pte_range",
+        "source": "mm/mprotect.c",
+        "head": 343,
+        "variants": {
+            # an order-0 folio (a batch of one): modify_prot_start_ptes and
+            # modify_prot_commit_ptes of one entry, the gather widened
+            "present": {"via": [380, "@0x9c8"]},
+            # ... made writable: maybe_change_pte_writable, the anon test and
+            # the one page's PageAnonExclusive (commit_anon_folio_batch)
+            "present_writable": {"via": [380, "@0x9c8", "commit_anon_folio_batch:181"]},
+            # a large folio's batch (per batch): the same calls for nr entries
+            "present_batch": {"via": [383, "@0xe04"]},
+        },
+    },
+    {
+        # v6.17's out-of-line batch size of change_pte_range (clang's choice):
+        # for an order-0 folio, its body is the folio's large test and return 1
+        "name": "mprotect_folio_pte_batch",
+        "later": True,
+        "object": "mm/mprotect.o",
+        "function": "mprotect_folio_pte_batch",
+        "source": "mm/mprotect.c",
+        "head": None,
+        "variants": {"order0": {"via": [113], "avoid": [116]}},
+    },
+    {
         "name": "zap_pte_range",
         "nocontpte": True,
         "object": "mm/memory.o",

@@ -88,7 +88,9 @@ def find_path(insns, chains, function, head_line, via, avoid, undecided):
     from the entry of the out-of-line function to a return) that passes through
     every point in `via` and none in `avoid` (a line of `function`'s own
     source, where an inlined helper counts as the line that calls it, or
-    "helper:line" for a line of a helper inlined into it), staying within
+    "helper:line" for a line of a helper inlined into it, or "@0xADDR" for
+    the instruction at that .text offset, where the line table names no line:
+    clang gives line 0 to a tail it merged from two inlined copies), staying within
     the instructions `function` compiled to. The head is the first
     instruction of head_line that a branch jumps to.
     Fall-through is preferred where two paths are equally short."""
@@ -110,7 +112,8 @@ def find_path(insns, chains, function, head_line, via, avoid, undecided):
     bit = {p: 1 << k for k, p in enumerate(via)}
     full = (1 << len(via)) - 1
     points = set(via) | set(avoid)
-    marks = {a: _marks(chains[a], function, points) for a in region}
+    marks = {a: _marks(chains[a], function, points) | (points & {"@0x%x" % a})
+             for a in region}
     vbits = {a: sum(bit[p] for p in marks[a] if p in bit) for a in region}
     region = {a for a in region if not marks[a] & set(avoid)} | {head}
 
