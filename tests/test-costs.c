@@ -238,7 +238,8 @@ static void test_loop_prices(void **state)
 			assert_null(strstr(p.model, "-mcpu=neoverse-v3"));
 			/* v6.17's batched loop is the later kernel's (tools/prices/loops.py) */
 			if (!strcmp(p.loop, "change_pte_range_batched") ||
-			    !strcmp(p.loop, "mprotect_folio_pte_batch"))
+			    !strcmp(p.loop, "mprotect_folio_pte_batch") ||
+			    !strcmp(p.loop, "page_anon_exclusive_sub_batch"))
 				assert_ptr_equal(strstr(p.provenance, "linux-source-7.2 7.2."),
 						 p.provenance);
 			else

@@ -11,6 +11,7 @@
 
 #define VA UINT64_C(0x10000000)
 #define PAGES 64
+#define GIB (UINT64_C(1) << 30)
 
 static uint64_t loops_of(const struct ptsim_loop_stats *s)
 {
@@ -125,8 +126,10 @@ static void test_mprotect_callee_paths(void **state)
 }
 
 /*
- * v6.17's batched change_pte_range: a batch's turn is priced as v6.12's,
- * its further entries as folio_pte_batch's matching steps
+ * v6.17's batched change_pte_range (priced from the later kernel's object):
+ * one turn per order-0 entry or large folio's batch, mprotect_folio_pte_batch's
+ * body per order-0 folio, folio_pte_batch's matching steps per further entry;
+ * made writable, page_anon_exclusive_sub_batch's step per further page
  */
 static void test_batched_mprotect_paths(void **state)
 {
@@ -141,14 +144,52 @@ static void test_batched_mprotect_paths(void **state)
 	assert_int_equal(ptsim_populate(mm, VA + 16 * 4096, 48 * 4096, 4, true), 0);
 	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
-	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE], 16 + 3);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_NOCONTPTE], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_NOCONTPTE], 3);
+	assert_int_equal(l.iter[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE], 16);
 	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_PTE_BATCH_MATCH_NOCONTPTE], 3 * 15);
 	/* a batch of one entry starts and commits as v6.12's bodies; a batch of 16 is events */
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE], 16);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE], 16);
 	/* one vm_normal_page a batch */
 	assert_int_equal(l.iter[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL_NOCONTPTE], 16 + 3);
-	assert_int_equal(loops_of(&l), 16 + 3 + 45 + 2 * 16 + 16 + 3);
+	assert_int_equal(loops_of(&l), 16 + 3 + 16 + 45 + 2 * 16 + 16 + 3);
+	/* no v6.12 turn */
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE], 0);
+	/* back to writable: each batch's exclusive pages are one sub-batch */
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE_NOCONTPTE], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE_NOCONTPTE],
+			 3);
+	assert_int_equal(l.iter[PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH_NOCONTPTE], 3 * 15);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_NOCONTPTE], 0);
+	ptsim_machine_destroy(m);
+	/*
+	 * with contpte: the contpte paths; a shared anonymous mapping's entries come
+	 * out of pte_modify writable (no MM_CP_TRY_CHANGE_WRITABLE): the plain turn
+	 */
+	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	mm = new_mm_with_vma(m, VA, PAGES * 4096);
+	assert_int_equal(ptsim_populate(mm, VA, 16 * 4096, 0, true), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, 16 * 4096, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_NOCONTPTE], 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, 16 * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE], 16);
+	assert_int_equal(ptsim_mmap(mm, VA + GIB, 16 * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, VA + GIB, 16 * 4096, 0, true), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA + GIB, 16 * 4096, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA + GIB, 16 * 4096,
+					PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE], 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT], 16);
+	assert_int_equal(l.iter[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0], 16);
 	ptsim_machine_destroy(m);
 }
 

@@ -26,7 +26,7 @@ static void last(struct ptsim_machine *m, struct run *r)
 	assert_int_equal(ptsim_last_loop_stats(m, &r->l), 0);
 }
 
-#define NR_RUNS 23
+#define NR_RUNS 27
 
 /* UFFDIO_MOVE of fresh order-0 pages at VA into a registered range at to. */
 static void uffd_move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t to, struct run *r)
@@ -76,27 +76,27 @@ static void file_fault_around(struct ptsim_machine *m, struct ptsim_mm *mm, stru
  * Operations that take every counted path, on kernels with and without
  * contpte and batching: the whole sequence on v6.12 with and without contpte
  * (UFFDIO_MOVE, madvise and file fault-around with it only), the batched
- * mprotect and early-exit gathers of v6.17.
+ * mprotect (both ways, with and without contpte) and early-exit gathers of
+ * v6.17.
  */
 static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 {
 	unsigned int n = 0;
 
-	for (unsigned int k = 0; k < 3; k++) {
-		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, cpu, k == 2 ? "v6.17" : "v6.12");
+	for (unsigned int k = 0; k < 4; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, cpu, k >= 2 ? "v6.17" : "v6.12");
 		struct ptsim_mm *mm = new_mm_with_vma(m, VA, PAGES * 4096), *child;
 		uint64_t to = VA + (UINT64_C(1) << 30) + 8 * 4096, out;
 		bool all = k < 2;
 
-		if (k == 1)
+		if (k == 1 || k == 3)
 			assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_ARM64_CONTPTE, false), 0);
 		assert_int_equal(ptsim_populate(mm, VA, PAGES / 2 * 4096, 0, true), 0);
 		assert_int_equal(ptsim_populate(mm, VA + PAGES / 2 * 4096, PAGES / 4 * 4096, 4, true), 0);
 		assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
 		last(m, &r[n++]);
 		assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
-		if (all)
-			last(m, &r[n++]);
+		last(m, &r[n++]);
 		assert_int_equal(ptsim_fork(mm, &child), 0);
 		last(m, &r[n++]);
 		assert_int_equal(ptsim_mm_exit(child), 0);

@@ -50,8 +50,8 @@ PTSIM_API int ptsim_total_func_stats(const struct ptsim_machine *m, enum ptsim_f
  * and path through it: the loop/variant pairs of the loop prices
  * (ptsim_loop_price_get, doc/loop-prices.md). An iteration is one turn of
  * the kernel's loop (a batch of a large folio's entries is one turn). An
- * iteration whose path has no price (a swap entry, v6.17's batched
- * change_pte_range, ...) is counted by its events alone. Since 0.3.
+ * iteration whose path has no price (a swap entry, a NUMA-hinting turn, ...)
+ * is counted by its events alone. Since 0.3.
  */
 enum ptsim_loop {
 	PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT,		/* change_pte_range, "present" */
@@ -129,6 +129,27 @@ enum ptsim_loop {
 	 */
 	PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL,		/* vm_normal_page, "normal" */
 	PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL_NOCONTPTE,
+	/*
+	 * change_pte_range as v6.17 batches it ("change_pte_range_batched",
+	 * priced from a later kernel's object, doc/loop-prices.md): one turn
+	 * per order-0 entry or per large folio's batch, made writable where
+	 * commit_anon_folio_batch sets the write bit (a private VMA's anonymous
+	 * folio), each with its twin without contpte. Since 0.3.
+	 */
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT,		/* "present": a batch of one */
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_NOCONTPTE,
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE,	/* "present_writable" */
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE_NOCONTPTE,
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE,	/* "large": a large folio's */
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_NOCONTPTE,
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE,	/* "large_writable" */
+	PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE_NOCONTPTE,
+	/* page_anon_exclusive_sub_batch, "match": one further page of a sub-batch. Since 0.3. */
+	PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH,
+	PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH_NOCONTPTE,
+	/* mprotect_folio_pte_batch's body, "order0": an order-0 folio's batch of one. Since 0.3. */
+	PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0,
+	PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE,
 	PTSIM_LOOP__COUNT
 };
 

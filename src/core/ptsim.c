@@ -235,6 +235,27 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 								  "entry_nocontpte" },
 	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL] = { "vm_normal_page", "normal" },
 	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL_NOCONTPTE] = { "vm_normal_page", "normal_nocontpte" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT] = { "change_pte_range_batched", "present" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_NOCONTPTE] = { "change_pte_range_batched",
+								     "present_nocontpte" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE] = { "change_pte_range_batched",
+								    "present_writable" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE_NOCONTPTE] = {
+		"change_pte_range_batched", "present_writable_nocontpte" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE] = { "change_pte_range_batched", "large" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_NOCONTPTE] = {
+		"change_pte_range_batched", "large_nocontpte" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE] = {
+		"change_pte_range_batched", "large_writable" },
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE_NOCONTPTE] = {
+		"change_pte_range_batched", "large_writable_nocontpte" },
+	[PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH] = { "page_anon_exclusive_sub_batch",
+							      "match" },
+	[PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH_NOCONTPTE] = {
+		"page_anon_exclusive_sub_batch", "match_nocontpte" },
+	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0] = { "mprotect_folio_pte_batch", "order0" },
+	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE] = { "mprotect_folio_pte_batch",
+								    "order0_nocontpte" },
 };
 
 /*
@@ -266,6 +287,18 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY] =
 		PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE,
 	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL] = PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL_NOCONTPTE,
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT] =
+		PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_NOCONTPTE,
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE] =
+		PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE_NOCONTPTE,
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE] =
+		PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_NOCONTPTE,
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE] =
+		PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE_NOCONTPTE,
+	[PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH] =
+		PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH_NOCONTPTE,
+	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0] =
+		PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE,
 };
 
 /*

@@ -85,15 +85,22 @@ static bool prot_numa_skip(const struct ptsim_mm *mm, const struct vma *v, pte_t
 	return numa_target_node(mm, v) == 0;	/* folio_nid(folio) is 0 */
 }
 
-/* mprotect_folio_pte_batch: only large folios batch. */
+/*
+ * mprotect_folio_pte_batch: only large folios batch. Out of line (clang's
+ * choice for the static function of two callers): an order-0 folio's call
+ * is its priced body.
+ */
 static unsigned int mprotect_folio_pte_batch(struct ptsim_mm *mm, const struct folio *f,
 					     pte_t *ptep, pte_t pte, unsigned int max_nr,
 					     unsigned int flags)
 {
 	unsigned int nr;
 
-	if (!folio_test_large(mm->m, f))
+	if (!folio_test_large(mm->m, f)) {
+		if (f)
+			count_loop_path(mm->m, PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0);
 		return 1;
+	}
 	nr = folio_pte_batch_flags(mm, f, ptep, &pte, max_nr, flags);
 	return nr;
 }
@@ -202,9 +209,11 @@ static void commit_anon_folio_batch(struct cp_ctx *c, const struct page_ref *ref
 		bool excl = page_anon_exclusive(c->mm, ref, idx);
 		unsigned int end = idx + 1;
 
-		/* page_anon_exclusive_sub_batch */
-		while (end < nr && page_anon_exclusive(c->mm, ref, end) == excl)
+		/* page_anon_exclusive_sub_batch: a priced step per further matching page */
+		while (end < nr && page_anon_exclusive(c->mm, ref, end) == excl) {
+			count_loop_path(c->mm->m, PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH);
 			end++;
+		}
 		prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, end - idx, idx, excl);
 		idx = end;
 	}
@@ -233,6 +242,31 @@ static void set_write_prot_commit_flush_ptes(struct cp_ctx *c, const struct page
 		return;
 	}
 	commit_anon_folio_batch(c, ref, addr, ptep, oldpte, ptent, nr);
+}
+
+/*
+ * The priced path of a present turn of v6.17's change_pte_range: a batch of
+ * one or a large folio's, made writable where commit_anon_folio_batch sets
+ * the write bit (set_write_prot_commit_flush_ptes: a private VMA whose
+ * entry may be writable, an anonymous folio). A writable turn that commits
+ * otherwise (a shared VMA, a file folio) takes no priced path: its events.
+ */
+static void count_batched_turn(struct cp_ctx *c, const struct page_ref *ref, pte_t ptent,
+			       unsigned int nr)
+{
+	struct ptsim_machine *m = c->mm->m;
+	bool writable = (c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(ptent);
+
+	if (!writable) {
+		count_loop_path(m, nr == 1 ? PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT :
+					     PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE);
+		return;
+	}
+	if (c->vma.flags & VM_SHARED || !maybe_change_pte_writable(&c->vma, ptent) || !ref->folio ||
+	    !(ref->folio->flags & FOLIO_ANON))
+		return;
+	count_loop_path(m, nr == 1 ? PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE :
+				     PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE);
 }
 
 /* change_pte_range over [addr, end) of one PTE table. */
@@ -272,14 +306,9 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 						      FPB_RESPECT_SOFT_DIRTY | FPB_RESPECT_WRITE);
 			oldpte = modify_prot_start_ptes(mm, addr, ptep, nr);
 			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
-			/*
-			 * No v6.17 object is built: a batch's turn is priced as v6.12's
-			 * turn of its kind, its matching steps as folio_pte_batch's
-			 */
+			/* the loop prices' paths: NUMA hinting's tests are not on them */
 			if (!prot_numa)
-				count_loop_path(m, try_writable && !pte_write(ptent) ?
-						   PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE :
-						   PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT);
+				count_batched_turn(c, &ref, ptent, nr);
 			if (try_writable && !pte_write(ptent))
 				set_write_prot_commit_flush_ptes(c, &ref, addr, ptep, oldpte, ptent, nr);
 			else

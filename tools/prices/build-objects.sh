@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build the arm64 objects of the v6.12 kernel whose loops the model prices
-# (doc/loop-prices.md). Usage: build-objects.sh TREE [nocontpte|later]
+# (doc/loop-prices.md). Usage: build-objects.sh TREE [nocontpte|later|later-nocontpte]
 #
 # TREE is an unpacked Debian linux-source-6.12 (made from
 # /usr/src/linux-source-6.12.tar.xz when it does not exist yet); it is a
@@ -14,10 +14,18 @@
 # v6.8 and earlier had none, and a kernel may be built without it): the
 # loops of the kernels the model runs without contpte are priced from it.
 # With later, TREE is the later kernel below instead: the loops v6.17 and
-# after rewrote (the batched change_pte_range) are priced from its objects.
+# after rewrote (the batched change_pte_range) are priced from its objects;
+# later-nocontpte is the later kernel without CONFIG_ARM64_CONTPTE.
 set -eu
 tree=$1
 variant=${2:-}
+case $variant in
+"" | nocontpte | later | later-nocontpte) ;;
+*) echo "usage: build-objects.sh TREE [nocontpte|later|later-nocontpte]" >&2; exit 2 ;;
+esac
+later=false nocontpte=false
+[ "${variant#later}" = "$variant" ] || later=true
+[ "${variant%nocontpte}" = "$variant" ] || nocontpte=true
 # The later kernel: Debian's linux-source-7.2 from trixie-backports, the
 # oldest release after v6.17 that Debian's archive still serves (its 6.17
 # packages are gone). Fetched into a private apt state next to TREE, never
@@ -51,8 +59,9 @@ later_source() {
 if [ ! -f "$tree/Makefile" ]; then
 	mkdir -p "$tree"
 	tarball=/usr/src/linux-source-6.12.tar.xz
-	[ "$variant" != later ] || later_source "$tree.apt"
+	! $later || later_source "$tree.apt"
 	tar -C "$tree" --strip-components=1 -xf "$tarball"
+	! $later || rm -rf "$tree.apt/deb/usr"
 fi
 cd "$tree"
 export KBUILD_BUILD_TIMESTAMP=2024-11-17 KBUILD_BUILD_USER=ptsim KBUILD_BUILD_HOST=ptsim
@@ -63,19 +72,19 @@ if [ ! -f .config ]; then
 		--enable TRANSPARENT_HUGEPAGE --enable DEBUG_INFO_DWARF5 \
 		--disable DEBUG_INFO_NONE --disable DEBUG_INFO_REDUCED \
 		--disable DEBUG_INFO_BTF --disable DEBUG_INFO_COMPRESSED_ZLIB
-	if [ "$variant" = nocontpte ]; then
+	if $nocontpte; then
 		scripts/config --enable EXPERT --disable ARM64_CONTPTE
 	fi
 	mk olddefconfig
 fi
 mk prepare
-if [ "$variant" = later ]; then
-	mk mm/mprotect.o mm/memory.o arch/arm64/mm/contpte.o arch/arm64/mm/mmu.o
-	exit 0
-fi
 # contpte.c is built only with CONFIG_ARM64_CONTPTE
 contpte=arch/arm64/mm/contpte.o
-[ "$variant" != nocontpte ] || contpte=
+! $nocontpte || contpte=
+if $later; then
+	mk mm/mprotect.o mm/memory.o $contpte arch/arm64/mm/mmu.o
+	exit 0
+fi
 mk mm/mprotect.o mm/memory.o mm/mremap.o mm/madvise.o mm/mlock.o mm/rmap.o \
 	mm/huge_memory.o mm/userfaultfd.o mm/filemap.o mm/gup.o mm/vma.o mm/mmap.o \
 	mm/mmu_gather.o mm/swap.o mm/swapfile.o \

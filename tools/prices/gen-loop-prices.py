@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: MIT
 """Price the kernel's PTE loops from its own arm64 machine code.
 
-Usage: gen-loop-prices.py TREE NOCONTPTE_TREE LATER_TREE OUTPUT
+Usage: gen-loop-prices.py TREE NOCONTPTE_TREE LATER_TREE LATER_NOCONTPTE_TREE OUTPUT
 
 TREE is a linux-source-6.12 tree with the objects built by
 tools/prices/build-objects.sh (run it first), NOCONTPTE_TREE the same built
 without CONFIG_ARM64_CONTPTE (build-objects.sh NOCONTPTE_TREE nocontpte): the
 loops tools/prices/loops.py marks are priced from both. LATER_TREE is the later
 kernel (build-objects.sh LATER_TREE later) whose objects price the loops
-tools/prices/loops.py marks "later". OUTPUT is the data file
+tools/prices/loops.py marks "later", LATER_NOCONTPTE_TREE the same without
+contpte (build-objects.sh LATER_NOCONTPTE_TREE later-nocontpte). OUTPUT is the data file
 (arch/arm64/hw/loop-prices.json). For every loop and variant of
 tools/prices/loops.py it finds the path one iteration takes through the
 object (tools/prices/path.py), patched as the kernel patches itself at boot,
@@ -70,7 +71,7 @@ def price_loop(trees, loop, caps, ours):
     objects = {}
     variants = {}
     for name, (v, contpte) in sorted(loop_variants(loop).items()):
-        tree = "later" if loop.get("later") else contpte
+        tree = (bool(loop.get("later")), contpte)
         if tree not in objects:
             objects[tree] = load_object(trees[tree], loop, caps[tree])
         patched, undecided, chains = objects[tree]
@@ -117,7 +118,7 @@ def price_loop(trees, loop, caps, ours):
         "variants": variants,
     }
     if loop.get("later"):
-        out["kernel"] = later_kernel(trees["later"])
+        out["kernel"] = later_kernel(trees[True, True])
     return out
 
 
@@ -130,14 +131,17 @@ loop_variants = loops.variants_of
 
 
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) != 6:
         sys.exit(__doc__)
-    trees = {True: sys.argv[1], False: sys.argv[2], "later": sys.argv[3]}
-    output = sys.argv[4]
+    # (a later kernel's, built with contpte) -> tree
+    trees = {(False, True): sys.argv[1], (False, False): sys.argv[2],
+             (True, True): sys.argv[3], (True, False): sys.argv[4]}
+    output = sys.argv[5]
     caps = {c: {v: k for k, v in kobj.cpucap_numbers(t).items()} for c, t in trees.items()}
-    if kernel_version(trees[True]) != kernel_version(trees[False]):
-        sys.exit("gen-loop-prices: the two trees are different kernels")
-    tree = trees[True]
+    for later in (False, True):
+        if kernel_version(trees[later, True]) != kernel_version(trees[later, False]):
+            sys.exit("gen-loop-prices: the trees with and without contpte are different kernels")
+    tree = trees[False, True]
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "..", "..", "arch", "arm64", "hw", "pipeline-llvm.json")) as f:
         ours = pipeline_cpus.all_cpus(json.load(f))

@@ -116,6 +116,7 @@ LOOPS = [
         # leaves at line 0: the path is named through an instruction of it
         "name": "change_pte_range_batched",
         "later": True,
+        "nocontpte": True,
         "object": "mm/mprotect.o",
         "function": "change_pte_range",
         "source": "mm/mprotect.c",
@@ -123,19 +124,40 @@ LOOPS = [
         "variants": {
             # an order-0 folio (a batch of one): modify_prot_start_ptes and
             # modify_prot_commit_ptes of one entry, the gather widened
-            "present": {"via": [380, "@0x9c8"]},
+            # (the point is the gather's load of its range, in each object)
+            "present": {"via": [380, "@0x9c8"], "nocontpte": {"via": [380, "@0xad8"]}},
             # ... made writable: maybe_change_pte_writable, the anon test and
             # the one page's PageAnonExclusive (commit_anon_folio_batch)
-            "present_writable": {"via": [380, "@0x9c8", "commit_anon_folio_batch:181"]},
+            "present_writable": {"via": [380, "@0x9c8", "commit_anon_folio_batch:181"],
+                                 "nocontpte": {"via": [380, "@0xad8",
+                                                       "commit_anon_folio_batch:181"]}},
             # a large folio's batch (per batch): the same calls for nr entries
-            "present_batch": {"via": [383, "@0xe04"]},
+            "large": {"via": [383, "@0xe04"], "nocontpte": {"via": [383, "@0xd54"]}},
+            # ... made writable: commit_anon_folio_batch's first page and one
+            # sub-batch committed by its own copy of prot_commit_flush_ptes
+            # (each further page of the sub-batch is page_anon_exclusive_sub_batch's)
+            "large_writable": {"via": [383, "commit_anon_folio_batch:181",
+                                               "prot_commit_flush_ptes:138"]},
         },
+    },
+    {
+        # commit_anon_folio_batch's scan for the end of a sub-batch (v6.17): one
+        # further page whose PageAnonExclusive matches the first's
+        "name": "page_anon_exclusive_sub_batch",
+        "later": True,
+        "nocontpte": True,
+        "object": "mm/mprotect.o",
+        "function": "page_anon_exclusive_sub_batch",
+        "source": "mm/mprotect.c",
+        "head": 152,
+        "variants": {"match": {}},
     },
     {
         # v6.17's out-of-line batch size of change_pte_range (clang's choice):
         # for an order-0 folio, its body is the folio's large test and return 1
         "name": "mprotect_folio_pte_batch",
         "later": True,
+        "nocontpte": True,
         "object": "mm/mprotect.o",
         "function": "mprotect_folio_pte_batch",
         "source": "mm/mprotect.c",

@@ -3,8 +3,8 @@
 # (doc/loop-prices.md). Usage: tools/prices/regenerate.sh TREE [OUTPUT]
 # TREE: where the linux-source-6.12 tree is unpacked and built (a cache,
 # outside the repository; made if missing), and TREE-nocontpte the same
-# built without CONFIG_ARM64_CONTPTE, TREE-later the later kernel
-# (build-objects.sh later). OUTPUT defaults to the
+# built without CONFIG_ARM64_CONTPTE, TREE-later and TREE-later-nocontpte
+# the later kernel (build-objects.sh later). OUTPUT defaults to the
 # committed file. Measured on a 2-core host from empty directories (both
 # trees): 5 min 39 s wall, 4 min 32 s CPU (mostly unpacking and building;
 # pricing about 50 s).
@@ -15,4 +15,6 @@ out=${2:-$here/../../arch/arm64/hw/loop-prices.json}
 sh "$here/build-objects.sh" "$tree"
 sh "$here/build-objects.sh" "$tree-nocontpte" nocontpte
 sh "$here/build-objects.sh" "$tree-later" later
-python3 "$here/gen-loop-prices.py" "$tree" "$tree-nocontpte" "$tree-later" "$out"
+sh "$here/build-objects.sh" "$tree-later-nocontpte" later-nocontpte
+python3 "$here/gen-loop-prices.py" "$tree" "$tree-nocontpte" "$tree-later" \
+	"$tree-later-nocontpte" "$out"

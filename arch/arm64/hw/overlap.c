@@ -203,6 +203,39 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL] = {
 		{ PTSIM_EV_FOLIO_LOOKUP, 1 },
 	},
+	/*
+	 * v6.17's batched change_pte_range, one turn (a batch of one, or a large
+	 * folio's): ptep_get's load and cont test, pte_modify, the gather's
+	 * range; vm_normal_page, mprotect_folio_pte_batch and
+	 * modify_prot_start/commit_ptes are calls. Made writable, also
+	 * folio_test_anon and the first page's PageAnonExclusive
+	 */
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
+		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
+		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_FOLIO_TEST, 1 },
+		{ PTSIM_EV_ANON_EXCL_TEST, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
+		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	[PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE] = {
+		{ PTSIM_EV_PTE_LOOP, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
+		{ PTSIM_EV_PTE_MODIFY, 1 }, { PTSIM_EV_FOLIO_TEST, 1 },
+		{ PTSIM_EV_ANON_EXCL_TEST, 1 }, { PTSIM_EV_TLB_GATHER_ADD, 1 },
+	},
+	/* one further page's PageAnonExclusive */
+	[PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH] = {
+		{ PTSIM_EV_ANON_EXCL_TEST, 1 },
+	},
+	/* folio_test_large */
+	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0] = {
+		{ PTSIM_EV_FOLIO_TEST, 1 },
+	},
 };
 
 /*
