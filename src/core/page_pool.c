@@ -127,6 +127,20 @@ static void release_free(struct page_pool *p)
 	p->nr_released = end;
 }
 
+/*
+ * A fresh page's first touch is a write, one per host page. A table is often
+ * read before it is written (a walk finds it empty); a first read maps the
+ * host's shared zero page, and the write after it replaces that mapping,
+ * which the host does with a TLB flush of every CPU the process ran on (an
+ * IPI each: costly in a virtual machine). Written first, the page is
+ * allocated once, already zeroed, and never flushed.
+ */
+static void touch_for_write(const struct page_pool *p, void *page)
+{
+	for (size_t off = 0; off < p->page; off += p->host_page)
+		((volatile char *)page)[off] = 0;
+}
+
 /* A zeroed page: fresh from a chunk (zeroed when the chunk was made) or reused and cleared. */
 void *page_pool_get(struct page_pool *p)
 {
@@ -143,6 +157,7 @@ void *page_pool_get(struct page_pool *p)
 	page = p->cur;
 	p->cur += p->page;
 	p->left -= p->page;
+	touch_for_write(p, page);
 	return page;
 }
 
