@@ -64,6 +64,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_UFFD_WP] = "arm64 uffd write-protect (HAVE_ARCH_USERFAULTFD_WP)",
 	[PTSIM_FEAT_PAGEMAP_SCAN] = "the PAGEMAP_SCAN ioctl of /proc/PID/pagemap",
 	[PTSIM_FEAT_NR_PAGES_MAPPED_BATCH] = "one _nr_pages_mapped atomic per rmap batch, not per page",
+	[PTSIM_FEAT_LRU_CACHE_SMALL_ONLY] = "a large folio skips the per-CPU LRU batches (moved at once)",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */
@@ -189,6 +190,8 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_ICACHE_LLC_HIT] = "cache model: a call's instruction line found in the last-level cache",
 	[PTSIM_EV_ICACHE_DRAM] = "cache model: a call's instruction line fetched from memory",
 	[PTSIM_EV_FREE_TAIL_PAGE] = "free_pages_prepare's work on one tail page of a large folio freed",
+	[PTSIM_EV_LRU_LOCK] = "a per-CPU LRU batch moved: the lruvec's lru_lock taken and released",
+	[PTSIM_EV_LRU_MOVE] = "one folio of that batch moved between LRU lists under the lock",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

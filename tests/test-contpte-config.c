@@ -27,7 +27,8 @@ static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount",
 				    "wp_reuse_large_anon_folio", NULL };
 static const char *const v617[] = { "mprotect_pte_batching", "contpte_get_early_exit",
 				    "contpte_bbml2_elision", "mremap_pte_batching",
-				    "folio_pte_batch_call", "mremap_multi_vma", NULL };
+				    "folio_pte_batch_call", "mremap_multi_vma",
+				    "lru_cache_small_only", NULL };
 static const char *const v618[] = { "linear_map_blocks", "mremap_batch_respect_write",
 				    "finish_fault_whole_folio", "faultaround_whole_folio", NULL };
 static const char *const v619[] = { "arm64_pte_needs_flush", NULL };

@@ -245,6 +245,14 @@ enum ptsim_feature {
 	 * v6.11): one atomic per page that became mapped or unmapped.
 	 */
 	PTSIM_FEAT_NR_PAGES_MAPPED_BATCH,
+	/*
+	 * "mm: folio_may_be_lru_cached() unless folio_test_large()" (H. Dickins,
+	 * mm-hotfixes of September 2025, v6.17 by its date; backported to the
+	 * stable 6.12.y and later): a large folio is not held in a per-CPU LRU
+	 * batch but moved at once. Off: it waits in the batch as an order-0
+	 * folio does. Since 0.3.
+	 */
+	PTSIM_FEAT_LRU_CACHE_SMALL_ONLY,
 	PTSIM_FEAT__COUNT
 };
 

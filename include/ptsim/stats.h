@@ -157,6 +157,13 @@ enum ptsim_event {
 	 * the flags checked at preparation cleared). Since 0.3.
 	 */
 	PTSIM_EV_FREE_TAIL_PAGE,
+	/*
+	 * A per-CPU LRU folio batch moved (folio_batch_move_lru): the lruvec's
+	 * lru_lock taken and released once for the batch (lru_lock), and each
+	 * folio moved between the LRU lists under it (lru_move). Since 0.3.
+	 */
+	PTSIM_EV_LRU_LOCK,
+	PTSIM_EV_LRU_MOVE,
 	PTSIM_EV__COUNT
 };
 

@@ -104,6 +104,14 @@ struct physmem {
 	uint64_t rng;			/* its generator's state (prng.h) */
 };
 
+/* The per-CPU LRU folio batches the model keeps (mm/swap.c's cpu_fbatches). */
+enum lru_batch {
+	LRU_BATCH_LAZYFREE,	/* lru_lazyfree: folios MADV_FREE made lazily freeable */
+	LRU_BATCHES
+};
+
+#define PAGEVEC_SIZE 31		/* include/linux/pagevec.h: a folio_batch's capacity */
+
 /* ---- folios (src/mm/folio.c), stored sparsely by section ---- */
 enum folio_flags {
 	FOLIO_ANON = 1u << 0,
@@ -426,6 +434,14 @@ struct ptsim_machine {
 	 * ~0: none.
 	 */
 	uint64_t hot_page_pfn;
+	/*
+	 * This CPU's LRU folio batches (mm/swap.c's cpu_fbatches): the PFNs of
+	 * the folios each holds until it fills or lru_add_drain moves them
+	 * (folio_batch_add_and_move, src/primitives/primitives.h). Cache state
+	 * like the data caches': a failed operation's undo leaves it.
+	 */
+	uint64_t lru_batch[LRU_BATCHES][PAGEVEC_SIZE];
+	unsigned int lru_batch_nr[LRU_BATCHES];
 	/*
 	 * Per CPU: broadcast TLBIs it issued that no DSB ISH/SY of its own has
 	 * completed yet (tlbflush.c prices a further one as back to back).

@@ -82,6 +82,8 @@ static const struct {
 	[PTSIM_FEAT_PAGEMAP_SCAN] = { "pagemap_scan", 6070 },
 	/* posted 2024-08-07 on v6.11's rmap.c (with _large_mapcount), merged for v6.12 */
 	[PTSIM_FEAT_NR_PAGES_MAPPED_BATCH] = { "nr_pages_mapped_batch", 6120 },
+	/* mm-hotfixes, September 2025 (v6.17-rc), Cc stable: Debian's 6.12.118 has it too */
+	[PTSIM_FEAT_LRU_CACHE_SMALL_ONLY] = { "lru_cache_small_only", 6170 },
 };
 
 /*

@@ -87,11 +87,22 @@ static bool folio_maybe_mapped_shared(struct ptsim_mm *mm, const struct folio *f
 	return folio_mappings_in(mm, f) != (uint64_t)folio_mapcount(mm->m, f);
 }
 
-/* folio_mark_lazyfree: anonymous memory reclaim may drop instead of swapping. */
-static void folio_mark_lazyfree(struct folio *f)
+/*
+ * folio_mark_lazyfree (v6.12 mm/swap.c, out of line): an anonymous,
+ * swap-backed folio on the LRU, not in the swap cache nor unevictable,
+ * goes into this CPU's lru_lazyfree batch, whose move (lru_lazyfree) clears
+ * PG_swapbacked so reclaim may drop it instead of swapping it. The model
+ * marks it at once (reclaim drains the batches before it looks) and counts
+ * the batch's work where the kernel does it.
+ */
+static void folio_mark_lazyfree(struct ptsim_mm *mm, struct folio *f)
 {
-	if ((f->flags & FOLIO_ANON) && !(f->flags & FOLIO_MLOCKED))
-		f->flags |= FOLIO_LAZYFREE;
+	kernel_call(mm->m, FOLIO_MARK_LAZYFREE);
+	if (!(f->flags & FOLIO_ANON) || (f->flags & FOLIO_LAZYFREE) || folio_test_swapcache(f) ||
+	    (f->flags & FOLIO_MLOCKED))
+		return;
+	f->flags |= FOLIO_LAZYFREE;
+	folio_batch_add_and_move(mm->m, folio_pfn(mm->m, f), f->order > 0, LRU_BATCH_LAZYFREE);
 }
 
 /*
@@ -149,7 +160,7 @@ static void madvise_update_ptes(struct madvise_walk_private *w, struct folio *f,
 		}
 		return;	/* folio_deactivate */
 	}
-	folio_mark_lazyfree(f);
+	folio_mark_lazyfree(mm, f);
 	if (!pte_young(ptent) && !pte_dirty(ptent))
 		return;
 	if (batching) {
@@ -283,7 +294,7 @@ static bool madvise_huge_pmd(struct madvise_walk_private *w, struct pt_table *t,
 	if (!ref.folio || folio_mapcount(mm->m, ref.folio) != 1)
 		return true;
 	if (w->advice == LAZY_FREE)
-		folio_mark_lazyfree(ref.folio);
+		folio_mark_lazyfree(mm, ref.folio);
 	if (pte_young(pmd) || (w->advice == LAZY_FREE && pte_dirty(pmd))) {
 		pmd = pte_mkold(pmd);
 		if (w->advice == LAZY_FREE)
@@ -314,6 +325,8 @@ static void madvise_walk_page_range(struct ptsim_mm *mm, uint64_t start, uint64_
 		const struct vma *v = find_vma(mm, a);
 		uint64_t vend = MIN(v->end, end);
 
+		/* madvise_free_single_vma, madvise_cold and madvise_pageout: each VMA's walk */
+		lru_add_drain(mm->m);
 		tlb_gather_mmu(&tlb, mm);
 		mmu_notifier_invalidate_range_start(mm->m);
 		tlb_start_vma(&tlb);

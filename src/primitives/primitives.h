@@ -75,7 +75,19 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(MIGHT_RESCHED, "might_sleep", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
 	  "include/linux/kernel.h: might_resched is dynamic_might_resched (kernel/sched/core.c)") \
 	X(LRU_ADD_DRAIN, "lru_add_drain", PRIM_CALL, PTSIM_EV_COND_RESCHED,			\
-	  "mm/swap.c (priced as one call, the cond_resched class)")				\
+	  "mm/swap.c (priced as one call, the cond_resched class; the batches it moves apart)") \
+	X(FOLIO_MARK_LAZYFREE, "folio_mark_lazyfree", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/swap.c: MADV_FREE's folio tests, then into the lru_lazyfree batch")		\
+	X(FOLIO_BATCH_ADD_AND_MOVE, "__folio_batch_add_and_move", PRIM_CALL, PTSIM_EV_HELPER_CALL, \
+	  "mm/swap.c: a folio into a per-CPU LRU batch (static, out of line in the v6.12 build)") \
+	X(FOLIO_LRUVEC_RELOCK, "folio_lruvec_relock_irqsave", PRIM_INLINE, PTSIM_EV_LRU_LOCK,	\
+	  "include/linux/memcontrol.h: the lruvec's lru_lock for a batch (and its unlock)")	\
+	X(LRU_MOVE_FN, "lru_lazyfree", PRIM_CALL, PTSIM_EV_LRU_MOVE,				\
+	  "mm/swap.c: a batch's move_fn, per folio, through the batch's function pointer")	\
+	X(FOLIO_TEST_CLEAR_LRU, "folio_test_clear_lru", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
+	  "include/linux/page-flags.h: test_and_clear_bit(PG_lru)")				\
+	X(FOLIO_SET_LRU, "folio_set_lru", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,		\
+	  "include/linux/page-flags.h: set_bit(PG_lru)")					\
 	X(MUTEX_LOCK, "mutex_lock", PRIM_CALL, PTSIM_EV_PTL_LOCK,				\
 	  "kernel/locking/mutex.c (arm64's pgtable_split_lock; counted as a table lock)")	\
 	X(SPLIT_QUEUE_LOCK, "spin_lock_irqsave(&ds_queue->split_queue_lock)", PRIM_INLINE,	\
@@ -723,10 +735,52 @@ static inline void submit_bio(struct ptsim_machine *m, uint64_t kib)
 	count(m, PTSIM_EV_IO_KIB, kib);
 }
 
-/* lru_add_drain: the per-CPU LRU batches drained. */
+/*
+ * folio_batch_move_lru (v6.12 mm/swap.c): every folio of this CPU's batch b
+ * moved to its list under the lruvec's lock, taken once (the model has one
+ * lruvec: no memcg or node boundary between the folios), its PG_lru cleared
+ * and set around the move; then folios_put drops the batch's references.
+ */
+static inline void folio_batch_move_lru(struct ptsim_machine *m, enum lru_batch b)
+{
+	unsigned int nr = m->lru_batch_nr[b];
+
+	if (!nr)
+		return;
+	prim_count(m, PRIM_FOLIO_LRUVEC_RELOCK, 1);
+	for (unsigned int i = 0; i < nr; i++) {
+		prim_count(m, PRIM_FOLIO_TEST_CLEAR_LRU, 1);
+		dcache_page_load(m, m->lru_batch[b][i]);
+		prim_count(m, PRIM_LRU_MOVE_FN, 1);
+		prim_count(m, PRIM_FOLIO_SET_LRU, 1);
+	}
+	prim_count(m, PRIM_FOLIO_PUT, nr);	/* folios_put */
+	m->lru_batch_nr[b] = 0;
+}
+
+/*
+ * __folio_batch_add_and_move (v6.12 mm/swap.c): a reference on the folio at
+ * pfn, the folio into this CPU's batch b, the batch moved when that filled
+ * it (PAGEVEC_SIZE) or, from "lru_cache_small_only", at once for a large
+ * folio (folio_may_be_lru_cached).
+ */
+static inline void folio_batch_add_and_move(struct ptsim_machine *m, uint64_t pfn, bool large,
+					    enum lru_batch b)
+{
+	kernel_call(m, FOLIO_BATCH_ADD_AND_MOVE);
+	prim_count(m, PRIM_FOLIO_GET, 1);
+	m->lru_batch[b][m->lru_batch_nr[b]++] = pfn;
+	if (m->lru_batch_nr[b] == PAGEVEC_SIZE ||
+	    (large && m->features[PTSIM_FEAT_LRU_CACHE_SMALL_ONLY]))
+		folio_batch_move_lru(m, b);
+}
+
+/* lru_add_drain (mm/swap.c): the call, then this CPU's batches moved (lru_add_drain_cpu). */
 static inline void lru_add_drain(struct ptsim_machine *m)
 {
 	prim_count(m, PRIM_LRU_ADD_DRAIN, 1);
+	for (unsigned int b = 0; b < LRU_BATCHES; b++)
+		folio_batch_move_lru(m, (enum lru_batch)b);
 }
 
 /* folio_alloc_swap (add_to_swap): swap slots for a folio. */

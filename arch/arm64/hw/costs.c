@@ -238,6 +238,20 @@ static const struct {
 	 * struct page, whose flags load the data-cache model prices
 	 */
 	[PTSIM_EV_FREE_TAIL_PAGE] = { C_PTE_STORE, 3, false },
+	/*
+	 * folio_batch_move_lru (v6.12 mm/swap.c): spin_lock_irqsave and
+	 * unlock_irqrestore of the lruvec's lru_lock, once per batch (the
+	 * folios of one lruvec): an acquire and a release, as a rwsem's
+	 */
+	[PTSIM_EV_LRU_LOCK] = { C_ATOMIC, 2, false },
+	/*
+	 * each folio's move_fn through the batch's function pointer (an
+	 * indirect call: lru_lazyfree for MADV_FREE) doing lruvec_del_folio and
+	 * lruvec_add_folio (a list unlink and link, each with its
+	 * update_lru_size call) and the event counts: two calls' worth, as
+	 * LRU_ADD; the folio's struct page line is the data-cache model's
+	 */
+	[PTSIM_EV_LRU_MOVE] = { C_CALL, 2, false },
 };
 
 enum unit { NS, CYCLES, GBPS };

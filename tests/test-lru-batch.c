@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The per-CPU LRU folio batches (v6.12 mm/swap.c, cpu_fbatches): MADV_FREE
+ * puts each folio it makes lazily freeable into the lru_lazyfree batch, which
+ * is moved under the lruvec's lock when it fills (31 folios) or when the next
+ * lru_add_drain comes; from "lru_cache_small_only" (v6.17) a large folio is
+ * moved at once.
+ */
+#include "helpers.h"
+
+#define VA UINT64_C(0x10000000)
+
+static void madv_free(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t va, uint64_t len,
+		      uint64_t *locks, uint64_t *moves)
+{
+	struct ptsim_stats st;
+
+	assert_int_equal(ptsim_madvise(mm, va, len, PTSIM_MADV_FREE), 0);
+	st = last_stats(m);
+	*locks = st.ev[PTSIM_EV_LRU_LOCK];
+	*moves = st.ev[PTSIM_EV_LRU_MOVE];
+}
+
+/* 64 order-0 folios: two full batches moved during the walk, two left for the next drain */
+static void test_order0_batches(void **state)
+{
+	static const char *const kernels[] = { "v6.16", "v6.17" };
+
+	(void)state;
+	for (unsigned int k = 0; k < 2; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      kernels[k]);
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, 128 * 4096);
+		uint64_t locks, moves;
+
+		assert_int_equal(ptsim_populate(mm, VA, 128 * 4096, 0, true), 0);
+		madv_free(m, mm, VA, 64 * 4096, &locks, &moves);
+		assert_int_equal(locks, 2);
+		assert_int_equal(moves, 2 * 31);
+		/* the next MADV_FREE's lru_add_drain moves the two left, then 31 of its 64 fill */
+		madv_free(m, mm, VA + 64 * 4096, 64 * 4096, &locks, &moves);
+		assert_int_equal(locks, 1 + 2);
+		assert_int_equal(moves, 2 + 2 * 31);
+		/* lazily freeable already: nothing joins a batch; the drain moves the two left */
+		madv_free(m, mm, VA, 128 * 4096, &locks, &moves);
+		assert_int_equal(locks, 1);
+		assert_int_equal(moves, 2);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/* four 64K folios: held in the batch before v6.17, each moved at once from it */
+static void test_large_folios(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.16");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 8 * SZ_64K);
+	uint64_t locks, moves;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 8 * SZ_64K, 4, true), 0);
+	madv_free(m, mm, VA, 4 * SZ_64K, &locks, &moves);
+	assert_int_equal(locks, 0);
+	assert_int_equal(moves, 0);
+	madv_free(m, mm, VA + 4 * SZ_64K, 4 * SZ_64K, &locks, &moves);
+	assert_int_equal(locks, 1);	/* the first four, drained */
+	assert_int_equal(moves, 4);
+	ptsim_machine_destroy(m);
+
+	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.17");
+	mm = new_mm_with_vma(m, VA, 8 * SZ_64K);
+	assert_int_equal(ptsim_populate(mm, VA, 8 * SZ_64K, 4, true), 0);
+	madv_free(m, mm, VA, 4 * SZ_64K, &locks, &moves);
+	assert_int_equal(locks, 4);
+	assert_int_equal(moves, 4);
+	/* the feature alone decides it */
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_LRU_CACHE_SMALL_ONLY, false), 0);
+	madv_free(m, mm, VA + 4 * SZ_64K, 4 * SZ_64K, &locks, &moves);
+	assert_int_equal(locks, 0);
+	assert_int_equal(moves, 0);
+	ptsim_machine_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order0_batches),
+		cmocka_unit_test(test_large_folios),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
