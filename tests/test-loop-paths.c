@@ -364,7 +364,16 @@ static void test_madvise_paths(void **state)
 	assert_int_equal(loops_of(&l), 2 * PAGES);
 	madvise_turns("v6.12", 0, PTSIM_MADV_FREE, &l);
 	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_FREE_YOUNG_DIRTY], PAGES);
-	assert_int_equal(loops_of(&l), 2 * PAGES);
+	/*
+	 * and the lru_lazyfree batch: every folio marked and added, the batch
+	 * moved when the 31st and the 62nd fill it (their adds are the move's),
+	 * the move's turns after each batch's first, each folio's lru_lazyfree
+	 */
+	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_MARK_LAZYFREE_ADD], PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD], PAGES - 2);
+	assert_int_equal(l.iter[PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC], 2 * 30);
+	assert_int_equal(l.iter[PTSIM_LOOP_LRU_LAZYFREE_MOVE], 2 * 31);
+	assert_int_equal(loops_of(&l), 2 * PAGES + PAGES + PAGES - 2 + 2 * 30 + 2 * 31);
 	madvise_turns("v6.12", 0, PTSIM_MADV_PAGEOUT, &l);
 	assert_int_equal(l.iter[PTSIM_LOOP_MADVISE_PAGEOUT], PAGES);
 	madvise_turns("v6.12", 4, PTSIM_MADV_FREE, &l);

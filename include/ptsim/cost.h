@@ -150,6 +150,18 @@ enum ptsim_loop {
 	/* mprotect_folio_pte_batch's body, "order0": an order-0 folio's batch of one. Since 0.3. */
 	PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0,
 	PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE,
+	/*
+	 * The per-CPU LRU batch of MADV_FREE (v6.12 mm/swap.c), with contpte
+	 * only: folio_mark_lazyfree's body for a folio it adds ("add"),
+	 * __folio_batch_add_and_move's for a folio added to a batch it does not
+	 * fill ("add"), folio_batch_move_lru's turn for each folio of a moved
+	 * batch after the first ("same_lruvec": no relock), lru_lazyfree's body
+	 * for each order-0 folio moved ("move"). Since 0.3.
+	 */
+	PTSIM_LOOP_FOLIO_MARK_LAZYFREE_ADD,
+	PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD,
+	PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC,
+	PTSIM_LOOP_LRU_LAZYFREE_MOVE,
 	PTSIM_LOOP__COUNT
 };
 

@@ -111,6 +111,8 @@ enum lru_batch {
 };
 
 #define PAGEVEC_SIZE 31		/* include/linux/pagevec.h: a folio_batch's capacity */
+/* marks a batch entry's PFN as a large folio's (PFNs stay far below bit 63) */
+#define LRU_BATCH_LARGE (UINT64_C(1) << 63)
 
 /* ---- folios (src/mm/folio.c), stored sparsely by section ---- */
 enum folio_flags {
@@ -436,7 +438,8 @@ struct ptsim_machine {
 	uint64_t hot_page_pfn;
 	/*
 	 * This CPU's LRU folio batches (mm/swap.c's cpu_fbatches): the PFNs of
-	 * the folios each holds until it fills or lru_add_drain moves them
+	 * the folios each holds (a large folio's marked LRU_BATCH_LARGE) until
+	 * it fills or lru_add_drain moves them
 	 * (folio_batch_add_and_move, src/primitives/primitives.h). Cache state
 	 * like the data caches': a failed operation's undo leaves it.
 	 */

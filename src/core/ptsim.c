@@ -258,6 +258,10 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0] = { "mprotect_folio_pte_batch", "order0" },
 	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE] = { "mprotect_folio_pte_batch",
 								    "order0_nocontpte" },
+	[PTSIM_LOOP_FOLIO_MARK_LAZYFREE_ADD] = { "folio_mark_lazyfree", "add" },
+	[PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD] = { "__folio_batch_add_and_move", "add" },
+	[PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC] = { "folio_batch_move_lru", "same_lruvec" },
+	[PTSIM_LOOP_LRU_LAZYFREE_MOVE] = { "lru_lazyfree", "move" },
 };
 
 /*

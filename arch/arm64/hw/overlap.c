@@ -236,6 +236,21 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0] = {
 		{ PTSIM_EV_FOLIO_TEST, 1 },
 	},
+	/*
+	 * The LRU batch's bodies: each the call it is (its folio_get, PG_lru and
+	 * flag atomics are atomics, apart; lru_lazyfree's seven calls are calls);
+	 * folio_batch_move_lru's turn holds none of the model's events (the
+	 * move_fn call is lru_lazyfree's)
+	 */
+	[PTSIM_LOOP_FOLIO_MARK_LAZYFREE_ADD] = {
+		{ PTSIM_EV_HELPER_CALL, 1 },
+	},
+	[PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD] = {
+		{ PTSIM_EV_HELPER_CALL, 1 },
+	},
+	[PTSIM_LOOP_LRU_LAZYFREE_MOVE] = {
+		{ PTSIM_EV_LRU_MOVE, 1 },
+	},
 };
 
 /*
