@@ -664,6 +664,8 @@ static inline uint64_t u64map_host_bytes(const struct u64map *map)
 {
 	return (uint64_t)map->cap * 2 * sizeof(uint64_t);
 }
+/* The undo log at its resting size, charged to the machine (src/machine/machine.c builds it). */
+int undo_init(struct ptsim_machine *m);
 /* Start recording allocations; undo_commit forgets them, undo_rollback frees them. */
 void undo_start(struct ptsim_machine *m);
 int undo_record(struct ptsim_machine *m, const struct undo_entry *e);

@@ -79,17 +79,14 @@ void vmas_charge(struct ptsim_mm *mm, size_t cap)
 	mm->cap_vmas = cap;
 }
 
-void ptsim_mm_destroy(struct ptsim_mm *mm)
+/*
+ * An mm that does not own its machine taken off it and freed (ptsim_mm_destroy,
+ * src/machine/machine.c, frees an owning mm's whole machine instead).
+ */
+void mm_destroy(struct ptsim_mm *mm)
 {
-	struct ptsim_machine *m;
+	struct ptsim_machine *m = mm->m;
 
-	if (!mm || mm->m->diag.in_handler)
-		return;	/* from a diagnostic handler: refused, the operation still runs */
-	m = mm->m;
-	if (mm->owns_machine) {
-		ptsim_machine_destroy(m);
-		return;
-	}
 	machine_remove_mm(m, mm);
 	/*
 	 * Freeing the model's mm counts nothing (mm.h): the kernel's teardown
@@ -140,25 +137,6 @@ fail:
 	free(mm->vmas);
 	free(mm);
 	return -ENOMEM;
-}
-
-int ptsim_mm_clone(const struct ptsim_mm *mm, struct ptsim_mm **out)
-{
-	struct ptsim_machine *copy;
-	size_t idx = 0;
-	int err;
-
-	VALIDATE(mm && out);
-	REFUSE_IN_HANDLER(mm->m);
-	while (idx < mm->m->nr_mms && mm->m->mms[idx] != mm)
-		idx++;
-	VALIDATE(idx < mm->m->nr_mms);
-	err = ptsim_machine_clone(mm->m, &copy);
-	if (err)
-		return err;
-	*out = copy->mms[idx];
-	(*out)->owns_machine = true;
-	return 0;
 }
 
 /* The address space live for an ASID, for the hardware model (m->as_of_asid). */

@@ -438,7 +438,7 @@ int ptsim_kernel_boot(struct ptsim_machine *m, const struct ptsim_kernel_config 
 	err = map_mem(kmm, cfg);
 	kmm->booting = false;
 	if (err)
-		ptsim_mm_destroy(kmm);	/* early_pgtable_alloc would panic */
+		mm_destroy(kmm);	/* early_pgtable_alloc would panic */
 	op_end(m, err);
 	if (!err)
 		*out = kmm;
