@@ -35,18 +35,13 @@ LAYERS = [
 RANK = {name: rank for name, rank, _ in LAYERS}
 
 # The forbidden references of today: (from layer, source file, symbol), the
-# layer it reaches in the comment. core's features.c asks mm whether a feature
-# may change while user memory is mapped, and core's machine.c sums the layers'
-# host memory and frees what an undone operation allocated; arm64's
+# layer it reaches in the comment. core's machine.c frees what an undone
+# operation allocated; arm64's
 # primitive wrappers call contpte.c as the kernel's asm/pgtable.h does. (hw
 # asks for the address space of an ASID through m->as_of_asid, which mm
 # installs, and owns the geometry, arch/arm64/hw/geometry.c: no reference.)
 KNOWN = {
-    ("core", "src/core/features.c", "machine_maps_user_cont"),  # -> mm
-    ("core", "src/core/machine.c", "bbm_host_bytes"),  # -> hw
     ("core", "src/core/machine.c", "folio_free"),  # -> mm
-    ("core", "src/core/machine.c", "hw_host_bytes"),  # -> hw
-    ("core", "src/core/machine.c", "physmem_host_bytes"),  # -> mm
     ("core", "src/core/machine.c", "pt_table_free"),  # -> mm
     ("primitives", "arch/arm64/primitives/pgtable.c", "contpte_clear_full_ptes"),  # -> arch
     ("primitives", "arch/arm64/primitives/pgtable.c", "contpte_clear_young_dirty_ptes"),  # -> arch

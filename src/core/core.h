@@ -644,15 +644,6 @@ static inline uint64_t host_room(const struct ptsim_machine *m)
 /* Host memory the model spends: -ENOMEM past cfg.host_memory_limit, nothing charged then. */
 int host_charge(struct ptsim_machine *m, uint64_t bytes);
 void host_uncharge(struct ptsim_machine *m, uint64_t bytes);
-/*
- * Host memory of the machine's own bookkeeping, charged as it grows and never
- * refused: the machine and its TLB arrays, the undo log, the page allocator's
- * lists and map, the VMA arrays, the folio store's side maps (wide
- * mapcounts, GUP references, lock contention), the BBM checker's map of
- * broken entries, the file table, open files and each file's page-cache
- * map. The invariant checker recomputes it.
- */
-uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m);
 /* Host bytes of the BBM checker's state (arch/arm64/hw/bbm.c): per-CPU records and arrays, its map. */
 uint64_t bbm_host_bytes(const struct bbm_state *b);
 /* Host bytes of the TLB model's arrays (arch/arm64/hw/tlb.c), fixed at hw_init. */

@@ -195,21 +195,6 @@ void host_uncharge(struct ptsim_machine *m, uint64_t bytes)
 	m->host_bytes -= bytes;
 }
 
-uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
-{
-	uint64_t bytes = sizeof(*m) + hw_host_bytes(m) + m->undo_cap * sizeof(*m->undo) +
-			 physmem_host_bytes(&m->phys) + u64map_host_bytes(&m->folios.mapcount) +
-			 u64map_host_bytes(&m->folios.gup) + u64map_host_bytes(&m->folios.lock_contention) +
-			 bbm_host_bytes(&m->bbm) + m->nr_files * sizeof(*m->files) +
-			 m->nr_opens * sizeof(*m->opens);
-
-	for (size_t i = 0; i < m->nr_mms; i++)
-		bytes += m->mms[i]->cap_vmas * sizeof(*m->mms[i]->vmas);
-	for (size_t i = 0; i < m->nr_files; i++)
-		bytes += u64map_host_bytes(&m->files[i].cache);
-	return bytes;
-}
-
 int ptsim_machine_host_bytes(const struct ptsim_machine *m, uint64_t *out)
 {
 	VALIDATE(m && out);

@@ -270,6 +270,29 @@ static void check_shmem(struct inv *c)
 }
 
 /*
+ * Host memory of the machine's own bookkeeping, charged as it grows and never
+ * refused: the machine and its TLB arrays, the undo log, the page allocator's
+ * lists and map, the VMA arrays, the folio store's side maps (wide
+ * mapcounts, GUP references, lock contention), the BBM checker's map of
+ * broken entries, the file table, open files and each file's page-cache
+ * map. The checker recomputes it here, the one place that asks.
+ */
+static uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
+{
+	uint64_t bytes = sizeof(*m) + hw_host_bytes(m) + m->undo_cap * sizeof(*m->undo) +
+			 physmem_host_bytes(&m->phys) + u64map_host_bytes(&m->folios.mapcount) +
+			 u64map_host_bytes(&m->folios.gup) + u64map_host_bytes(&m->folios.lock_contention) +
+			 bbm_host_bytes(&m->bbm) + m->nr_files * sizeof(*m->files) +
+			 m->nr_opens * sizeof(*m->opens);
+
+	for (size_t i = 0; i < m->nr_mms; i++)
+		bytes += m->mms[i]->cap_vmas * sizeof(*m->mms[i]->vmas);
+	for (size_t i = 0; i < m->nr_files; i++)
+		bytes += u64map_host_bytes(&m->files[i].cache);
+	return bytes;
+}
+
+/*
  * The checker allocates nothing (mappings are counted against the folios), so it
  * cannot fail half-way and report what it did not see.
  */
