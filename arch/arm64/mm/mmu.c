@@ -94,7 +94,8 @@ void ptep_modify_prot_commit(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, pt
 
 /*
  * modify_prot_start_ptes (v6.17 arch/arm64/mm/mmu.c): get_and_clear_ptes of
- * nr entries. No v6.17 object is built; for one entry it runs what v6.12's
+ * nr entries. Its own body is not priced yet (the later kernel's mmu.o is
+ * built, doc/loop-prices.md); for one entry it runs what v6.12's
  * ptep_modify_prot_start runs (ptep_get_and_clear), so that turn is priced
  * as its body. A batch of more is counted by its events.
  */
