@@ -3,8 +3,9 @@
  * The per-CPU LRU folio batches (v6.12 mm/swap.c, cpu_fbatches): MADV_FREE
  * puts each folio it makes lazily freeable into the lru_lazyfree batch, which
  * is moved under the lruvec's lock when it fills (31 folios) or when the next
- * lru_add_drain comes; from "lru_cache_small_only" (v6.17) a large folio is
- * moved at once.
+ * lru_add_drain comes (madvise's walks, munmap's vms_clear_ptes, MADV_DONTNEED's
+ * zap_page_range_single, exit_mmap); from "lru_cache_small_only" (v6.17) a
+ * large folio is moved at once.
  */
 #include "helpers.h"
 
@@ -80,11 +81,41 @@ static void test_large_folios(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* what a MADV_FREE leaves in the batch, the next munmap, MADV_DONTNEED or exit moves */
+static void test_unmap_drains(void **state)
+{
+	static const int ops[] = { 0, PTSIM_MADV_DONTNEED, -1 };
+
+	(void)state;
+	for (unsigned int k = 0; k < 3; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      "v6.16");
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, 64 * 4096);
+		uint64_t locks, moves;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_populate(mm, VA, 64 * 4096, 0, true), 0);
+		madv_free(m, mm, VA, 33 * 4096, &locks, &moves);
+		assert_int_equal(moves, 31);	/* two left */
+		if (ops[k] == 0)
+			assert_int_equal(ptsim_munmap(mm, VA + 40 * 4096, 4096), 0);	/* vms_clear_ptes */
+		else if (ops[k] > 0)
+			assert_int_equal(ptsim_madvise(mm, VA + 40 * 4096, 4096, ops[k]), 0);
+		else
+			assert_int_equal(ptsim_mm_exit(mm), 0);	/* exit_mmap */
+		st = last_stats(m);
+		assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], 1);
+		assert_int_equal(st.ev[PTSIM_EV_LRU_MOVE], 2);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order0_batches),
 		cmocka_unit_test(test_large_folios),
+		cmocka_unit_test(test_unmap_drains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

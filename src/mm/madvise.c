@@ -60,6 +60,7 @@ static void madvise_dontneed(struct ptsim_mm *mm, uint64_t start, uint64_t end,
 		const struct vma *v = find_vma(mm, a);
 		uint64_t vend = MIN(v->end, end);
 
+		lru_add_drain(mm->m);	/* zap_page_range_single's, per VMA */
 		mmu_notifier_invalidate_range_start(mm->m);
 		unmap_page_range(&tlb, mm, a, vend, spare);
 		a = vend;

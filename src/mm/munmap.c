@@ -93,6 +93,7 @@ void do_vmi_munmap(struct ptsim_mm *mm, uint64_t start, uint64_t end, struct spa
 	floor = first ? mm->vmas[first - 1].end : 0;	/* FIRST_USER_ADDRESS is 0 on arm64 */
 	ceiling = last + 1 < mm->nr_vmas ? mm->vmas[last + 1].start : 0;
 	/* vms_clear_ptes */
+	lru_add_drain(mm->m);
 	tlb_gather_mmu(&tlb, mm);
 	unmap_vmas(&tlb, first, last);
 	free_vma_pgtables(&tlb, first, last, floor, ceiling);
@@ -160,6 +161,7 @@ int ptsim_mm_exit(struct ptsim_mm *mm)
 		 * back and the VMA tree destroyed
 		 */
 		mmap_read_lock(mm);
+		lru_add_drain(mm->m);
 		tlb_gather_mmu_fullmm(&tlb, mm);
 		unmap_vmas(&tlb, 0, mm->nr_vmas - 1);
 		mmap_write_lock(mm);
