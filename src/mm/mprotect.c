@@ -222,7 +222,9 @@ static void commit_anon_folio_batch(struct cp_ctx *c, const struct page_ref *ref
 /*
  * set_write_prot_commit_flush_ptes (v6.17, __always_inline): its tests are
  * the static can_change_shared_pte_writable and maybe_change_pte_writable,
- * compiled inline: no call of can_change_pte_writable.
+ * compiled inline: no call of can_change_pte_writable. The turn that hands
+ * the batch to commit_anon_folio_batch takes the priced writable path; one
+ * that commits otherwise (a shared VMA, a file folio) takes none: its events.
  */
 static void set_write_prot_commit_flush_ptes(struct cp_ctx *c, const struct page_ref *ref,
 					     uint64_t addr, pte_t *ptep, pte_t oldpte, pte_t ptent,
@@ -241,32 +243,9 @@ static void set_write_prot_commit_flush_ptes(struct cp_ctx *c, const struct page
 		prot_commit_flush_ptes(c, addr, ptep, oldpte, ptent, nr, 0, false);
 		return;
 	}
+	count_loop_path(c->mm->m, nr == 1 ? PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE :
+					    PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE);
 	commit_anon_folio_batch(c, ref, addr, ptep, oldpte, ptent, nr);
-}
-
-/*
- * The priced path of a present turn of v6.17's change_pte_range: a batch of
- * one or a large folio's, made writable where commit_anon_folio_batch sets
- * the write bit (set_write_prot_commit_flush_ptes: a private VMA whose
- * entry may be writable, an anonymous folio). A writable turn that commits
- * otherwise (a shared VMA, a file folio) takes no priced path: its events.
- */
-static void count_batched_turn(struct cp_ctx *c, const struct page_ref *ref, pte_t ptent,
-			       unsigned int nr)
-{
-	struct ptsim_machine *m = c->mm->m;
-	bool writable = (c->cp_flags & MM_CP_TRY_CHANGE_WRITABLE) && !pte_write(ptent);
-
-	if (!writable) {
-		count_loop_path(m, nr == 1 ? PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT :
-					     PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE);
-		return;
-	}
-	if (c->vma.flags & VM_SHARED || !maybe_change_pte_writable(&c->vma, ptent) || !ref->folio ||
-	    !(ref->folio->flags & FOLIO_ANON))
-		return;
-	count_loop_path(m, nr == 1 ? PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT_WRITABLE :
-				     PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE_WRITABLE);
 }
 
 /* change_pte_range over [addr, end) of one PTE table. */
@@ -306,9 +285,13 @@ static void change_pte_range(struct cp_ctx *c, pte_t *ptep, uint64_t addr, uint6
 						      FPB_RESPECT_SOFT_DIRTY | FPB_RESPECT_WRITE);
 			oldpte = modify_prot_start_ptes(mm, addr, ptep, nr);
 			ptent = uffd_wp_apply(c, pte_modify(m, oldpte, c->newprot));
-			/* the loop prices' paths: NUMA hinting's tests are not on them */
-			if (!prot_numa)
-				count_batched_turn(c, &ref, ptent, nr);
+			/*
+			 * the loop prices' paths: NUMA hinting's tests are not on them;
+			 * a writable turn's is set_write_prot_commit_flush_ptes's to take
+			 */
+			if (!prot_numa && !(try_writable && !pte_write(ptent)))
+				count_loop_path(m, nr == 1 ? PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_PRESENT :
+							     PTSIM_LOOP_CHANGE_PTE_RANGE_BATCHED_LARGE);
 			if (try_writable && !pte_write(ptent))
 				set_write_prot_commit_flush_ptes(c, &ref, addr, ptep, oldpte, ptent, nr);
 			else
