@@ -67,7 +67,7 @@ def load_object(tree, loop, caps):
     return patched, undecided, kobj.symbolize(obj, [i.addr for i in patched])
 
 
-def price_loop(trees, loop, caps, ours):
+def price_loop(trees, loop, caps, ours, later):
     objects = {}
     variants = {}
     for name, (v, contpte) in sorted(loop_variants(loop).items()):
@@ -118,13 +118,14 @@ def price_loop(trees, loop, caps, ours):
         "variants": variants,
     }
     if loop.get("later"):
-        out["kernel"] = later_kernel(trees[True, True])
+        out["kernel"] = later
     return out
 
 
 def later_kernel(tree):
-    return "linux-source-%s %s" % (".".join(kernel_version(tree).split(".")[:2]),
-                                   kernel_version(tree))
+    """The later kernel as its Debian package names it: "linux-source-7.2 7.2.12"."""
+    v = kernel_version(tree)
+    return "linux-source-%s %s" % (".".join(v.split(".")[:2]), v)
 
 
 loop_variants = loops.variants_of
@@ -142,6 +143,7 @@ def main():
         if kernel_version(trees[later, True]) != kernel_version(trees[later, False]):
             sys.exit("gen-loop-prices: the trees with and without contpte are different kernels")
     tree = trees[False, True]
+    later = later_kernel(trees[True, True])
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "..", "..", "arch", "arm64", "hw", "pipeline-llvm.json")) as f:
         ours = pipeline_cpus.all_cpus(json.load(f))
@@ -159,7 +161,7 @@ def main():
         "iteration": "cycles: steady state, (cycles of 200 iterations - of 100) / 100; "
                      "rthroughput: llvm-mca's block reciprocal throughput; latency: one "
                      "iteration from an empty pipeline",
-        "loops": [price_loop(trees, loop, caps, ours) for loop in loops.LOOPS],
+        "loops": [price_loop(trees, loop, caps, ours, later) for loop in loops.LOOPS],
     }
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(output, "w") as f:
