@@ -467,8 +467,9 @@ struct ptsim_machine {
 	void (*tlbi_observer)(struct ptsim_machine *m, const struct tlbi_op *op);
 	/*
 	 * The address space live for an ASID, as the layer that owns address
-	 * spaces tells the hardware model (src/mm/mm.c installs it with the
-	 * first mm; hw_as_of_asid in arch/arm64/hw/hw.h asks it). NULL: none.
+	 * spaces tells the hardware model (src/machine/machine.c installs
+	 * src/mm/mm.c's mm_as_of_asid; hw_as_of_asid in arch/arm64/hw/hw.h asks
+	 * it). NULL: none.
 	 */
 	bool (*as_of_asid)(const struct ptsim_machine *m, unsigned int asid, bool global,
 			   struct hw_as *out);

@@ -70,6 +70,7 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 	m->asid_cur = 1;
 	m->next_anon_vma = 1;
 	m->hot_page_pfn = UINT64_MAX;
+	m->as_of_asid = mm_as_of_asid;	/* the hardware asks the address spaces' layer */
 	page_pool_init(&m->table_pages, g.page_size);
 	/* MAX_PAGE_ORDER is at least the PMD order so PMD-size THPs can be allocated */
 	err = physmem_init(&m->phys, cfg->phys_base >> g.page_shift, cfg->phys_size >> g.page_shift,

@@ -245,6 +245,9 @@ void machine_remove_mm(struct ptsim_machine *m, struct ptsim_mm *mm);
 void mm_free_contents(struct ptsim_mm *mm);
 /* An mm that does not own its machine taken off it and freed (counts nothing). */
 void mm_destroy(struct ptsim_mm *mm);
+/* The address space live for an ASID, as the hardware model asks it (m->as_of_asid). */
+bool mm_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
+		   struct hw_as *out);
 int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct ptsim_mm **out);
 bool range_is_free(const struct ptsim_mm *mm, uint64_t start, uint64_t end);
 /* First fit for an anonymous mapping of len bytes (see ptsim_mmap). */

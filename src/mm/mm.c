@@ -7,9 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool mm_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
-			  struct hw_as *out);
-
 int mm_alloc(struct ptsim_machine *m, struct ptsim_mm **out)
 {
 	struct ptsim_mm *mm = calloc(1, sizeof(*mm));
@@ -23,8 +20,6 @@ int mm_alloc(struct ptsim_machine *m, struct ptsim_mm **out)
 	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
 	if (!err)
 		err = machine_add_mm(m, mm);
-	if (!err)
-		m->as_of_asid = mm_as_of_asid;	/* the hardware asks this layer */
 	if (err) {
 		if (mm->pgd)
 			pt_table_free(mm, mm->pgd);
@@ -130,7 +125,6 @@ int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct pts
 		pt_delete_copy(m, mm->pgd);
 		goto fail;
 	}
-	m->as_of_asid = mm_as_of_asid;
 	*out = mm;
 	return 0;
 fail:
@@ -139,9 +133,12 @@ fail:
 	return -ENOMEM;
 }
 
-/* The address space live for an ASID, for the hardware model (m->as_of_asid). */
-static bool mm_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
-			  struct hw_as *out)
+/*
+ * The address space live for an ASID, for the hardware model (m->as_of_asid,
+ * which src/machine/machine.c installs): none while no mm has it.
+ */
+bool mm_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
+		   struct hw_as *out)
 {
 	for (size_t i = 0; i < m->nr_mms; i++) {
 		const struct ptsim_mm *mm = m->mms[i];

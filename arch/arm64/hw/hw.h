@@ -58,7 +58,7 @@ struct hw_as {
  * the kernel's global entries come from):
  * what the TTBRs hold, for the DSB-time check. The hardware knows no address
  * space: it asks the layer that owns them, through m->as_of_asid (installed
- * by src/mm/mm.c); none live while none is installed.
+ * by src/machine/machine.c); none live while none is installed.
  */
 static inline bool hw_as_of_asid(const struct ptsim_machine *m, unsigned int asid, bool global,
 				 struct hw_as *out)
