@@ -65,6 +65,8 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_PAGEMAP_SCAN] = "the PAGEMAP_SCAN ioctl of /proc/PID/pagemap",
 	[PTSIM_FEAT_NR_PAGES_MAPPED_BATCH] = "one _nr_pages_mapped atomic per rmap batch, not per page",
 	[PTSIM_FEAT_LRU_CACHE_SMALL_ONLY] = "a large folio skips the per-CPU LRU batches (moved at once)",
+	[PTSIM_FEAT_SPLIT_BATCH_FLUSH] = "a folio split defers its TLBIs and completes them with one DSB",
+	[PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP] = "a split to order 0 checks each page for zeros before remapping it",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */
@@ -192,6 +194,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_FREE_TAIL_PAGE] = "free_pages_prepare's work on one tail page of a large folio freed",
 	[PTSIM_EV_LRU_LOCK] = "a per-CPU LRU batch moved: the lruvec's lru_lock taken and released",
 	[PTSIM_EV_LRU_MOVE] = "one folio of that batch moved between LRU lists under the lock",
+	[PTSIM_EV_SPLIT_PAGE_TAIL] = "__split_huge_page_tail: one tail page's struct page made a folio's",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -13,6 +13,7 @@
 
 /* The features each merged release turns on, on top of the ones before it. */
 static const char *const v67[] = { "pagemap_scan", NULL };
+static const char *const v68[] = { "split_batch_flush", NULL };
 static const char *const v69_core[] = { "fork_pte_batching", "zap_pte_batching", NULL };
 static const char *const v69[] = { "contpte_wrprotect_helper", "contpte_clear_helpers",
 				   "pte_batch_hint", "contpte_autofold", "arm64_contpte",
@@ -21,7 +22,7 @@ static const char *const v610[] = { "madv_free_pte_batching", "contpte_clear_you
 					"deferred_split_partial", "madv_populate_no_vma_walk",
 					"split_to_order", "uffd_wp", NULL };
 static const char *const v611[] = { "large_mapcount", NULL };
-static const char *const v612[] = { "nr_pages_mapped_batch", NULL };
+static const char *const v612[] = { "nr_pages_mapped_batch", "split_zeropage_remap", NULL };
 static const char *const v614[] = { "zap_skip_none_ptes", NULL };
 static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount",
 				    "wp_reuse_large_anon_folio", NULL };
@@ -39,30 +40,30 @@ static const char *const unmerged[] = { "uffd_move_batching", "exec_contpte_orde
 
 static const struct {
 	const char *preset;
-	const char *const *on[12];	/* the groups it turns on, NULL-terminated */
+	const char *const *on[13];	/* the groups it turns on, NULL-terminated */
 } preset_table[] = {
 	{ "v6.6", { NULL } },
-	{ "v6.8", { v67, NULL } },
-	{ "v6.9-midpoint", { v67, v69_core, NULL } },
-	{ "v6.9", { v67, v69_core, v69, NULL } },
-	{ "v6.10", { v67, v69_core, v69, v610, NULL } },
-	{ "v6.11", { v67, v69_core, v69, v610, v611, NULL } },
-	{ "v6.12", { v67, v69_core, v69, v610, v611, v612, NULL } },
-	{ "v6.13", { v67, v69_core, v69, v610, v611, v612, NULL } },
-	{ "v6.14", { v67, v69_core, v69, v610, v611, v612, v614, NULL } },
-	{ "v6.15", { v67, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
-	{ "v6.16", { v67, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
-	{ "baseline", { v67, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
-	{ "v6.17", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, NULL } },
-	{ "v6.18", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, NULL } },
-	{ "v6.19", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, v619, NULL } },
-	{ "patched", { v67, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, v619, unmerged } },
+	{ "v6.8", { v67, v68, NULL } },
+	{ "v6.9-midpoint", { v67, v68, v69_core, NULL } },
+	{ "v6.9", { v67, v68, v69_core, v69, NULL } },
+	{ "v6.10", { v67, v68, v69_core, v69, v610, NULL } },
+	{ "v6.11", { v67, v68, v69_core, v69, v610, v611, NULL } },
+	{ "v6.12", { v67, v68, v69_core, v69, v610, v611, v612, NULL } },
+	{ "v6.13", { v67, v68, v69_core, v69, v610, v611, v612, NULL } },
+	{ "v6.14", { v67, v68, v69_core, v69, v610, v611, v612, v614, NULL } },
+	{ "v6.15", { v67, v68, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
+	{ "v6.16", { v67, v68, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
+	{ "baseline", { v67, v68, v69_core, v69, v610, v611, v612, v614, v615, NULL } },
+	{ "v6.17", { v67, v68, v69_core, v69, v610, v611, v612, v614, v615, v617, NULL } },
+	{ "v6.18", { v67, v68, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, NULL } },
+	{ "v6.19", { v67, v68, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, v619, NULL } },
+	{ "patched", { v67, v68, v69_core, v69, v610, v611, v612, v614, v615, v617, v618, v619, unmerged } },
 };
 
 /* Is feature name in one of the groups? */
-static bool listed(const char *const *const groups[12], const char *name)
+static bool listed(const char *const *const groups[13], const char *name)
 {
-	for (int g = 0; g < 12 && groups[g]; g++)
+	for (int g = 0; g < 13 && groups[g]; g++)
 		for (const char *const *n = groups[g]; *n; n++)
 			if (!strcmp(*n, name))
 				return true;

@@ -253,6 +253,23 @@ enum ptsim_feature {
 	 * folio does. Since 0.3.
 	 */
 	PTSIM_FEAT_LRU_CACHE_SMALL_ONLY,
+	/*
+	 * "mm: huge_memory: batch tlb flush when splitting a pte-mapped THP"
+	 * (3027c6f8eb9d, B. Wang, v6.8): unmap_folio passes TTU_BATCH_FLUSH, so
+	 * a split clears each PTE with its TLBI deferred and completes them all
+	 * with one DSB (try_to_unmap_flush). Off: ptep_clear_flush per page, a
+	 * TLBI and a DSB each. Since 0.3.
+	 */
+	PTSIM_FEAT_SPLIT_BATCH_FLUSH,
+	/*
+	 * "mm: remap unused subpages to shared zeropage when splitting isolated
+	 * thp" (b1f202060afe, Y. Zhao and U. Arif, v6.12): remap_page asks of
+	 * each page of an anonymous folio split to order 0 whether it holds
+	 * only zeros (pages_identical) before it maps the page again. The model
+	 * holds no page contents: every page is taken to hold data, so the
+	 * check costs its call and maps nothing to the zero page. Since 0.3.
+	 */
+	PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP,
 	PTSIM_FEAT__COUNT
 };
 

@@ -164,6 +164,8 @@ enum ptsim_event {
 	 */
 	PTSIM_EV_LRU_LOCK,
 	PTSIM_EV_LRU_MOVE,
+	/* __split_huge_page_tail: a tail page's struct page made a folio's (since 0.3) */
+	PTSIM_EV_SPLIT_PAGE_TAIL,
 	PTSIM_EV__COUNT
 };
 

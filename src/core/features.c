@@ -84,6 +84,10 @@ static const struct {
 	[PTSIM_FEAT_NR_PAGES_MAPPED_BATCH] = { "nr_pages_mapped_batch", 6120 },
 	/* mm-hotfixes, September 2025 (v6.17-rc), Cc stable: Debian's 6.12.118 has it too */
 	[PTSIM_FEAT_LRU_CACHE_SMALL_ONLY] = { "lru_cache_small_only", 6170 },
+	/* 3027c6f8eb9d, merged for v6.8-rc1 */
+	[PTSIM_FEAT_SPLIT_BATCH_FLUSH] = { "split_batch_flush", 6080 },
+	/* b1f202060afe, the "split underused THPs" series, merged for v6.12 */
+	[PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP] = { "split_zeropage_remap", 6120 },
 };
 
 /*

@@ -3,6 +3,7 @@
 #include "asm/pgtable.h"
 #include "asm/tlbflush.h"
 #include "primitives.h"
+#include "vmscan.h"
 
 #include <stdlib.h>
 
@@ -275,21 +276,134 @@ uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)
 }
 
 /*
+ * unmap_folio (v6.12 mm/huge_memory.c) of a PTE-mapped anonymous folio:
+ * try_to_migrate walks the folio's anon_vma (its lock held: TTU_RMAP_LOCKED)
+ * and try_to_migrate_one, per VMA that maps it, opens a notifier range and
+ * takes the table's lock once, then turns each mapped page's entry into a
+ * migration entry; try_to_unmap_flush completes the deferred TLBIs
+ * ("split_batch_flush", v6.8; before it each entry was flushed at once).
+ * old[i] and va[i] get page i's cleared entry and address (0: unmapped).
+ */
+static void unmap_folio(struct ptsim_mm *mm, struct folio *f, pte_t *old, uint64_t *va)
+{
+	struct ptsim_machine *m = mm->m;
+	struct tlbflush_unmap_batch ubc = { 0 };
+	uint64_t nr = folio_nr_pages(f);
+	size_t cur_vma = SIZE_MAX;
+
+	for (uint64_t i = 0; i < nr; i++) {
+		size_t vma;
+		pte_t *ptep = folio_page_pte(mm, f, i, &va[i], &vma);
+
+		old[i] = 0;
+		if (!ptep)
+			continue;
+		if (vma != cur_vma) {
+			mmu_notifier_invalidate_range_start(m);
+			pte_offset_map_lock(m);	/* page_vma_mapped_walk's map_pte */
+			cur_vma = vma;
+		}
+		old[i] = try_to_migrate_one(mm, f, i, va[i], ptep, &ubc);
+	}
+	if (feature(m, PTSIM_FEAT_SPLIT_BATCH_FLUSH)) {
+		kernel_call(m, TRY_TO_UNMAP_FLUSH);
+		try_to_unmap_flush(m, &ubc);
+	}
+}
+
+/*
+ * remap_page (v6.12 mm/huge_memory.c) after a split into folios of `step`
+ * pages: remove_migration_ptes per new folio, whose rmap walk (the anon_vma
+ * already locked) runs page_vma_mapped_walk in the VMA mapping it: the
+ * table's lock, then per migration entry its read, since v6.12 the
+ * zero-page check of an order-0 page ("split_zeropage_remap"), a reference,
+ * the page's mapping added (exclusive as the migration entry says) and the
+ * present entry written, no longer contiguous-foldable.
+ */
+static void remap_page(struct ptsim_mm *mm, struct folio *f, uint64_t nr, uint64_t step,
+		       const pte_t *old, const uint64_t *va)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+
+	for (uint64_t i = 0; i < nr; i += step) {
+		struct folio *nf = &f[i];
+		bool walked = false;
+
+		kernel_call(m, REMOVE_MIGRATION_PTES);
+		for (uint64_t j = i; j < i + step; j++) {
+			struct pt_table *t;
+			pte_t *ptep;
+			bool exclusive;
+
+			if (!old[j])
+				continue;
+			if (!walked)
+				pte_offset_map_lock(m);	/* page_vma_mapped_walk's map_pte */
+			walked = true;
+			t = pt_walk_table(mm, va[j], PTE_LEVEL, false, &(int){ 0 });
+			ptep = &t->desc[pt_index(g, PTE_LEVEL, va[j])];
+			ptep_get(mm, ptep);	/* page_vma_mapped_walk's check_pte */
+			exclusive = ptep_get(mm, ptep) & PTE_SWP_EXCLUSIVE;
+			if (step == 1 && feature(m, PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP))
+				kernel_call(m, PAGES_IDENTICAL);	/* the page holds data */
+			folio_get(m, nf);
+			folio_add_anon_rmap_ptes(mm, nf, j - i, 1, exclusive, false);
+			set_ptes(mm, va[j], ptep, pte_mknoncont(old[j]), 1);
+		}
+	}
+}
+
+/*
+ * __split_huge_page (v6.12 mm/huge_memory.c) of an anonymous folio whose
+ * mappings unmap_folio replaced and whose references are frozen: the new
+ * folios' memcg, under the lruvec's lock each tail's struct page made a
+ * folio's (__split_huge_page_tail, from the last down) and put on the LRU
+ * after the head, the split's reference, remap_page, then each new folio
+ * but the first unlocked and the split's reference on it dropped
+ * (free_page_and_swap_cache): one nobody maps any more is freed.
+ */
+static void __split_huge_page(struct ptsim_mm *mm, struct folio *f, unsigned int new_order,
+			      const pte_t *old, const uint64_t *va)
+{
+	struct ptsim_machine *m = mm->m;
+	const uint64_t nr = folio_nr_pages(f), step = UINT64_C(1) << new_order;
+	const uint64_t pfn = folio_pfn(m, f);
+
+	kernel_call(m, SPLIT_PAGE_MEMCG);
+	kernel_call(m, FOLIO_LRUVEC_LOCK);
+	for (uint64_t i = nr - step; i >= step; i -= step)
+		split_huge_page_tail(m, pfn + i);
+	folio_split_records_to_order(m, f, new_order);
+	for (uint64_t i = 0; i < nr; i += step)
+		folio_mapcount_set(m, &f[i], 0);	/* unmap_folio removed every mapping */
+	folio_get(m, f);	/* folio_ref_inc: the split's reference on the first */
+	remap_page(mm, f, nr, step, old, va);
+	for (uint64_t i = step; i < nr; i += step) {
+		folio_unlock(m, &f[i]);
+		kernel_call(m, FREE_PAGE_AND_SWAP_CACHE);
+		if (folio_mapcount(m, &f[i]))
+			folio_put_ref(m, &f[i]);
+		else
+			folio_put(m, &f[i]);	/* its last reference */
+	}
+}
+
+/*
  * split_folio_to_order for a PTE-mapped anonymous large folio
- * (split_huge_page_to_list_to_order, mm/huge_memory.c): the mappings are
- * unmapped (one flush per VMA the folio is mapped in) and remapped page by
- * page, and the folio becomes folios of new_order (0: split_folio), every
- * page keeping its exclusivity and index; a new folio nobody maps any more
- * is freed (the caller's reference keeps the first). A folio GUP holds
- * (pinned or FOLL_GET: the extra references can_split_folio refuses), or one
- * another mm maps too, is not split (-EBUSY).
+ * (split_huge_page_to_list_to_order, v6.12 mm/huge_memory.c): under the
+ * folio's anon_vma lock, unmap_folio turns its mappings into migration
+ * entries, the deferred split queue's lock is taken to freeze the
+ * references (and to take the folio off the queue), __split_huge_page
+ * makes folios of new_order (0: split_folio) and maps them again, every
+ * page keeping its exclusivity and index. A folio GUP holds (pinned or
+ * FOLL_GET: the extra references can_split_folio refuses), or one another
+ * mm maps too, is not split (-EBUSY).
  */
 int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_order)
 {
 	struct ptsim_machine *m = mm->m;
-	const struct ptsim_geometry *g = &m->geo;
-	uint64_t nr = folio_nr_pages(f), lo = UINT64_MAX, hi = 0, step = UINT64_C(1) << new_order;
-	size_t cur_vma = SIZE_MAX;
+	uint64_t nr = folio_nr_pages(f);
 	pte_t *old;
 	uint64_t *va;
 
@@ -303,44 +417,14 @@ int split_folio_to_order(struct ptsim_mm *mm, struct folio *f, unsigned int new_
 		return -ENOMEM;
 	}
 	kernel_call(m, SPLIT_FOLIO);
-	/* unmap_folio: clear every mapping, one flush per VMA's stretch */
-	for (uint64_t i = 0; i < nr; i++) {
-		size_t vma;
-		pte_t *ptep = folio_page_pte(mm, f, i, &va[i], &vma);
-
-		old[i] = ptep ? get_and_clear_full_ptes(mm, va[i], ptep, 1, 0) : 0;
-		if (!ptep)
-			continue;
-		if (vma != cur_vma && lo < hi)
-			flush_tlb_range(mm, lo, hi);
-		if (vma != cur_vma)
-			lo = UINT64_MAX, hi = 0;
-		cur_vma = vma;
-		lo = MIN(lo, va[i]);
-		hi = MAX(hi, va[i] + g->page_size);
-	}
-	if (lo < hi)
-		flush_tlb_range(mm, lo, hi);
-	folio_split_records_to_order(m, f, new_order);
-	for (uint64_t i = 0; i < nr; i += step) {
-		folio_mapcount_set(m, &f[i], 0);
-		for (uint64_t j = i; j < i + step; j++)
-			folio_mapcount_add(m, &f[i], old[j] ? 1 : 0);
-	}
-	/* remap_page: the pages come back one by one, no longer contiguous-foldable */
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t a = va[i];
-		struct pt_table *t;
-
-		if (!old[i]) {
-			/* a new folio none of whose pages is mapped: its last reference goes */
-			if (i && !(i % step) && !folio_mapcount(m, &f[i]) && (f[i].flags & FOLIO_ANON))
-				folio_put(m, &f[i]);
-			continue;
-		}
-		t = pt_walk_table(mm, a, PTE_LEVEL, false, &(int){ 0 });
-		set_ptes(mm, a, &t->desc[pt_index(g, PTE_LEVEL, a)], pte_mknoncont(old[i]), 1);
-	}
+	folio_get_anon_vma(m);
+	anon_vma_lock_write(m, f->mapping);
+	unmap_folio(mm, f, old, va);
+	split_queue_lock(m);
+	prim_count(m, PRIM_FOLIO_REF_FREEZE, 1);
+	__split_huge_page(mm, f, new_order, old, va);
+	anon_vma_unlock_write(m);
+	put_anon_vma(m);
 	free(old);
 	free(va);
 	return 0;

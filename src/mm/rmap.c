@@ -214,6 +214,42 @@ void try_to_unmap_flush_dirty(struct ptsim_machine *m, struct tlbflush_unmap_bat
 }
 
 /*
+ * One entry of try_to_migrate_one's walk (v6.12 mm/rmap.c) under a split:
+ * page_vma_mapped_walk reads the entry; it is cleared with its TLBI
+ * deferred to ubc (unmap_folio's TTU_BATCH_FLUSH, "split_batch_flush",
+ * v6.8) or flushed at once before it (ptep_clear_flush); an exclusive
+ * page's mark moves into the migration entry (folio_try_share_anon_rmap_pte
+ * clears it), the migration entry is written, the page's mapping removed and
+ * the mapping's reference dropped. The migration entry is a swap-format
+ * entry whose offset is the page's frame; the model keeps no migration
+ * type bits, and the split puts the entry back before anything reads it.
+ */
+pte_t try_to_migrate_one(struct ptsim_mm *mm, struct folio *f, uint64_t i, uint64_t addr,
+			 pte_t *ptep, struct tlbflush_unmap_batch *ubc)
+{
+	struct ptsim_machine *m = mm->m;
+	pte_t pteval = ptep_get(mm, ptep);	/* page_vma_mapped_walk's check_pte */
+	bool exclusive = PageAnonExclusive(m, f, i);
+	pte_t swp;
+
+	if (feature(m, PTSIM_FEAT_SPLIT_BATCH_FLUSH)) {
+		pteval = ptep_get_and_clear(mm, addr, ptep);
+		set_tlb_ubc_flush_pending(mm, ubc, pteval, addr, addr + m->geo.page_size);
+	} else {
+		pteval = ptep_clear_flush(mm, addr, ptep);
+	}
+	if (exclusive)
+		ClearPageAnonExclusive(m, f, i);
+	swp = swp_entry_pte(folio_pfn(m, f) + i, exclusive);
+	if (pte_uffd_wp(pteval))
+		swp |= PTE_SWP_UFFD_WP;
+	set_ptes(mm, addr, ptep, swp, 1);
+	folio_remove_rmap_ptes(mm, f, i, 1);
+	folio_put_ref(m, f);
+	return pteval;
+}
+
+/*
  * flush_tlb_batched_pending: reclaim cleared entries of mm and may not have
  * completed their flush yet, so a walk about to change entries flushes the
  * whole ASID first (arm64's arch_flush_tlb_batched_pending is flush_tlb_mm).

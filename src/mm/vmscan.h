@@ -43,6 +43,14 @@ struct tlbflush_unmap_batch {
  */
 bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t swap_base,
 		  struct tlbflush_unmap_batch *ubc, bool *dirty);
+/*
+ * try_to_migrate_one (mm/rmap.c) for page i of the anonymous folio f that a
+ * split unmaps, mapped at addr by *ptep: the entry cleared, a migration
+ * entry in its place holding the page's exclusivity; returns the entry it
+ * cleared. The caller counts what try_to_migrate_one does once per VMA.
+ */
+pte_t try_to_migrate_one(struct ptsim_mm *mm, struct folio *f, uint64_t i, uint64_t addr,
+			 pte_t *ptep, struct tlbflush_unmap_batch *ubc);
 /* try_to_unmap_flush: complete the deferred TLBIs. */
 void try_to_unmap_flush(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc);
 /* try_to_unmap_flush_dirty: ... only if a writable entry could still dirty the folio. */

@@ -243,6 +243,24 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/huge_memory.c")									\
 	X(SPLIT_FOLIO, "split_folio", PRIM_CALL, PTSIM_EV_FOLIO_SPLIT,				\
 	  "mm/huge_memory.c: split_huge_page_to_list_to_order")				\
+	X(SPLIT_HUGE_PAGE_TAIL, "__split_huge_page_tail", PRIM_INLINE, PTSIM_EV_SPLIT_PAGE_TAIL, \
+	  "mm/huge_memory.c: a tail page made a folio of its own (inline in __split_huge_page)") \
+	X(FOLIO_XCHG_LAST_CPUPID, "folio_xchg_last_cpupid", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
+	  "include/linux/mm.h: the NUMA-balancing cpupid in the page flags (a cmpxchg loop)") \
+	X(SPLIT_PAGE_MEMCG, "split_page_memcg", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/memcontrol.c: the new folios charged to the memcg of the split one")		\
+	X(FOLIO_REF_FREEZE, "folio_ref_freeze", PRIM_INLINE, PTSIM_EV_FOLIO_PUT,		\
+	  "include/linux/page_ref.h: the refcount swapped to 0 if it holds the expected count") \
+	X(FOLIO_LRUVEC_LOCK, "folio_lruvec_lock", PRIM_CALL, PTSIM_EV_LRU_LOCK,		\
+	  "mm/memcontrol.c: the folio's lruvec's lru_lock (unlock_page_lruvec with it)")	\
+	X(REMOVE_MIGRATION_PTES, "remove_migration_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/migrate.c: a folio's migration entries back to present ones (rmap walk)")	\
+	X(PAGES_IDENTICAL, "pages_identical", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "include/linux/mm.h: memcmp_pages against the zero page (mm/util.c)")		\
+	X(FREE_PAGE_AND_SWAP_CACHE, "free_page_and_swap_cache", PRIM_CALL, PTSIM_EV_HELPER_CALL, \
+	  "mm/swap_state.c: the split's reference on a new folio dropped (folio_put)")	\
+	X(TRY_TO_UNMAP_FLUSH, "try_to_unmap_flush", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/rmap.c: the deferred TLBIs completed (arch_tlbbatch_flush)")			\
 	X(MLOCK_FOLIO, "mlock_folio", PRIM_CALL, PTSIM_EV_MLOCK_FOLIO,				\
 	  "mm/mlock.c (munlock_folio likewise): the per-CPU batch and the LRU work")		\
 	X(FOLIO_REMOVE_RMAP_PTES, "folio_remove_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_REMOVE,	\
@@ -849,6 +867,20 @@ static inline void free_tail_pages_prepare(struct ptsim_machine *m, uint64_t pfn
 	prim_count(m, PRIM_FREE_TAIL_PAGE_PREPARE, nr - 1);
 	for (uint64_t i = 1; i < nr; i++)
 		dcache_page_load(m, pfn + i);
+}
+
+/*
+ * __split_huge_page_tail (v6.12 mm/huge_memory.c, inline in
+ * __split_huge_page) for the tail page at pfn: its struct page line
+ * written (flags, mapping, index, compound_head, refcount, the lru link),
+ * the cpupid moved over with a cmpxchg and PG_lru set (lru_add_page_tail).
+ */
+static inline void split_huge_page_tail(struct ptsim_machine *m, uint64_t pfn)
+{
+	prim_count(m, PRIM_SPLIT_HUGE_PAGE_TAIL, 1);
+	dcache_page_load(m, pfn);
+	prim_count(m, PRIM_FOLIO_XCHG_LAST_CPUPID, 1);
+	prim_count(m, PRIM_FOLIO_SET_LRU, 1);	/* SetPageLRU */
 }
 
 /* folio_zero_user: nr pages cleared. */

@@ -169,7 +169,13 @@ static const struct {
 	[PTSIM_EV_RMAP_MOVE] = { C_CALL, 1, false },
 	[PTSIM_EV_PTE_MAP] = { C_CALL, 2, false },		/* map (RCU enter) and unmap */
 	[PTSIM_EV_COND_RESCHED] = { C_CALL, 1, false },
-	[PTSIM_EV_FOLIO_SPLIT] = { C_ALLOC, 4, false },	/* new metadata per page, remap */
+	/*
+	 * split_huge_page_to_list_to_order's own work (v6.12 mm/huge_memory.c):
+	 * its call and those of can_split_folio, unmap_folio, __split_huge_page
+	 * and remap_page (static, out of line in the build); the per-page work
+	 * of the unmap, the tails and the remap is counted as its primitives
+	 */
+	[PTSIM_EV_FOLIO_SPLIT] = { C_CALL, 5, false },
 	[PTSIM_EV_SWAP_LOOKUP] = { C_CALL, 2, false },
 	[PTSIM_EV_PAGE_CACHE_LOOKUP] = { C_CALL, 2, false },	/* xarray walk */
 	[PTSIM_EV_MAJOR_FAULT] = { C_FREE, 0, false },	/* costed by its I/O and retry */
@@ -252,6 +258,15 @@ static const struct {
 	 * LRU_ADD; the folio's struct page line is the data-cache model's
 	 */
 	[PTSIM_EV_LRU_MOVE] = { C_CALL, 2, false },
+	/*
+	 * __split_huge_page_tail (v6.12 mm/huge_memory.c, inline): the tail's
+	 * flags, ->mapping, ->index, compound_head and _refcount (unfrozen),
+	 * its memcg_data (split_page_memcg's loop) and lru_add_page_tail's
+	 * list_add_tail (four pointers): ten plain stores to struct page lines
+	 * the data-cache model prices; SetPageLRU and the cpupid exchange are
+	 * atomics counted apart
+	 */
+	[PTSIM_EV_SPLIT_PAGE_TAIL] = { C_PTE_STORE, 10, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
