@@ -879,7 +879,14 @@ static void test_madv_dontneed(void **state)
  * MADV_PAGEOUT of written order-0 pages: per page the walk reads the entry,
  * reclaim reads it again, clears it (1 X) with a deferred TLBI, writes the
  * swap entry, completes the flush before the write-out (the entry was
- * writable) and frees the folio.
+ * writable) and frees the folio. Reclaim's per-folio work (v6.12
+ * mm/vmscan.c): folio_isolate_lru (a call, PG_lru cleared, a reference,
+ * the lruvec's lock, three LRU size calls), reclaim_pages' PG_active clear,
+ * shrink_folio_list's cond_resched, try_to_unmap with its rmap walk
+ * (rmap_walk_anon, the interval tree's first and next VMA, rmap_one and
+ * done) and try_to_unmap_flush_dirty's flush call; the freed folios go in
+ * batches of 31, each batch and the rest at the end uncharged, flushed and
+ * freed (three calls).
  */
 static void test_madv_pageout_swap(void **state)
 {
@@ -900,6 +907,12 @@ static void test_madv_pageout_swap(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 512);
 	assert_int_equal(st.ev[PTSIM_EV_IO_KIB], 2048);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 512);
+	assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], 512);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 512);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 3 * 512);	/* PG_lru, PG_active, exclusive */
+	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 515 + 512);
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1) * 512 +
+						      3 * (512 / 31) + 3);
 	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
 	assert_invariants(m);
 	/* the first walk that changes entries afterwards flushes the ASID once */
@@ -1027,6 +1040,10 @@ static void test_madv_pageout_lazyfree(void **state)
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 16);
 		assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 0);
 		assert_int_equal(st.ev[PTSIM_EV_DSB_ISH], 1 + want[batched].unfolds);
+		/* the 16 written again are kept and put back on the LRU (folio_putback_lru) */
+		assert_int_equal(st.ev[PTSIM_EV_LRU_ADD], 16);
+		/* folio_isolate_lru's 32, and the drain of MADV_FREE's last lazyfree folio */
+		assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], 32 + 1);
 		assert_int_equal(ptsim_translate(mm, VA, &t), 0);
 		assert_true(t.dirty && t.cont == batched);
 		assert_int_equal(ptsim_translate(mm, VA + SZ_64K, &t), -ENOENT);

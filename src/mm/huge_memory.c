@@ -277,8 +277,8 @@ uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)
 
 /*
  * unmap_folio (v6.12 mm/huge_memory.c) of a PTE-mapped anonymous folio:
- * try_to_migrate walks the folio's anon_vma (its lock held: TTU_RMAP_LOCKED)
- * and try_to_migrate_one, per VMA that maps it, opens a notifier range and
+ * try_to_migrate walks the folio's anon_vma (rmap_walk_anon, its lock held:
+ * TTU_RMAP_LOCKED) and try_to_migrate_one, per VMA that maps it, opens a notifier range and
  * takes the table's lock once, then turns each mapped page's entry into a
  * migration entry; try_to_unmap_flush completes the deferred TLBIs
  * ("split_batch_flush", v6.8; before it each entry was flushed at once).
@@ -290,6 +290,7 @@ static void unmap_folio(struct ptsim_mm *mm, struct folio *f, pte_t *old, uint64
 	struct tlbflush_unmap_batch ubc = { 0 };
 	uint64_t nr = folio_nr_pages(f);
 	size_t cur_vma = SIZE_MAX;
+	unsigned int nr_vmas = 0;
 
 	for (uint64_t i = 0; i < nr; i++) {
 		size_t vma;
@@ -302,19 +303,20 @@ static void unmap_folio(struct ptsim_mm *mm, struct folio *f, pte_t *old, uint64
 			mmu_notifier_invalidate_range_start(m);
 			pte_offset_map_lock(m);	/* page_vma_mapped_walk's map_pte */
 			cur_vma = vma;
+			nr_vmas++;
 		}
 		old[i] = try_to_migrate_one(mm, f, i, va[i], ptep, &ubc);
 	}
-	if (feature(m, PTSIM_FEAT_SPLIT_BATCH_FLUSH)) {
-		kernel_call(m, TRY_TO_UNMAP_FLUSH);
+	kernel_call(m, TRY_TO_MIGRATE);
+	rmap_walk_anon_calls(m, nr_vmas);	/* rmap_walk_locked: the lock is the split's */
+	if (feature(m, PTSIM_FEAT_SPLIT_BATCH_FLUSH))
 		try_to_unmap_flush(m, &ubc);
-	}
 }
 
 /*
  * remap_page (v6.12 mm/huge_memory.c) after a split into folios of `step`
- * pages: remove_migration_ptes per new folio, whose rmap walk (the anon_vma
- * already locked) runs page_vma_mapped_walk in the VMA mapping it: the
+ * pages: remove_migration_ptes per new folio, whose rmap walk
+ * (rmap_walk_anon, the anon_vma already locked) runs page_vma_mapped_walk in the VMA mapping it: the
  * table's lock, then per migration entry its read, since v6.12 the
  * zero-page check of an order-0 page ("split_zeropage_remap"), a reference,
  * the page's mapping added (exclusive as the migration entry says) and the
@@ -331,6 +333,7 @@ static void remap_page(struct ptsim_mm *mm, struct folio *f, uint64_t nr, uint64
 		bool walked = false;
 
 		kernel_call(m, REMOVE_MIGRATION_PTES);
+		rmap_walk_anon_calls(m, 1);	/* the one VMA over the new folio's index */
 		for (uint64_t j = i; j < i + step; j++) {
 			struct pt_table *t;
 			pte_t *ptep;

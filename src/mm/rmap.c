@@ -200,6 +200,7 @@ static void set_tlb_ubc_flush_pending(struct ptsim_mm *mm, struct tlbflush_unmap
 
 void try_to_unmap_flush(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc)
 {
+	kernel_call(m, TRY_TO_UNMAP_FLUSH);
 	if (!ubc->flush_required)
 		return;
 	arch_tlbbatch_flush(m);
@@ -308,6 +309,8 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 	struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
 
 	/* rmap_walk: the anon_vma or i_mmap lock, the notifier range, the table lock */
+	kernel_call(m, TRY_TO_UNMAP);
+	rmap_walk_anon_calls(m, 1);
 	anon_vma_lock_read(m, f->mapping);	/* the folio's anon_vma */
 	mmu_notifier_invalidate_range_start(m);
 	pte_offset_map_lock(m);	/* page_vma_mapped_walk */

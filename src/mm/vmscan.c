@@ -21,9 +21,11 @@
 bool folio_isolate_lru(struct ptsim_mm *mm, struct folio_list *l, struct folio *f, uint64_t va,
 		       bool pmd)
 {
-	(void)mm;
-	if (f->flags & FOLIO_MLOCKED)
-		return false;	/* unevictable: folio_putback_lru */
+	folio_isolate_lru_counts(mm->m, folio_pfn(mm->m, f));
+	if (f->flags & FOLIO_MLOCKED) {
+		folio_putback_lru(mm->m);	/* unevictable: madvise puts it back at once */
+		return false;
+	}
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
 		struct isolated_folio *e = realloc(l->e, cap * sizeof(*e));
@@ -80,6 +82,7 @@ static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e
 	bool dirty = false, freed = false;
 	uint64_t swap_base = 0;
 
+	cond_resched(m, 1);
 	if (!folio_trylock(m, f))
 		return false;	/* keep: someone holds the lock */
 	if (folio_is_shmem(m, f))
@@ -117,26 +120,57 @@ keep:
 }
 
 /*
- * shrink_folio_list: each folio reclaimed or kept; the deferred flush
- * completes before any folio is freed (try_to_unmap_flush, then
- * free_unref_folios).
+ * The folios shrink_folio_list frees go into a folio_batch; each time it
+ * fills (PAGEVEC_SIZE), and once more at the end, the batch is uncharged
+ * (mem_cgroup_uncharge_folios), the deferred flush completed
+ * (try_to_unmap_flush) and the folios freed (free_unref_folios): three
+ * calls a batch.
+ */
+static void free_folio_batch(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc)
+{
+	kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
+	try_to_unmap_flush(m, ubc);
+	kernel_call(m, FREE_UNREF_FOLIOS);
+}
+
+/*
+ * shrink_folio_list (v6.12 mm/vmscan.c): each folio reclaimed or kept
+ * (a cond_resched each); the deferred flush completes before any folio is
+ * freed. The folios kept are left at the front of l.
  */
 static void shrink_folio_list(struct ptsim_mm *mm, struct folio_list *l)
 {
 	struct tlbflush_unmap_batch ubc = { 0 };
-	size_t nr_free = 0;
+	size_t nr_kept = 0, nr_free = 0;
 
-	for (size_t i = 0; i < l->nr; i++)
-		if (shrink_one_folio(mm, &l->e[i], &ubc))
-			l->e[nr_free++] = l->e[i];
-	try_to_unmap_flush(mm->m, &ubc);
-	for (size_t i = 0; i < nr_free; i++)
-		folio_free(mm->m, l->e[i].folio);
-	l->nr = 0;
+	for (size_t i = 0; i < l->nr; i++) {
+		struct isolated_folio e = l->e[i];
+
+		if (!shrink_one_folio(mm, &e, &ubc)) {
+			l->e[nr_kept++] = e;
+			continue;
+		}
+		if (++nr_free % PAGEVEC_SIZE == 0)
+			free_folio_batch(mm->m, &ubc);
+		folio_free(mm->m, e.folio);	/* after the batch's flush, as the kernel frees it */
+	}
+	free_folio_batch(mm->m, &ubc);
+	l->nr = nr_kept;
 }
 
-/* reclaim_pages -> reclaim_folio_list: the isolated folios to shrink_folio_list. */
+/*
+ * reclaim_pages (v6.12 mm/vmscan.c) of the folios MADV_PAGEOUT isolated:
+ * each folio's PG_active cleared as it joins its node's list, then
+ * reclaim_folio_list: shrink_folio_list, and each folio it kept put back
+ * on the LRU (folio_putback_lru). Nothing isolated, nothing done.
+ */
 void reclaim_pages(struct ptsim_mm *mm, struct folio_list *l)
 {
+	if (!l->nr)
+		return;
+	prim_count(mm->m, PRIM_FOLIO_CLEAR_ACTIVE, l->nr);
 	shrink_folio_list(mm, l);
+	for (size_t i = 0; i < l->nr; i++)
+		folio_putback_lru(mm->m);
+	l->nr = 0;
 }

@@ -88,8 +88,16 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/mm_inline.h: lruvec_del_folio's and lruvec_add_folio's LRU size "	\
 	  "updates (__mod_lruvec_state, __mod_zone_page_state, mem_cgroup_update_lru_size "	\
 	  "each) and __count_memcg_events: seven calls a folio moved")			\
+	X(FOLIO_ISOLATE_LRU, "folio_isolate_lru", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/vmscan.c: a folio taken off its LRU list, under the lruvec's lock, for reclaim") \
+	X(FOLIO_PUTBACK_LRU, "folio_putback_lru", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/vmscan.c: an isolated folio back to the LRU (folio_add_lru, folio_put)")	\
+	X(FOLIO_ADD_LRU, "folio_add_lru", PRIM_CALL, PTSIM_EV_LRU_ADD,				\
+	  "mm/swap.c: a folio into the per-CPU lru_add batch")				\
 	X(FOLIO_TEST_CLEAR_LRU, "folio_test_clear_lru", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
 	  "include/linux/page-flags.h: test_and_clear_bit(PG_lru)")				\
+	X(FOLIO_CLEAR_ACTIVE, "folio_clear_active", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,	\
+	  "include/linux/page-flags.h: clear_bit(PG_active)")				\
 	X(FOLIO_SET_LRU, "folio_set_lru", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,		\
 	  "include/linux/page-flags.h: set_bit(PG_lru)")					\
 	X(MUTEX_LOCK, "mutex_lock", PRIM_CALL, PTSIM_EV_PTL_LOCK,				\
@@ -252,7 +260,7 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(FOLIO_REF_FREEZE, "folio_ref_freeze", PRIM_INLINE, PTSIM_EV_FOLIO_PUT,		\
 	  "include/linux/page_ref.h: the refcount swapped to 0 if it holds the expected count") \
 	X(FOLIO_LRUVEC_LOCK, "folio_lruvec_lock", PRIM_CALL, PTSIM_EV_LRU_LOCK,		\
-	  "mm/memcontrol.c: the folio's lruvec's lru_lock (unlock_page_lruvec with it)")	\
+	  "mm/memcontrol.c: the folio's lruvec's lru_lock (_irq likewise; and its unlock)")	\
 	X(REMOVE_MIGRATION_PTES, "remove_migration_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
 	  "mm/migrate.c: a folio's migration entries back to present ones (rmap walk)")	\
 	X(PAGES_IDENTICAL, "pages_identical", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
@@ -261,6 +269,23 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/swap_state.c: the split's reference on a new folio dropped (folio_put)")	\
 	X(TRY_TO_UNMAP_FLUSH, "try_to_unmap_flush", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "mm/rmap.c: the deferred TLBIs completed (arch_tlbbatch_flush)")			\
+	X(TRY_TO_MIGRATE, "try_to_migrate", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/rmap.c: a folio's mappings replaced by migration entries (rmap walk)")	\
+	X(TRY_TO_UNMAP, "try_to_unmap", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/rmap.c: a folio's mappings removed through an rmap walk")			\
+	X(RMAP_WALK_ANON, "rmap_walk_anon", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/rmap.c: the VMAs of a folio's anon_vma visited (static, out of line)")		\
+	X(ANON_VMA_INTERVAL_TREE_ITER, "anon_vma_interval_tree_iter_first", PRIM_CALL,	\
+	  PTSIM_EV_HELPER_CALL,								\
+	  "mm/interval_tree.c: the walk's first VMA, and each next one (_iter_next)")	\
+	X(RMAP_ONE, "rwc->rmap_one", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
+	  "mm/rmap.c: the walk's per-VMA work through its pointer (try_to_unmap_one, ...)") \
+	X(RMAP_DONE, "rwc->done", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
+	  "mm/rmap.c: the walk's stop test through its pointer (folio_not_mapped)")	\
+	X(MEM_CGROUP_UNCHARGE_FOLIOS, "mem_cgroup_uncharge_folios", PRIM_CALL,		\
+	  PTSIM_EV_HELPER_CALL, "mm/memcontrol.c: a batch of freed folios uncharged")	\
+	X(FREE_UNREF_FOLIOS, "free_unref_folios", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c: a batch of folios back to the per-CPU page lists")		\
 	X(MLOCK_FOLIO, "mlock_folio", PRIM_CALL, PTSIM_EV_MLOCK_FOLIO,				\
 	  "mm/mlock.c (munlock_folio likewise): the per-CPU batch and the LRU work")		\
 	X(FOLIO_REMOVE_RMAP_PTES, "folio_remove_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_REMOVE,	\
@@ -803,6 +828,45 @@ static inline void folio_batch_add_and_move(struct ptsim_machine *m, uint64_t pf
 		folio_batch_move_lru(m, b);
 	else
 		count_loop_path(m, PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD);
+}
+
+/*
+ * folio_isolate_lru (v6.12 mm/vmscan.c, out of line) of the folio at pfn:
+ * PG_lru tested and cleared (an LDCLRAL on its struct page line), a
+ * reference, then under the lruvec's lock lruvec_del_folio with its three
+ * LRU size updates (__mod_lruvec_state, __mod_zone_page_state,
+ * mem_cgroup_update_lru_size, all calls in the build).
+ */
+static inline void folio_isolate_lru_counts(struct ptsim_machine *m, uint64_t pfn)
+{
+	kernel_call(m, FOLIO_ISOLATE_LRU);
+	prim_count(m, PRIM_FOLIO_TEST_CLEAR_LRU, 1);
+	dcache_page_load(m, pfn);
+	prim_count(m, PRIM_FOLIO_GET, 1);
+	kernel_call(m, FOLIO_LRUVEC_LOCK);
+	prim_count(m, PRIM_LRU_MOVE_CALLEES, 3);
+}
+
+/* folio_putback_lru (v6.12 mm/vmscan.c): the folio into the lru_add batch, the isolation's reference dropped. */
+static inline void folio_putback_lru(struct ptsim_machine *m)
+{
+	kernel_call(m, FOLIO_PUTBACK_LRU);
+	kernel_call(m, FOLIO_ADD_LRU);
+	prim_count(m, PRIM_FOLIO_PUT, 1);
+}
+
+/*
+ * rmap_walk_anon (v6.12 mm/rmap.c, static) over a folio mapped in nr_vmas
+ * VMAs of its anon_vma: the interval tree's first VMA and each next, and
+ * per VMA the walk's rmap_one and done callbacks through their pointers.
+ * The anon_vma lock is counted by the caller.
+ */
+static inline void rmap_walk_anon_calls(struct ptsim_machine *m, unsigned int nr_vmas)
+{
+	kernel_call(m, RMAP_WALK_ANON);
+	prim_count(m, PRIM_ANON_VMA_INTERVAL_TREE_ITER, 1 + nr_vmas);
+	prim_count(m, PRIM_RMAP_ONE, nr_vmas);
+	prim_count(m, PRIM_RMAP_DONE, nr_vmas);
 }
 
 /* lru_add_drain (mm/swap.c): the call, then this CPU's batches moved (lru_add_drain_cpu). */
