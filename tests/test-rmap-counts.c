@@ -247,12 +247,17 @@ static void test_deferred_split(void **state)
 		 * the whole folio: v6.8 16 calls and v6.9 1, + the unqueue at
 		 * its free; the VMA goes too (vm_area_free's call_rcu: + 1);
 		 * from v6.9 the zap of the contpte block calls
-		 * contpte_get_and_clear_full_ptes (+ 1)
+		 * contpte_get_and_clear_full_ptes (+ 1); the gather's flush
+		 * frees the folio (folios_put_refs, lruvec_del_folio's three
+		 * LRU size calls, mem_cgroup_uncharge_folios, free_unref_folios:
+		 * + 6)
 		 */
-		{ SZ_64K, { 16 + 1 + 1, 1 + 1 + 1 + 1, 0 + 1 + 1, 0 + 1 + 1 }, { 1 + 2, 1 + 2, 1, 1 } },
+		{ SZ_64K, { 16 + 1 + 1 + 6, 1 + 1 + 1 + 1 + 6, 0 + 1 + 1 + 6, 0 + 1 + 1 + 6 },
+		  { 1 + 2, 1 + 2, 1, 1 } },
 		/* half of it: the folio stays, partly mapped, queued in every kernel */
-		/* (+ 1 vm_area_free of the unmapped half, + 1 contpte call from v6.9) */
-		{ SZ_64K / 2, { 8 + 1, 1 + 1 + 1, 1 + 1 + 1, 1 + 1 + 1 },
+		/* (+ 1 vm_area_free of the unmapped half, + 1 contpte call from v6.9, */
+		/* + 1 folios_put_refs for the references, none the last) */
+		{ SZ_64K / 2, { 8 + 1 + 1, 1 + 1 + 1 + 1, 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 },
 		  { 1 + 1, 1 + 1, 1 + 1, 1 + 1 } },
 	};
 

@@ -45,6 +45,7 @@ static void gather_init(struct mmu_gather *tlb, struct ptsim_mm *mm, bool fullmm
 	tlb->delayed_rmap = false;
 	tlb->active = tlb->active_nr = tlb->batch_count = 0;
 	tlb->nr_tables = 0;
+	tlb->put_nr = tlb->put_last = 0;
 	tlb_reset_range(tlb);
 	mm->tlb_flush_pending = true;	/* inc_tlb_flush_pending */
 }
@@ -153,12 +154,43 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
 	return true;
 }
 
-bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr)
+/*
+ * folios_put_refs (v6.12 mm/swap.c) over one folio_batch of the gathered
+ * entries (free_pages_and_swap_cache fills it, PAGEVEC_SIZE at most, after
+ * its inline free_swap_cache test of each): each
+ * entry's references dropped (folio_ref_sub_and_test); a folio that lost
+ * its last leaves the LRU (__page_cache_release: the lruvec's lock taken
+ * once for the batch, lruvec_del_folio's three size calls), and the freed
+ * ones are uncharged and freed together (mem_cgroup_uncharge_folios,
+ * free_unref_folios; the per-folio free is folio_free's price).
+ */
+static void folios_put_refs(struct mmu_gather *tlb)
+{
+	struct ptsim_machine *m = tlb->mm->m;
+
+	if (!tlb->put_nr)
+		return;
+	prim_count(m, PRIM_FOLIO_TEST_SWAPCACHE, tlb->put_nr);	/* free_swap_cache: none is */
+	kernel_call(m, FOLIOS_PUT_REFS);
+	prim_count(m, PRIM_FOLIO_PUT, tlb->put_nr);
+	if (tlb->put_last) {
+		kernel_call(m, FOLIO_LRUVEC_LOCK);	/* folio_lruvec_relock_irqsave, once */
+		prim_count(m, PRIM_LRU_MOVE_CALLEES, 3 * tlb->put_last);
+		kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
+		kernel_call(m, FREE_UNREF_FOLIOS);
+	}
+	tlb->put_nr = tlb->put_last = 0;
+}
+
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last)
 {
 	const struct ptsim_geometry *g = &tlb->mm->m->geo;
 	unsigned int slots = nr > 1 ? 2 : 1;
 	unsigned int max = tlb->active ? max_gather_batch(g) : GATHER_BUNDLE;
 
+	tlb->put_last += last;
+	if (++tlb->put_nr == PAGEVEC_SIZE)
+		folios_put_refs(tlb);
 	tlb_batch_add(tlb->mm->m, slots);
 	tlb->active_nr += slots;
 	if (tlb->active_nr >= max - 1)
@@ -166,9 +198,16 @@ bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr)
 	return false;
 }
 
-/* tlb_batch_pages_flush: the batched pages are freed; the batches are reused. */
+/*
+ * tlb_batch_pages_flush: the batched pages are freed by
+ * free_pages_and_swap_cache, which drains this CPU's LRU batches first
+ * (lru_add_drain) and puts the last folio_batch; the batches are reused.
+ */
 static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 {
+	if (tlb->active || tlb->active_nr)
+		lru_add_drain(tlb->mm->m);
+	folios_put_refs(tlb);
 	tlb->active = tlb->active_nr = 0;
 }
 

@@ -14,17 +14,21 @@
 
 /*
  * Drop nr PTE mappings of f from page idx, or its PMD mapping; anonymous
- * memory nobody maps or pins is freed.
+ * memory nobody maps or pins is freed. True when that dropped the folio's
+ * last reference (the gather's batch frees it: folios_put_refs).
  */
-static void zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr,
+static bool zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx, unsigned int nr,
 			   bool pmd)
 {
 	if (pmd)
 		folio_remove_rmap_pmd(mm, f, false);
 	else
 		folio_remove_rmap_ptes(mm, f, idx, nr);
-	if (folio_mapcount(mm->m, f) <= 0 && (f->flags & FOLIO_ANON))
+	if (folio_mapcount(mm->m, f) <= 0 && (f->flags & FOLIO_ANON) && !f->gup_refs) {
 		folio_put(mm->m, f);	/* the last reference goes with the gather's batch */
+		return true;
+	}
+	return false;
 }
 
 struct zap_ctx {
@@ -44,7 +48,7 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t 
 {
 	struct ptsim_mm *mm = z->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	bool delay_rmap = false;
+	bool delay_rmap = false, last;
 
 	if (!folio_test_anon(mm->m, f)) {
 		pte_t ptent = get_and_clear_full_ptes(mm, addr, ptep, nr, z->tlb->fullmm);
@@ -59,8 +63,8 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t 
 	tlb_flush_pte_range(z->tlb, addr, (uint64_t)nr << g->page_shift);	/* tlb_remove_tlb_entries */
 	if (delay_rmap)
 		z->tlb->delayed_rmap = true;
-	zap_folio_rmap(mm, f, idx, nr, false);	/* at tlb_flush_rmaps when delayed: same count */
-	if (__tlb_remove_folio_pages(z->tlb, nr)) {
+	last = zap_folio_rmap(mm, f, idx, nr, false);	/* at tlb_flush_rmaps when delayed: same count */
+	if (__tlb_remove_folio_pages(z->tlb, nr, last)) {
 		z->force_flush = true;
 		z->force_break = true;
 	}
@@ -156,6 +160,7 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 {
 	struct ptsim_mm *mm = z->mm;
 	struct page_ref ref;
+	bool last;
 
 	if (!pte_present(ptent)) {
 		zap_nonpresent_pte(z, ptep, ptent, addr);
@@ -170,8 +175,8 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 		z->tlb->delayed_rmap = true;
 		z->force_flush = true;
 	}
-	zap_folio_rmap(mm, ref.folio, ref.idx, 1, false);	/* folio_remove_rmap_pte */
-	if (__tlb_remove_folio_pages(z->tlb, 1)) {	/* __tlb_remove_page */
+	last = zap_folio_rmap(mm, ref.folio, ref.idx, 1, false);	/* folio_remove_rmap_pte */
+	if (__tlb_remove_folio_pages(z->tlb, 1, last)) {	/* __tlb_remove_page */
 		z->force_flush = true;
 		z->force_break = true;
 	}
@@ -227,12 +232,13 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 	const struct ptsim_geometry *g = &mm->m->geo;
 	pte_t old = pmdp_huge_get_and_clear(mm, addr, &t->desc[idx]);	/* ..._full */
 	struct page_ref ref = vm_normal_page(mm, old);
+	bool last;
 
 	tlb_flush_pmd_range(z->tlb, addr, g->pmd_size);	/* tlb_remove_pmd_tlb_entry */
 	if (!ref.folio)
 		return;
-	zap_folio_rmap(mm, ref.folio, 0, 1, true);	/* folio_remove_rmap_pmd */
-	if (__tlb_remove_folio_pages(z->tlb, 1))	/* tlb_remove_page_size */
+	last = zap_folio_rmap(mm, ref.folio, 0, 1, true);	/* folio_remove_rmap_pmd */
+	if (__tlb_remove_folio_pages(z->tlb, 1, last))	/* tlb_remove_page_size */
 		tlb_flush_mmu(z->tlb);
 }
 

@@ -154,6 +154,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/mm.h: __folio_put (mm/swap.c) frees at zero")			\
 	X(FOLIO_TEST_LARGE, "folio_test_large", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
 	  "include/linux/page-flags.h")							\
+	X(FOLIO_TEST_SWAPCACHE, "folio_test_swapcache", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,	\
+	  "include/linux/page-flags.h: free_swap_cache's test (inline in free_pages_and_swap_cache)") \
 	X(FOLIO_TEST_ANON, "folio_test_anon", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
 	  "include/linux/page-flags.h")							\
 	X(PAGE_ANON_EXCLUSIVE, "PageAnonExclusive", PRIM_INLINE, PTSIM_EV_ANON_EXCL_TEST,	\
@@ -282,6 +284,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/rmap.c: the walk's per-VMA work through its pointer (try_to_unmap_one, ...)") \
 	X(RMAP_DONE, "rwc->done", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
 	  "mm/rmap.c: the walk's stop test through its pointer (folio_not_mapped)")	\
+	X(FOLIOS_PUT_REFS, "folios_put_refs", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/swap.c: a folio_batch's references dropped, the folios that lose their last freed") \
 	X(MEM_CGROUP_UNCHARGE_FOLIOS, "mem_cgroup_uncharge_folios", PRIM_CALL,		\
 	  PTSIM_EV_HELPER_CALL, "mm/memcontrol.c: a batch of freed folios uncharged")	\
 	X(FREE_UNREF_FOLIOS, "free_unref_folios", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
