@@ -417,6 +417,43 @@ static void test_fault_around_paths(void **state)
 	assert_int_equal(loops_of(&l), 0);
 }
 
+/* The turns of splitting a fresh 64K folio to new_order on preset (contpte off: !contpte). */
+static void split_turns(const char *preset, bool contpte, unsigned int new_order,
+			struct ptsim_loop_stats *l)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, preset);
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 16 * 4096);
+
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_ARM64_CONTPTE, contpte), 0);
+	assert_int_equal(ptsim_populate(mm, VA, 16 * 4096, 4, true), 0);
+	assert_int_equal(ptsim_split_folio(mm, VA, new_order), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, l), 0);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A split to order 0: __split_huge_page's loop over the 15 tails, priced
+ * from the contpte build or, without contpte, from its twin; a split to
+ * order 2 (prep_compound_page's path) records no turn.
+ */
+static void test_split_paths(void **state)
+{
+	struct ptsim_loop_stats l;
+
+	(void)state;
+	split_turns("v6.12", true, 0, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON], 15);
+	/* and the first entry's read gathers the contiguous block (contpte_ptep_get) */
+	assert_int_equal(l.iter[PTSIM_LOOP_CONTPTE_PTEP_GET_DIRTY], 16);
+	assert_int_equal(loops_of(&l), 15 + 16);
+	split_turns("v6.12", false, 0, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE], 15);
+	assert_int_equal(loops_of(&l), 15);
+	split_turns("v6.12", true, 2, &l);
+	assert_int_equal(l.iter[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON], 0);
+	assert_int_equal(loops_of(&l), 16);	/* the gather alone */
+}
+
 static void test_failure_and_bad_input(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
@@ -476,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_uffd_move_paths),
 		cmocka_unit_test(test_madvise_paths),
 		cmocka_unit_test(test_fault_around_paths),
+		cmocka_unit_test(test_split_paths),
 		cmocka_unit_test(test_failure_and_bad_input),
 		cmocka_unit_test(test_every_path_is_priced),
 	};

@@ -162,6 +162,12 @@ enum ptsim_loop {
 	PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD,
 	PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC,
 	PTSIM_LOOP_LRU_LAZYFREE_MOVE,
+	/*
+	 * __split_huge_page's turn for one tail of an anonymous folio split to
+	 * order 0 ("tail_anon": __split_huge_page_tail inline). Since 0.3.
+	 */
+	PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON,
+	PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE,
 	PTSIM_LOOP__COUNT
 };
 

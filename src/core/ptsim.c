@@ -263,6 +263,9 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD] = { "__folio_batch_add_and_move", "add" },
 	[PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC] = { "folio_batch_move_lru", "same_lruvec" },
 	[PTSIM_LOOP_LRU_LAZYFREE_MOVE] = { "lru_lazyfree", "move" },
+	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = { "__split_huge_page", "tail_anon" },
+	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE] = { "__split_huge_page",
+							      "tail_anon_nocontpte" },
 };
 
 /*
@@ -306,6 +309,7 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 		PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH_NOCONTPTE,
 	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0] =
 		PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE,
+	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE,
 };
 
 /*

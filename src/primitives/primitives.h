@@ -255,8 +255,10 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/huge_memory.c: split_huge_page_to_list_to_order")				\
 	X(SPLIT_HUGE_PAGE_TAIL, "__split_huge_page_tail", PRIM_INLINE, PTSIM_EV_SPLIT_PAGE_TAIL, \
 	  "mm/huge_memory.c: a tail page made a folio of its own (inline in __split_huge_page)") \
-	X(FOLIO_XCHG_LAST_CPUPID, "folio_xchg_last_cpupid", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
-	  "include/linux/mm.h: the NUMA-balancing cpupid in the page flags (a cmpxchg loop)") \
+	X(FOLIO_XCHG_LAST_CPUPID, "folio_xchg_last_cpupid", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/mmzone.c: the NUMA-balancing cpupid moved into a page's flags")		\
+	X(PAGE_FLAGS_CMPXCHG, "try_cmpxchg(&folio->flags)", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
+	  "mm/mmzone.c: folio_xchg_last_cpupid's compare-and-swap of the flags word")	\
 	X(SPLIT_PAGE_MEMCG, "split_page_memcg", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "mm/memcontrol.c: the new folios charged to the memcg of the split one")		\
 	X(FOLIO_REF_FREEZE, "folio_ref_freeze", PRIM_INLINE, PTSIM_EV_FOLIO_PUT,		\
@@ -941,14 +943,19 @@ static inline void free_tail_pages_prepare(struct ptsim_machine *m, uint64_t pfn
  * __split_huge_page_tail (v6.12 mm/huge_memory.c, inline in
  * __split_huge_page) for the tail page at pfn: its struct page line
  * written (flags, mapping, index, compound_head, refcount, the lru link),
- * the cpupid moved over with a cmpxchg and PG_lru set (lru_add_page_tail).
+ * the cpupid moved over (folio_xchg_last_cpupid, a call with a cmpxchg) and
+ * PG_lru set (lru_add_page_tail). A split to order 0 records the loop's
+ * priced turn (its machine code holds the stores).
  */
-static inline void split_huge_page_tail(struct ptsim_machine *m, uint64_t pfn)
+static inline void split_huge_page_tail(struct ptsim_machine *m, uint64_t pfn, bool order0)
 {
 	prim_count(m, PRIM_SPLIT_HUGE_PAGE_TAIL, 1);
 	dcache_page_load(m, pfn);
-	prim_count(m, PRIM_FOLIO_XCHG_LAST_CPUPID, 1);
+	kernel_call(m, FOLIO_XCHG_LAST_CPUPID);
+	prim_count(m, PRIM_PAGE_FLAGS_CMPXCHG, 1);	/* its try_cmpxchg on the flags */
 	prim_count(m, PRIM_FOLIO_SET_LRU, 1);	/* SetPageLRU */
+	if (order0)
+		count_loop_path(m, PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON);	/* the priced turn */
 }
 
 /* folio_zero_user: nr pages cleared. */

@@ -436,6 +436,30 @@ LOOPS = [
         "variants": {"move": {"via": ["lruvec_del_folio:368", "lruvec_add_folio:342", 634]}},
     },
     {
+        # one tail of __split_huge_page's loop (v6.12 mm/huge_memory.c) for an
+        # anonymous folio outside the swap cache split to order 0 with no list
+        # (split_folio): __split_huge_page_tail inline (the flags, ->mapping,
+        # ->index, the smp_wmb, compound_head, the refcount's release store,
+        # the folio_xchg_last_cpupid call, lru_add_page_tail's list_add_tail
+        # and SetPageLRU, an LSE atomic apart), then the index and PageAnon
+        # tests; the turn starts at the inlined tail (line 3349's first
+        # instruction is the check before the loop)
+        "name": "__split_huge_page",
+        "nocontpte": True,
+        "object": "mm/huge_memory.o",
+        "function": "__split_huge_page",
+        "source": "mm/huge_memory.c",
+        "head": 3350,
+        "variants": {
+            "tail_anon": {"via": ["lru_add_page_tail:3198", 3363, 3366],
+                          "avoid": ["lru_add_page_tail:3191", "lru_add_page_tail:3196",
+                                    "__split_huge_page_tail:3270",
+                                    "__split_huge_page_tail:3273",
+                                    "__split_huge_page_tail:3286",
+                                    "__split_huge_page_tail:3292", 3354, 3367]},
+        },
+    },
+    {
         # the struct page of a present entry (zap, fork, mprotect, gup, ...):
         # out of line, its body entry to return
         "name": "vm_normal_page",

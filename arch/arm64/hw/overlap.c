@@ -251,6 +251,14 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_LRU_LAZYFREE_MOVE] = {
 		{ PTSIM_EV_LRU_MOVE, 1 },
 	},
+	/*
+	 * A split's tail: the body holds __split_huge_page_tail's stores (the
+	 * split_page_tail event); the folio_xchg_last_cpupid call and SetPageLRU
+	 * (an atomic) are apart
+	 */
+	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = {
+		{ PTSIM_EV_SPLIT_PAGE_TAIL, 1 },
+	},
 };
 
 /*
