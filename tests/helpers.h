@@ -80,6 +80,21 @@ static inline struct ptsim_mm *new_mm_with_vma(struct ptsim_machine *m, uint64_t
 }
 
 /*
+ * Empty this CPU's LRU folio batches (the lru_add batch the faults fill,
+ * the lazyfree one), so that the next operation's counts are its own: the
+ * munmap of a scratch VMA nothing populated calls lru_add_drain
+ * (vms_clear_ptes) and does nothing else to mm's other mappings.
+ */
+static inline void drain_lru_batches(struct ptsim_mm *mm)
+{
+	const uint64_t scratch = UINT64_C(0x7f0000000000);
+
+	assert_int_equal(ptsim_mmap(mm, scratch, 4096, PTSIM_PROT_READ,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_munmap(mm, scratch, 4096), 0);
+}
+
+/*
  * A diagnostic handler for tests that expect diagnostics: it counts what it
  * receives by kind, so the test can assert on it and nothing is printed.
  */

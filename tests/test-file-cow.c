@@ -95,11 +95,14 @@ static void test_write_fault_copies(void **state)
 		assert_int_equal(ptsim_fault(e.mm, e.mem + 3 * SZ_4K, PTSIM_ACCESS_WRITE), 0);
 		st = last_stats(e.m);
 		assert_private_copy(e.mm, e.mem + 3 * SZ_4K, cache.pfn, true);
-		/* a cache hit: one allocation, one copy, one memcg charge, one LRU add, one PTE */
+		/*
+		 * a cache hit: one allocation, one copy, one memcg charge, one
+		 * LRU add (folio_add_lru_vma and folio_add_lru), one PTE
+		 */
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 1);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_COPY], 1);
 		assert_int_equal(st.ev[PTSIM_EV_MEMCG_CHARGE], 1);
-		assert_int_equal(st.ev[PTSIM_EV_LRU_ADD], 1);
+		assert_int_equal(st.ev[PTSIM_EV_LRU_ADD], 2);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_ZERO], 0);
 		/* the page cache keeps its page, mapped by the R/O mapping alone */
 		assert_int_equal(page(e.mm, e.smem + 3 * SZ_4K).pfn, cache.pfn);

@@ -35,6 +35,7 @@ static struct ptsim_mm *populated(struct ptsim_machine *m, uint64_t len, unsigne
 	assert_int_equal(ptsim_populate(mm, VA, len, order, true), 0);
 	if (order == m->geo.pmd_order)
 		assert_int_equal(ptsim_split_huge_pmd(mm, VA, len), 0);
+	drain_lru_batches(mm);	/* the faults' lru_add batch: the counts below are the operation's */
 	return mm;
 }
 

@@ -235,7 +235,9 @@ static void test_mmap(void **state)
  * vms_complete_munmap_vmas: the counts, vm_area_free (call_rcu, 2
  * objects), vm_unacct_memory. The gather's flush frees the 4 pages
  * through one folios_put_refs: its call, lruvec_del_folio's three LRU size
- * calls for each, mem_cgroup_uncharge_folios and free_unref_folios.
+ * calls for each, mem_cgroup_uncharge_folios and free_unref_folios. Before
+ * that, vms_clear_ptes's lru_add_drain moves the 16 folios the faults left
+ * in this CPU's lru_add batch (lru_add's six calls each).
  */
 static void test_munmap_split(void **state)
 {
@@ -248,7 +250,7 @@ static void test_munmap_split(void **state)
 		CHECK(m, "munmap tail", { PTSIM_EV_SYSCALL, 1 }, { PTSIM_EV_VMA_SPLIT, 1 },
 		      { PTSIM_EV_RWSEM, 3 }, { PTSIM_EV_SLAB_ALLOC, 5 }, { PTSIM_EV_SLAB_FREE, 5 },
 		      { PTSIM_EV_MAPLE_NODE_WRITE, 2 }, { PTSIM_EV_ANON_VMA_LOCK, 3 },
-		      { PTSIM_EV_VM_STAT, 2 }, { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 * 4 + 2 },
+		      { PTSIM_EV_VM_STAT, 2 }, { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 * 4 + 2 + 16 * 6 },
 		      { PTSIM_EV_MMU_NOTIFIER_RANGE, 1 });
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);
@@ -311,7 +313,9 @@ static void test_mremap_move(void **state)
 		CHECK(m, "mremap move", { PTSIM_EV_SYSCALL, 1 }, { PTSIM_EV_VMA_SPLIT, 0 },
 		      { PTSIM_EV_VMA_MERGE, 0 }, { PTSIM_EV_RWSEM, 3 }, { PTSIM_EV_SLAB_ALLOC, 5 },
 		      { PTSIM_EV_SLAB_FREE, 5 }, { PTSIM_EV_MAPLE_NODE_WRITE, 2 },
-		      { PTSIM_EV_ANON_VMA_LOCK, 2 }, { PTSIM_EV_VM_STAT, 4 }, { PTSIM_EV_HELPER_CALL, 2 });
+		      { PTSIM_EV_ANON_VMA_LOCK, 2 }, { PTSIM_EV_VM_STAT, 4 },
+		      /* and the old range's unmap drains the faults' 16 folios (six calls each) */
+		      { PTSIM_EV_HELPER_CALL, 2 + 16 * 6 });
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);
 	}
@@ -322,8 +326,9 @@ static void test_mremap_move(void **state)
  * handle_mm_fault (FAULT), lock_vma_under_rcu (a call and the VMA's read
  * lock), mm_account_fault (PGFAULT twice), __anon_vma_prepare (an avc and
  * an anon_vma, the anon_vma lock, mm->page_table_lock), the folio's
- * charge, MM_ANONPAGES and LRU add, beside its PTE lock. The second fault
- * finds the anon_vma.
+ * charge, MM_ANONPAGES and LRU add (folio_add_lru_vma and folio_add_lru,
+ * then __folio_batch_add_and_move into the lru_add batch, which it does not
+ * fill), beside its PTE lock. The second fault finds the anon_vma.
  */
 static void test_first_anon_fault(void **state)
 {
@@ -333,14 +338,14 @@ static void test_first_anon_fault(void **state)
 		struct ptsim_mm *mm = new_mm_with_vma(m, A, NR * SZ_4K);
 
 		assert_int_equal(ptsim_fault(mm, A, PTSIM_ACCESS_WRITE), 0);
-		CHECK(m, "first fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 },
+		CHECK(m, "first fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 + 1 },
 		      { PTSIM_EV_RWSEM, 1 }, { PTSIM_EV_VM_STAT, 3 }, { PTSIM_EV_MEMCG_CHARGE, 1 },
-		      { PTSIM_EV_LRU_ADD, 1 }, { PTSIM_EV_SLAB_ALLOC, 2 }, { PTSIM_EV_ANON_VMA_LOCK, 1 },
+		      { PTSIM_EV_LRU_ADD, 2 }, { PTSIM_EV_SLAB_ALLOC, 2 }, { PTSIM_EV_ANON_VMA_LOCK, 1 },
 		      { PTSIM_EV_PTL_LOCK, 2 }, { PTSIM_EV_FOLIO_ALLOC, 1 }, { PTSIM_EV_PAGE_ZERO, 1 });
 		assert_int_equal(ptsim_fault(mm, A + SZ_4K, PTSIM_ACCESS_WRITE), 0);
-		CHECK(m, "second fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 },
+		CHECK(m, "second fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 + 1 },
 		      { PTSIM_EV_RWSEM, 1 }, { PTSIM_EV_VM_STAT, 3 }, { PTSIM_EV_MEMCG_CHARGE, 1 },
-		      { PTSIM_EV_LRU_ADD, 1 }, { PTSIM_EV_SLAB_ALLOC, 0 }, { PTSIM_EV_ANON_VMA_LOCK, 0 },
+		      { PTSIM_EV_LRU_ADD, 2 }, { PTSIM_EV_SLAB_ALLOC, 0 }, { PTSIM_EV_ANON_VMA_LOCK, 0 },
 		      { PTSIM_EV_PTL_LOCK, 1 });
 		/* a read fault maps the zero page: no folio, nothing charged or counted */
 		assert_int_equal(ptsim_fault(mm, A + 8 * SZ_4K, PTSIM_ACCESS_READ), 0);
@@ -386,10 +391,14 @@ static void test_fork_three_vmas(void **state)
 		CHECK(m, "fork of the child", { PTSIM_EV_RWSEM, 5 }, { PTSIM_EV_SLAB_ALLOC, 19 },
 		      { PTSIM_EV_MAPLE_NODE_WRITE, 4 }, { PTSIM_EV_ANON_VMA_LOCK, 6 });
 		assert_int_equal(ptsim_mm_exit(child), 0);
-		/* the 48 shared pages' references go in two folios_put_refs calls (31 + 17), none the last */
+		/*
+		 * the 48 shared pages' references go in two folios_put_refs calls
+		 * (31 + 17), none the last; exit_mmap's lru_add_drain moves the 17
+		 * folios the parent's faults left in the lru_add batch (six calls each)
+		 */
 		CHECK(m, "exit of the child", { PTSIM_EV_RWSEM, 2 }, { PTSIM_EV_SLAB_ALLOC, 0 },
 		      { PTSIM_EV_SLAB_FREE, 13 }, { PTSIM_EV_ANON_VMA_LOCK, 3 },
-		      { PTSIM_EV_VM_STAT, 1 }, { PTSIM_EV_HELPER_CALL, 2 });
+		      { PTSIM_EV_VM_STAT, 1 }, { PTSIM_EV_HELPER_CALL, 2 + 17 * 6 });
 		ptsim_mm_destroy(grandchild);
 		ptsim_mm_destroy(child);
 		ptsim_mm_destroy(mm);

@@ -112,7 +112,7 @@ enum ptsim_event {
 	PTSIM_EV_RWSEM,			/* rw_semaphore taken and released (mmap_lock, a VMA's lock) */
 	PTSIM_EV_VM_STAT,		/* per-CPU or per-mm counter update (vm_stat_account, mm counters) */
 	PTSIM_EV_MEMCG_CHARGE,		/* mem_cgroup_charge / mem_cgroup_swapin_charge_folio */
-	PTSIM_EV_LRU_ADD,		/* folio_add_lru(_vma): the folio into the per-CPU LRU batch */
+	PTSIM_EV_LRU_ADD,		/* a call of folio_add_lru_vma or folio_add_lru */
 	PTSIM_EV_RMAP_ADD,		/* folio_add_new_anon_rmap / folio_add_{anon,file}_rmap_* calls */
 	PTSIM_EV_MAPCOUNT_ATOMIC,	/* atomic RMW of a page's _mapcount or a folio's mapcounts */
 	PTSIM_EV_MAPCOUNT_SET,		/* plain store of a mapcount field (atomic_set, MM_ID slots) */

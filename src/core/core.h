@@ -106,6 +106,7 @@ struct physmem {
 
 /* The per-CPU LRU folio batches the model keeps (mm/swap.c's cpu_fbatches). */
 enum lru_batch {
+	LRU_BATCH_ADD,		/* lru_add: folios new to the LRU (faults, putbacks) */
 	LRU_BATCH_LAZYFREE,	/* lru_lazyfree: folios MADV_FREE made lazily freeable */
 	LRU_BATCHES
 };

@@ -60,11 +60,11 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
  * the LRU): mem_cgroup_charge, add_mm_counter(MM_ANONPAGES),
  * folio_add_lru_vma.
  */
-static void new_anon_folio_accounting(struct ptsim_mm *mm)
+static void new_anon_folio_accounting(struct ptsim_mm *mm, const struct folio *f)
 {
 	mem_cgroup_charge(mm->m);
 	add_mm_counter(mm, MM_ANONPAGES);
-	folio_add_lru_vma(mm->m);
+	folio_add_lru_vma(mm->m, folio_pfn(mm->m, f), f->order > 0);
 }
 
 /* The PTE an anonymous fault installs for the first page of folio (mk_pte + write bits). */
@@ -188,7 +188,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 		fn_exit(m);
 		return;
 	}
-	new_anon_folio_accounting(mm);
+	new_anon_folio_accounting(mm, pf->folio);
 	folio_zero_user(m, nr);
 	folio_init_anon(pf->folio, v, pf->addr, g);
 	pte_t entry = anon_fault_pte(g, v, folio_pfn(mm->m, pf->folio), true);
@@ -375,7 +375,7 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	if (err)
 		return err;
 	/* wp_page_copy: folio_prealloc charges it; inc_mm_counter (the old page was the zero page) */
-	new_anon_folio_accounting(mm);
+	new_anon_folio_accounting(mm, f);
 	folio_zero_user(m, 1);
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, va, &m->geo);
@@ -627,7 +627,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	ptep_clear_flush(mm, va, ptep);
 	folio_add_new_anon_rmap(mm, nf, true, false);
 	set_ptes(mm, va, ptep, anon_fault_pte(g, v, folio_pfn(mm->m, nf), !unshare), 1);
-	folio_add_lru_vma(m);
+	folio_add_lru_vma(m, folio_pfn(m, nf), false);
 	folio_remove_rmap_ptes(mm, f, ref.idx, 1);	/* folio_remove_rmap_pte */
 	/*
 	 * wp_page_copy's end: new_folio = old_folio, so folio_put(new_folio)
@@ -674,7 +674,7 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	swap_cache_get_folio(m);
 	count_vm_event_pgmajfault(m);
 	mem_cgroup_swapin_charge_folio(m);
-	folio_add_lru_vma(m);
+	folio_add_lru_vma(m, folio_pfn(m, f), false);
 	submit_bio(m, g->page_size >> 10);	/* swap_read_folio */
 	ptl_spin_lock(m);
 	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
@@ -787,7 +787,7 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 		return err;
 	if (folio_alloc(m, g->pmd_order, 0, &f))
 		return 1;	/* VM_FAULT_FALLBACK */
-	new_anon_folio_accounting(mm);
+	new_anon_folio_accounting(mm, f);
 	folio_zero_user(m, folio_nr_pages(f));
 	anon_vma_prepare(m, v);
 	folio_init_anon(f, v, haddr, g);
@@ -892,7 +892,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 		return err;
 	nr = folio_nr_pages(f);
 	a = ALIGN_DOWN64(va, g->page_size << f->order);
-	new_anon_folio_accounting(mm);
+	new_anon_folio_accounting(mm, f);
 	folio_zero_user(m, nr);
 	ptl_spin_lock(m);
 	if (nr == 1)
@@ -1127,7 +1127,7 @@ static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
 	folio_init_anon(nf, v, addr, g);
 	folio_add_new_anon_rmap(mm, nf, true, false);	/* set_pte_range */
-	folio_add_lru_vma(m);
+	folio_add_lru_vma(m, folio_pfn(m, nf), false);
 	set_ptes(mm, addr, ptep, anon_fault_pte(g, v, folio_pfn(m, nf), true), 1);
 	add_mm_counter(mm, MM_ANONPAGES);	/* finish_fault */
 	folio_put_ref(m, fo);	/* do_cow_fault: put_page(vmf->page) */

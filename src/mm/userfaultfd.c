@@ -929,7 +929,7 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 	if (f) {
 		folio_init_anon(f, v, dst, g);
 		folio_add_new_anon_rmap(mm, f, true, false);	/* RMAP_EXCLUSIVE */
-		folio_add_lru_vma(m);
+		folio_add_lru_vma(m, folio_pfn(m, f), f->order > 0);
 		add_mm_counter(mm, MM_ANONPAGES);	/* inc_mm_counter */
 	}
 	set_ptes(mm, dst, ptep, entry, 1);	/* set_pte_at */

@@ -23,7 +23,7 @@ bool folio_isolate_lru(struct ptsim_mm *mm, struct folio_list *l, struct folio *
 {
 	folio_isolate_lru_counts(mm->m, folio_pfn(mm->m, f));
 	if (f->flags & FOLIO_MLOCKED) {
-		folio_putback_lru(mm->m);	/* unevictable: madvise puts it back at once */
+		folio_putback_lru(mm->m, folio_pfn(mm->m, f), f->order > 0);	/* unevictable: put back at once */
 		return false;
 	}
 	if (l->nr == l->cap) {
@@ -171,6 +171,6 @@ void reclaim_pages(struct ptsim_mm *mm, struct folio_list *l)
 	prim_count(mm->m, PRIM_FOLIO_CLEAR_ACTIVE, l->nr);
 	shrink_folio_list(mm, l);
 	for (size_t i = 0; i < l->nr; i++)
-		folio_putback_lru(mm->m);
+		folio_putback_lru(mm->m, folio_pfn(mm->m, l->e[i].folio), l->e[i].folio->order > 0);
 	l->nr = 0;
 }

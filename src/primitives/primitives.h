@@ -87,7 +87,14 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(LRU_MOVE_CALLEES, "update_lru_size", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "include/linux/mm_inline.h: lruvec_del_folio's and lruvec_add_folio's LRU size "	\
 	  "updates (__mod_lruvec_state, __mod_zone_page_state, mem_cgroup_update_lru_size "	\
-	  "each) and __count_memcg_events: seven calls a folio moved")			\
+	  "each), and __count_memcg_events for a folio moved between lists")		\
+	X(LRU_ADD_FN, "lru_add", PRIM_CALL, PTSIM_EV_LRU_MOVE,					\
+	  "mm/swap.c: the lru_add batch's move_fn, per folio, through the batch's function pointer") \
+	X(FOLIO_EVICTABLE_CALLS, "folio_evictable", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "include/linux/mm_inline.h (inline in lru_add): __rcu_read_lock, folio_mapping, "	\
+	  "__rcu_read_unlock, calls in the build")						\
+	X(FOLIO_TEST_CLEAR_UNEVICTABLE, "folio_test_clear_unevictable", PRIM_INLINE,		\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: lru_add's LDCLRAL")	\
 	X(FOLIO_ISOLATE_LRU, "folio_isolate_lru", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "mm/vmscan.c: a folio taken off its LRU list, under the lruvec's lock, for reclaim") \
 	X(FOLIO_PUTBACK_LRU, "folio_putback_lru", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
@@ -802,8 +809,17 @@ static inline void folio_batch_move_lru(struct ptsim_machine *m, enum lru_batch 
 		return;
 	prim_count(m, PRIM_FOLIO_LRUVEC_RELOCK, 1);
 	for (unsigned int i = 0; i < nr; i++) {
-		prim_count(m, PRIM_FOLIO_TEST_CLEAR_LRU, 1);
 		dcache_page_load(m, m->lru_batch[b][i] & ~LRU_BATCH_LARGE);
+		if (b == LRU_BATCH_ADD) {
+			/* lru_add: no PG_lru to clear; the unevictable test, lruvec_add_folio */
+			kernel_call(m, LRU_ADD_FN);
+			prim_count(m, PRIM_FOLIO_TEST_CLEAR_UNEVICTABLE, 1);
+			prim_count(m, PRIM_FOLIO_EVICTABLE_CALLS, 3);
+			prim_count(m, PRIM_LRU_MOVE_CALLEES, 3);
+			prim_count(m, PRIM_FOLIO_SET_LRU, 1);
+			continue;
+		}
+		prim_count(m, PRIM_FOLIO_TEST_CLEAR_LRU, 1);
 		/* a turn after the first finds the lock held (the loop prices' path) */
 		if (i)
 			count_loop_path(m, PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC);
@@ -853,11 +869,12 @@ static inline void folio_isolate_lru_counts(struct ptsim_machine *m, uint64_t pf
 	prim_count(m, PRIM_LRU_MOVE_CALLEES, 3);
 }
 
-/* folio_putback_lru (v6.12 mm/vmscan.c): the folio into the lru_add batch, the isolation's reference dropped. */
-static inline void folio_putback_lru(struct ptsim_machine *m)
+/* folio_putback_lru (v6.12 mm/vmscan.c): the folio at pfn into the lru_add batch, the isolation's reference dropped. */
+static inline void folio_putback_lru(struct ptsim_machine *m, uint64_t pfn, bool large)
 {
 	kernel_call(m, FOLIO_PUTBACK_LRU);
 	kernel_call(m, FOLIO_ADD_LRU);
+	folio_batch_add_and_move(m, pfn, large, LRU_BATCH_ADD);
 	prim_count(m, PRIM_FOLIO_PUT, 1);
 }
 
@@ -1477,10 +1494,18 @@ static inline void mem_cgroup_swapin_charge_folio(struct ptsim_machine *m)
 	prim_count(m, PRIM_MEM_CGROUP_SWAPIN_CHARGE, 1);
 }
 
-/* folio_add_lru_vma: a new folio into the per-CPU LRU batch. */
-static inline void folio_add_lru_vma(struct ptsim_machine *m)
+/*
+ * folio_add_lru_vma (v6.12 mm/swap.c) of the folio at pfn: its call and
+ * folio_add_lru's (an LRU_ADD event each), then the folio into this CPU's
+ * lru_add batch (folio_batch_add_and_move), moved when it fills or, from
+ * "lru_cache_small_only", at once for a large folio. An mlocked VMA's
+ * folio would go to mlock_new_folio instead (not modelled).
+ */
+static inline void folio_add_lru_vma(struct ptsim_machine *m, uint64_t pfn, bool large)
 {
 	prim_count(m, PRIM_FOLIO_ADD_LRU_VMA, 1);
+	kernel_call(m, FOLIO_ADD_LRU);
+	folio_batch_add_and_move(m, pfn, large, LRU_BATCH_ADD);
 }
 
 /* The mm counters of v6.12 include/linux/mm_types_task.h, in rss_stat's order. */
