@@ -316,11 +316,12 @@ static void unmap_folio(struct ptsim_mm *mm, struct folio *f, pte_t *old, uint64
 /*
  * remap_page (v6.12 mm/huge_memory.c) after a split into folios of `step`
  * pages: remove_migration_ptes per new folio, whose rmap walk
- * (rmap_walk_anon, the anon_vma already locked) runs page_vma_mapped_walk in the VMA mapping it: the
- * table's lock, then per migration entry its read, since v6.12 the
- * zero-page check of an order-0 page ("split_zeropage_remap"), a reference,
- * the page's mapping added (exclusive as the migration entry says) and the
- * present entry written, no longer contiguous-foldable.
+ * (rmap_walk_anon, the anon_vma already locked) runs page_vma_mapped_walk
+ * in the VMA mapping it: the table's lock, then per migration entry its
+ * reads, since v6.12 the zero-page check of an order-0 page
+ * ("split_zeropage_remap"), a reference, the page's mapping added
+ * (exclusive as the migration entry says) and the present entry written,
+ * no longer contiguous-foldable.
  */
 static void remap_page(struct ptsim_mm *mm, struct folio *f, uint64_t nr, uint64_t step,
 		       const pte_t *old, const uint64_t *va)

@@ -869,7 +869,10 @@ static inline void folio_isolate_lru_counts(struct ptsim_machine *m, uint64_t pf
 	prim_count(m, PRIM_LRU_MOVE_CALLEES, 3);
 }
 
-/* folio_putback_lru (v6.12 mm/vmscan.c): the folio at pfn into the lru_add batch, the isolation's reference dropped. */
+/*
+ * folio_putback_lru (v6.12 mm/vmscan.c): the folio at pfn into the lru_add
+ * batch, the isolation's reference dropped.
+ */
 static inline void folio_putback_lru(struct ptsim_machine *m, uint64_t pfn, bool large)
 {
 	kernel_call(m, FOLIO_PUTBACK_LRU);
