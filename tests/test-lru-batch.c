@@ -119,12 +119,37 @@ static void test_unmap_drains(void **state)
 	}
 }
 
+/*
+ * MADV_COLD calls folio_deactivate for each folio its walk ages (v6.12
+ * madvise_cold_or_pageout_pte_range): a call and three flag tests that
+ * find it inactive, as every folio of the model is, so no lru_deactivate
+ * batch fills and nothing moves.
+ */
+static void test_cold_deactivates(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 64 * 4096);
+	struct ptsim_stats st;
+
+	(void)state;
+	assert_int_equal(ptsim_populate(mm, VA, 64 * 4096, 0, true), 0);
+	drain_lru_batches(mm);
+	assert_int_equal(ptsim_madvise(mm, VA, 64 * 4096, PTSIM_MADV_COLD), 0);
+	st = last_stats(m);
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 64);	/* folio_deactivate, the only call */
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_TEST], 64 * (1 + 3));	/* the walk's and its three */
+	assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], 0);
+	assert_int_equal(st.ev[PTSIM_EV_LRU_MOVE], 0);
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order0_batches),
 		cmocka_unit_test(test_large_folios),
 		cmocka_unit_test(test_unmap_drains),
+		cmocka_unit_test(test_cold_deactivates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,7 +160,8 @@ static void madvise_update_ptes(struct madvise_walk_private *w, struct folio *f,
 			if (priced)
 				count_loop_path(mm->m, PTSIM_LOOP_MADVISE_COLD_YOUNG);
 		}
-		return;	/* folio_deactivate */
+		folio_deactivate(mm->m);
+		return;
 	}
 	folio_mark_lazyfree(mm, f);
 	if (!pte_young(ptent) && !pte_dirty(ptent))
@@ -307,6 +308,8 @@ static bool madvise_huge_pmd(struct madvise_walk_private *w, struct pt_table *t,
 	}
 	if (w->advice == LAZY_PAGEOUT && folio_isolate_lru(mm, &w->isolated, ref.folio, addr, true))
 		reclaim_pages(mm, &w->isolated);
+	else if (w->advice == LAZY_COLD)
+		folio_deactivate(mm->m);
 	return true;
 }
 

@@ -95,6 +95,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "__rcu_read_unlock, calls in the build")						\
 	X(FOLIO_TEST_CLEAR_UNEVICTABLE, "folio_test_clear_unevictable", PRIM_INLINE,		\
 	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: lru_add's LDCLRAL")	\
+	X(FOLIO_DEACTIVATE, "folio_deactivate", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/swap.c: an active folio into the lru_deactivate batch (MADV_COLD)")		\
 	X(FOLIO_ISOLATE_LRU, "folio_isolate_lru", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "mm/vmscan.c: a folio taken off its LRU list, under the lruvec's lock, for reclaim") \
 	X(FOLIO_PUTBACK_LRU, "folio_putback_lru", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
@@ -163,6 +165,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/page-flags.h")							\
 	X(FOLIO_TEST_SWAPCACHE, "folio_test_swapcache", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,	\
 	  "include/linux/page-flags.h: free_swap_cache's test (inline in free_pages_and_swap_cache)") \
+	X(FOLIO_TEST_LRU_STATE, "folio_test_{unevictable,lru,active}", PRIM_INLINE,		\
+	  PTSIM_EV_FOLIO_TEST, "include/linux/page-flags.h: an LRU flag's test")		\
 	X(FOLIO_TEST_ANON, "folio_test_anon", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
 	  "include/linux/page-flags.h")							\
 	X(PAGE_ANON_EXCLUSIVE, "PageAnonExclusive", PRIM_INLINE, PTSIM_EV_ANON_EXCL_TEST,	\
@@ -850,6 +854,19 @@ static inline void folio_batch_add_and_move(struct ptsim_machine *m, uint64_t pf
 		folio_batch_move_lru(m, b);
 	else
 		count_loop_path(m, PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD);
+}
+
+/*
+ * folio_deactivate (v6.12 mm/swap.c, out of line): its tests of
+ * PG_unevictable, PG_lru and PG_active; only an active folio joins the
+ * lru_deactivate batch, and the model's folios are never active (nothing
+ * promotes them: no reclaim scan marks them referenced twice), so the
+ * call returns there.
+ */
+static inline void folio_deactivate(struct ptsim_machine *m)
+{
+	kernel_call(m, FOLIO_DEACTIVATE);
+	prim_count(m, PRIM_FOLIO_TEST_LRU_STATE, 3);
 }
 
 /*
