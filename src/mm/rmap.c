@@ -198,9 +198,9 @@ static void set_tlb_ubc_flush_pending(struct ptsim_mm *mm, struct tlbflush_unmap
 	mm->tlb_flush_batched = true;
 }
 
-void try_to_unmap_flush(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc)
+/* The body of try_to_unmap_flush: complete the deferred TLBIs if any are owed. */
+static void tlb_ubc_flush(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc)
 {
-	kernel_call(m, TRY_TO_UNMAP_FLUSH);
 	if (!ubc->flush_required)
 		return;
 	arch_tlbbatch_flush(m);
@@ -208,10 +208,22 @@ void try_to_unmap_flush(struct ptsim_machine *m, struct tlbflush_unmap_batch *ub
 	ubc->writable = false;
 }
 
+void try_to_unmap_flush(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc)
+{
+	kernel_call(m, TRY_TO_UNMAP_FLUSH);
+	tlb_ubc_flush(m, ubc);
+}
+
+/*
+ * try_to_unmap_flush_dirty: a call of its own (v6.12 mm/vmscan.o calls it;
+ * mm/rmap.o inlines try_to_unmap_flush into it), which flushes only when a
+ * writable entry was unmapped.
+ */
 void try_to_unmap_flush_dirty(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc)
 {
+	kernel_call(m, TRY_TO_UNMAP_FLUSH_DIRTY);
 	if (ubc->writable)
-		try_to_unmap_flush(m, ubc);
+		tlb_ubc_flush(m, ubc);
 }
 
 /*

@@ -284,6 +284,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/swap_state.c: the split's reference on a new folio dropped (folio_put)")	\
 	X(TRY_TO_UNMAP_FLUSH, "try_to_unmap_flush", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "mm/rmap.c: the deferred TLBIs completed (arch_tlbbatch_flush)")			\
+	X(TRY_TO_UNMAP_FLUSH_DIRTY, "try_to_unmap_flush_dirty", PRIM_CALL, PTSIM_EV_HELPER_CALL, \
+	  "mm/rmap.c: the deferred TLBIs completed if a writable entry was unmapped")	\
 	X(TRY_TO_MIGRATE, "try_to_migrate", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
 	  "mm/rmap.c: a folio's mappings replaced by migration entries (rmap walk)")	\
 	X(TRY_TO_UNMAP, "try_to_unmap", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
