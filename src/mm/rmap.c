@@ -227,6 +227,20 @@ void try_to_unmap_flush_dirty(struct ptsim_machine *m, struct tlbflush_unmap_bat
 }
 
 /*
+ * The swap-format entry of page i of a folio whose offsets start at base
+ * (its swap slots, or for a migration entry its frame): the page's
+ * exclusivity and the old entry's uffd-wp bit go with it.
+ */
+static pte_t swap_pte(const struct folio *f, uint64_t i, uint64_t base, pte_t pteval)
+{
+	pte_t swp = swp_entry_pte(base + i, folio_page_anon_exclusive(f, i));
+
+	if (pte_uffd_wp(pteval))
+		swp |= PTE_SWP_UFFD_WP;
+	return swp;
+}
+
+/*
  * One entry of try_to_migrate_one's walk (v6.12 mm/rmap.c) under a split:
  * page_vma_mapped_walk reads the entry; it is cleared with its TLBI
  * deferred to ubc (unmap_folio's TTU_BATCH_FLUSH, "split_batch_flush",
@@ -242,7 +256,6 @@ pte_t try_to_migrate_one(struct ptsim_mm *mm, struct folio *f, uint64_t i, uint6
 {
 	struct ptsim_machine *m = mm->m;
 	pte_t pteval = ptep_get(mm, ptep);	/* page_vma_mapped_walk's check_pte */
-	bool exclusive = PageAnonExclusive(m, f, i);
 	pte_t swp;
 
 	if (feature(m, PTSIM_FEAT_SPLIT_BATCH_FLUSH)) {
@@ -251,11 +264,9 @@ pte_t try_to_migrate_one(struct ptsim_mm *mm, struct folio *f, uint64_t i, uint6
 	} else {
 		pteval = ptep_clear_flush(mm, addr, ptep);
 	}
-	if (exclusive)
+	swp = swap_pte(f, i, folio_pfn(m, f), pteval);	/* before the mark is cleared */
+	if (PageAnonExclusive(m, f, i))
 		ClearPageAnonExclusive(m, f, i);
-	swp = swp_entry_pte(folio_pfn(m, f) + i, exclusive);
-	if (pte_uffd_wp(pteval))
-		swp |= PTE_SWP_UFFD_WP;
 	set_ptes(mm, addr, ptep, swp, 1);
 	folio_remove_rmap_ptes(mm, f, i, 1);
 	folio_put_ref(m, f);
@@ -292,16 +303,6 @@ static unsigned int folio_unmap_pte_batch(struct ptsim_mm *mm, const struct foli
 		return 1;
 	nr = folio_pte_batch(mm, f, ptep, pte, max_nr);
 	return nr;
-}
-
-/* The swap entry of page i of a folio whose slots start at swap_base. */
-static pte_t swap_pte(const struct folio *f, uint64_t i, uint64_t swap_base, pte_t pteval)
-{
-	pte_t swp = swp_entry_pte(swap_base + i, folio_page_anon_exclusive(f, i));
-
-	if (pte_uffd_wp(pteval))
-		swp |= PTE_SWP_UFFD_WP;
-	return swp;
 }
 
 /*

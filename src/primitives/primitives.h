@@ -888,6 +888,13 @@ static inline void folio_isolate_lru_counts(struct ptsim_machine *m, uint64_t pf
 	prim_count(m, PRIM_LRU_MOVE_CALLEES, 3);
 }
 
+/* folio_add_lru (v6.12 mm/swap.c): its call, then the folio at pfn into this CPU's lru_add batch. */
+static inline void folio_add_lru(struct ptsim_machine *m, uint64_t pfn, bool large)
+{
+	kernel_call(m, FOLIO_ADD_LRU);
+	folio_batch_add_and_move(m, pfn, large, LRU_BATCH_ADD);
+}
+
 /*
  * folio_putback_lru (v6.12 mm/vmscan.c): the folio at pfn into the lru_add
  * batch, the isolation's reference dropped.
@@ -895,8 +902,7 @@ static inline void folio_isolate_lru_counts(struct ptsim_machine *m, uint64_t pf
 static inline void folio_putback_lru(struct ptsim_machine *m, uint64_t pfn, bool large)
 {
 	kernel_call(m, FOLIO_PUTBACK_LRU);
-	kernel_call(m, FOLIO_ADD_LRU);
-	folio_batch_add_and_move(m, pfn, large, LRU_BATCH_ADD);
+	folio_add_lru(m, pfn, large);
 	prim_count(m, PRIM_FOLIO_PUT, 1);
 }
 
@@ -1526,8 +1532,7 @@ static inline void mem_cgroup_swapin_charge_folio(struct ptsim_machine *m)
 static inline void folio_add_lru_vma(struct ptsim_machine *m, uint64_t pfn, bool large)
 {
 	prim_count(m, PRIM_FOLIO_ADD_LRU_VMA, 1);
-	kernel_call(m, FOLIO_ADD_LRU);
-	folio_batch_add_and_move(m, pfn, large, LRU_BATCH_ADD);
+	folio_add_lru(m, pfn, large);
 }
 
 /* The mm counters of v6.12 include/linux/mm_types_task.h, in rss_stat's order. */
