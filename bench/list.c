@@ -4,6 +4,7 @@
  * line takes, with a one-line meaning (as perf list does for its events).
  */
 #include "rows.h"
+#include "work_kind.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -391,8 +392,15 @@ static int list_events(bool json)
 		const char *name = ptsim_event_name((enum ptsim_event)e);
 		struct ptsim_cost k;
 
+		enum work_kind kind = event_work_kind((enum ptsim_event)e);
+
 		if (!event_meaning[e]) {
 			fprintf(stderr, "list: event %s has no meaning in bench/list.c\n", name);
+			return 1;
+		}
+		if (kind == WORK_UNCLASSIFIED) {
+			fprintf(stderr, "list: event %s has no kind of work in bench/work_kind.c\n",
+				name);
 			return 1;
 		}
 		ptsim_cost_get(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, (enum ptsim_event)e, &k);
@@ -404,10 +412,13 @@ static int list_events(bool json)
 			json_string(k.klass);
 			printf(", \"meaning\": ");
 			json_string(event_meaning[e]);
+			printf(", \"work\": ");
+			json_string(work_kind_key(kind));
 			printf("}");
 			continue;
 		}
-		wrap_print(stdout, 44, "  %-26s %-14s %s", name, k.klass, event_meaning[e]);
+		wrap_print(stdout, 44, "  %-26s %-14s %s (%s)", name, k.klass, event_meaning[e],
+			   work_kind_name(kind));
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include "fit.h"
 #include "rows.h"
 #include "sensitivity.h"
+#include "work_kind.h"
 #include "commit.h"
 
 #include <errno.h>
@@ -391,6 +392,24 @@ static void print_detail_parts(const struct ptsim_overlap_prediction *pb,
 		       100 * b[i] / pb->total_ns, a[i] / 1e6, 100 * a[i] / pa->total_ns);
 }
 
+/* The --detail split by kind of work: the per-folio machinery beside the PTE walks (issue 43). */
+static void print_detail_kinds(const struct ptsim_overlap_prediction *pb,
+			       const struct ptsim_overlap_prediction *pa)
+{
+	double b[WORK__COUNT], a[WORK__COUNT];
+
+	work_kind_sums(pb, b);
+	work_kind_sums(pa, a);
+	printf("\nBy kind of work (ptsim-bench list events names each event's):\n");
+	for (unsigned int k = 0; k < WORK__COUNT; k++) {
+		if (k == WORK_UNCLASSIFIED && !b[k] && !a[k])
+			continue;
+		printf("  %-24s %12.3f ms %6.2f%%   %12.3f ms %6.2f%%\n",
+		       work_kind_name((enum work_kind)k), b[k] / 1e6, 100 * b[k] / pb->total_ns,
+		       a[k] / 1e6, 100 * a[k] / pa->total_ns);
+	}
+}
+
 static void print_detail(const struct outcome *o)
 {
 	const struct row_result *r = &o->res;
@@ -428,6 +447,7 @@ static void print_detail(const struct outcome *o)
 	printf("%-26s %16s %12.3f %7s   %16s %12.3f\n", "total", "", pb.total_ns / 1e6, "", "",
 	       pa.total_ns / 1e6);
 	print_detail_parts(&pb, &pa);
+	print_detail_kinds(&pb, &pa);
 	print_sensitivity(o);
 	if (!strncmp(o->row->id, "uffd.", 5))
 		uffd_print_sweep();
@@ -475,6 +495,7 @@ static void print_sensitivity_json(const struct outcome *o)
 static void print_parts_json(const char *side, const struct ptsim_overlap_prediction *p,
 			     const struct ptsim_loop_stats *loops)
 {
+	double kinds[WORK__COUNT];
 	bool first = true;
 
 	printf(", \"%s_parts\": {\"loop_ns\": ", side);
@@ -487,6 +508,14 @@ static void print_parts_json(const char *side, const struct ptsim_overlap_predic
 	json_double(p->rest_ns);
 	printf(", \"overlap\": ");
 	json_double(p->overlap);
+	work_kind_sums(p, kinds);
+	printf(", \"work_ns\": {");
+	for (unsigned int k = WORK_UNCLASSIFIED + 1; k < WORK__COUNT; k++) {
+		printf("%s\"%s\": ", k > WORK_UNCLASSIFIED + 1 ? ", " : "",
+		       work_kind_key((enum work_kind)k));
+		json_double(kinds[k]);
+	}
+	printf("}");
 	printf(", \"loops\": [");
 	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++) {
 		const char *fn, *variant;

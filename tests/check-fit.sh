@@ -20,6 +20,7 @@ run fit fit --json
 run moved fit --json --published mprotect.m3.t1_speedup=4.2
 run reproduce reproduce --json --only mprotect.m3.t1
 run detail reproduce --detail mprotect.m3.t1_speedup --json
+run events list events --json
 # every iteration count reproduce's text names is the one the fit found (issue 43: it
 # printed 108 in one place and 109 in a caveat)
 "$bench" reproduce > "$dir/reproduce.txt" 2> "$dir/reproduce.err" || { echo "FAIL: reproduce"; fail=1; }
@@ -78,6 +79,19 @@ assert w["result_plus"] < sim < w["result_minus"], (w, sim)
 t = sens["dsb_tlbi"]
 assert t["result_plus"] > sim > t["result_minus"], (t, sim)
 assert all(0 <= s["before_share"] <= 1 and s["uncertainty"] > 0 for s in sens.values()), sens
+# --detail's split by kind of work (issue 43): the kinds sum to the composed total, every
+# event has a kind, and the program's faults pay per-folio work (allocation, rmap, LRU add)
+for side in ("before", "after"):
+    p = det["detail"][side + "_parts"]
+    total = p["loop_ns"] + p["serial_ns"] + p["miss_ns"] + p["rest_ns"]
+    w = p["work_ns"]
+    assert set(w) == {"page_table", "per_folio", "access", "syscall"}, w
+    assert abs(sum(w.values()) - total) <= 1e-9 * total, (side, w, total)
+    assert w["per_folio"] > 0 and w["page_table"] > w["per_folio"], (side, w)
+lst = load("events")
+kinds = {e["name"]: e["work"] for e in lst["events"]}
+assert kinds["lru_move"] == "per_folio" and kinds["pte_xchg"] == "page_table", kinds
+assert set(kinds.values()) == {"page_table", "per_folio", "access", "syscall"}, kinds
 print("ok")
 PY
 # a what-if on a row that is not there, or a value that is not positive
