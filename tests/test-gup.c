@@ -72,7 +72,15 @@ static void test_ro_pin_unshares_shared_page(void **state)
 	 * page, and the copy's reference in the lru_add batch
 	 */
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 3);
-	assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], 2);	/* wp_page_copy's two folio_puts */
+	/*
+	 * wp_page_copy's two folio_puts, and the lru_add batch's reference:
+	 * the page faulted in just before the fork is not on the LRU yet, so
+	 * wp_can_reuse_anon_folio drains the batch (one lruvec lock) before
+	 * it counts the references (two mappings: no reuse)
+	 */
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], 3);
+	assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], 1);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_TRYLOCK], 0);
 	/*
 	 * the caller's mmap_read_lock, and the fault's lock_vma_under_rcu (the
 	 * model counts GUP's faults as it counts mlock's populate: doc/gup.md)
@@ -116,6 +124,15 @@ static void test_ro_pin_reuses_previously_shared(void **state)
 	assert_int_equal(ptsim_pin_user_pages(mm, VA, 1, PTSIM_FOLL_LONGTERM, &pa), 1);
 	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_COPY], 0);
 	assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 1);	/* SetPageAnonExclusive */
+	/*
+	 * wp_can_reuse_anon_folio: on the LRU already (the child's exit
+	 * drained the batch), one reference; under the folio lock the folio
+	 * moves to this VMA's anon_vma
+	 */
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_LRU_LOCK], 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_TRYLOCK], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_RMAP_MOVE], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_UNLOCK], 1);
 	assert_int_equal(pa, old);
 	pi = page(mm, VA);
 	assert_true(pi.exclusive && !pi.write && pi.pins == 1);

@@ -523,16 +523,45 @@ static bool __wp_can_reuse_large_anon_folio(struct ptsim_mm *mm, const struct fo
 }
 
 /*
- * wp_can_reuse_anon_folio (mm/memory.c): a small folio is reused when its
- * one reference is our mapping (folio_ref_count == 1: mapped once, no pin,
- * no FOLL_GET reference); a large one as __wp_can_reuse_large_anon_folio
- * decides.
+ * wp_can_reuse_anon_folio (v6.12 mm/memory.c): a large folio as
+ * __wp_can_reuse_large_anon_folio decides; a small one is reused when its
+ * one reference is our mapping (mapped once, no pin, no FOLL_GET
+ * reference). On the way: folio_test_ksm and a first look at the count
+ * (more than 3: give up), lru_add_drain when the folio is not on the LRU
+ * yet (still in this CPU's lru_add batch, whose reference the kernel
+ * cannot tell from another's), the count against 1 + folio_test_swapcache,
+ * then under folio_trylock the swap cache test and the last check, and
+ * folio_move_anon_rmap to this VMA's anon_vma. The model keeps no swap
+ * cache or KSM and no batch's reference in its count (folio_ref_count), so
+ * the drain changes what is counted, not the answer; the count's loads
+ * share the flags' struct page line and are not counted apart.
  */
-static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct folio *f)
+static bool wp_can_reuse_anon_folio(struct ptsim_mm *mm, const struct vma *v, struct folio *f)
 {
-	if (f->order)
+	struct ptsim_machine *m = mm->m;
+
+	if (folio_test_large(m, f))
 		return __wp_can_reuse_large_anon_folio(mm, f);
-	return folio_ref_count(mm->m, f) == 1;
+	prim_count(m, PRIM_FOLIO_TEST_KSM, 1);
+	if (folio_ref_count(m, f) > 3)
+		return false;
+	if (!folio_test_lru(m, folio_pfn(m, f)))
+		lru_add_drain(m);
+	prim_count(m, PRIM_FOLIO_TEST_SWAPCACHE, 1);
+	if (folio_ref_count(m, f) > 1)
+		return false;
+	if (!folio_trylock(m, f))
+		return false;
+	prim_count(m, PRIM_FOLIO_TEST_SWAPCACHE, 1);
+	prim_count(m, PRIM_FOLIO_TEST_KSM, 1);
+	if (folio_ref_count(m, f) != 1) {
+		folio_unlock(m, f);
+		return false;
+	}
+	kernel_call(m, FOLIO_MOVE_ANON_RMAP);	/* folio_move_anon_rmap */
+	f->mapping = v->anon_vma;
+	folio_unlock(m, f);
+	return true;
 }
 
 /*
@@ -594,7 +623,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	if (!f)
 		return -EFAULT;	/* a special entry: the zero page goes to wp_page_copy_zero */
 	anon = f->flags & FOLIO_ANON;
-	reuse = anon && (PageAnonExclusive(m, f, ref.idx) || wp_can_reuse_anon_folio(mm, f));
+	reuse = anon && (PageAnonExclusive(m, f, ref.idx) || wp_can_reuse_anon_folio(mm, v, f));
 	if (reuse) {
 		if (!folio_page_anon_exclusive(f, ref.idx))
 			SetPageAnonExclusive(m, f, ref.idx);

@@ -169,6 +169,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  PTSIM_EV_FOLIO_TEST, "include/linux/page-flags.h: an LRU flag's test")		\
 	X(FOLIO_TEST_ANON, "folio_test_anon", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
 	  "include/linux/page-flags.h")							\
+	X(FOLIO_TEST_KSM, "folio_test_ksm", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,			\
+	  "include/linux/page-flags.h: folio->mapping's KSM tag (the model has no KSM)")	\
 	X(PAGE_ANON_EXCLUSIVE, "PageAnonExclusive", PRIM_INLINE, PTSIM_EV_ANON_EXCL_TEST,	\
 	  "include/linux/page-flags.h: a test of the page's own flags")			\
 	X(FOLIO_TRYLOCK, "folio_trylock", PRIM_INLINE, PTSIM_EV_FOLIO_TRYLOCK,			\
@@ -918,6 +920,21 @@ static inline void rmap_walk_anon_calls(struct ptsim_machine *m, unsigned int nr
 	prim_count(m, PRIM_ANON_VMA_INTERVAL_TREE_ITER, 1 + nr_vmas);
 	prim_count(m, PRIM_RMAP_ONE, nr_vmas);
 	prim_count(m, PRIM_RMAP_DONE, nr_vmas);
+}
+
+/*
+ * folio_test_lru (include/linux/page-flags.h) of the folio at pfn: PG_lru,
+ * which a folio gets only when its lru_add batch moves it; the model keeps
+ * every other folio on the LRU (reclaim's isolation is undone before it
+ * returns).
+ */
+static inline bool folio_test_lru(struct ptsim_machine *m, uint64_t pfn)
+{
+	prim_count(m, PRIM_FOLIO_TEST_LRU_STATE, 1);
+	for (unsigned int i = 0; i < m->lru_batch_nr[LRU_BATCH_ADD]; i++)
+		if ((m->lru_batch[LRU_BATCH_ADD][i] & ~LRU_BATCH_LARGE) == pfn)
+			return false;
+	return true;
 }
 
 /* lru_add_drain (mm/swap.c): the call, then this CPU's batches moved (lru_add_drain_cpu). */
