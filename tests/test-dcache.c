@@ -432,6 +432,49 @@ static void test_page_cache_lookup_cold_then_hot(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/* The data-cache verdicts of populating `pages` of a fresh VMA on machine m, then mlocking them. */
+static struct ptsim_stats mlock_verdicts(struct ptsim_machine *m, uint64_t pages)
+{
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, pages * SZ_4K);
+	struct ptsim_stats s;
+
+	assert_int_equal(ptsim_populate(mm, VA, pages * SZ_4K, 0, true), 0);
+	s = last_stats(m);
+	assert_int_equal(ptsim_mlock(mm, VA, pages * SZ_4K), 0);
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		s.ev[e] += last_stats(m).ev[e];
+	return s;
+}
+
+/*
+ * A destroyed machine leaves its cache levels to the next machine of its
+ * CPU (the arrays are kept, not mapped and faulted in again): the next
+ * machine's caches are empty all the same. Machine a is made while x still
+ * holds its own levels; x touches the very lines a will (the same PFNs,
+ * tables and struct pages, and more), then goes, and b takes its levels: b's
+ * verdicts are a's, line for line, or a line x left would hit in b.
+ */
+static void test_kept_levels_start_empty(void **state)
+{
+	struct ptsim_machine *x = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, NULL);
+	struct ptsim_machine *a, *b;
+	struct ptsim_stats sa, sb;
+
+	(void)state;
+	mlock_verdicts(x, 4 * NR);
+	a = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, NULL);
+	sa = mlock_verdicts(a, NR);
+	ptsim_machine_destroy(x);
+	b = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_V2, NULL);
+	sb = mlock_verdicts(b, NR);
+	assert_true(sa.ev[PTSIM_EV_DCACHE_DRAM] > 0);
+	for (unsigned int e = PTSIM_EV_DCACHE_L1_HIT; e <= PTSIM_EV_DCACHE_OBJ_DRAM; e++)
+		assert_int_equal(sb.ev[e], sa.ev[e]);
+	assert_int_equal(levels(&sb), levels(&sa));
+	ptsim_machine_destroy(a);
+	ptsim_machine_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_fork_child_objects_cold),
 		cmocka_unit_test(test_vma_slab_reuses_freed_object),
 		cmocka_unit_test(test_page_cache_lookup_cold_then_hot),
+		cmocka_unit_test(test_kept_levels_start_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,11 +100,19 @@ static void test_cap_holds(void **state)
  */
 static void test_host_bytes_are_rss(void **state)
 {
-	uint64_t rss0 = rss_bytes(), rss, host = 0;
-	struct ptsim_machine *m = machine(2 * SZ_1G, 0);
-	struct ptsim_mm *mm = anon_mm(m, SZ_1G);
+	uint64_t rss0, rss, host = 0;
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm;
 
 	(void)state;
+	/*
+	 * the earlier tests' machines left their cache levels for reuse,
+	 * resident already: given back, this machine's are its own again
+	 */
+	ptsim_host_memory_trim();
+	rss0 = rss_bytes();
+	m = machine(2 * SZ_1G, 0);
+	mm = anon_mm(m, SZ_1G);
 	assert_int_equal(ptsim_populate(mm, SZ_1G, SZ_1G, 0, true), 0);
 	rss = rss_bytes() - rss0;
 	assert_int_equal(ptsim_machine_host_bytes(m, &host), 0);
@@ -215,6 +223,29 @@ static void test_host_bytes_are_rss_bbm(void **state)
 }
 
 /*
+ * A destroyed machine's cache levels are kept for the next machine of its
+ * CPU; ptsim_host_memory_trim gives them back, and a second call finds
+ * nothing left. The next machine maps fresh ones and works as before.
+ */
+static void test_trim_gives_back_kept_levels(void **state)
+{
+	struct ptsim_machine *m = machine(SZ_1G, 0);
+	struct ptsim_mm *mm = anon_mm(m, 8 << 20);
+
+	(void)state;
+	ptsim_host_memory_trim();
+	assert_int_equal(ptsim_populate(mm, SZ_1G, 8 << 20, 0, true), 0);
+	ptsim_machine_destroy(m);
+	assert_true(ptsim_host_memory_trim() > 0);
+	assert_int_equal(ptsim_host_memory_trim(), 0);
+	m = machine(SZ_1G, 0);
+	mm = anon_mm(m, 8 << 20);
+	assert_int_equal(ptsim_populate(mm, SZ_1G, 8 << 20, 0, true), 0);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
  * Each RSS comparison of a machine's contents runs in a process of its own
  * (meson passes its name): memory an earlier test freed would be reused
  * resident, and the RSS a machine adds would read low.
@@ -225,6 +256,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cap_holds),
 		cmocka_unit_test(test_host_bytes_are_rss),
 		cmocka_unit_test(test_small_machine_pays_for_lines_used),
+		cmocka_unit_test(test_trim_gives_back_kept_levels),
 	};
 	const struct CMUnitTest shmem[] = { cmocka_unit_test(test_host_bytes_are_rss_shmem) };
 	const struct CMUnitTest bbm[] = { cmocka_unit_test(test_host_bytes_are_rss_bbm) };

@@ -492,6 +492,8 @@ int dcache_init(struct ptsim_machine *m);
 void dcache_free(struct ptsim_machine *m);
 int dcache_copy(struct ptsim_machine *dst, const struct ptsim_machine *src);
 uint64_t dcache_host_bytes(const struct ptsim_machine *m);
+/* Unmap the levels destroyed machines left for the next ones: the bytes released. */
+uint64_t dcache_spare_release(void);
 int dcache_table_add(struct ptsim_machine *m, const void *host, uint64_t pfn);
 void dcache_table_del(struct ptsim_machine *m, const void *host);
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr);

@@ -112,6 +112,11 @@ void ptsim_machine_destroy(struct ptsim_machine *m)
 	free(m);
 }
 
+uint64_t ptsim_host_memory_trim(void)
+{
+	return dcache_spare_release();
+}
+
 int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **out)
 {
 	struct ptsim_machine *m;

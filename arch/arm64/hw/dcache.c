@@ -33,6 +33,7 @@
 #include "hw.h"
 #include "host_array.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,10 +101,110 @@ static size_t level_dir_bytes(const struct dcache_level *l)
 	return l->hashed ? (size_t)l->sets * sizeof(*l->dir) : 0;
 }
 
+/*
+ * Levels a destroyed machine leaves for the next one of the same geometry.
+ * A process makes many machines (a test, an audit campaign, reproduce's
+ * rows), and each fresh level would be host memory mapped and faulted in
+ * anew: a sparse level's directory is touched at random, a host page fault
+ * every few sets, which made most of the system time of such a process. A
+ * kept level needs no clearing: its sets are of older generations, emptied
+ * as they are next used (set_renew), and its directory's set-to-block map
+ * stays valid for the blocks already handed out. The charge is unchanged
+ * (dcache_host_bytes: every level in full). At most SPARE_LEVELS are kept,
+ * holding at most SPARE_BYTES of touched memory; machines on different
+ * threads share them under a lock.
+ */
+#define SPARE_LEVELS	8
+#define SPARE_BYTES	((uint64_t)64 << 20)
+
+static struct dcache_level spare[SPARE_LEVELS];
+static unsigned int nr_spare;
+static atomic_flag spare_lock = ATOMIC_FLAG_INIT;
+
+static void spare_take_lock(void)
+{
+	while (atomic_flag_test_and_set_explicit(&spare_lock, memory_order_acquire))
+		;
+}
+
+static void spare_release_lock(void)
+{
+	atomic_flag_clear_explicit(&spare_lock, memory_order_release);
+}
+
+/* The host memory a kept level holds at most: its handed-out blocks (or every set) and its directory. */
+static uint64_t level_touched_bytes(const struct dcache_level *l)
+{
+	if (!l->hashed)
+		return level_pool_bytes(l);
+	return (uint64_t)l->used * (l->ways + 1) * sizeof(*l->pool) + level_dir_bytes(l);
+}
+
+static bool level_same_geometry(const struct dcache_level *a, const struct dcache_level *b)
+{
+	return a->sets == b->sets && a->ways == b->ways && a->hashed == b->hashed;
+}
+
+/* Keep l's arrays for the next level of its geometry: true if kept (l no longer owns them). */
+static bool spare_put(const struct dcache_level *l)
+{
+	uint64_t bytes = level_touched_bytes(l);
+	bool kept = false;
+
+	spare_take_lock();
+	for (unsigned int i = 0; i < nr_spare; i++)
+		bytes += level_touched_bytes(&spare[i]);
+	if (nr_spare < SPARE_LEVELS && bytes <= SPARE_BYTES) {
+		spare[nr_spare++] = *l;
+		kept = true;
+	}
+	spare_release_lock();
+	return kept;
+}
+
+/* l's arrays from a kept level of its geometry, a generation on: true if one was there. */
+static bool spare_get(struct dcache_level *l)
+{
+	bool found = false;
+
+	spare_take_lock();
+	for (unsigned int i = 0; i < nr_spare; i++) {
+		if (!level_same_geometry(&spare[i], l))
+			continue;
+		l->pool = spare[i].pool;
+		l->dir = spare[i].dir;
+		l->used = spare[i].used;
+		l->gen = spare[i].gen + 1;	/* every set it holds is of an older generation */
+		spare[i] = spare[--nr_spare];
+		found = true;
+		break;
+	}
+	spare_release_lock();
+	return found;
+}
+
+uint64_t dcache_spare_release(void)
+{
+	uint64_t bytes = 0;
+
+	spare_take_lock();
+	while (nr_spare) {
+		struct dcache_level *l = &spare[--nr_spare];
+
+		bytes += level_pool_bytes(l) + level_dir_bytes(l);
+		host_array_free(l->pool, level_pool_bytes(l));
+		host_array_free(l->dir, level_dir_bytes(l));
+	}
+	spare_release_lock();
+	return bytes;
+}
+
 static void level_free(struct dcache_level *l)
 {
-	host_array_free(l->pool, level_pool_bytes(l));
-	host_array_free(l->dir, level_dir_bytes(l));
+	if (!l->pool || (l->hashed && !l->dir) || !spare_put(l)) {
+		host_array_free(l->pool, level_pool_bytes(l));
+		host_array_free(l->dir, level_dir_bytes(l));
+	}
 	l->pool = NULL;
 	l->dir = NULL;
 }
@@ -119,6 +220,8 @@ static int level_init(struct dcache_level *l, const struct dcache_geometry *g, b
 	l->set_mask = l->sets - 1;
 	if (!hashed && (l->sets & (l->sets - 1)))
 		return -EINVAL;	/* an L1 whose sets are not a power of two: no such CPU */
+	if (spare_get(l))
+		return 0;
 	/* mapped, not calloc'd: a machine's tags are touched as the caches fill, not all at its creation */
 	l->pool = host_array_zalloc(level_pool_bytes(l));
 	if (hashed)
