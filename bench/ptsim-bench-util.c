@@ -98,9 +98,10 @@ const struct command commands[] = {
 	  "                 fit to VALUE instead of row ID's published value (what-if)\n" },
 	{ "run", cmd_run,
 	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--bbm L] [--noabort on|off]\n"
-	  "       [--max-work N] [--no-check-invariants] [--check] [--findings] [--wide] [--jobs N]\n"
-	  "       [--json]",
-	  "a scenario file on each CPU, granule and feature set; counts and time per checkpoint",
+	  "       [--max-work N] [--no-check-invariants] [--check] [--findings] [--wide]\n"
+	  "       [--verbose] [--events all|N] [--jobs N] [--json]",
+	  "a scenario file on each CPU, granule and feature set: the times per checkpoint and "
+	  "kernel, the verdict, then what changed event by event",
 	  "  FILE           the scenario (doc/scenario.md)\n"
 	  "  --cpu LIST     comma-separated CPU names, or all; printed in the order given\n"
 	  "                 (default: the scenario's; names: ptsim-bench list cpus)\n"
@@ -115,7 +116,10 @@ const struct command commands[] = {
 	  "                 (break-before-make and TLB diagnostics are still counted)\n"
 	  "  --check        exit 3 when any run reported a diagnostic, counting them on stderr\n"
 	  "  --findings     accepted for older scripts: diagnostics are always listed\n"
-	  "  --wide         each checkpoint's events on one line (default: 80 columns)\n"
+	  "  --wide         with --verbose, each checkpoint's events on one line\n"
+	  "  --verbose      each run's report too: every checkpoint's events, the CPUs compared\n"
+	  "  --events all|N list every changed event in a diff, or the N of largest share\n"
+	  "                 (default 10)\n"
 	  "  --jobs N       run the CPU and granule combinations in N worker processes (1..64;\n"
 	  "                 default 1); the output is the same, in the same order\n"
 	  "  --json         as JSON\n" },

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -232,14 +233,14 @@ static void print_events_text(const struct ptsim_stats *s, bool wide)
 
 		if (!s->ev[e])
 			continue;
-		n = snprintf(item, sizeof(item), "%s=%llu ", ptsim_event_name((enum ptsim_event)e),
+		n = snprintf(item, sizeof(item), "%s=%llu", ptsim_event_name((enum ptsim_event)e),
 			     (unsigned long long)s->ev[e]);
-		if (!wide && col + (unsigned int)n > 80) {
+		if (col > 6 && !wide && col + 1 + (unsigned int)n > 80) {
 			printf("\n      ");
 			col = 6;
 		}
-		printf("%s", item);
-		col += (unsigned int)n;
+		printf("%s%s", col > 6 ? " " : "", item);
+		col += (col > 6) + (unsigned int)n;
 	}
 	printf("\n");
 }
@@ -353,7 +354,7 @@ static void print_times_by_cpu(struct one_run *const *r, unsigned int n)
 
 /* Run b against run a, checkpoint by checkpoint (the same names in both). */
 static void compare(const struct one_run *a, const struct one_run *b, bool by_cpu, bool json,
-		    bool *first)
+		    unsigned int top, bool *first)
 {
 	char la[96], lb[96];
 
@@ -376,11 +377,156 @@ static void compare(const struct one_run *a, const struct one_run *b, bool by_cp
 			run_diff_json(a->res.cp[k].name, &sa, &sb);
 			*first = false;
 		} else {
-			run_diff_text(a->res.cp[k].name, &sa, &sb, by_cpu);
+			run_diff_text(a->res.cp[k].name, &sa, &sb, by_cpu, top);
 		}
 	}
 	if (!json)
 		printf("\n");
+}
+
+/* A time in the unit that suits it, four significant digits: "2.217 ms", "498.2 us". */
+static void scaled_time(double ns, char *buf, size_t len)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	unsigned int u = 0;
+
+	while (u < 3 && fabs(ns) >= 999.95) {
+		ns /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.*f %s", fabs(ns) >= 99.995 ? 1 : fabs(ns) >= 9.9995 ? 2 : 3, ns,
+		 unit[u]);
+}
+
+/* A run's time: its checkpoints' (k < 0: all of them, the whole scenario). */
+static double run_ns(const struct one_run *r, int k)
+{
+	double ns = 0;
+
+	for (size_t i = 0; i < r->res.nr_cp; i++)
+		if (k < 0 || (size_t)k == i)
+			ns += predict_ns(r->cpu, r->granule, &r->res.cp[i]);
+	return ns;
+}
+
+#define SUMMARY_KERNELS	4	/* kernels per table: 80 columns */
+#define SUMMARY_COL	16	/* a kernel's column: " 2.334 ms x0.950" */
+
+/* A kernel's column heading: its name, or [i] (with a legend below) when it does not fit. */
+static void kernel_heading(const char *set, unsigned int i, char *buf, size_t len)
+{
+	if (strlen(set) <= SUMMARY_COL - 1)
+		snprintf(buf, len, "%s", set);
+	else
+		snprintf(buf, len, "[%u]", i + 1);
+}
+
+/* One row of a summary table: a checkpoint's (k) or the whole scenario's (k < 0) times. */
+static void summary_row(const struct one_run *r, const unsigned int *idx, unsigned int n,
+			const char *name, int k)
+{
+	double t0 = run_ns(&r[0], k);
+
+	printf("  %-14s", name);
+	for (unsigned int j = 0; j < n; j++) {
+		double t = run_ns(&r[idx[j]], k);
+		char time[24], cell[40];
+
+		scaled_time(t, time, sizeof(time));
+		if (idx[j] && t > 0)
+			snprintf(cell, sizeof(cell), "%s x%.3f", time, t0 / t);
+		else
+			snprintf(cell, sizeof(cell), "%s", time);
+		printf(" %*s", SUMMARY_COL - 1, cell);
+	}
+	printf("\n");
+}
+
+/* One summary table: the runs r[idx[0..n-1]] (idx[0] is 0, the first kernel) as columns. */
+static void summary_table(const struct one_run *r, const unsigned int *idx, unsigned int n,
+			  const char *label)
+{
+	printf("%-16s", label);
+	for (unsigned int j = 0; j < n; j++) {
+		char head[24];
+
+		kernel_heading(r[idx[j]].set, idx[j], head, sizeof(head));
+		printf(" %*s", SUMMARY_COL - 1, head);
+	}
+	printf("\n");
+	for (size_t k = 0; k < r[0].res.nr_cp; k++)
+		summary_row(r, idx, n, r[0].res.cp[k].name, (int)k);
+	summary_row(r, idx, n, "whole scenario", -1);
+	printf("  %-14s", "diagnostics");
+	for (unsigned int j = 0; j < n; j++) {
+		uint64_t d = findings_total(&r[idx[j]].fs);
+		char cell[24];
+
+		snprintf(cell, sizeof(cell), d ? "%llu" : "none", (unsigned long long)d);
+		printf(" %*s", SUMMARY_COL - 1, r[idx[j]].res.err ? "stopped" : cell);
+	}
+	printf("\n");
+	for (unsigned int j = 0; j < n; j++)
+		if (strlen(r[idx[j]].set) > SUMMARY_COL - 1)
+			printf("  [%u] %s\n", idx[j] + 1, r[idx[j]].set);
+}
+
+/*
+ * run's summary for one CPU and granule (issue 47: the answer first): each
+ * checkpoint's time on each kernel in a unit that suits it, each kernel's
+ * speed-up against the first beside it, the whole scenario's, and each
+ * run's diagnostics; SUMMARY_KERNELS kernels a table, the first in each.
+ */
+static void print_summary(const struct one_run *r, unsigned int nr_sets)
+{
+	unsigned int idx[SUMMARY_KERNELS], next = 1;
+	const char *sets[MAX_SETS];
+	char label[64];
+
+	snprintf(label, sizeof(label), "%s, %uK", ptsim_cpu_name(r[0].cpu),
+		 (1u << r[0].granule) / 1024);
+	do {
+		unsigned int n = 0;
+
+		idx[n++] = 0;
+		while (n < SUMMARY_KERNELS && next < nr_sets)
+			idx[n++] = next++;
+		summary_table(r, idx, n, label);
+	} while (next < nr_sets);
+	for (unsigned int i = 0; i < nr_sets; i++)
+		sets[i] = r[i].set;
+	print_caveats(NULL, sets, nr_sets, 2);
+}
+
+/*
+ * run's text without --verbose: the summary of every CPU and granule, a
+ * verdict on the diagnostics, and each run's that had any listed (the
+ * per-event comparisons follow it).
+ */
+static void print_answer(const struct one_run *runs, unsigned int nr_units, unsigned int nr_sets,
+			 uint64_t nr_diags, bool checked)
+{
+	char label[96];
+
+	for (unsigned int u = 0; u < nr_units; u++) {
+		print_summary(&runs[u * nr_sets], nr_sets);
+		printf("\n");
+	}
+	if (nr_diags)
+		printf("verdict: %llu diagnostic%s (listed below; run --check exits 3 on one)\n",
+		       (unsigned long long)nr_diags, nr_diags == 1 ? "" : "s");
+	else
+		printf("verdict: no diagnostics in %u run%s%s\n", nr_units * nr_sets,
+		       nr_units * nr_sets == 1 ? "" : "s",
+		       checked ? "" : " (invariants not checked: --no-check-invariants)");
+	for (unsigned int k = 0; k < nr_units * nr_sets; k++) {
+		if (!findings_total(&runs[k].fs))
+			continue;
+		run_label(&runs[k], label, sizeof(label));
+		printf("%s\n", label);
+		print_findings_text(&runs[k].fs, label, checked);
+	}
+	printf("\n");
 }
 
 /* What every combination of a run shares. */
@@ -535,10 +681,16 @@ static void combination_worker(const struct run_ctx *c, const enum ptsim_cpu *uc
 	_exit(bad);
 }
 
-/* One combination's runs as the text or JSON of run; with several kernels, their times. */
+/*
+ * One combination's runs as the JSON of run, or with --verbose as its text
+ * (each checkpoint's time and counts; with several kernels, their times);
+ * the text without --verbose waits for the summary (print_summary).
+ */
 static void print_combination(struct one_run *r, unsigned int nr_sets, bool json, bool wide,
-			      bool checked, bool *first)
+			      bool verbose, bool checked, bool *first)
 {
+	if (!json && !verbose)
+		return;
 	for (unsigned int i = 0; i < nr_sets; i++) {
 		if (json) {
 			print_run_json(&r[i], *first, checked);
@@ -560,7 +712,7 @@ static void print_combination(struct one_run *r, unsigned int nr_sets, bool json
  */
 static int run_in_workers(const struct run_ctx *c, const enum ptsim_cpu *ucpu,
 			  const enum ptsim_granule *ugr, unsigned int nr_units, unsigned int jobs,
-			  struct one_run *runs, bool json, bool wide, bool *first)
+			  struct one_run *runs, bool json, bool wide, bool verbose, bool *first)
 {
 	pid_t pids[MAX_JOBS];
 	FILE *from[MAX_JOBS];
@@ -606,8 +758,8 @@ static int run_in_workers(const struct run_ctx *c, const enum ptsim_cpu *ucpu,
 			break;
 		}
 		status |= st;	/* a failed run is reported, and the others still print */
-		print_combination(&runs[u * c->nr_sets], c->nr_sets, json, wide, c->check_invariants,
-				  first);
+		print_combination(&runs[u * c->nr_sets], c->nr_sets, json, wide, verbose,
+				  c->check_invariants, first);
 	}
 	for (unsigned int j = 0; j < started; j++) {
 		int st;
@@ -634,6 +786,8 @@ int cmd_run(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "bbm", required_argument, NULL, 'b' },
 		{ "noabort", required_argument, NULL, 'A' },
@@ -645,6 +799,8 @@ int cmd_run(int argc, char **argv)
 	unsigned int nr_sets = 0, cpus = 0, granules = 0, nr_cpus = 0;
 	enum ptsim_cpu cpu_order[PTSIM_CPU__COUNT];
 	bool json = false, first = true, check_invariants = true, check = false, wide = false;
+	bool verbose = false;
+	unsigned int top = RUN_DIFF_TOP;
 	enum ptsim_granule gran_order[3];
 	unsigned int nr_grans, nr_runs, jobs = 1, bbm = 0, noabort = 0;
 	struct one_run *runs;
@@ -684,6 +840,22 @@ int cmd_run(int argc, char **argv)
 		case 'C': check = true; break;
 		case 'j': json = true; break;
 		case 'W': wide = true; break;
+		case 'v': verbose = true; break;
+		case 'e': {
+			char *end = NULL;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!strcmp(optarg, "all")) {
+				top = 0;
+			} else if (isdigit((unsigned char)*optarg) && !*end && v && v <= PTSIM_EV__COUNT) {
+				top = (unsigned int)v;
+			} else {
+				fprintf(stderr, "run: --events: want all or 1..%d, not '%s'\n",
+					PTSIM_EV__COUNT, optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'b':	/* stored + 1, as scn_machine keeps it: 0 is the CPU's own */
 			if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '2') {
 				fprintf(stderr, "run: --bbm needs 0, 1 or 2\n");
@@ -790,25 +962,29 @@ int cmd_run(int argc, char **argv)
 	if (jobs > nr_units)
 		jobs = nr_units;
 	if (jobs > 1)
-		status |= run_in_workers(&ctx, ucpu, ugr, nr_units, jobs, runs, json, wide, &first);
+		status |= run_in_workers(&ctx, ucpu, ugr, nr_units, jobs, runs, json, wide, verbose,
+					 &first);
 	else
 		for (unsigned int u = 0; u < nr_units; u++) {
 			status |= run_combination(&ctx, ucpu[u], ugr[u], &runs[u * nr_sets]);
-			print_combination(&runs[u * nr_sets], nr_sets, json, wide, check_invariants, &first);
+			print_combination(&runs[u * nr_sets], nr_sets, json, wide, verbose,
+					  check_invariants, &first);
 		}
 	for (unsigned int k = 0; k < nr_runs; k++)
 		nr_diags += findings_total(&runs[k].fs);
 	if (json)
 		printf("\n], \"comparisons\": [");
+	else if (!verbose)
+		print_answer(runs, nr_units, nr_sets, nr_diags, check_invariants);
 	first = true;
 	/* each kernel against the first, on each CPU and granule */
 	for (unsigned int ci = 0; ci < nr_cpus; ci++)
 		for (unsigned int gi = 0; gi < nr_grans; gi++)
 			for (unsigned int i = 1; i < nr_sets; i++)
 				compare(&runs[RUN_AT(ci, gi, 0)], &runs[RUN_AT(ci, gi, i)], false, json,
-					&first);
-	/* each CPU against the first, with each kernel and granule */
-	for (unsigned int gi = 0; nr_cpus > 1 && gi < nr_grans; gi++) {
+					top, &first);
+	/* each CPU against the first, with each kernel and granule (text: --verbose) */
+	for (unsigned int gi = 0; nr_cpus > 1 && (json || verbose) && gi < nr_grans; gi++) {
 		for (unsigned int i = 0; i < nr_sets; i++) {
 			struct one_run *by_cpu[PTSIM_CPU__COUNT];
 
@@ -819,7 +995,7 @@ int cmd_run(int argc, char **argv)
 				printf("\n");
 			}
 			for (unsigned int ci = 1; ci < nr_cpus; ci++)
-				compare(by_cpu[0], by_cpu[ci], true, json, &first);
+				compare(by_cpu[0], by_cpu[ci], true, json, top, &first);
 		}
 	}
 	if (json) {

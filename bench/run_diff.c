@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A side's composed prediction (doc/overlap.md); all zero when it cannot be made. */
@@ -19,12 +20,24 @@ static double share(const struct ptsim_overlap_prediction *p, unsigned int e)
 	return p->total_ns > 0 ? 100.0 * p->event_ns[e] / p->total_ns : 0;
 }
 
+/* The events listed, by the larger of their two time shares, largest first. */
+static const struct ptsim_overlap_prediction *sort_b, *sort_a;
+
+static int by_share(const void *x, const void *y)
+{
+	unsigned int e = *(const unsigned int *)x, f = *(const unsigned int *)y;
+	double se = fmax(share(sort_b, e), share(sort_a, e));
+	double sf = fmax(share(sort_b, f), share(sort_a, f));
+
+	return se < sf ? 1 : se > sf ? -1 : (e > f) - (e < f);
+}
+
 void run_diff_text(const char *checkpoint, const struct diff_side *b, const struct diff_side *a,
-		   bool all_events)
+		   bool all_events, unsigned int top)
 {
 	struct ptsim_overlap_prediction pb, pa;
-	unsigned int same = 0, listed = 0;
-	double same_share = 0;
+	unsigned int same = 0, listed = 0, changed = 0, order[PTSIM_EV__COUNT];
+	double same_share = 0, rest_share = 0;
 
 	predict(b, &pb);
 	predict(a, &pa);
@@ -34,11 +47,24 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 	       "ratio", "before", "after");
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		unsigned long long x = b->stats->ev[e], y = a->stats->ev[e];
-		char ratio[16];
 
 		if (x == y && (!all_events || !x)) {
 			same += x != 0;
 			same_share += share(&pa, e);
+			continue;
+		}
+		order[changed++] = e;
+	}
+	sort_b = &pb;
+	sort_a = &pa;
+	qsort(order, changed, sizeof(*order), by_share);
+	for (unsigned int i = 0; i < changed; i++) {
+		unsigned int e = order[i];
+		unsigned long long x = b->stats->ev[e], y = a->stats->ev[e];
+		char ratio[16];
+
+		if (top && listed == top) {
+			rest_share += share(&pa, e);
 			continue;
 		}
 		if (x)
@@ -51,6 +77,9 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 		       ptsim_event_name((enum ptsim_event)e), x, y, (long long)(y - x), ratio,
 		       share(&pb, e), share(&pa, e));
 	}
+	if (changed > listed)
+		printf("  (%u more events %s; %.1f%% of the time after: --events all)\n",
+		       changed - listed, all_events ? "counted" : "changed", rest_share);
 	if (same)
 		printf("  (%s%u %sevents counted the same; %.1f%% of the time after)\n",
 		       listed ? "" : "all ", same, listed ? "more " : "", same_share);

@@ -78,10 +78,10 @@ expect_line 2 "audit: unknown preset 'v9.9'; valid: $presets" audit --presets v6
 expect_line 2 "run: --features v6.17,+nosuch: unknown feature or preset 'nosuch'" run "$scn" --features v6.17,+nosuch
 expect_line 2 "  presets: $presets" run "$scn" --features nosuch
 expect_line 2 "list: unknown list 'cpu'; valid: cpus, features, presets, events" list cpu
-# granules in any case; CPUs in the order asked
-expect_line 0 "neoverse-n1, 64K, baseline" run "$scn" --granule 64k --cpu neoverse-n1
-got=$("$bench" run "$scn" --granule 4k,64K --cpu neoverse-n1,apple-m3,neoverse-n1 2>/dev/null |
-	grep -x '[a-z0-9-]*, [0-9]*K, [a-z0-9.]*')
+# granules in any case; CPUs in the order asked (each run's own report: --verbose)
+expect_line 0 "neoverse-n1, 64K, baseline" run "$scn" --granule 64k --cpu neoverse-n1 --verbose
+got=$("$bench" run "$scn" --granule 4k,64K --cpu neoverse-n1,apple-m3,neoverse-n1 --verbose \
+	2>/dev/null | grep -x '[a-z0-9-]*, [0-9]*K, [a-z0-9.]*')
 want="neoverse-n1, 4K, baseline
 neoverse-n1, 64K, baseline
 apple-m3, 4K, baseline

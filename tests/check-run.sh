@@ -21,11 +21,24 @@ has "  diagnostics: invariant 1" "$out"
 has "  [ampereone, 4K, v6.18] invariant x1" "$out"
 has "    after set-memory: malformed contiguous group" "$out"
 has "    first at va 0xffff000004305000, level 3, line 11 (set-memory) after checkpoint boot" "$out"
-[ "$(printf '%s\n' "$out" | grep -c '^  diagnostics: none$')" = 1 ] ||
-	{ echo "FAIL: patched is not clean"; fail=1; }
-# two kernels: the times side by side with the speed-up labelled, then a per-event diff
-has "  checkpoint       kernel                        time (us)  speed-up vs v6.18" "$out"
-has "                   patched                           5.564  x0.998" "$out"
+# the answer first (issue 47): per CPU the checkpoints' times on each kernel in a unit that
+# suits them, the speed-up beside each, the whole scenario's, each run's diagnostics; the
+# verdict; then the runs that had diagnostics, and the per-event diff
+has "ampereone, 4K              v6.18         patched" "$out"
+has "  set-memory            5.553 us 5.564 us x0.998" "$out"
+has "  whole scenario        6.557 us 6.568 us x0.998" "$out"
+has "  diagnostics                  1            none" "$out"
+has "verdict: 1 diagnostic (listed below; run --check exits 3 on one)" "$out"
+[ "$(printf '%s\n' "$out" | head -1)" = "ampereone, 4K              v6.18         patched" ] ||
+	{ echo "FAIL: run does not begin with its summary"; fail=1; }
+[ "$(printf '%s\n' "$out" | grep -c 'diagnostics: ')" = 1 ] ||
+	{ echo "FAIL: a run without diagnostics is listed"; fail=1; }
+# --verbose: each run's checkpoints with their counts, the times side by side
+verbose=$("$bench" run "$klm" --features v6.18 --features patched --verbose 2>/dev/null)
+[ "$(printf '%s\n' "$verbose" | grep -c '^  diagnostics: none$')" = 1 ] ||
+	{ echo "FAIL: --verbose: patched is not clean"; fail=1; }
+has "  checkpoint       kernel                        time (us)  speed-up vs v6.18" "$verbose"
+has "                   patched                           5.564  x0.998" "$verbose"
 has "v6.18 -> patched on ampereone, 4K: per event" "$out"
 has "  set-memory: v6.18 -> patched" "$out"
 has "  event                       before      after      delta   ratio before  after" "$out"
@@ -33,18 +46,39 @@ has "  pte_write                     1971       1987        +16   1.008   23.7  
 has "  (15 more events counted the same; 76.2% of the time after)" "$out"
 has "  time (us)                    5.553      5.564     +0.011   1.002" "$out"
 has "  speed-up (before / after): x0.998" "$out"
-# text fits 80 columns, also with two CPUs and two kernels
-wide=$("$bench" run "$scn/fork-cow.scn" --cpu apple-m3,neoverse-n1 --features v6.8 --features v6.17 2>/dev/null)
-long=$(printf '%s\n' "$wide" | awk 'length($0) > 80')
+# text fits 80 columns, also with two CPUs and two kernels, and with --verbose
+two="$scn/fork-cow.scn --cpu apple-m3,neoverse-n1 --features v6.8 --features v6.17"
+# shellcheck disable=SC2086 # the options are words
+wide=$("$bench" run $two 2>/dev/null)
+# shellcheck disable=SC2086
+verbose=$("$bench" run $two --verbose 2>/dev/null)
+long=$(printf '%s\n%s\n' "$wide" "$verbose" | awk 'length($0) > 80')
 [ -z "$long" ] || { echo "FAIL: run lines over 80 columns:"; printf '%s\n' "$long" | head -5; fail=1; }
-has "apple-m3 -> neoverse-n1 on v6.17, 4K: per event" "$wide"
+[ "$(printf '%s\n%s\n' "$wide" "$verbose" | grep -c ' $')" = 0 ] ||
+	{ echo "FAIL: run prints trailing spaces"; fail=1; }
+has "neoverse-n1, 4K             v6.8           v6.17" "$wide"
+has "  exit                  1.634 ms 723.7 us x2.258" "$wide"
+has "verdict: no diagnostics in 4 runs" "$wide"
+has "apple-m3 -> neoverse-n1 on v6.17, 4K: per event" "$verbose"
 has "  fork: v6.8 -> v6.17" "$wide"
-has "  helper_call                      1       2049      +2048    2049    0.0    2.9" "$wide"
-has "  (loop prices)                                                       5.7    1.9" "$wide"
-# --wide: each checkpoint's events on one line
-n=$("$bench" run "$scn/fork-cow.scn" --wide 2>/dev/null | grep -c '^      pte_read=')
+has "  (loop prices)                                                       5.7    1.9" "$verbose"
+# a comparison lists its ten events of the largest share, largest first (--events all: all)
+printf '%s\n' "$wide" | awk '/^  fork: v6.8 -> v6.17$/ { on = 1; next } on && /^  \(/ { exit }
+	on && /^  [a-z_]+ +[0-9]/ { n++; m = $6 + 0 > $7 + 0 ? $6 + 0 : $7 + 0
+	if (n > 1 && m > last) bad = 1; last = m } END { exit !(n == 10 && !bad) }' ||
+	{ echo "FAIL: fork's diff: not its ten largest shares in order"; fail=1; }
+has "  (5 more events changed; 0.6% of the time after: --events all)" "$wide"
+# shellcheck disable=SC2086
+all=$("$bench" run $two --events all 2>/dev/null)
+has "  pte_read                     32768      19456     -13312   0.594    6.5    4.7" "$all"
+[ "$(printf '%s\n' "$all" | grep -c 'more events changed')" = 0 ] ||
+	{ echo "FAIL: --events all leaves events out"; fail=1; }
+"$bench" run "$scn/fork-cow.scn" --events 0 > /dev/null 2>&1
+[ $? = 2 ] || { echo "FAIL: --events 0 is not a usage error"; fail=1; }
+# --wide --verbose: each checkpoint's events on one line
+n=$("$bench" run "$scn/fork-cow.scn" --wide --verbose 2>/dev/null | grep -c '^      pte_read=')
 [ "$n" = 5 ] || { echo "FAIL: --wide: $n event lines (want 5)"; fail=1; }
-[ "$("$bench" run "$scn/fork-cow.scn" --wide 2>/dev/null | grep -c '^      [a-z]')" = 5 ] ||
+[ "$("$bench" run "$scn/fork-cow.scn" --wide --verbose 2>/dev/null | grep -c '^      [a-z]')" = 5 ] ||
 	{ echo "FAIL: --wide wraps"; fail=1; }
 # no backtraces on stderr
 err=$("$bench" run "$klm" --features v6.18 2>&1 >/dev/null | grep -v '^ptsim-bench: running ')
@@ -64,7 +98,7 @@ got=$?
 out=$("$bench" run "$klm" --features v6.18 --no-check-invariants --check 2>/dev/null)
 got=$?
 [ "$got" = 0 ] || { echo "FAIL: --no-check-invariants --check -> $got (want 0)"; fail=1; }
-has "  diagnostics: none (invariants not checked: --no-check-invariants)" "$out"
+has "verdict: no diagnostics in 1 run (invariants not checked: --no-check-invariants)" "$out"
 
 # the JSON carries the counts per kind and each finding with its count
 "$bench" run "$klm" --features v6.18 --features patched --json 2>/dev/null | python3 -c '

@@ -22,7 +22,7 @@ scn() {	# scn NAME TEXT: a scenario file
 }
 # the cpu= key of access and touch picks the CPU, it is not part of the access kind
 scn cpu 'machine cpus=2\nmm A\nmmap A 1G 2M rw\nfault A 1G write\naccess A 1G read cpu=1\ntouch A 1G 2M write cpu=1\n'
-expect 0 "tlb_l1_hit=" run "$dir/cpu.scn"
+expect 0 "tlb_l1_hit=" run "$dir/cpu.scn" --verbose
 scn cpu2 'mm A\nmmap A 1G 2M rw\naccess A 1G read cpu=1\n'
 expect 1 "cpu2.scn:line 3: access failed: invalid argument" run "$dir/cpu2.scn"
 # a CPU number is not cut to 32 bits: 2^32 + 1 is not CPU 1 (issue 40 item 12)
@@ -34,7 +34,7 @@ expect 1 "cpubig2.scn:line 3: raw-barrier failed: cpu=4294967297 is out of range
 scn phys 'machine phys=scattered\nmm A\n'
 expect 2 "phys.scn:1:9: expected .*phys=sequential|fragmented" run "$dir/phys.scn"
 scn phys2 'machine phys=fragmented\nmm A\nmmap A 1G 64K rw\npopulate A 1G 64K\n'
-expect 0 "page_zero=16" run "$dir/phys2.scn"
+expect 0 "page_zero=16" run "$dir/phys2.scn" --verbose
 # an expect line that could never be checked is a parse error (issue 40 item 13)
 scn xbbm 'machine cpus=2\nraw-mm R\nexpect violations 0 bbm=7\n'
 expect 2 "xbbm.scn:3:25: expected bbm=0, 1 or 2" run "$dir/xbbm.scn"
@@ -75,7 +75,7 @@ expect 2 "run: $dir/empty.scn: no operations" run "$dir/empty.scn"
 # any preset without contpte (CONFIG_ARM64_CONTPTE=n): plain helpers, every entry read once;
 # a kernel build option is not switched off under a contiguous user entry
 scn nocont 'machine cpu=neoverse-n1 preset=v6.17\nthp 64K\nmm A\nmmap A 1G 64K rw\nfault A 1G write\ncheckpoint f\nmunmap A 1G 64K\n'
-expect 0 "pte_read=16 pte_xchg=16 " run "$dir/nocont.scn" --features v6.17,-arm64_contpte
+expect 0 "pte_read=16 pte_xchg=16 " run "$dir/nocont.scn" --features v6.17,-arm64_contpte --verbose
 scn busy 'machine cpu=neoverse-n1 preset=v6.17\nthp 64K\nmm A\nmmap A 1G 64K rw\nfault A 1G write\nfeature arm64_contpte off\n'
 expect 1 "busy.scn:line 6: feature failed: busy" run "$dir/busy.scn"
 # the audit's presets: one to eight, each known
