@@ -565,7 +565,7 @@ static int run_combination(const struct run_ctx *c, enum ptsim_cpu cpu, enum pts
 		findings_reset_for_user(&r->fs, c->s, c->check_invariants);
 		if (scenario_run(c->s, &mc, c->sets[i], findings_diag, &r->fs, findings_hook, &r->fs,
 				 &c->lim, &r->res)) {
-			fprintf(stderr, "%s:%s%s\n", c->path, r->res.msg[0] ? r->res.msg : " failed",
+			fprintf(stderr, "%s:%s%s\n", c->path, r->res.msg[0] ? r->res.msg : " error: failed",
 				strstr(r->res.msg, "work budget") ? " (--max-work)" : "");
 			status = 1;
 		}

@@ -225,7 +225,7 @@ static void check_all_run(void)
 			continue;
 		}
 		if (scenario_run(&s, &s.machine, NULL, NULL, NULL, NULL, NULL, &lim, &r)) {
-			fprintf(stderr, "%s: line %u: %s\n", de->d_name, r.err_line, r.msg);
+			fprintf(stderr, "%s:%s\n", de->d_name, r.msg);
 			failures++;
 		} else {
 			printf("ok: %s runs (%zu checkpoints, %llu work units)\n", de->d_name, r.nr_cp,

@@ -153,7 +153,7 @@ static int fail(struct parser *p, unsigned int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(p->err, p->errlen, "%s:%u:%u: %s", p->file, p->line, col, msg);
+	snprintf(p->err, p->errlen, "%s:%u:%u: error: %s", p->file, p->line, col, msg);
 	return -EINVAL;
 }
 
@@ -537,6 +537,7 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 {
 	struct scenario *s = p->s;
 	const struct op_spec *sp = NULL;
+	unsigned int op_col;
 	struct scn_op op;
 	int i;
 
@@ -549,6 +550,7 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 			sp = &specs[k];
 	if (!sp)
 		return fail(p, col[0], "unknown operation %s", tok[0]);
+	op_col = col[0];
 	memset(&op, 0, sizeof(op));
 	if (sp->kind == S_EXPECT) {
 		size_t k;
@@ -567,6 +569,7 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 	}
 	op.kind = sp->kind;
 	op.line = p->line;
+	op.col = op_col;
 	op.mm = op.mm2 = -1;
 	for (i = 1; sp->pos[i - 1]; i++) {
 		char c = sp->pos[i - 1];
@@ -1611,7 +1614,7 @@ static int stop(struct scn_result *res, const struct scn_op *op, size_t i, int e
 	va_end(ap);
 	res->err_line = op->line;
 	res->err_op = i;
-	snprintf(res->msg, sizeof(res->msg), "line %u: %s failed: %s", op->line,
+	snprintf(res->msg, sizeof(res->msg), "%u:%u: error: %s failed: %s", op->line, op->col,
 		 scenario_op_name(op->kind), why);
 	return err;
 }
@@ -1789,10 +1792,11 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	if (!err && (!res->nr_cp || memcmp(&now, &last, sizeof(now)))) {
 		if (res->nr_cp == SCN_MAX_CHECKPOINTS) {
 			err = -E2BIG;
-			snprintf(res->msg, sizeof(res->msg), "more than %d checkpoints",
-				 SCN_MAX_CHECKPOINTS);
+			snprintf(res->msg, sizeof(res->msg), "%u:1: error: more than %d checkpoints "
+				 "with the end's", s->ops[s->nr - 1].line, SCN_MAX_CHECKPOINTS);
 		} else if ((err = push_checkpoint(res, &cap, "end", r.m, &last, &last_loops))) {
-			snprintf(res->msg, sizeof(res->msg), "end checkpoint: %s", ptsim_strerror(err));
+			snprintf(res->msg, sizeof(res->msg), "%u:1: error: end checkpoint: %s",
+				 s->ops[s->nr - 1].line, ptsim_strerror(err));
 		}
 	}
 	ptsim_machine_destroy(r.m);

@@ -49,6 +49,7 @@ enum scn_kind {
 struct scn_op {
 	enum scn_kind kind;
 	unsigned int line;
+	unsigned int col;		/* the column of the operation's name */
 	int mm, mm2;			/* name slots (mm, kernel mm or file) */
 	struct scn_expr a[SCN_MAX_ARGS];
 	unsigned int nr_args;

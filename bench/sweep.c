@@ -155,8 +155,8 @@ static int sweep_one(struct sweep *w, struct scn_machine mc, const char *set)
 		findings_reset_for_user(&w->fs, w->s, true);
 		if (scenario_run(w->s, &mc, set, findings_diag, &w->fs, findings_hook, &w->fs, &lim,
 				 &res)) {
-			fprintf(stderr, "%s: n=%llu:%s\n", w->file, (unsigned long long)mc.n,
-				res.msg[0] ? res.msg : " failed");
+			fprintf(stderr, "%s:%s (n=%llu)\n", w->file,
+				res.msg[0] ? res.msg : " error: failed", (unsigned long long)mc.n);
 			status = 1;
 		}
 		if (w->format == SWEEP_TEXT && !v)

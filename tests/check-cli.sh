@@ -167,12 +167,12 @@ rm -f "$scn"
 # a scenario error names the line and column and what was expected
 bad=$(mktemp)
 printf 'mm A\nmmap A 1G 2M rw\nmprotect A 1G 2M rww\n' > "$bad"
-expect 2 ":3:18: expected a protection" run "$bad"
+expect 2 ":3:18: error: expected a protection" run "$bad"
 printf 'mm A\nmprotect A 1G 2M r\n' > "$bad"
-expect 1 "line 2: mprotect failed" run "$bad"
+expect 1 ":2:1: error: mprotect failed" run "$bad"
 printf 'repeat 3\nmm A\n' > "$bad"
-expect 2 ":3:1: expected end" run "$bad"
+expect 2 ":3:1: error: expected end" run "$bad"
 printf 'mm A\nmmap A 1G+$q 2M rw\n' > "$bad"
-expect 2 ":2:11: expected a number" run "$bad"
+expect 2 ":2:11: error: expected a number" run "$bad"
 rm -f "$bad"
 exit $fail

@@ -24,40 +24,40 @@ scn() {	# scn NAME TEXT: a scenario file
 scn cpu 'machine cpus=2\nmm A\nmmap A 1G 2M rw\nfault A 1G write\naccess A 1G read cpu=1\ntouch A 1G 2M write cpu=1\n'
 expect 0 "tlb_l1_hit=" run "$dir/cpu.scn" --verbose
 scn cpu2 'mm A\nmmap A 1G 2M rw\naccess A 1G read cpu=1\n'
-expect 1 "cpu2.scn:line 3: access failed: invalid argument" run "$dir/cpu2.scn"
+expect 1 "cpu2.scn:3:1: error: access failed: invalid argument" run "$dir/cpu2.scn"
 # a CPU number is not cut to 32 bits: 2^32 + 1 is not CPU 1 (issue 40 item 12)
 scn cpubig 'machine cpus=2\nmm A\nmmap A 1G 2M rw\naccess A 1G read cpu=4294967297\n'
-expect 1 "cpubig.scn:line 4: access failed: cpu=4294967297 is out of range" run "$dir/cpubig.scn"
+expect 1 "cpubig.scn:4:1: error: access failed: cpu=4294967297 is out of range" run "$dir/cpubig.scn"
 scn cpubig2 'machine cpus=2\nraw-mm R\nraw-barrier dsb-ish cpu=0x100000001\n'
-expect 1 "cpubig2.scn:line 3: raw-barrier failed: cpu=4294967297 is out of range" run "$dir/cpubig2.scn"
+expect 1 "cpubig2.scn:3:1: error: raw-barrier failed: cpu=4294967297 is out of range" run "$dir/cpubig2.scn"
 # where page frames come from: sequential or fragmented, nothing else
 scn phys 'machine phys=scattered\nmm A\n'
-expect 2 "phys.scn:1:9: expected .*phys=sequential|fragmented" run "$dir/phys.scn"
+expect 2 "phys.scn:1:9: error: expected .*phys=sequential|fragmented" run "$dir/phys.scn"
 scn phys2 'machine phys=fragmented\nmm A\nmmap A 1G 64K rw\npopulate A 1G 64K\n'
 expect 0 "page_zero=16" run "$dir/phys2.scn" --verbose
 # an expect line that could never be checked is a parse error (issue 40 item 13)
 scn xbbm 'machine cpus=2\nraw-mm R\nexpect violations 0 bbm=7\n'
-expect 2 "xbbm.scn:3:25: expected bbm=0, 1 or 2" run "$dir/xbbm.scn"
+expect 2 "xbbm.scn:3:25: error: expected bbm=0, 1 or 2" run "$dir/xbbm.scn"
 scn xbbm2 'raw-mm R\nrepeat 2 i\nexpect violations 0 bbm=$i\nend\n'
-expect 2 "xbbm2.scn:3:25: expected bbm=0, 1 or 2" run "$dir/xbbm2.scn"
+expect 2 "xbbm2.scn:3:25: error: expected bbm=0, 1 or 2" run "$dir/xbbm2.scn"
 scn xabort 'raw-mm R\nexpect violations 0 noabort abort\n'
-expect 2 "xabort.scn:2:8: expect: noabort and abort exclude each other" run "$dir/xabort.scn"
+expect 2 "xabort.scn:2:8: error: expect: noabort and abort exclude each other" run "$dir/xabort.scn"
 # nothing wraps: a constant sum when parsed, a sum with a variable when run
 scn wrap 'mm A\nmmap A 0xffffffffffffffff+1 2M rw\n'
-expect 2 "wrap.scn:2:27: number too large" run "$dir/wrap.scn"
+expect 2 "wrap.scn:2:27: error: number too large" run "$dir/wrap.scn"
 scn wrap2 'mm A\nrepeat 2 i\naslr A 0xffffffffffffffff+$i\nend\n'
-expect 1 "wrap2.scn:line 3: aslr failed: a number overflows 64 bits" run "$dir/wrap2.scn"
+expect 1 "wrap2.scn:3:1: error: aslr failed: a number overflows 64 bits" run "$dir/wrap2.scn"
 # checkpoints in a loop are bounded, with the reason
 scn cps 'repeat 5000\ncheckpoint c\nend\n'
-expect 1 "cps.scn:line 2: checkpoint failed: more than 4096 checkpoints" run "$dir/cps.scn"
+expect 1 "cps.scn:2:1: error: checkpoint failed: more than 4096 checkpoints" run "$dir/cps.scn"
 # counts over the work budget are refused at once; loops stop at it
 scn count 'mm A\nmmap A 1G 2M rx\nexec-random A 1G 2M count=1T seed=1\n'
-expect 1 "count.scn:line 3: exec-random failed: over the work budget of 17179869184 units (--max-work)" \
+expect 1 "count.scn:3:1: error: exec-random failed: over the work budget of 17179869184 units (--max-work)" \
 	run "$dir/count.scn"
 scn loop 'repeat 1T\nend\n'
-expect 1 "loop.scn:line 1: repeat failed: over the work budget" run "$dir/loop.scn"
+expect 1 "loop.scn:1:1: error: repeat failed: over the work budget" run "$dir/loop.scn"
 scn nested 'repeat 1000\nrepeat 1000\nend\nend\n'
-expect 1 "nested.scn:line [23]: [a-z]* failed: over the work budget of 10000000 units" \
+expect 1 "nested.scn:[23]:[0-9]*: error: [a-z]* failed: over the work budget of 10000000 units" \
 	run "$dir/nested.scn" --max-work 10000000
 expect 2 "run: --max-work needs a positive number" run "$dir/loop.scn" --max-work 0
 expect 2 "run: --max-work needs a positive number" run "$dir/loop.scn" --max-work -1
@@ -77,7 +77,7 @@ expect 2 "run: $dir/empty.scn: no operations" run "$dir/empty.scn"
 scn nocont 'machine cpu=neoverse-n1 preset=v6.17\nthp 64K\nmm A\nmmap A 1G 64K rw\nfault A 1G write\ncheckpoint f\nmunmap A 1G 64K\n'
 expect 0 "pte_read=16 pte_xchg=16 " run "$dir/nocont.scn" --features v6.17,-arm64_contpte --verbose
 scn busy 'machine cpu=neoverse-n1 preset=v6.17\nthp 64K\nmm A\nmmap A 1G 64K rw\nfault A 1G write\nfeature arm64_contpte off\n'
-expect 1 "busy.scn:line 6: feature failed: busy" run "$dir/busy.scn"
+expect 1 "busy.scn:6:1: error: feature failed: busy" run "$dir/busy.scn"
 # the audit's presets: one to eight, each known
 expect 2 "audit: --presets: expected a comma-separated list of presets" audit --presets ""
 expect 2 "audit: --presets: expected a comma-separated list of presets" audit --presets ,
@@ -90,7 +90,7 @@ expect 1 "audit: --reproducers $dir/empty.scn: Not a directory" audit --scenario
 	--reproducers "$dir/empty.scn"
 # a self-checking file: an expectation that does not hold fails the run, naming its line
 scn expect 'raw-mm A\nexpect violations 1\n'
-expect 1 "expect.scn:line 2: expect failed: 0 violations, expected 1" run "$dir/expect.scn"
+expect 1 "expect.scn:2:1: error: expect failed: 0 violations, expected 1" run "$dir/expect.scn"
 expect 2 "run: --bbm needs 0, 1 or 2" run "$dir/expect.scn" --bbm 3
 expect 2 "run: --noabort needs on or off" run "$dir/expect.scn" --noabort yes
 # sweep reports its runs' diagnostics as run does (issue 47 item 3): counted on each row,
@@ -108,15 +108,15 @@ err=$("$bench" sweep "$dir/swbbm.scn" --cpu neoverse-n1 2>&1 >/dev/null)
 # a bad machine value, feature or size says which values are valid, at its file:line:col
 # (issue 47 item 6: a bad preset was blamed on a --features option never given)
 scn xpreset 'machine preset=v6.99\nmm A\n'
-expect 2 "xpreset.scn:1:16: unknown preset v6.99 (presets: baseline, patched, v6.6" run "$dir/xpreset.scn"
+expect 2 "xpreset.scn:1:16: error: unknown preset v6.99 (presets: baseline, patched, v6.6" run "$dir/xpreset.scn"
 scn xcpu 'machine cpu=m3\nmm A\n'
-expect 2 "xcpu.scn:1:13: unknown CPU m3 (cpus: apple-m3, " run "$dir/xcpu.scn"
+expect 2 "xcpu.scn:1:13: error: unknown CPU m3 (cpus: apple-m3, " run "$dir/xcpu.scn"
 scn xgranule 'machine granule=3K\nmm A\n'
-expect 2 "xgranule.scn:1:17: bad value 3K (granule: 4K, 16K or 64K)" run "$dir/xgranule.scn"
+expect 2 "xgranule.scn:1:17: error: bad value 3K (granule: 4K, 16K or 64K)" run "$dir/xgranule.scn"
 scn xfeature 'feature nosuch on\nmm A\n'
-expect 2 "xfeature.scn:1:9: unknown feature nosuch (ptsim-bench list features)" run "$dir/xfeature.scn"
+expect 2 "xfeature.scn:1:9: error: unknown feature nosuch (ptsim-bench list features)" run "$dir/xfeature.scn"
 scn xfeature2 'feature mprotect_pte_batching\nmm A\n'
 expect 2 "missing argument 2 (feature NAME on|off)" run "$dir/xfeature2.scn"
 scn xthp 'thp 3K\nmm A\n'
-expect 1 "xthp.scn:line 1: thp failed: size 3072: a power of two, at least the page size 4K" run "$dir/xthp.scn"
+expect 1 "xthp.scn:1:1: error: thp failed: size 3072: a power of two, at least the page size 4K" run "$dir/xthp.scn"
 exit $fail

@@ -183,7 +183,7 @@ static void test_raw_ops_and_expect(void **state)
 	/* an expectation that does not hold: -EPROTO, at its line, with why */
 	assert_int_equal(run_text("raw-mm A\nexpect violations 1\n", NULL, &res), -EPROTO);
 	assert_int_equal(res.err_line, 2);
-	assert_string_equal(res.msg, "line 2: expect failed: 0 violations, expected 1");
+	assert_string_equal(res.msg, "2:1: error: expect failed: 0 violations, expected 1");
 	scn_result_free(&res);
 	/* parse errors name what was expected */
 	assert_int_equal(parse("expect nothing 1\n", &s, err), -EINVAL);
@@ -200,7 +200,7 @@ static void test_sum_overflow_parse(void **state)
 
 	(void)state;
 	assert_int_equal(parse("mm A\nmmap A 0xffffffffffffffff+1 2M rw\n", &s, err), -EINVAL);
-	assert_string_equal(err, "t.scn:2:27: number too large");
+	assert_string_equal(err, "t.scn:2:27: error: number too large");
 	assert_int_equal(parse("mm A\nmmap A 0xfffffffffffff000+4K 2M rw\n", &s, err), -EINVAL);
 	assert_int_equal(parse("mm A\nmmap A 0x8000000000000000*2 2M rw\n", &s, err), -EINVAL);
 	/* the largest number still parses */
@@ -222,7 +222,7 @@ static void test_overflow_at_run_time(void **state)
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		assert_int_equal(run_text(texts[i], NULL, &res), -EINVAL);
 		assert_int_equal(res.err_line, 3);
-		assert_string_equal(res.msg, "line 3: aslr failed: a number overflows 64 bits");
+		assert_string_equal(res.msg, "3:1: error: aslr failed: a number overflows 64 bits");
 		scn_result_free(&res);
 	}
 }
@@ -235,7 +235,7 @@ static void test_checkpoint_bound(void **state)
 	(void)state;
 	assert_int_equal(run_text("repeat 5000\ncheckpoint c\nend\n", NULL, &res), -E2BIG);
 	assert_int_equal(res.nr_cp, SCN_MAX_CHECKPOINTS);
-	assert_string_equal(res.msg, "line 2: checkpoint failed: more than 4096 checkpoints");
+	assert_string_equal(res.msg, "2:1: error: checkpoint failed: more than 4096 checkpoints");
 	scn_result_free(&res);
 	/* 4096 of them, and no implicit end checkpoint after them: fine */
 	assert_int_equal(run_text("repeat 4096\ncheckpoint c\nend\n", NULL, &res), 0);
@@ -253,7 +253,7 @@ static void test_work_budget(void **state)
 	assert_int_equal(run_text("mm A\nmmap A 1G 2M rx\nexec-random A 1G 2M count=1T seed=1\n",
 				  &lim, &res), -E2BIG);
 	assert_int_equal(res.err_line, 3);
-	assert_string_equal(res.msg, "line 3: exec-random failed: over the work budget of 1048576 units");
+	assert_string_equal(res.msg, "3:1: error: exec-random failed: over the work budget of 1048576 units");
 	assert_true(res.work <= lim.max_work);
 	scn_result_free(&res);
 	assert_int_equal(run_text("repeat 1T\nend\n", &lim, &res), -E2BIG);
@@ -301,13 +301,13 @@ static void test_division(void **state)
 	scenario_free(&again);
 	/* errors: by zero when parsed, or at run time through a variable; two '/'; '*' after '/' */
 	assert_int_equal(parse("mm A\nmmap A 1G 64K/0 rw\n", &s, err), -EINVAL);
-	assert_string_equal(err, "t.scn:2:15: division by zero");
+	assert_string_equal(err, "t.scn:2:15: error: division by zero");
 	assert_int_equal(parse("mm A\nmmap A 1G 1M/2/2 rw\n", &s, err), -EINVAL);
 	assert_non_null(strstr(err, "one '/' per product"));
 	assert_int_equal(parse("mm A\nmmap A 1G 1M/2*2 rw\n", &s, err), -EINVAL);
 	assert_non_null(strstr(err, "the divisor ends the product"));
 	assert_int_equal(run_text("repeat 1 i\nmm A\nmmap A 1G 1M/$i rw\nend\n", NULL, &res), -EINVAL);
-	assert_non_null(strstr(res.msg, "line 3: mmap failed: division by zero"));
+	assert_non_null(strstr(res.msg, "3:1: error: mmap failed: division by zero"));
 	scn_result_free(&res);
 }
 
@@ -328,7 +328,7 @@ static void test_touch_faults_in(void **state)
 	scn_result_free(&res);
 	/* a write to a read-only mapping: SIGSEGV stops the run, naming the page */
 	assert_int_equal(run_text("mm A\nmmap A 1G 64K r\ntouch A 1G 64K write\n", NULL, &res), -EFAULT);
-	assert_non_null(strstr(res.msg, "line 3: touch failed: write at 0x40000000"));
+	assert_non_null(strstr(res.msg, "3:1: error: touch failed: write at 0x40000000"));
 	scn_result_free(&res);
 }
 
@@ -398,7 +398,7 @@ static void test_check_op(void **state)
 	assert_int_equal(parse(text, &s, err), 0);
 	assert_int_equal(scenario_run(&s, &s.machine, NULL, NULL, NULL, corrupt_after_populate, &populate_op,
 				      NULL, &res), -EUCLEAN);
-	assert_non_null(strstr(res.msg, "line 4: check failed: "));
+	assert_non_null(strstr(res.msg, "4:1: error: check failed: "));
 	assert_non_null(strstr(res.msg, "invariant violation"));
 	scn_result_free(&res);
 	scenario_free(&s);
@@ -451,7 +451,7 @@ static void test_sweep_values(void **state)
 	scenario_free(&s);
 	assert_int_equal(parse("sweep m 1\n", &s, err), -EINVAL);
 	assert_int_equal(parse("sweep n 0..3\n", &s, err), -EINVAL);
-	assert_non_null(strstr(err, "t.scn:1:9: expected values"));
+	assert_non_null(strstr(err, "t.scn:1:9: error: expected values"));
 }
 
 int main(void)
