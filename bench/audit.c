@@ -471,7 +471,7 @@ static unsigned long audit_scenarios(struct audit *a, const struct campaign *c)
 	for (unsigned long n = 0; c->max_scenarios ? n < c->max_scenarios :
 	     (unsigned long)(time(NULL) - c->t0) < c->seconds; n++) {
 		struct scenario s;
-		char err[256];
+		char err[SCN_ERR_MAX];
 
 		scenario_parse("", 0, "audit", &s, err, sizeof(err));	/* an empty one: the defaults */
 		if (n % 3 == 2)
@@ -569,7 +569,7 @@ static int receive_groups(FILE *f, struct audit *a, unsigned long *ran)
 		return -1;
 	for (unsigned int i = 0; i < nr; i++) {
 		struct group g;
-		char err[256], *text;
+		char err[SCN_ERR_MAX], *text;
 		size_t len;
 
 		if (read_all(f, &g, sizeof(g)) || read_all(f, &len, sizeof(len)) ||
@@ -779,7 +779,7 @@ int cmd_audit(int argc, char **argv)
 		cfg.preset = t;
 		err = ptsim_machine_create(&cfg, &m);
 		if (err == -EINVAL) {
-			fprintf(stderr, "audit: unknown preset '%s'; valid: ", t);
+			fprintf(stderr, "audit: unknown preset '%s'\n  presets: ", t);
 			print_valid_presets(stderr);
 			fprintf(stderr, "\n");
 			return 2;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ptsim-bench's command table, usage, progress and JSON helpers (main is in ptsim-bench.c). */
 #include "rows.h"
+#include "scenario.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -290,14 +291,18 @@ void print_valid_cpus(FILE *f)
 
 void print_valid_presets(FILE *f)
 {
-	for (unsigned int i = 0; ptsim_preset_name(i); i++)
-		fprintf(f, "%s%s", i ? ", " : "", ptsim_preset_name(i));
+	char buf[1024];
+
+	names_wrapped(buf, sizeof(buf), ptsim_preset_name, 11, 4);
+	fputs(buf, f);
 }
 
 void print_valid_features(FILE *f)
 {
-	for (unsigned int i = 0; i < PTSIM_FEAT__COUNT; i++)
-		fprintf(f, "%s%s", i ? ", " : "", ptsim_feature_name((enum ptsim_feature)i));
+	char buf[2048];
+
+	valid_features_text(buf, sizeof(buf), 12, 4);
+	fputs(buf, f);
 }
 
 int parse_cpus(const char *cmd, const char *list, unsigned int *mask, enum ptsim_cpu *order,

@@ -182,6 +182,7 @@ int parse_cpus(const char *cmd, const char *list, unsigned int *mask, enum ptsim
 void print_valid_cpus(FILE *f);
 void print_valid_presets(FILE *f);
 void print_valid_features(FILE *f);
+
 /* "4K,64k": a bit per granule shift in *mask (any case); -EINVAL after a message naming cmd. */
 int parse_granules(const char *cmd, const char *list, unsigned int *mask);
 /*

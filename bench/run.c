@@ -806,7 +806,7 @@ int cmd_run(int argc, char **argv)
 	struct one_run *runs;
 	uint64_t nr_diags = 0;
 	struct scenario s;
-	char err[256], *text;
+	char err[SCN_ERR_MAX], *text;
 	size_t len;
 	int c, status = 0;
 

@@ -18,7 +18,7 @@ static int failures;
 
 static int load(const char *name, struct scenario *s)
 {
-	char path[4096], err[256], *text;
+	char path[4096], err[SCN_ERR_MAX], *text;
 	size_t len;
 	int ret;
 

@@ -142,12 +142,55 @@ struct parser {
 	struct scenario *s;
 };
 
+static const char *feature_name_at(unsigned int i)
+{
+	return i < PTSIM_FEAT__COUNT ? ptsim_feature_name((enum ptsim_feature)i) : NULL;
+}
+
+/*
+ * The names name(0), name(1), ... up to the first NULL, comma-separated,
+ * into buf: the first line goes on from column col, each line ends before
+ * column 80 and the next begins with indent spaces.
+ */
+void names_wrapped(char *buf, size_t len, const char *(*name)(unsigned int), size_t col,
+			  size_t indent)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; name(i) && at < len; i++) {
+		size_t n = strlen(name(i)) + (name(i + 1) ? 1 : 0);	/* the comma after it */
+		int w;
+
+		if (i && col + 1 + n > 80) {
+			w = snprintf(buf + at, len - at, "\n%*s", (int)indent, "");
+			col = indent;
+		} else {
+			w = snprintf(buf + at, len - at, "%s", i ? " " : "");
+			col += i ? 1 : 0;
+		}
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+		w = snprintf(buf + at, len - at, "%s%s", name(i), name(i + 1) ? "," : "");
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+		col += n;
+	}
+}
+
+void valid_features_text(char *buf, size_t len, size_t col, size_t indent)
+{
+	names_wrapped(buf, len, feature_name_at, col, indent);
+}
+
 static int fail(struct parser *p, unsigned int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static int fail(struct parser *p, unsigned int col, const char *fmt, ...)
 {
-	char msg[400];
+	char msg[SCN_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -659,9 +702,13 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 			if (op.kind == S_FEATURE) {
 				enum ptsim_feature f;
 
-				if (ptsim_feature_lookup(op.text, &f))
-					return fail(p, col[i], "unknown feature %s (ptsim-bench list "
-						    "features)", op.text);
+				if (ptsim_feature_lookup(op.text, &f)) {
+					char names[1536];
+
+					valid_features_text(names, sizeof(names), 12, 4);
+					return fail(p, col[i], "unknown feature %s\n  features: %s",
+						    op.text, names);
+				}
 			}
 			break;
 		}

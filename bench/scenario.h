@@ -102,6 +102,17 @@ int scenario_parse_values(const char *text, uint64_t *vals, unsigned int *nr, ch
 int scenario_parse(const char *text, size_t len, const char *file, struct scenario *out,
 		   char *err, size_t errlen);
 void scenario_free(struct scenario *s);
+/* The longest error message scenario_parse and scenario_run write (the valid names listed). */
+#define SCN_ERR_MAX	2048
+/*
+ * The names name(0), name(1), ... up to the first NULL, comma-separated, into
+ * buf: the first line goes on from column col, each line ends before column
+ * 80, the next begins with indent spaces (the valid names an error lists).
+ */
+void names_wrapped(char *buf, size_t len, const char *(*name)(unsigned int), size_t col,
+		   size_t indent);
+/* names_wrapped of the features (ptsim_feature_name). */
+void valid_features_text(char *buf, size_t len, size_t col, size_t indent);
 /* Write s back as scenario text (the audit's reproducers). */
 void scenario_print(const struct scenario *s, FILE *f);
 int scenario_add(struct scenario *s, const struct scn_op *op);

@@ -199,7 +199,7 @@ int cmd_sweep(int argc, char **argv)
 	static struct sweep w;
 	bool check = false;
 	struct scenario s;
-	char err[256], *text;
+	char err[SCN_ERR_MAX], *text;
 	size_t len;
 	int c, status = 0;
 

@@ -50,7 +50,9 @@ expect 2 "needs a number" audit --scenarios x
 expect 2 "unknown preset" audit --presets v9.9
 
 cpus="apple-m3, neoverse-v2, ampereone, neoverse-n1, neoverse-v1, neoverse-v3, android-x1"
-presets="baseline, patched, v6.6, v6.8, v6.9-midpoint, v6.9, v6.10, v6.11, v6.12, v6.13, v6.14, v6.15, v6.16, v6.17, v6.18, v6.19"
+# the same names as an error lists them below its line: wrapped at 80 columns
+presets1="baseline, patched, v6.6, v6.8, v6.9-midpoint, v6.9, v6.10, v6.11,"
+presets2="v6.12, v6.13, v6.14, v6.15, v6.16, v6.17, v6.18, v6.19"
 scn=$(mktemp)
 printf 'mm A\nmmap A 1G 2M rw\ncheckpoint done\n' > "$scn"
 
@@ -74,9 +76,12 @@ expect_line 2 "run: --cpu: unknown CPU 'm3'; valid: $cpus, all" run "$scn" --cpu
 expect_line 2 "audit: --cpu: unknown CPU 'm3'; valid: $cpus, all" audit --cpu m3
 expect_line 2 "ptsim-bench predict: unknown CPU 'm3'; valid: $cpus" predict --cpu m3
 expect_line 2 "run: --granule: unknown granule '8K'; valid: 4K, 16K, 64K" run "$scn" --granule 4K,8K
-expect_line 2 "audit: unknown preset 'v9.9'; valid: $presets" audit --presets v6.17,v9.9
+expect_line 2 "audit: unknown preset 'v9.9'" audit --presets v6.17,v9.9
+expect_line 2 "  presets: $presets1" audit --presets v6.17,v9.9
+expect_line 2 "    $presets2" audit --presets v6.17,v9.9
 expect_line 2 "run: --features v6.17,+nosuch: unknown feature or preset 'nosuch'" run "$scn" --features v6.17,+nosuch
-expect_line 2 "  presets: $presets" run "$scn" --features nosuch
+expect_line 2 "  presets: $presets1" run "$scn" --features nosuch
+expect_line 2 "    $presets2" run "$scn" --features nosuch
 expect_line 2 "list: unknown list 'cpu'; valid: cpus, features, presets, events" list cpu
 # granules in any case; CPUs in the order asked (each run's own report: --verbose)
 expect_line 0 "neoverse-n1, 64K, baseline" run "$scn" --granule 64k --cpu neoverse-n1 --verbose

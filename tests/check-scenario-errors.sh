@@ -114,7 +114,12 @@ expect 2 "xcpu.scn:1:13: error: unknown CPU m3 (cpus: apple-m3, " run "$dir/xcpu
 scn xgranule 'machine granule=3K\nmm A\n'
 expect 2 "xgranule.scn:1:17: error: bad value 3K (granule: 4K, 16K or 64K)" run "$dir/xgranule.scn"
 scn xfeature 'feature nosuch on\nmm A\n'
-expect 2 "xfeature.scn:1:9: error: unknown feature nosuch (ptsim-bench list features)" run "$dir/xfeature.scn"
+expect 2 "xfeature.scn:1:9: error: unknown feature nosuch$" run "$dir/xfeature.scn"
+# the valid names listed below it, 80 columns (issue 47)
+expect 2 "^  features: mprotect_pte_batching, contpte_get_early_exit,$" run "$dir/xfeature.scn"
+expect 2 "^    split_zeropage_remap$" run "$dir/xfeature.scn"
+[ -z "$("$bench" run "$dir/xfeature.scn" 2>&1 | awk 'length($0) > 80')" ] ||
+	{ echo "FAIL: xfeature: the names pass 80 columns"; fail=1; }
 scn xfeature2 'feature mprotect_pte_batching\nmm A\n'
 expect 2 "missing argument 2 (feature NAME on|off)" run "$dir/xfeature2.scn"
 scn xthp 'thp 3K\nmm A\n'
