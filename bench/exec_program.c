@@ -140,8 +140,9 @@ void exec_print_16k(void)
 	if (exec_program(PTSIM_GRANULE_16K, false, &cb, &rb) ||
 	    exec_program(PTSIM_GRANULE_16K, true, &ca, &ra))
 		return;
-	printf("\n16K pages, same workload (no published numbers): cold %.3f ms -> %.3f ms (x%.3f), "
-	       "random %.3f ms -> %.3f ms (x%.3f); I/Os %llu -> %llu, random-phase walks %llu -> %llu\n",
+	wrap_print(stdout, 2,
+		   "\n16K pages, same workload (no published numbers): cold %.3f ms -> %.3f ms (x%.3f), "
+		   "random %.3f ms -> %.3f ms (x%.3f); I/Os %llu -> %llu, random-phase walks %llu -> %llu",
 	       ns(&cb, PTSIM_GRANULE_16K) / 1e6, ns(&ca, PTSIM_GRANULE_16K) / 1e6,
 	       ns(&cb, PTSIM_GRANULE_16K) / ns(&ca, PTSIM_GRANULE_16K), ns(&rb, PTSIM_GRANULE_16K) / 1e6,
 	       ns(&ra, PTSIM_GRANULE_16K) / 1e6, ns(&rb, PTSIM_GRANULE_16K) / ns(&ra, PTSIM_GRANULE_16K),

@@ -81,7 +81,8 @@ const struct command commands[] = {
 	  "  --detail ID    one row: its counts before and after, event by event, and each\n"
 	  "                 price's share and weight (the row again at -/+ its uncertainty)\n"
 	  "  --check        exit 3 when a row misses its target, naming each on stderr\n"
-	  "  --wide         one line per row, up to 100 columns (default: 80 columns)\n" },
+	  "  --wide         one line per row, up to 100 columns (default: 80 columns);\n"
+	  "                 with --detail, one line per event, loop path and price\n" },
 	{ "cpus", cmd_cpus, "[--json]", "CPU descriptions and every cost-profile constant with its source",
 	  "  --json         as JSON\n" },
 	{ "list", cmd_list, "[cpus|features|presets|events]... [--json]",
@@ -98,9 +99,9 @@ const struct command commands[] = {
 	  "  --published ID=VALUE\n"
 	  "                 fit to VALUE instead of row ID's published value (what-if)\n" },
 	{ "run", cmd_run,
-	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--bbm L] [--noabort on|off]\n"
-	  "       [--max-work N] [--no-check-invariants] [--check] [--findings] [--wide]\n"
-	  "       [--verbose] [--events all|N] [--jobs N] [--json]",
+	  "FILE [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--bbm L] [--noabort on|off] "
+	  "[--max-work N] [--no-check-invariants] [--check] [--findings] [--wide] "
+	  "[--verbose] [--events all|N] [--jobs N] [--json]",
 	  "a scenario file on each CPU, granule and feature set: the times per checkpoint and "
 	  "kernel, the verdict, then what changed event by event",
 	  "  FILE           the scenario (doc/scenario.md)\n"
@@ -125,8 +126,8 @@ const struct command commands[] = {
 	  "                 default 1); the output is the same, in the same order\n"
 	  "  --json         as JSON\n" },
 	{ "sweep", cmd_sweep,
-	  "FILE [--values LIST] [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--checkpoint NAME]\n"
-	  "             [--check] [--csv|--json]",
+	  "FILE [--values LIST] [--cpu LIST|all] [--granule LIST] [--features SPEC]... [--checkpoint NAME] "
+	  "[--check] [--csv|--json]",
 	  "a scenario once per value of its $n: each checkpoint's predicted time per value",
 	  "  FILE           the scenario; its `sweep n VALUES` line gives the values\n"
 	  "  --values LIST  the values instead: N, A..B (doubling) or A..B+STEP, comma-separated\n"
@@ -138,8 +139,8 @@ const struct command commands[] = {
 	  "  --csv          one line per run and checkpoint: time and every event count\n"
 	  "  --json         as JSON (tools/ptsim-plot sweep draws it)\n" },
 	{ "audit", cmd_audit,
-	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--jobs N]\n"
-	  "             [--shard K/N] [--reproducers DIR] [--json]",
+	  "[--cpu LIST|all] [--seconds N | --scenarios N] [--seed S] [--presets LIST] [--jobs N] "
+	  "[--shard K/N] [--reproducers DIR] [--json]",
 	  "random scenarios on every CPU and kernel: break-before-make findings, grouped, shrunk",
 	  "  --cpu LIST     comma-separated CPU names, or all (default: all)\n"
 	  "  --seconds N    stop after N seconds (N > 0; default 60)\n"
@@ -196,6 +197,23 @@ static size_t help_hang(const char *line, size_t len)
 }
 
 /*
+ * The length of the word at text: up to a space or the line's end, or, for
+ * a word that opens a bracket ("[--bbm L]"), up to the space after the
+ * bracket that closes it, so that a synopsis breaks between options.
+ */
+static size_t word_len(const char *text, size_t left)
+{
+	size_t w = 0;
+	int depth = 0;
+
+	if (*text != '[')
+		return strcspn(text, " \n") < left ? strcspn(text, " \n") : left;
+	for (; w < left && text[w] != '\n' && (depth > 0 || text[w] != ' '); w++)
+		depth += text[w] == '[' ? 1 : text[w] == ']' ? -1 : 0;
+	return w;
+}
+
+/*
  * text on f, each line wrapped at 80 columns: its continuation lines start at
  * hang, or (hang SIZE_MAX) where help_hang puts them.
  */
@@ -206,7 +224,8 @@ static void wrap_text(FILE *f, size_t hang_all, const char *text)
 		size_t hang = hang_all == SIZE_MAX ? help_hang(text, len) : hang_all;
 
 		while (at < len) {
-			size_t sp = strspn(text + at, " "), w = strcspn(text + at + sp, " \n");
+			size_t sp = strspn(text + at, " ");
+			size_t w = at + sp < len ? word_len(text + at + sp, len - at - sp) : 0;
 			size_t to = hang;
 
 			if (at + sp >= len)
@@ -268,8 +287,10 @@ int command_usage(const char *name, FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(commands[i].name, name))
 			continue;
-		snprintf(line, sizeof(line), "usage: ptsim-bench %s%s%s\n  %s", name,
-			 *commands[i].args ? " " : "", commands[i].args, commands[i].what);
+		/* the synopsis's continuation lines under its first option */
+		wrap_print(f, strlen("usage: ptsim-bench  ") + strlen(name), "usage: ptsim-bench %s%s%s",
+			   name, *commands[i].args ? " " : "", commands[i].args);
+		snprintf(line, sizeof(line), "  %s", commands[i].what);
 		help_print(f, line);
 		if (*commands[i].options) {
 			fprintf(f, "\noptions:\n");

@@ -327,13 +327,15 @@ static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 }
 
 #define MAX_PRICES 32
+/* the --detail table's name column; 22 + two sides of 29 = 80 */
+#define DETAIL_NAME_COLUMNS 22
 
 /*
  * Each price the row pays: its share of the before and after totals, its
  * uncertainty, and the row's result simulated again with that price moved
  * down and up by it (bench/sensitivity.c).
  */
-static void print_sensitivity(const struct outcome *o)
+static void print_sensitivity(const struct outcome *o, bool wide)
 {
 	struct price_sensitivity ps[MAX_PRICES];
 	int n = row_sensitivity(o->row, &o->res, ps, MAX_PRICES);
@@ -342,24 +344,52 @@ static void print_sensitivity(const struct outcome *o)
 		printf("\n  no sensitivity: %s\n", ptsim_strerror(n));
 		return;
 	}
-	printf("\nSensitivity: each price's share of the totals, and the result (%.6g) simulated\n"
-	       "again with that price alone at -/+ its uncertainty (doc/cpu-profiles.md §12):\n",
-	       o->res.simulated);
-	printf("%-16s %8s %8s %6s %11s %11s %8s  %s\n", "class", o->res.before_label ? "before" : "",
-	       "after", "+-", "result -u", "result +u", "moves", "why this uncertainty");
+	printf("\nSensitivity: each price's share of the totals, and the result (%.6g)\n"
+	       "simulated again with that price alone at -/+ its uncertainty\n"
+	       "(doc/cpu-profiles.md §12)%s:\n",
+	       o->res.simulated, wide ? "" : "; why this uncertainty below each class");
+	printf("%-16s %8s %8s %6s %11s %11s %8s%s\n", "class", o->res.before_label ? "before" : "",
+	       "after", "+-", "result -u", "result +u", "moves", wide ? "  why this uncertainty" : "");
 	for (int i = 0; i < n; i++) {
 		double lo = ps[i].result_minus, hi = ps[i].result_plus, s = o->res.simulated;
 		double moves = s ? 100 * fmax(fabs(lo - s), fabs(hi - s)) / fabs(s) : 0;
 
-		printf("%-16s %7.2f%% %7.2f%% %5.0f%% %11.6g %11.6g %7.2f%%  %s\n", ps[i].klass,
+		printf("%-16s %7.2f%% %7.2f%% %5.0f%% %11.6g %11.6g %7.2f%%", ps[i].klass,
 		       100 * ps[i].before_share, 100 * ps[i].after_share, 100 * ps[i].uncertainty, lo,
-		       hi, moves, ps[i].uncertainty_source);
+		       hi, moves);
+		if (wide)
+			printf("  %s\n", ps[i].uncertainty_source);
+		else
+			wrap_print(stdout, 4, "\n    %s", ps[i].uncertainty_source);
 	}
+}
+
+/*
+ * One row of the --detail table: a count, its time and its share on each
+ * side. 80 columns: a name longer than its column gets a line of its own
+ * (--wide: one line, the old widths).
+ */
+static void print_detail_row(const char *name, unsigned long long before, double before_ns,
+			     double before_total, unsigned long long after, double after_ns,
+			     double after_total, bool wide)
+{
+	if (wide) {
+		printf("%-40s %16llu %12.3f %6.2f%%   %16llu %12.3f %6.2f%%\n", name, before,
+		       before_ns / 1e6, 100 * before_ns / before_total, after, after_ns / 1e6,
+		       100 * after_ns / after_total);
+		return;
+	}
+	if (strlen(name) > DETAIL_NAME_COLUMNS)
+		printf("%s\n%-*s", name, DETAIL_NAME_COLUMNS, "");
+	else
+		printf("%-*s", DETAIL_NAME_COLUMNS, name);
+	printf(" %10llu %9.3f %6.2f%% %10llu %9.3f %6.2f%%\n", before, before_ns / 1e6,
+	       100 * before_ns / before_total, after, after_ns / 1e6, 100 * after_ns / after_total);
 }
 
 /* The --detail table's loop paths: each priced path's turns and time, before and after. */
 static void print_detail_loops(const struct row_result *r, const struct ptsim_overlap_prediction *pb,
-			       const struct ptsim_overlap_prediction *pa)
+			       const struct ptsim_overlap_prediction *pa, bool wide)
 {
 	for (unsigned int l = 0; l < PTSIM_LOOP__COUNT; l++) {
 		const char *fn, *variant;
@@ -369,11 +399,9 @@ static void print_detail_loops(const struct row_result *r, const struct ptsim_ov
 			continue;
 		ptsim_loop_name((enum ptsim_loop)l, &fn, &variant);
 		snprintf(name, sizeof(name), "%s/%s", fn, variant);
-		printf("%-26s %16llu %12.3f %6.2f%%   %16llu %12.3f %6.2f%%\n", name,
-		       (unsigned long long)r->before_loops.iter[l], pb->loop_path_ns[l] / 1e6,
-		       100 * pb->loop_path_ns[l] / pb->total_ns,
-		       (unsigned long long)r->after_loops.iter[l], pa->loop_path_ns[l] / 1e6,
-		       100 * pa->loop_path_ns[l] / pa->total_ns);
+		print_detail_row(name, (unsigned long long)r->before_loops.iter[l], pb->loop_path_ns[l],
+				 pb->total_ns, (unsigned long long)r->after_loops.iter[l],
+				 pa->loop_path_ns[l], pa->total_ns, wide);
 	}
 }
 
@@ -410,7 +438,7 @@ static void print_detail_kinds(const struct ptsim_overlap_prediction *pb,
 	}
 }
 
-static void print_detail(const struct outcome *o)
+static void print_detail(const struct outcome *o, bool wide)
 {
 	const struct row_result *r = &o->res;
 	struct ptsim_overlap_prediction pb, pa;
@@ -418,13 +446,17 @@ static void print_detail(const struct outcome *o)
 
 	char target[48];
 
-	printf("%s: %s\n  source: %s\n  %s\n", o->row->id, o->row->metric, o->row->source,
-	       o->row->citation);
+	if (wide)
+		printf("%s: %s\n  source: %s\n  %s\n", o->row->id, o->row->metric, o->row->source,
+		       o->row->citation);
+	else
+		wrap_print(stdout, 4, "%s: %s\n  source: %s\n  %s", o->row->id, o->row->metric,
+			   o->row->source, o->row->citation);
 	if (!o->err) {
 		target_text(o, target, sizeof(target));
-		printf("  published %.6g, simulated %.6g, error %+.2f%%, %s, target %s\n",
-		       o->row->value, r->simulated, o->error_pct, o->fitted ? "fit" : "prediction",
-		       target);
+		wrap_print(stdout, 4, "  published %.6g, simulated %.6g, error %+.2f%%, %s, target %s",
+			   o->row->value, r->simulated, o->error_pct,
+			   o->fitted ? "fit" : "prediction", target);
 	}
 	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu)) {
 		printf("  no per-event breakdown for this row\n");
@@ -432,23 +464,32 @@ static void print_detail(const struct outcome *o)
 	}
 	ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, &pb);
 	ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, &pa);
-	printf("\n%-26s %16s %12s %7s   %16s %12s %7s\n", "event or loop path", r->before_label,
-	       "ms", "%", r->after_label, "ms", "%");
-	print_detail_loops(r, &pb, &pa);
+	if (wide) {
+		printf("\n%-40s %16s %12s %7s   %16s %12s %7s\n", "event or loop path",
+		       r->before_label, "ms", "%", r->after_label, "ms", "%");
+	} else {
+		wrap_print(stdout, 10, "\n  before: %s", r->before_label);
+		wrap_print(stdout, 10, "  after:  %s", r->after_label);
+		printf("%-*s %10s %9s %7s %10s %9s %7s\n", DETAIL_NAME_COLUMNS, "event or loop path",
+		       "before", "ms", "%", "after", "ms", "%");
+	}
+	print_detail_loops(r, &pb, &pa, wide);
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		if (!r->before.ev[e] && !r->after.ev[e])
 			continue;
-		printf("%-26s %16llu %12.3f %6.2f%%   %16llu %12.3f %6.2f%%\n",
-		       ptsim_event_name((enum ptsim_event)e), (unsigned long long)r->before.ev[e],
-		       pb.event_ns[e] / 1e6, 100 * pb.event_ns[e] / pb.total_ns,
-		       (unsigned long long)r->after.ev[e], pa.event_ns[e] / 1e6,
-		       100 * pa.event_ns[e] / pa.total_ns);
+		print_detail_row(ptsim_event_name((enum ptsim_event)e),
+				 (unsigned long long)r->before.ev[e], pb.event_ns[e], pb.total_ns,
+				 (unsigned long long)r->after.ev[e], pa.event_ns[e], pa.total_ns, wide);
 	}
-	printf("%-26s %16s %12.3f %7s   %16s %12.3f\n", "total", "", pb.total_ns / 1e6, "", "",
-	       pa.total_ns / 1e6);
+	if (wide)
+		printf("%-40s %16s %12.3f %7s   %16s %12.3f\n", "total", "", pb.total_ns / 1e6, "",
+		       "", pa.total_ns / 1e6);
+	else
+		printf("%-*s %10s %9.3f %7s %10s %9.3f\n", DETAIL_NAME_COLUMNS, "total", "",
+		       pb.total_ns / 1e6, "", "", pa.total_ns / 1e6);
 	print_detail_parts(&pb, &pa);
 	print_detail_kinds(&pb, &pa);
-	print_sensitivity(o);
+	print_sensitivity(o, wide);
 	if (!strncmp(o->row->id, "uffd.", 5))
 		uffd_print_sweep();
 	if (!strncmp(o->row->id, "exec.", 5))
@@ -700,7 +741,7 @@ int cmd_reproduce(int argc, char **argv)
 	if (detail && json)
 		print_detail_json(&o[0]);
 	else if (detail)
-		print_detail(&o[0]);
+		print_detail(&o[0], wide);
 	else if (json)
 		print_json(o, n);
 	else

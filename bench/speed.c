@@ -432,6 +432,7 @@ int cmd_speed(int argc, char **argv)
 	unsigned int n;
 	int parsed = parse_speed_options(argc, argv, &json, &n);
 	double ns_cpu[NR_STATES][2], sim_nat[NR_STATES][2];
+	struct native_time nat[NR_STATES];
 	long native_t1_huge_kib = -1;
 	struct access_speed acc = { -1, -1, -1, -1, 0, -1, 0 };
 	double paint = -1, repaint = -1, create_us[3] = { -1, -1, -1 }, mmaps_s = -1, repro_cpu = -1;
@@ -466,10 +467,9 @@ int cmd_speed(int argc, char **argv)
 		printf(", \"best_of\": %u, \"mprotect\": [\n", n);
 	}
 	else
-		printf("best of %u runs by CPU time; \"cpu\" columns are CPU time, \"wall\" wall-clock of the "
-		       "same run\n%-4s %-6s %10s %10s %12s %10s %12s %10s %10s %10s %8s\n", n, "", "",
-		       "cpu s", "wall s", "PTE ops", "ns/op cpu", "ops/s cpu", "ns/acc wall", "nat cpu s",
-		       "nat wall s", "sim/nat");
+		wrap_print(stdout, 0, "best of %u runs by CPU time; \"cpu\" columns are CPU time, \"wall\" "
+			   "wall-clock of the same run\n%-4s %-6s %9s %9s %11s %9s %10s %11s", n, "", "",
+			   "cpu s", "wall s", "PTE ops", "ns/op cpu", "ops/s cpu", "ns/acc wall");
 	for (int st = 0; st < NR_STATES; st++) {
 		struct native_time nt = { -1, -1, -1 };
 		bool have_native = false;
@@ -484,6 +484,7 @@ int cmd_speed(int argc, char **argv)
 				nt = t;
 			have_native = true;
 		}
+		nat[st] = nt;
 		if (st == STATE_T1)
 			native_t1_huge_kib = have_native ? nt.huge_kib : -1;
 		for (int b = 0; b < 2; b++) {
@@ -523,14 +524,10 @@ int cmd_speed(int argc, char **argv)
 					printf("\"native_seconds\": null, \"native_cpu_seconds\": null, "
 					       "\"sim_over_native\": null}");
 			} else {
-				printf("%-4s %-6s %10.3f %10.3f %12llu %10.2f %12.4g %10.2f ", names[st],
+				printf("%-4s %-6s %9.3f %9.3f %11llu %9.2f %10.4g %11.2f\n", names[st],
 				       b ? "after" : "before", s.mprotect_cpu_s, s.mprotect_s,
 				       (unsigned long long)s.pte_ops, ns_op,
 				       (double)s.pte_ops / s.mprotect_cpu_s, ns_acc);
-				if (sim_nat[st][b] > 0)
-					printf("%10.3f %10.3f %8.3f\n", nt.cpu_s, nt.wall_s, sim_nat[st][b]);
-				else
-					printf("%10s %10s %8s\n", "-", "-", "-");
 			}
 			first = false;
 		}
@@ -609,24 +606,36 @@ int cmd_speed(int argc, char **argv)
 		       peak_rss_kib());
 		return 0;
 	}
-	printf("\n256 GiB linear map (4K, AmpereOne): paint %.3f s, repaint to PTEs %.3f s (CPU), peak RSS "
-	       "%ld KiB\npeak RSS of the whole run (includes the native 1 GiB buffer): %ld KiB\n",
-	       paint, repaint, rss_repaint, peak_rss_kib());
-	printf("native T1 buffer in host huge pages (MADV_HUGEPAGE asks for all 1048576 KiB): "
-	       "%ld KiB\n", native_t1_huge_kib);
-	printf("machine + empty mm, create and destroy: %.2f us (4K), %.2f us (16K), "
-	       "%.2f us (64K), CPU\n80,000 first-fit anonymous mmaps: %.3f s CPU\n", create_us[0],
-	       create_us[1], create_us[2], mmaps_s);
+	/* the same mprotect calls natively on this host (T2 has no native run) */
+	printf("\n%-4s %-6s %10s %10s %8s\n", "", "", "nat cpu s", "nat wall s", "sim/nat");
+	for (int st = 0; st < NR_STATES; st++)
+		for (int b = 0; b < 2; b++) {
+			printf("%-4s %-6s ", names[st], b ? "after" : "before");
+			if (sim_nat[st][b] > 0)
+				printf("%10.3f %10.3f %8.3f\n", nat[st].cpu_s, nat[st].wall_s,
+				       sim_nat[st][b]);
+			else
+				printf("%10s %10s %8s\n", "-", "-", "-");
+		}
+	wrap_print(stdout, 2, "\n256 GiB linear map (4K, AmpereOne): paint %.3f s, repaint to PTEs "
+		   "%.3f s (CPU), peak RSS %ld KiB", paint, repaint, rss_repaint);
+	wrap_print(stdout, 2, "peak RSS of the whole run (includes the native 1 GiB buffer): %ld KiB",
+		   peak_rss_kib());
+	wrap_print(stdout, 2, "native T1 buffer in host huge pages (MADV_HUGEPAGE asks for all "
+		   "1048576 KiB): %ld KiB", native_t1_huge_kib);
+	wrap_print(stdout, 2, "machine + empty mm, create and destroy: %.2f us (4K), %.2f us (16K), "
+		   "%.2f us (64K), CPU", create_us[0], create_us[1], create_us[2]);
+	printf("80,000 first-fit anonymous mmaps: %.3f s CPU\n", mmaps_s);
 	printf("page-table pages (their real size) per mapped 4K page: %.2f bytes\n",
 	       acc.table_bytes_per_page);
-	printf("\n%-52s %-6s %10s %10s %6s\n", "goal", "clock", "now", "target", "verdict");
+	printf("\n%-48s %-5s %7s %9s %s\n", "goal", "clock", "now", "target", "verdict");
 	for (size_t i = 0; i < nr_goals; i++) {
-		printf("%-52s %-6s ", goals[i].what, goals[i].clock);
+		printf("%-48s %-5s ", goals[i].what, goals[i].clock);
 		if (goals[i].value < 0)
-			printf("%10s", "-");
+			printf("%7s", "-");
 		else
-			printf("%10.2f", goals[i].value);
-		printf("   <= %5g %6s\n", goals[i].target, goal_verdict(&goals[i]));
+			printf("%7.2f", goals[i].value);
+		printf("  <= %5g %s\n", goals[i].target, goal_verdict(&goals[i]));
 	}
 	return 0;
 }

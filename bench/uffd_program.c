@@ -161,7 +161,7 @@ int uffd_program(bool batching, struct uffd_run_result *out)
 	if (!done[batching]) {
 		int err;
 
-		progress("simulating the UFFDIO_MOVE compaction workload, %s batching",
+		progress("simulating UFFDIO_MOVE compaction, %s batching",
 			 batching ? "with" : "without");
 		err = program(batching, nr, workload_mix(nr), 0, &cache[batching]);
 		if (err)
@@ -226,8 +226,9 @@ void uffd_print_sweep(void)
 	static unsigned int nr[SPACE / 4096];
 
 	printf("\nsensitivity to the run length (every call moves that many pages; 32 MiB):\n");
-	printf("%8s %9s %19s %20s %19s %8s\n", "pages", "start", "clear_flush before",
-	       "normal_folio before", "normal_folio after", "speedup");
+	printf("%8s %9s %12s %13s %13s\n", "", "", "clear_flush", "normal_folio", "normal_folio");
+	printf("%8s %9s %12s %13s %13s %8s\n", "pages", "start", "before", "before", "after",
+	       "speedup");
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		for (int shift = 0; shift < (runs[i] > 1 ? 2 : 1); shift++) {
 			size_t calls = SPACE / 4096 / runs[i] - (size_t)shift;
@@ -238,7 +239,7 @@ void uffd_print_sweep(void)
 			if (program(false, nr, calls, (uint64_t)shift, &b) ||
 			    program(true, nr, calls, (uint64_t)shift, &a))
 				return;
-			printf("%8u %9s %18.1f%% %19.1f%% %18.1f%% %8.2f\n", runs[i],
+			printf("%8u %9s %11.1f%% %12.1f%% %12.1f%% %8.2f\n", runs[i],
 			       shift ? "+1 page" : "aligned",
 			       100 * uffd_share(&b.clear_flush, &b.mpp, &b.mpp_loops),
 			       100 * uffd_share(&b.normal_folio, &b.mpp, &b.mpp_loops),

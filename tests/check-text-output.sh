@@ -67,6 +67,21 @@ import json, sys
 runs = json.load(sys.stdin)["runs"]
 assert len(runs[0]["caveats"]) == 1 and runs[1]["caveats"] == [], [r["caveats"] for r in runs]
 ' || { echo "FAIL: run --json caveats"; fail=1; }
+# reproduce --detail fits 80 columns on a row of each program (issue 47): a long loop path's
+# name on a line of its own, each price's reason for its uncertainty below its class; --wide
+# keeps one line each
+det=$("$bench" reproduce --detail mprotect.m3.t1_speedup 2>/dev/null)
+narrow "$det" "reproduce --detail mprotect.m3.t1_speedup"
+has "change_pte_range_batched/large_writable" "$det" "reproduce --detail"
+has "    an ESTIMATE: +-30 % (doc/cpu-profiles.md §12)" "$det" "reproduce --detail"
+for id in uffd.android.clear_flush_share_before exec.grace.cold_speedup; do
+	narrow "$("$bench" reproduce --detail $id 2>/dev/null)" "reproduce --detail $id"
+done
+wide=$("$bench" reproduce --detail mprotect.m3.t1_speedup --wide 2>/dev/null)
+printf '%s\n' "$wide" | grep -q '^change_pte_range_batched/large_writable  *0  *0\.000' ||
+	{ echo "FAIL: reproduce --detail --wide: a long name not on its row's line"; fail=1; }
+# sweep's table fits 80 columns
+narrow "$("$bench" sweep "$scn/mprotect-sweep.scn" 2>/dev/null)" sweep
 # cpus fits 80 columns, each constant's source below its row (issue 47)
 narrow "$("$bench" cpus 2>/dev/null)" cpus
 # fit's tables and text fit 80 columns (issue 47)
@@ -77,7 +92,13 @@ narrow "$("$bench" list)" list
 narrow "$("$bench" --help)" "--help"
 for cmd in $("$bench" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	narrow "$("$bench" "$cmd" --help)" "$cmd --help"
+	# its synopsis breaks between options, never inside one ("[--bbm" / "L]")
+	bad=$("$bench" "$cmd" --help | sed -n '/^usage:/,/^  [a-z]/p' |
+		awk '{ o = gsub(/\[/, "["); c = gsub(/\]/, "]"); if (o != c) print }')
+	[ -z "$bad" ] || { echo "FAIL: $cmd --help: an option split across lines: $bad"; fail=1; }
 done
+bad=$("$bench" --help | awk '/^commands:/ { on = 1; next } on { o = gsub(/\[/, "["); c = gsub(/\]/, "]"); if (o != c) print }')
+[ -z "$bad" ] || { echo "FAIL: --help: an option split across lines: $bad"; fail=1; }
 [ "$("$bench" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/' | wc -l)" -ge 10 ] ||
 	{ echo "FAIL: --help lists fewer than 10 commands"; fail=1; }
 exit $fail
