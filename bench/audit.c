@@ -416,17 +416,24 @@ static void print_group(const struct audit *a, const struct group *g, bool json,
 		json_string(text ? text : "");
 		printf("}");
 	} else {
-		printf("[%s] %s\n  %s\n  fires on:", ptsim_diag_kind_name(g->kind), g->chain, g->message);
+		/* 80 columns: the chain and the message wrapped, a line per CPU it fires on */
+		wrap_print(stdout, 4, "[%s] %s", ptsim_diag_kind_name(g->kind), g->chain);
+		wrap_print(stdout, 4, "  %s", g->message);
+		printf("  fires on:\n");
 		for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+			char kernels[MAX_PRESETS * 32];
+			size_t at = 0;
+
 			if (!g->fires[c])
 				continue;
-			printf(" %s (", ptsim_cpu_name((enum ptsim_cpu)c));
-			for (unsigned int p = 0, m = 0; p < a->nr_presets; p++)
+			kernels[0] = '\0';
+			for (unsigned int p = 0; p < a->nr_presets && at < sizeof(kernels); p++)
 				if (g->fires[c] & (1u << p))
-					printf("%s%s", m++ ? ", " : "", a->presets[p]);
-			printf(")");
+					at += (size_t)snprintf(kernels + at, sizeof(kernels) - at, "%s%s",
+							       at ? ", " : "", a->presets[p]);
+			wrap_print(stdout, 17, "    %-12s %s", ptsim_cpu_name((enum ptsim_cpu)c), kernels);
 		}
-		printf("\n  minimal scenario (%zu operations):\n", g->repro.nr);
+		printf("  minimal scenario (%zu operations):\n", g->repro.nr);
 		for (char *line = text; line && *line;) {
 			char *nl = strchr(line, '\n');
 

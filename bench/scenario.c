@@ -898,21 +898,50 @@ static void print_expr(FILE *f, const struct scn_expr *e)
 	}
 }
 
+/* A size as the scenario grammar reads it: 256M, 2G, or hex when not whole. */
+static const char *size_text(char *buf, size_t len, uint64_t v)
+{
+	static const char suffix[] = "TGMK";
+
+	for (unsigned int i = 0; i < 4; i++) {
+		unsigned int shift = 10 * (4 - i);
+
+		if (v && !(v & ((UINT64_C(1) << shift) - 1))) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(v >> shift), suffix[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
+/*
+ * The machine: one line when it fits 76 columns (an audit prints it indented
+ * by four), else two machine lines, which the parser adds up.
+ */
+static void machine_print(const struct scn_machine *mc, FILE *f)
+{
+	char cpu[128], rest[192], mem[24], base[24];
+	int n = snprintf(cpu, sizeof(cpu), "machine cpu=%s granule=%uK preset=%s",
+			 ptsim_cpu_name(mc->cpu), (1u << mc->granule) / 1024, mc->preset);
+	int m = snprintf(rest, sizeof(rest), "va=%u mem=%s base=%s cpus=%u%s%s", mc->va_bits,
+			 size_text(mem, sizeof(mem), mc->phys_size),
+			 size_text(base, sizeof(base), mc->phys_base), mc->nr_cpus,
+			 mc->kpti ? " kpti" : "", mc->repeat_tlbi ? " repeat-tlbi" : "");
+
+	if (mc->bbm_level)
+		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " bbm=%u", mc->bbm_level - 1);
+	if (mc->bbml2_noabort)
+		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " noabort=%s",
+			      mc->bbml2_noabort == 2 ? "on" : "off");
+	if (mc->phys_fragmented)
+		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " phys=fragmented");
+	fprintf(f, "%s%s%s\n", cpu, n + 1 + m <= 76 ? " " : "\nmachine ", rest);
+}
+
 void scenario_print(const struct scenario *s, FILE *f)
 {
-	const struct scn_machine *mc = &s->machine;
-
-	fprintf(f, "machine cpu=%s granule=%uK va=%u mem=0x%llx base=0x%llx cpus=%u preset=%s%s%s",
-		ptsim_cpu_name(mc->cpu), (1u << mc->granule) / 1024, mc->va_bits,
-		(unsigned long long)mc->phys_size, (unsigned long long)mc->phys_base, mc->nr_cpus,
-		mc->preset, mc->kpti ? " kpti" : "", mc->repeat_tlbi ? " repeat-tlbi" : "");
-	if (mc->bbm_level)
-		fprintf(f, " bbm=%u", mc->bbm_level - 1);
-	if (mc->bbml2_noabort)
-		fprintf(f, " noabort=%s", mc->bbml2_noabort == 2 ? "on" : "off");
-	if (mc->phys_fragmented)
-		fprintf(f, " phys=fragmented");
-	fputc('\n', f);
+	machine_print(&s->machine, f);
 	for (unsigned int i = 0; i < s->nr_sweep; i++)	/* 16 a line: lines stay under 512 */
 		fprintf(f, "%s0x%llx%s", i % 16 ? "," : "sweep n ", (unsigned long long)s->sweep[i],
 			i % 16 == 15 || i + 1 == s->nr_sweep ? "\n" : "");

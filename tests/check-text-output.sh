@@ -82,6 +82,13 @@ printf '%s\n' "$wide" | grep -q '^change_pte_range_batched/large_writable  *0  *
 	{ echo "FAIL: reproduce --detail --wide: a long name not on its row's line"; fail=1; }
 # sweep's table fits 80 columns
 narrow "$("$bench" sweep "$scn/mprotect-sweep.scn" 2>/dev/null)" sweep
+# audit's text fits 80 columns (issue 47): the chain and message wrapped, a line per CPU it
+# fires on, the reproducer's machine on two machine lines when one would not fit
+aud=$("$bench" audit --scenarios 100 --seed 2 --cpu apple-m3,neoverse-v2 --presets v6.18 2>/dev/null)
+narrow "$aud" audit
+has "    apple-m3     v6.18" "$aud" audit
+has "    machine cpu=neoverse-v2 granule=4K preset=v6.18" "$aud" audit
+has "    machine va=48 mem=256M base=2G cpus=1" "$aud" audit
 # cpus fits 80 columns, each constant's source below its row (issue 47)
 narrow "$("$bench" cpus 2>/dev/null)" cpus
 # fit's tables and text fit 80 columns (issue 47)
