@@ -7,6 +7,7 @@
  * (doc/scenario.md, "Audit").
  */
 #include "findings.h"
+#include "group_text.h"
 #include "rows.h"
 #include "scenario.h"
 #include "prng.h"
@@ -416,31 +417,18 @@ static void print_group(const struct audit *a, const struct group *g, bool json,
 		json_string(text ? text : "");
 		printf("}");
 	} else {
-		/* 80 columns: the chain and the message wrapped, a line per CPU it fires on */
-		wrap_print(stdout, 4, "[%s] %s", ptsim_diag_kind_name(g->kind), g->chain);
-		wrap_print(stdout, 4, "  %s", g->message);
-		printf("  fires on:\n");
-		for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
-			char kernels[MAX_PRESETS * 32];
-			size_t at = 0;
+		char kernels[PTSIM_CPU__COUNT][GROUP_KERNELS_TEXT];
+		const char *fires[PTSIM_CPU__COUNT] = { NULL };
 
+		for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
 			if (!g->fires[c])
 				continue;
-			kernels[0] = '\0';
-			for (unsigned int p = 0; p < a->nr_presets && at < sizeof(kernels); p++)
-				if (g->fires[c] & (1u << p))
-					at += (size_t)snprintf(kernels + at, sizeof(kernels) - at, "%s%s",
-							       at ? ", " : "", a->presets[p]);
-			wrap_print(stdout, 17, "    %-12s %s", ptsim_cpu_name((enum ptsim_cpu)c), kernels);
+			group_kernels_text(kernels[c], sizeof(kernels[c]), g->fires[c], a->presets,
+					   a->nr_presets);
+			fires[c] = kernels[c];
 		}
-		printf("  minimal scenario (%zu operations):\n", g->repro.nr);
-		for (char *line = text; line && *line;) {
-			char *nl = strchr(line, '\n');
-
-			printf("    %.*s\n", (int)(nl ? nl - line : (long)strlen(line)), line);
-			line = nl ? nl + 1 : NULL;
-		}
-		printf("\n");
+		group_print_text(ptsim_diag_kind_name(g->kind), g->chain, g->message, fires,
+				 text ? text : "");
 	}
 	free(text);
 }

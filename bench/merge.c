@@ -7,6 +7,7 @@
  * shards of one campaign is the reproducer one process would have printed
  * (doc/scenario.md, "Audit").
  */
+#include "group_text.h"
 #include "json_read.h"
 #include "rows.h"
 
@@ -165,6 +166,22 @@ static void print_merged(const struct merge *mg, const struct merged *m, bool fi
 	printf("}");
 }
 
+/* One merged group as audit's text prints it (bench/group_text.c). */
+static void print_merged_text(const struct merge *mg, const struct merged *m)
+{
+	static char kernels[PTSIM_CPU__COUNT][GROUP_KERNELS_TEXT];
+	const char *fires[PTSIM_CPU__COUNT] = { NULL };
+
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+		if (!m->fires[c])
+			continue;
+		group_kernels_text(kernels[c], sizeof(kernels[c]), m->fires[c], mg->presets,
+				   mg->nr_presets);
+		fires[c] = kernels[c];
+	}
+	group_print_text(m->kind, m->chain, str(m->g, "message"), fires, str(m->g, "scenario"));
+}
+
 /* One input: the campaign (its seed) and which of its N shards it ran. */
 struct shard {
 	const char *path;
@@ -275,31 +292,42 @@ int cmd_merge(int argc, char **argv)
 	struct shard *shards;
 	uint64_t scenarios = 0, seed = 0;
 	bool same_seed = true;
-	int nfiles = argc - 1, status = 0;
+	const char **paths;
+	int nfiles = 0, status = 0;
+	bool json = false;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 		return command_usage("merge", stdout);
+	/* files and --json; any other option is refused, not read as a file name */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "merge: unknown option %s (merge takes --json and the --json "
+					"outputs of audit runs)\n", argv[i]);
+			return command_usage("merge", stderr);
+		} else {
+			nfiles++;
+		}
+	}
 	if (nfiles < 1) {
 		fprintf(stderr, "merge: expected the --json outputs of audit runs\n");
 		return command_usage("merge", stderr);
 	}
-	/* merge takes files only: an option is refused, not read as a file name */
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "merge: unknown option %s (merge takes only the --json "
-					"outputs of audit runs)\n", argv[i]);
-			return command_usage("merge", stderr);
-		}
-	}
 	runs = calloc((size_t)nfiles, sizeof(*runs));
 	shards = calloc((size_t)nfiles, sizeof(*shards));
-	if (!runs || !shards) {
+	paths = calloc((size_t)nfiles, sizeof(*paths));
+	if (!runs || !shards || !paths) {
 		free(runs);
 		free(shards);
+		free(paths);
 		return 1;
 	}
+	for (int i = 1, n = 0; i < argc; i++)
+		if (strcmp(argv[i], "--json"))
+			paths[n++] = argv[i];
 	for (int i = 0; i < nfiles && !status; i++) {
-		const char *path = argv[i + 1], *why = NULL;
+		const char *path = paths[i], *why = NULL;
 		size_t len;
 		char *text = read_file(path, &len), err[128];
 		const struct json *groups;
@@ -339,8 +367,21 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (!status)
 		status = check_shards(shards, nfiles);
-	if (!status) {
+	if (!status)
 		qsort(mg.m, mg.nr, sizeof(mg.m[0]), cmp_merged);
+	if (!status && !json) {
+		/* audit's text: the same header, then each group */
+		printf("%llu random scenarios, every one on each CPU and kernel: %zu groups\n",
+		       (unsigned long long)scenarios, mg.nr);
+		if (same_seed)
+			printf("  merged from %d runs; seed %llu: --seed %llu runs the same "
+			       "scenarios\n\n", nfiles, (unsigned long long)seed,
+			       (unsigned long long)seed);
+		else
+			printf("  merged from %d runs of several campaigns (seeds)\n\n", nfiles);
+		for (size_t i = 0; i < mg.nr; i++)
+			print_merged_text(&mg, &mg.m[i]);
+	} else if (!status) {
 		json_begin("merge", NULL);
 		printf(", \"runs\": %d, \"scenarios\": %llu, \"seed\": ", nfiles,
 		       (unsigned long long)scenarios);
@@ -358,5 +399,6 @@ int cmd_merge(int argc, char **argv)
 		json_free(&runs[i]);
 	free(runs);
 	free(shards);
+	free(paths);
 	return status;
 }

@@ -154,10 +154,12 @@ const struct command commands[] = {
 	  "                 (default v6.16,v6.17,v6.18,v6.19,patched; ptsim-bench list presets)\n"
 	  "  --reproducers DIR  write each finding's shrunk scenario into DIR\n"
 	  "  --json         as JSON\n" },
-	{ "merge", cmd_merge, "FILE...",
-	  "the findings of several audit --json runs (shards, campaigns) as one, in audit's JSON",
+	{ "merge", cmd_merge, "FILE... [--json]",
+	  "the findings of several audit --json runs (shards, campaigns) as one, as audit prints "
+	  "them",
 	  "  FILE           the --json output of an audit run; its groups are joined by kind and\n"
-	  "                 chain, each keeping the reproducer of its earliest scenario\n" },
+	  "                 chain, each keeping the reproducer of its earliest scenario\n"
+	  "  --json         as audit's JSON (its groups in the order of one process's)\n" },
 	{ "predict", cmd_predict, "[--json] [--only PREFIX] [--cpu NAME] [--wide]",
 	  "the mm-lifecycle benchmarks as published, per kernel (predictions, no fits)",
 	  "  --json         as JSON\n"

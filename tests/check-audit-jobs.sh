@@ -13,7 +13,14 @@ args="--scenarios 90 --seed 2 --cpu apple-m3,neoverse-v2 --presets v6.17,v6.18 -
 cmp "$dir/one.json" "$dir/three.json" || { echo "FAIL: --jobs 3 differs from --jobs 1"; exit 1; }
 "$bench" audit $args --shard 1/2 --jobs 2 > "$dir/s1.json"
 "$bench" audit $args --shard 2/2 > "$dir/s2.json"
-"$bench" merge "$dir/s1.json" "$dir/s2.json" > "$dir/merged.json"
+"$bench" merge "$dir/s1.json" "$dir/s2.json" --json > "$dir/merged.json"
+# merge's text is audit's: the same groups in the same order, the header's second line aside
+"$bench" audit ${args%--json} > "$dir/one.txt"
+"$bench" merge "$dir/s1.json" "$dir/s2.json" > "$dir/merged.txt"
+[ "$(sed 2d "$dir/one.txt")" = "$(sed 2d "$dir/merged.txt")" ] ||
+	{ echo "FAIL: merge's text differs from one audit's"; diff "$dir/one.txt" "$dir/merged.txt"; exit 1; }
+grep -qx "  merged from 2 runs; seed 2: --seed 2 runs the same scenarios" "$dir/merged.txt" ||
+	{ echo "FAIL: merge's text: no seed line"; exit 1; }
 python3 - "$dir" <<'PY'
 import json, os, sys
 d = sys.argv[1]
