@@ -358,6 +358,11 @@ static const struct workload workloads[] = {
 	    { "v6.16", "w/ patch", 0.0724755 } } },
 };
 
+const char *lifecycle_row_id(unsigned int i)
+{
+	return i < sizeof(workloads) / sizeof(workloads[0]) ? workloads[i].id : NULL;
+}
+
 /*
  * A kernel spec: a preset, then ",+feature" or ",-feature" changes. -ENOENT
  * when a feature is not in this build (missing names it), -EINVAL when the

@@ -170,6 +170,11 @@ const struct command commands[] = {
 	  "the simulator's own speed, and the host kernel's, each figure against its target",
 	  "  --best-of N    each timed figure is the best of N runs by CPU time (1..100; default 3)\n"
 	  "  --json         as JSON\n" },
+	{ "completion", cmd_completion, "bash",
+	  "a bash completion script for ptsim-bench, from the same table as this help",
+	  "  bash           the script, for example into\n"
+	  "                 ~/.local/share/bash-completion/completions/ptsim-bench\n"
+	  "                 (meson install puts it into share/bash-completion/completions)\n" },
 };
 
 const size_t nr_commands = sizeof(commands) / sizeof(commands[0]);

@@ -125,6 +125,8 @@ int exec_program(enum ptsim_granule granule, bool patched, struct ptsim_stats *c
 		 struct ptsim_stats *random);
 int exec_rows(const struct published *row, struct row_result *out);
 void exec_print_16k(void);
+/* predict's i-th row id ("lifecycle.altra.fork_1g_pte_mapped_thp", ...), NULL past the last. */
+const char *lifecycle_row_id(unsigned int i);
 
 /* Progress on stderr for long steps. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -170,6 +172,7 @@ int cmd_audit(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 /*
  * A comma-separated list of CPU names ("all": every profile) as a bit per CPU
  * in *mask and, when order is not NULL, the CPUs in the order named (each

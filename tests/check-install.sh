@@ -18,6 +18,9 @@ one() {	# NAME: the one installed file of that path suffix
 bench=$(one /bin/ptsim-bench)
 one /bin/ptsim-plot > /dev/null
 one /man1/ptsim-bench.1 > /dev/null
+comp=$(one /bash-completion/completions/ptsim-bench)
+[ -z "$comp" ] || grep -q '^complete -F _ptsim_bench ptsim-bench$' "$comp" ||
+	{ echo "FAIL: the installed bash completion registers no function"; fail=1; }
 one /man3/ptsim_machine_create.3 > /dev/null
 src=$(dirname "$0")/..
 for f in README.md CHANGELOG.md LICENSE; do
