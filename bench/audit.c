@@ -453,6 +453,7 @@ struct campaign {
 	unsigned long max_scenarios, seconds;
 	time_t t0;
 	unsigned long stride, offset;
+	bool report;	/* this process shows the progress counter (one of the workers) */
 };
 
 #define AUDIT_PARSE_FAILED ULONG_MAX
@@ -491,6 +492,13 @@ static unsigned long audit_scenarios(struct audit *a, const struct campaign *c)
 		}
 		scenario_free(&s);
 		ran++;
+		if (c->report && progress_due()) {
+			if (c->max_scenarios)
+				progress_line("audit: scenario %lu of %lu", n + 1, c->max_scenarios);
+			else
+				progress_line("audit: scenario %lu, %ld of %lu s", n + 1,
+					      (long)(time(NULL) - c->t0), c->seconds);
+		}
 	}
 	return ran;
 }
@@ -613,7 +621,9 @@ static int audit_in_workers(struct audit *a, const struct campaign *c, unsigned 
 			for (unsigned int k = 0; k < j; k++)
 				fclose(from[k]);
 			mine.offset = c->offset + shard_n * j;
+			mine.report = j == 0;	/* its scenario numbers stand for the campaign's */
 			ran = audit_scenarios(a, &mine);
+			progress_end();
 			_exit(ran == AUDIT_PARSE_FAILED || send_groups(fds[1], a, ran) ? 1 : 0);
 		}
 		close(fds[1]);
@@ -799,14 +809,17 @@ int cmd_audit(int argc, char **argv)
 	if (!seed)
 		seed = prng_seed(0);
 	progress("auditing %s", max_scenarios ? "a fixed number of scenarios" : "until the time is up");
+	progress_start();
 	if (jobs == 1) {
 		n = audit_scenarios(&a, &(struct campaign){ seed, cpus, max_scenarios, seconds, t0,
-							    shard_n, shard_k - 1 });
+							    shard_n, shard_k - 1, true });
 	} else if (audit_in_workers(&a, &(struct campaign){ seed, cpus, max_scenarios, seconds, t0,
-								  shard_n * jobs, shard_k - 1 },
+								  shard_n * jobs, shard_k - 1, false },
 				    jobs, shard_n, &n)) {
+		progress_end();
 		return 1;
 	}
+	progress_end();
 	if (n == AUDIT_PARSE_FAILED)
 		return 1;
 	progress("%lu scenarios on %u kernels; shrinking %u reproducers", n, a.nr_presets, a.nr);

@@ -10,12 +10,66 @@
 #include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The counter line progress_line keeps rewritten in place, and when it last did. */
+static struct {
+	double t0, last;
+	bool started, shown;
+} counter;
+
+static double monotonic_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void progress_start(void)
+{
+	counter.t0 = counter.last = monotonic_s();
+	counter.started = true;
+}
+
+bool progress_due(void)
+{
+	double now;
+
+	if (!counter.started || !isatty(STDERR_FILENO))
+		return false;
+	now = monotonic_s();
+	if (now - counter.t0 < 1 || now - counter.last < 0.5)
+		return false;
+	counter.last = now;
+	return true;
+}
+
+void progress_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("\rptsim-bench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs("\033[K", stderr);	/* the rest of the old line erased */
+	va_end(ap);
+	counter.shown = true;
+}
+
+void progress_end(void)
+{
+	if (counter.shown)
+		fputs("\r\033[K", stderr);
+	counter.shown = counter.started = false;
+}
 
 void progress(const char *fmt, ...)
 {
 	va_list ap;
 
+	progress_end();
 	va_start(ap, fmt);
 	fputs("ptsim-bench: ", stderr);
 	vfprintf(stderr, fmt, ap);

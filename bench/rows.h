@@ -131,6 +131,16 @@ const char *lifecycle_row_id(unsigned int i);
 /* Progress on stderr for long steps. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * A counter for a long loop, on stderr only when it is a terminal: start it,
+ * ask progress_due() each turn (true after the first second, at most twice a
+ * second), then progress_line() rewrites one line in place; progress_end()
+ * erases it (progress() does too).
+ */
+void progress_start(void);
+bool progress_due(void);
+void progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_end(void);
+/*
  * One formatted line (or several, split at newlines) on f, wrapped at 80
  * columns, its continuation lines indented by hang spaces.
  */

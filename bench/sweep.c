@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SWEEP_MAX_SETS 8
 #define SWEEP_TEXT_COLUMNS 5	/* checkpoints a text row shows: 8 + 5 * 14 < 80 columns */
@@ -28,6 +29,7 @@ struct sweep {
 	bool first;			/* JSON: no run printed yet */
 	struct findings fs;		/* the diagnostics of the run in progress */
 	uint64_t nr_diags;		/* every run's diagnostics, for --check */
+	unsigned int done, total;	/* runs, for the progress counter */
 };
 
 static bool wanted(const struct sweep *w, const char *name)
@@ -169,6 +171,10 @@ static int sweep_one(struct sweep *w, struct scn_machine mc, const char *set)
 				 (1u << mc.granule) / 1024, set, (unsigned long long)mc.n);
 		}
 		scn_result_free(&res);
+		w->done++;
+		/* the counter only while the table goes elsewhere: it would break its lines */
+		if (!isatty(STDOUT_FILENO) && progress_due())
+			progress_line("sweep: run %u of %u", w->done, w->total);
 	}
 	if (listed && findings_total(listed))
 		print_findings_text(listed, label, true);
@@ -294,6 +300,8 @@ int cmd_sweep(int argc, char **argv)
 		json_string(w.file);
 		printf(", \"variable\": \"n\", \"runs\": [");
 	}
+	w.total = nr_cpus * (unsigned int)__builtin_popcount(granules) * nr_sets * w.nr_vals;
+	progress_start();
 	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
 		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
 			if (!(granules & (1u << gr)))
@@ -303,6 +311,7 @@ int cmd_sweep(int argc, char **argv)
 									   (enum ptsim_granule)gr), sets[i]);
 		}
 	}
+	progress_end();
 	if (w.format == SWEEP_JSON) {
 		printf("\n]");
 		json_end();
