@@ -57,7 +57,7 @@ long=$(printf '%s\n%s\n' "$wide" "$verbose" | awk 'length($0) > 80')
 [ "$(printf '%s\n%s\n' "$wide" "$verbose" | grep -c ' $')" = 0 ] ||
 	{ echo "FAIL: run prints trailing spaces"; fail=1; }
 has "neoverse-n1, 4K             v6.8           v6.17" "$wide"
-has "  exit                  1.634 ms 723.7 us x2.258" "$wide"
+has "  exit                  1.702 ms 745.0 us x2.285" "$wide"
 has "verdict: no diagnostics in 4 runs" "$wide"
 has "apple-m3 -> neoverse-n1 on v6.17, 4K: per event" "$verbose"
 has "  fork: v6.8 -> v6.17" "$wide"

@@ -887,7 +887,9 @@ static void test_madv_dontneed(void **state)
  * (rmap_walk_anon, the interval tree's first and next VMA, rmap_one and
  * done) and try_to_unmap_flush_dirty's flush call; the freed folios go in
  * batches of 31, each batch and the rest at the end uncharged, flushed and
- * freed (three calls).
+ * freed (three calls); each folio's uncharge_folio, and each batch's
+ * uncharge_batch (five calls: itself, page_counter_uncharge, three
+ * page_counter_cancel).
  */
 static void test_madv_pageout_swap(void **state)
 {
@@ -912,8 +914,8 @@ static void test_madv_pageout_swap(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 512);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 3 * 512);	/* PG_lru, PG_active, exclusive */
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 515 + 512);
-	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1) * 512 +
-						      3 * (512 / 31) + 3);
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1) * 512 +
+						      (3 + 5) * (512 / 31) + 3 + 5);
 	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
 	assert_invariants(m);
 	/* the first walk that changes entries afterwards flushes the ASID once */

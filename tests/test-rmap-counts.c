@@ -252,9 +252,11 @@ static void test_deferred_split(void **state)
 		 * contpte_get_and_clear_full_ptes (+ 1); the gather's flush
 		 * frees the folio (folios_put_refs, lruvec_del_folio's three
 		 * LRU size calls, mem_cgroup_uncharge_folios, free_unref_folios:
-		 * + 6)
+		 * + 6) and uncharges it (uncharge_folio, uncharge_batch,
+		 * page_counter_uncharge, three page_counter_cancel: + 6)
 		 */
-		{ SZ_64K, { 16 + 1 + 1 + 6, 1 + 1 + 1 + 1 + 6, 0 + 1 + 1 + 6, 0 + 1 + 1 + 6 },
+		{ SZ_64K, { 16 + 1 + 1 + 6 + 6, 1 + 1 + 1 + 1 + 6 + 6, 0 + 1 + 1 + 6 + 6,
+			    0 + 1 + 1 + 6 + 6 },
 		  { 1 + 2, 1 + 2, 1, 1 } },
 		/* half of it: the folio stays, partly mapped, queued in every kernel */
 		/* (+ 1 vm_area_free of the unmapped half, + 1 contpte call from v6.9, */

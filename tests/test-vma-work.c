@@ -237,7 +237,10 @@ static void test_mmap(void **state)
  * through one folios_put_refs: its call, lruvec_del_folio's three LRU size
  * calls for each, mem_cgroup_uncharge_folios and free_unref_folios. Before
  * that, vms_clear_ptes's lru_add_drain moves the 16 folios the faults left
- * in this CPU's lru_add batch (lru_add's six calls each).
+ * in this CPU's lru_add batch (lru_add's six calls each). The memcg: each
+ * freed folio's uncharge_folio (a call, a css_put), and the batch's
+ * uncharge_batch (its call, page_counter_uncharge, page_counter_cancel at
+ * three levels; a css_get and a css_put).
  */
 static void test_munmap_split(void **state)
 {
@@ -250,8 +253,9 @@ static void test_munmap_split(void **state)
 		CHECK(m, "munmap tail", { PTSIM_EV_SYSCALL, 1 }, { PTSIM_EV_VMA_SPLIT, 1 },
 		      { PTSIM_EV_RWSEM, 3 }, { PTSIM_EV_SLAB_ALLOC, 5 }, { PTSIM_EV_SLAB_FREE, 5 },
 		      { PTSIM_EV_MAPLE_NODE_WRITE, 2 }, { PTSIM_EV_ANON_VMA_LOCK, 3 },
-		      { PTSIM_EV_VM_STAT, 2 }, { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 * 4 + 2 + 16 * 6 },
-		      { PTSIM_EV_MMU_NOTIFIER_RANGE, 1 });
+		      { PTSIM_EV_VM_STAT, 2 + 4 + 2 },
+		      { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 * 4 + 2 + 16 * 6 + 4 + 2 + 3 },
+		      { PTSIM_EV_PAGE_COUNTER, 3 }, { PTSIM_EV_MMU_NOTIFIER_RANGE, 1 });
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);
 	}
@@ -328,7 +332,12 @@ static void test_mremap_move(void **state)
  * an anon_vma, the anon_vma lock, mm->page_table_lock), the folio's
  * charge, MM_ANONPAGES and LRU add (folio_add_lru_vma and folio_add_lru,
  * then __folio_batch_add_and_move into the lru_add batch, which it does not
- * fill), beside its PTE lock. The second fault finds the anon_vma.
+ * fill), beside its PTE lock. The second fault finds the anon_vma. The
+ * charge (v6.12 __mem_cgroup_charge): get_mem_cgroup_from_mm,
+ * try_charge_memcg and mem_cgroup_commit_charge (three calls), css_tryget,
+ * consume_stock, css_get and css_put (four per-CPU updates); the machine's
+ * first charge finds the stock empty: page_counter_try_charge (three levels)
+ * and __refill_stock, two calls more, and the second takes a page from it.
  */
 static void test_first_anon_fault(void **state)
 {
@@ -338,13 +347,15 @@ static void test_first_anon_fault(void **state)
 		struct ptsim_mm *mm = new_mm_with_vma(m, A, NR * SZ_4K);
 
 		assert_int_equal(ptsim_fault(mm, A, PTSIM_ACCESS_WRITE), 0);
-		CHECK(m, "first fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 + 1 },
-		      { PTSIM_EV_RWSEM, 1 }, { PTSIM_EV_VM_STAT, 3 }, { PTSIM_EV_MEMCG_CHARGE, 1 },
+		CHECK(m, "first fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 + 2 },
+		      { PTSIM_EV_RWSEM, 1 }, { PTSIM_EV_VM_STAT, 3 + 4 }, { PTSIM_EV_MEMCG_CHARGE, 1 },
+		      { PTSIM_EV_PAGE_COUNTER, 3 },
 		      { PTSIM_EV_LRU_ADD, 2 }, { PTSIM_EV_SLAB_ALLOC, 2 }, { PTSIM_EV_ANON_VMA_LOCK, 1 },
 		      { PTSIM_EV_PTL_LOCK, 2 }, { PTSIM_EV_FOLIO_ALLOC, 1 }, { PTSIM_EV_PAGE_ZERO, 1 });
 		assert_int_equal(ptsim_fault(mm, A + SZ_4K, PTSIM_ACCESS_WRITE), 0);
-		CHECK(m, "second fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 + 1 },
-		      { PTSIM_EV_RWSEM, 1 }, { PTSIM_EV_VM_STAT, 3 }, { PTSIM_EV_MEMCG_CHARGE, 1 },
+		CHECK(m, "second fault", { PTSIM_EV_FAULT, 1 }, { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 },
+		      { PTSIM_EV_RWSEM, 1 }, { PTSIM_EV_VM_STAT, 3 + 4 }, { PTSIM_EV_MEMCG_CHARGE, 1 },
+		      { PTSIM_EV_PAGE_COUNTER, 0 },
 		      { PTSIM_EV_LRU_ADD, 2 }, { PTSIM_EV_SLAB_ALLOC, 0 }, { PTSIM_EV_ANON_VMA_LOCK, 0 },
 		      { PTSIM_EV_PTL_LOCK, 1 });
 		/* a read fault maps the zero page: no folio, nothing charged or counted */

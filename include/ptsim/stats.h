@@ -166,6 +166,12 @@ enum ptsim_event {
 	PTSIM_EV_LRU_MOVE,
 	/* __split_huge_page_tail: a tail page's struct page made a folio's (since 0.3) */
 	PTSIM_EV_SPLIT_PAGE_TAIL,
+	/*
+	 * One level of a memory cgroup's hierarchy charged or uncharged: the
+	 * atomic_long_add_return or atomic_long_sub_return on its page
+	 * counter's usage (mm/page_counter.c). Since 0.3.
+	 */
+	PTSIM_EV_PAGE_COUNTER,
 	PTSIM_EV__COUNT
 };
 

@@ -447,6 +447,18 @@ struct ptsim_machine {
 	uint64_t lru_batch[LRU_BATCHES][PAGEVEC_SIZE];
 	unsigned int lru_batch_nr[LRU_BATCHES];
 	/*
+	 * This CPU's memcg charge stock (memcg_stock.nr_pages, for the one
+	 * memcg the model's processes run in): pages charged ahead to the page
+	 * counters (try_charge_memcg, src/primitives/primitives.h). Cache
+	 * state like the LRU batches'.
+	 */
+	unsigned int memcg_stock;
+	/*
+	 * Set while a folio_batch frees folios (the gather's, reclaim's): their
+	 * uncharge shares the batch's uncharge_batch (src/mm/folio.c).
+	 */
+	bool free_batched;
+	/*
 	 * Per CPU: broadcast TLBIs it issued that no DSB ISH/SY of its own has
 	 * completed yet (tlbflush.c prices a further one as back to back).
 	 */

@@ -280,6 +280,19 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 		kernel_call(m, FOLIO_UNDO_LARGE_RMAPPABLE);
 		split_queue_lock(m);
 	}
+	/*
+	 * an anonymous folio was charged to the memcg when it was made
+	 * (mem_cgroup_charge): uncharge_folio here; a folio freed alone pays
+	 * __folio_put's mem_cgroup_uncharge, one of a folio_batch shares the
+	 * batch's uncharge_batch (mem_cgroup_uncharge_folios)
+	 */
+	if (f->flags & FOLIO_ANON) {
+		if (!m->free_batched)
+			kernel_call(m, MEM_CGROUP_UNCHARGE);
+		uncharge_folio(m);
+		if (!m->free_batched)
+			uncharge_batch(m);
+	}
 	memset(f, 0, nr * sizeof(*f));
 	physmem_free(&m->phys, pfn, order);
 	fs->nr_folios--;

@@ -137,6 +137,7 @@ static void copy_present_page(struct fork_ctx *c, pte_t *dst, uint64_t addr)
 	struct folio *nf = c->prealloc[c->used_prealloc++];
 	pte_t pte;
 
+	mem_cgroup_charge(mm->m, 1);	/* folio_prealloc's, made up front here */
 	copy_user_highpage(mm->m);
 	nf->flags |= FOLIO_ANON | FOLIO_UPTODATE;
 	nf->mapping = c->vma->anon_vma;

@@ -62,7 +62,7 @@ struct page_ref vm_normal_page(struct ptsim_mm *mm, pte_t pte)
  */
 static void new_anon_folio_accounting(struct ptsim_mm *mm, const struct folio *f)
 {
-	mem_cgroup_charge(mm->m);
+	mem_cgroup_charge(mm->m, folio_nr_pages(f));
 	add_mm_counter(mm, MM_ANONPAGES);
 	folio_add_lru_vma(mm->m, folio_pfn(mm->m, f), f->order > 0);
 }
@@ -643,7 +643,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 		return err;
 	}
 	anon_vma_prepare(m, v);
-	mem_cgroup_charge(m);
+	mem_cgroup_charge(m, 1);
 	copy_user_highpage(m);	/* __wp_page_copy_user */
 	folio_init_anon(nf, v, va, g);
 	mmu_notifier_invalidate_range_start(m);
@@ -702,7 +702,7 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 		return err;
 	swap_cache_get_folio(m);
 	count_vm_event_pgmajfault(m);
-	mem_cgroup_swapin_charge_folio(m);
+	mem_cgroup_swapin_charge_folio(m, 1);
 	folio_add_lru_vma(m, folio_pfn(m, f), false);
 	submit_bio(m, g->page_size >> 10);	/* swap_read_folio */
 	ptl_spin_lock(m);
@@ -1145,7 +1145,7 @@ static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64
 	anon_vma_prepare(m, v);
 	if (folio_alloc(m, 0, 0, &nf))
 		return FAULT_OOM;
-	mem_cgroup_charge(m);	/* folio_prealloc */
+	mem_cgroup_charge(m, 1);	/* folio_prealloc */
 	r = filemap_fault(mm, v, pgoff, tried, &fo);
 	if (r != FAULT_DONE) {
 		folio_put(m, nf);	/* uncharge_out */

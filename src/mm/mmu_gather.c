@@ -177,6 +177,7 @@ static void folios_put_refs(struct mmu_gather *tlb)
 		kernel_call(m, FOLIO_LRUVEC_LOCK);	/* folio_lruvec_relock_irqsave, once */
 		prim_count(m, PRIM_LRU_MOVE_CALLEES, 3 * tlb->put_last);
 		kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
+		uncharge_batch(m);	/* the folios' uncharge_folio: folio_free */
 		kernel_call(m, FREE_UNREF_FOLIOS);
 	}
 	tlb->put_nr = tlb->put_last = 0;

@@ -903,7 +903,7 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 		if (err)
 			return err;
 		copy_from_user(m);
-		mem_cgroup_charge(m);
+		mem_cgroup_charge(m, 1);
 		pfn = folio_pfn(m, f);
 		entry = pte_mkdirty(anon_fault_pte(g, v, pfn, false));
 		if (v->flags & VM_WRITE)

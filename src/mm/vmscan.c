@@ -126,9 +126,12 @@ keep:
  * (try_to_unmap_flush) and the folios freed (free_unref_folios): three
  * calls a batch.
  */
-static void free_folio_batch(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc)
+static void free_folio_batch(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc,
+			     bool any)
 {
 	kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
+	if (any)
+		uncharge_batch(m);	/* the folios' uncharge_folio: folio_free */
 	try_to_unmap_flush(m, ubc);
 	kernel_call(m, FREE_UNREF_FOLIOS);
 }
@@ -151,10 +154,12 @@ static void shrink_folio_list(struct ptsim_mm *mm, struct folio_list *l)
 			continue;
 		}
 		if (++nr_free % PAGEVEC_SIZE == 0)
-			free_folio_batch(mm->m, &ubc);
+			free_folio_batch(mm->m, &ubc, true);
+		mm->m->free_batched = true;
 		folio_free(mm->m, e.folio);	/* after the batch's flush, as the kernel frees it */
+		mm->m->free_batched = false;
 	}
-	free_folio_batch(mm->m, &ubc);
+	free_folio_batch(mm->m, &ubc, nr_free % PAGEVEC_SIZE != 0);
 	l->nr = nr_kept;
 }
 

@@ -25,7 +25,9 @@ static bool zap_folio_rmap(struct ptsim_mm *mm, struct folio *f, uint64_t idx, u
 	else
 		folio_remove_rmap_ptes(mm, f, idx, nr);
 	if (folio_mapcount(mm->m, f) <= 0 && (f->flags & FOLIO_ANON) && !f->gup_refs) {
-		folio_put(mm->m, f);	/* the last reference goes with the gather's batch */
+		mm->m->free_batched = true;	/* the last reference goes with the gather's batch */
+		folio_put(mm->m, f);
+		mm->m->free_batched = false;
 		return true;
 	}
 	return false;

@@ -423,6 +423,35 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/memcontrol.h -> __mem_cgroup_charge (mm/memcontrol.c): charge_memcg")	\
 	X(MEM_CGROUP_SWAPIN_CHARGE, "mem_cgroup_swapin_charge_folio", PRIM_CALL,		\
 	  PTSIM_EV_MEMCG_CHARGE, "mm/memcontrol.c: the charge of a folio read from swap")	\
+	X(GET_MEM_CGROUP_FROM_MM, "get_mem_cgroup_from_mm", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/memcontrol.c: the mm's memcg, with a css reference (css_tryget)")		\
+	X(TRY_CHARGE_MEMCG, "try_charge_memcg", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/memcontrol.c: the pages from this CPU's stock, or the page counters")		\
+	X(CONSUME_STOCK, "consume_stock", PRIM_INLINE, PTSIM_EV_VM_STAT,			\
+	  "mm/memcontrol.c (inline in try_charge_memcg): the per-CPU stock's page count "	\
+	  "taken down under local_lock_irqsave")						\
+	X(PAGE_COUNTER_TRY_CHARGE, "page_counter_try_charge", PRIM_CALL,			\
+	  PTSIM_EV_HELPER_CALL, "mm/page_counter.c: each level up to the root charged")	\
+	X(REFILL_STOCK, "__refill_stock", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/memcontrol.c: what a batch charged beyond the folio into this CPU's stock")	\
+	X(MEM_CGROUP_COMMIT_CHARGE, "mem_cgroup_commit_charge", PRIM_CALL,			\
+	  PTSIM_EV_HELPER_CALL, "mm/memcontrol.c: css_get and folio->memcg_data set")	\
+	X(UNCHARGE_FOLIO, "uncharge_folio", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/memcontrol.c (static, out of line): memcg_data read and cleared, css_put")	\
+	X(UNCHARGE_BATCH, "uncharge_batch", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/memcontrol.c (static, out of line): the gathered pages off the page counters")	\
+	X(MEM_CGROUP_UNCHARGE, "__mem_cgroup_uncharge", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/memcontrol.c: one folio freed alone uncharged (__folio_put)")			\
+	X(PAGE_COUNTER_UNCHARGE, "page_counter_uncharge", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page_counter.c: page_counter_cancel for each level up to the root")		\
+	X(PAGE_COUNTER_CANCEL, "page_counter_cancel", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page_counter.c: one level's usage taken down")					\
+	X(PAGE_COUNTER_ATOMIC, "atomic_long_add_return", PRIM_INLINE, PTSIM_EV_PAGE_COUNTER,	\
+	  "mm/page_counter.c: a level's usage changed (atomic_long_sub_return on uncharge)")	\
+	X(CSS_GET, "css_get", PRIM_INLINE, PTSIM_EV_VM_STAT,					\
+	  "include/linux/cgroup_refcnt.h: percpu_ref_get's this_cpu add (css_tryget too)")	\
+	X(CSS_PUT, "css_put", PRIM_INLINE, PTSIM_EV_VM_STAT,					\
+	  "include/linux/cgroup_refcnt.h: percpu_ref_put's this_cpu sub")			\
 	X(FOLIO_ADD_LRU_VMA, "folio_add_lru_vma", PRIM_CALL, PTSIM_EV_LRU_ADD,			\
 	  "mm/swap.c: folio_add_lru into the per-CPU batch (folio_add_lru likewise)")		\
 	X(ADD_MM_COUNTER, "add_mm_counter", PRIM_INLINE, PTSIM_EV_VM_STAT,			\
@@ -1527,16 +1556,104 @@ static inline void mm_account_fault(struct ptsim_machine *m)
 	prim_count(m, PRIM_MM_ACCOUNT_FAULT, 2);
 }
 
-/* mem_cgroup_charge: a new folio charged to the mm's memcg. */
-static inline void mem_cgroup_charge(struct ptsim_machine *m)
+/*
+ * The memory cgroup the model's processes run in: a cgroup two levels
+ * below the root (a systemd service: system.slice/NAME.service), so that a
+ * charge or an uncharge that reaches the page counters walks three levels,
+ * the root's included (page_counter_try_charge, page_counter_uncharge).
+ * cgroup v2; CONFIG_MEMCG_V1 off, as the priced objects' defconfig has it.
+ */
+#define MEMCG_LEVELS 3
+#define MEMCG_CHARGE_BATCH 64	/* include/linux/memcontrol.h: the per-CPU stock's batch */
+
+/*
+ * try_charge_memcg (v6.12 mm/memcontrol.c) for nr pages: consume_stock
+ * takes them from this CPU's stock when it holds enough (and nr is at most
+ * a batch); otherwise page_counter_try_charge charges a batch (or nr, if
+ * larger) at every level and __refill_stock keeps the rest in the stock.
+ * The limits are never reached: no reclaim, no high-limit work.
+ */
+static inline void try_charge_memcg(struct ptsim_machine *m, uint64_t nr)
 {
-	prim_count(m, PRIM_MEM_CGROUP_CHARGE, 1);
+	uint64_t batch = nr > MEMCG_CHARGE_BATCH ? nr : MEMCG_CHARGE_BATCH;
+
+	kernel_call(m, TRY_CHARGE_MEMCG);
+	if (nr <= MEMCG_CHARGE_BATCH) {
+		prim_count(m, PRIM_CONSUME_STOCK, 1);
+		if (m->memcg_stock >= nr) {
+			m->memcg_stock -= (unsigned int)nr;
+			return;
+		}
+	}
+	kernel_call(m, PAGE_COUNTER_TRY_CHARGE);
+	prim_count(m, PRIM_PAGE_COUNTER_ATOMIC, MEMCG_LEVELS);
+	if (batch > nr) {
+		kernel_call(m, REFILL_STOCK);
+		/* drain_stock gives back a stock grown past a batch */
+		m->memcg_stock += (unsigned int)(batch - nr);
+		if (m->memcg_stock > MEMCG_CHARGE_BATCH)
+			m->memcg_stock = 0;
+	}
 }
 
-/* mem_cgroup_swapin_charge_folio: a folio read from swap charged. */
-static inline void mem_cgroup_swapin_charge_folio(struct ptsim_machine *m)
+/* charge_memcg (inline in its callers): try_charge_memcg, then mem_cgroup_commit_charge. */
+static inline void charge_memcg(struct ptsim_machine *m, uint64_t nr)
 {
-	prim_count(m, PRIM_MEM_CGROUP_SWAPIN_CHARGE, 1);
+	try_charge_memcg(m, nr);
+	kernel_call(m, MEM_CGROUP_COMMIT_CHARGE);
+	prim_count(m, PRIM_CSS_GET, 1);
+}
+
+/*
+ * mem_cgroup_charge -> __mem_cgroup_charge (v6.12 mm/memcontrol.c): a new
+ * folio of nr pages charged to the mm's memcg (get_mem_cgroup_from_mm's
+ * reference dropped after), as mm/memcontrol.o's calls show.
+ */
+static inline void mem_cgroup_charge(struct ptsim_machine *m, uint64_t nr)
+{
+	kernel_call(m, MEM_CGROUP_CHARGE);
+	kernel_call(m, GET_MEM_CGROUP_FROM_MM);
+	prim_count(m, PRIM_CSS_GET, 1);	/* css_tryget */
+	charge_memcg(m, nr);
+	prim_count(m, PRIM_CSS_PUT, 1);
+}
+
+/*
+ * mem_cgroup_swapin_charge_folio: a folio read from swap charged to the
+ * memcg its swap entry records (css_tryget_online), as mem_cgroup_charge.
+ */
+static inline void mem_cgroup_swapin_charge_folio(struct ptsim_machine *m, uint64_t nr)
+{
+	kernel_call(m, MEM_CGROUP_SWAPIN_CHARGE);
+	prim_count(m, PRIM_CSS_GET, 1);	/* css_tryget_online */
+	charge_memcg(m, nr);
+	prim_count(m, PRIM_CSS_PUT, 1);
+}
+
+/*
+ * uncharge_folio (v6.12 mm/memcontrol.c, out of line) for one freed
+ * anonymous folio: its memcg_data read and cleared, the reference it held
+ * dropped (css_put); the pages are added to the gather.
+ */
+static inline void uncharge_folio(struct ptsim_machine *m)
+{
+	kernel_call(m, UNCHARGE_FOLIO);
+	prim_count(m, PRIM_CSS_PUT, 1);
+}
+
+/*
+ * uncharge_batch: the gathered pages off the page counters
+ * (page_counter_uncharge: page_counter_cancel at every level) and the
+ * gather's reference on the memcg (uncharge_folio's css_get) dropped.
+ */
+static inline void uncharge_batch(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_CSS_GET, 1);	/* uncharge_folio's, for the gather */
+	kernel_call(m, UNCHARGE_BATCH);
+	kernel_call(m, PAGE_COUNTER_UNCHARGE);
+	prim_count(m, PRIM_PAGE_COUNTER_CANCEL, MEMCG_LEVELS);
+	prim_count(m, PRIM_PAGE_COUNTER_ATOMIC, MEMCG_LEVELS);
+	prim_count(m, PRIM_CSS_PUT, 1);
 }
 
 /*

@@ -198,8 +198,13 @@ static const struct {
 	[PTSIM_EV_MAPLE_NODE_WRITE] = { C_CALL, 2, false },
 	[PTSIM_EV_RWSEM] = { C_ATOMIC, 2, false },	/* the acquire and the release */
 	[PTSIM_EV_VM_STAT] = { C_BIT_TEST, 2, false },	/* a this_cpu add or a plain add */
-	/* charge_memcg: try_charge's per-CPU stock, commit_charge, memcg_check_events */
-	[PTSIM_EV_MEMCG_CHARGE] = { C_CALL, 4, false },
+	/*
+	 * the call of __mem_cgroup_charge or mem_cgroup_swapin_charge_folio;
+	 * since 0.3 its callees (get_mem_cgroup_from_mm, try_charge_memcg,
+	 * mem_cgroup_commit_charge), the per-CPU stock and the css references
+	 * are counted apart (before, four calls' worth stood for all of it)
+	 */
+	[PTSIM_EV_MEMCG_CHARGE] = { C_CALL, 1, false },
 	/*
 	 * a call of folio_add_lru_vma or folio_add_lru; the per-CPU lru_add
 	 * batch and its moves are counted apart (since 0.3; before, two calls'
@@ -271,6 +276,12 @@ static const struct {
 	 * atomics counted apart
 	 */
 	[PTSIM_EV_SPLIT_PAGE_TAIL] = { C_PTE_STORE, 10, false },
+	/*
+	 * page_counter_cancel's atomic_long_sub_return, or one turn of
+	 * page_counter_try_charge's loop (its atomic_long_add_return): a
+	 * fully ordered atomic, as mm/page_counter.o's LDADDAL shows
+	 */
+	[PTSIM_EV_PAGE_COUNTER] = { C_ATOMIC, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
