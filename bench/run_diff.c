@@ -38,13 +38,18 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 	struct ptsim_overlap_prediction pb, pa;
 	unsigned int same = 0, listed = 0, changed = 0, order[PTSIM_EV__COUNT];
 	double same_share = 0, rest_share = 0;
+	/* two kernels: before and after the change; two CPUs: A and B, named above the table */
+	bool cpus = b->cpu != a->cpu;
+	const char *l0 = cpus ? "A" : "before", *l1 = cpus ? "B" : "after";
 
 	predict(b, &pb);
 	predict(a, &pa);
-	printf("\n  %s: %s -> %s\n", checkpoint, b->label, a->label);
+	if (cpus)
+		printf("\n  %s: A = %s, B = %s\n", checkpoint, b->label, a->label);
+	else
+		printf("\n  %s: %s -> %s\n", checkpoint, b->label, a->label);
 	printf("  %-23s %10s %10s %10s %7s %13s\n", "", "", "", "", "", "time share %");
-	printf("  %-23s %10s %10s %10s %7s %6s %6s\n", "event", "before", "after", "delta",
-	       "ratio", "before", "after");
+	printf("  %-23s %10s %10s %10s %7s %6s %6s\n", "event", l0, l1, "delta", "ratio", l0, l1);
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		unsigned long long x = b->stats->ev[e], y = a->stats->ev[e];
 
@@ -78,11 +83,13 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 		       share(&pb, e), share(&pa, e));
 	}
 	if (changed > listed)
-		printf("  (%u more events %s; %.1f%% of the time after: --events all)\n",
-		       changed - listed, all_events ? "counted" : "changed", rest_share);
+		printf("  (%u more events %s; %.1f%% of the time %s: --events all)\n",
+		       changed - listed, all_events ? "counted" : "changed", rest_share,
+		       cpus ? "on B" : "after");
 	if (same)
-		printf("  (%s%u %sevents counted the same; %.1f%% of the time after)\n",
-		       listed ? "" : "all ", same, listed ? "more " : "", same_share);
+		printf("  (%s%u %sevents counted the same; %.1f%% of the time %s)\n",
+		       listed ? "" : "all ", same, listed ? "more " : "", same_share,
+		       cpus ? "on B" : "after");
 	if (pb.loop_ns > 0 || pa.loop_ns > 0)
 		printf("  %-23s %10s %10s %10s %7s %6.1f %6.1f\n", "(loop prices)", "", "", "", "",
 		       pb.total_ns > 0 ? 100 * pb.loop_ns / pb.total_ns : 0,
@@ -91,7 +98,7 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 	       pa.total_ns / 1e3, (pa.total_ns - pb.total_ns) / 1e3,
 	       pb.total_ns > 0 ? pa.total_ns / pb.total_ns : 0);
 	if (pa.total_ns > 0)
-		printf("  speed-up (before / after): x%.3f\n", pb.total_ns / pa.total_ns);
+		printf("  speed-up (%s / %s): x%.3f\n", l0, l1, pb.total_ns / pa.total_ns);
 }
 
 void run_diff_json(const char *checkpoint, const struct diff_side *b, const struct diff_side *a)

@@ -30,7 +30,9 @@ struct diff_side {
  * before) and each side's share of its predicted time (composed:
  * ptsim_predict_overlap, an event's part after the loop prices took theirs);
  * then the events whose counts are equal on one line, the loop prices'
- * share, and the times with the speed-up (before / after). Fits 80 columns.
+ * share, and the times with the speed-up (before / after). Two CPUs' runs
+ * are labelled A and B, named above the table, not before and after. Fits 80
+ * columns.
  */
 void run_diff_text(const char *checkpoint, const struct diff_side *before,
 		   const struct diff_side *after, bool all_events, unsigned int top);

@@ -46,6 +46,12 @@ has "  pte_write                     1971       1987        +16   1.008   23.7  
 has "  (15 more events counted the same; 76.2% of the time after)" "$out"
 has "  time (us)                    5.553      5.564     +0.011   1.002" "$out"
 has "  speed-up (before / after): x0.998" "$out"
+# two CPUs compared (--verbose): A and B, named above the table, not before and after
+cpus=$("$bench" run "$scn/fork-cow.scn" --cpu apple-m3,neoverse-n1 --verbose 2>/dev/null)
+has "  fault-in: A = apple-m3, B = neoverse-n1" "$cpus"
+has "  event                            A          B      delta   ratio      A      B" "$cpus"
+printf '%s\n' "$cpus" | grep -q '^  speed-up (A / B): x' || { echo "FAIL: no speed-up (A / B)"; fail=1; }
+! printf '%s\n' "$cpus" | grep -q 'before / after' || { echo "FAIL: CPUs labelled before/after"; fail=1; }
 # text fits 80 columns, also with two CPUs and two kernels, and with --verbose
 two="$scn/fork-cow.scn --cpu apple-m3,neoverse-n1 --features v6.8 --features v6.17"
 # shellcheck disable=SC2086 # the options are words
