@@ -25,7 +25,7 @@ struct exec_run {
 	struct ptsim_stats cold, random;
 };
 
-static int program(enum ptsim_granule granule, bool patched, struct exec_run *out)
+static int run_exec_program(enum ptsim_granule granule, bool patched, struct exec_run *out)
 {
 	struct ptsim_machine_config cfg;
 	struct ptsim_machine *m;
@@ -94,7 +94,7 @@ int exec_program(enum ptsim_granule granule, bool patched, struct ptsim_stats *c
 
 		progress("simulating the exec benchmark, %uK pages, %s", 1u << (granule - 10),
 			 patched ? "all four patches" : "baseline");
-		err = program(granule, patched, &cache[g][patched]);
+		err = run_exec_program(granule, patched, &cache[g][patched]);
 		if (err)
 			return err;
 		done[g][patched] = true;
@@ -104,7 +104,7 @@ int exec_program(enum ptsim_granule granule, bool patched, struct ptsim_stats *c
 	return 0;
 }
 
-static double ns(const struct ptsim_stats *s, enum ptsim_granule granule)
+static double exec_ns(const struct ptsim_stats *s, enum ptsim_granule granule)
 {
 	struct ptsim_prediction p;
 
@@ -124,7 +124,7 @@ int exec_rows(const struct published *row, struct row_result *out)
 		return err;
 	out->before = cold ? cb : rb;
 	out->after = cold ? ca : ra;
-	out->simulated = ns(&out->before, PTSIM_GRANULE_64K) / ns(&out->after, PTSIM_GRANULE_64K);
+	out->simulated = exec_ns(&out->before, PTSIM_GRANULE_64K) / exec_ns(&out->after, PTSIM_GRANULE_64K);
 	out->have_detail = true;
 	out->granule = PTSIM_GRANULE_64K;
 	out->before_label = "before";
@@ -143,9 +143,9 @@ void exec_print_16k(void)
 	wrap_print(stdout, 2,
 		   "\n16K pages, same workload (no published numbers): cold %.3f ms -> %.3f ms (x%.3f), "
 		   "random %.3f ms -> %.3f ms (x%.3f); I/Os %llu -> %llu, random-phase walks %llu -> %llu",
-	       ns(&cb, PTSIM_GRANULE_16K) / 1e6, ns(&ca, PTSIM_GRANULE_16K) / 1e6,
-	       ns(&cb, PTSIM_GRANULE_16K) / ns(&ca, PTSIM_GRANULE_16K), ns(&rb, PTSIM_GRANULE_16K) / 1e6,
-	       ns(&ra, PTSIM_GRANULE_16K) / 1e6, ns(&rb, PTSIM_GRANULE_16K) / ns(&ra, PTSIM_GRANULE_16K),
+	       exec_ns(&cb, PTSIM_GRANULE_16K) / 1e6, exec_ns(&ca, PTSIM_GRANULE_16K) / 1e6,
+	       exec_ns(&cb, PTSIM_GRANULE_16K) / exec_ns(&ca, PTSIM_GRANULE_16K), exec_ns(&rb, PTSIM_GRANULE_16K) / 1e6,
+	       exec_ns(&ra, PTSIM_GRANULE_16K) / 1e6, exec_ns(&rb, PTSIM_GRANULE_16K) / exec_ns(&ra, PTSIM_GRANULE_16K),
 	       (unsigned long long)cb.ev[PTSIM_EV_IO_REQUEST], (unsigned long long)ca.ev[PTSIM_EV_IO_REQUEST],
 	       (unsigned long long)rb.ev[PTSIM_EV_TLB_WALK],
 	       (unsigned long long)ra.ev[PTSIM_EV_TLB_WALK]);

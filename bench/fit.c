@@ -522,7 +522,7 @@ static void print_text(const struct fit_report *f)
 		   "shows the carried errors and, for fit rows, the leave-one-out error beside them.");
 }
 
-static void print_json(const struct fit_report *f)
+static void print_fit_json(const struct fit_report *f)
 {
 	json_begin("fit", "constants");
 	printf("[");
@@ -614,7 +614,7 @@ int cmd_fit(int argc, char **argv)
 	if (err)
 		fprintf(stderr, "fit: %s\n", ptsim_strerror(err));
 	else if (json)
-		print_json(f);
+		print_fit_json(f);
 	else
 		print_text(f);
 	free(f);

@@ -12,7 +12,7 @@ struct reader {
 	size_t errlen;
 };
 
-static int fail(struct reader *r, const char *why)
+static int json_fail(struct reader *r, const char *why)
 {
 	snprintf(r->err, r->errlen, "offset %zu: %s", (size_t)(r->p - r->start), why);
 	return -1;
@@ -47,7 +47,7 @@ static int parse_string(struct reader *r, char **out)
 	char *s = malloc(cap);
 
 	if (!s)
-		return fail(r, "out of memory");
+		return json_fail(r, "out of memory");
 	for (;;) {
 		unsigned int c = (unsigned char)*r->p++;
 		bool escaped = c == '\\';
@@ -57,7 +57,7 @@ static int parse_string(struct reader *r, char **out)
 
 			if (!n) {
 				free(s);
-				return fail(r, "out of memory");
+				return json_fail(r, "out of memory");
 			}
 			s = n;
 		}
@@ -66,7 +66,7 @@ static int parse_string(struct reader *r, char **out)
 		if (c < 0x20) {
 			free(s);
 			r->p--;
-			return fail(r, c ? "control character in a string" : "unterminated string");
+			return json_fail(r, c ? "control character in a string" : "unterminated string");
 		}
 		if (c == '\\') {
 			char e = *r->p++;
@@ -81,18 +81,18 @@ static int parse_string(struct reader *r, char **out)
 			case 'u':
 				if (hex4(r->p, &c) || (c >= 0xd800 && c < 0xe000)) {
 					free(s);
-					return fail(r, "bad or surrogate \\u escape");
+					return json_fail(r, "bad or surrogate \\u escape");
 				}
 				/* the strings are NUL-terminated: a NUL would cut one short */
 				if (!c) {
 					free(s);
-					return fail(r, "\\u0000 in a string");
+					return json_fail(r, "\\u0000 in a string");
 				}
 				r->p += 4;
 				break;
 			default:
 				free(s);
-				return fail(r, "bad escape");
+				return json_fail(r, "bad escape");
 			}
 		}
 		/* a byte of the input passes as it is; a \u escape is written as UTF-8 */
@@ -137,20 +137,20 @@ static int parse_items(struct reader *r, struct json *out, char close, int depth
 			if (keys)
 				out->keys = keys;
 			if (!items || (close == '}' && !keys))
-				return fail(r, "out of memory");
+				return json_fail(r, "out of memory");
 			cap = ncap;
 		}
 		skip_space(r);
 		if (close == '}') {
 			if (*r->p != '"')
-				return fail(r, "expected a key");
+				return json_fail(r, "expected a key");
 			r->p++;
 			if (parse_string(r, &key))
 				return -1;
 			skip_space(r);
 			if (*r->p != ':') {
 				free(key);
-				return fail(r, "expected ':'");
+				return json_fail(r, "expected ':'");
 			}
 			r->p++;
 			out->keys[out->n] = key;
@@ -165,7 +165,7 @@ static int parse_items(struct reader *r, struct json *out, char close, int depth
 			continue;
 		}
 		if (*r->p != close)
-			return fail(r, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+			return json_fail(r, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
 		r->p++;
 		return 0;
 	}
@@ -177,7 +177,7 @@ static int parse_value(struct reader *r, struct json *out, int depth)
 
 	memset(out, 0, sizeof(*out));
 	if (depth > 64)
-		return fail(r, "nested too deep");
+		return json_fail(r, "nested too deep");
 	skip_space(r);
 	switch (*r->p) {
 	case '{':
@@ -202,7 +202,7 @@ static int parse_value(struct reader *r, struct json *out, int depth)
 		return 0;
 	}
 	if (*r->p != '-' && (*r->p < '0' || *r->p > '9'))
-		return fail(r, "expected a value");
+		return json_fail(r, "expected a value");
 	out->kind = JSON_NUMBER;
 	out->number = strtod(r->p, &end);
 	/* a count or a seed: digits only, kept exactly (a double holds 53 bits) */
@@ -228,7 +228,7 @@ int json_parse(const char *text, struct json *out, char *err, size_t errlen)
 	skip_space(&r);
 	if (*r.p) {
 		json_free(out);
-		return fail(&r, "text after the value");
+		return json_fail(&r, "text after the value");
 	}
 	return 0;
 }

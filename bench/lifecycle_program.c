@@ -621,7 +621,7 @@ static void print_json_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 }
 
 /* Words of text from column col on, wrapped at 80 columns with indent spaces. */
-static void print_wrapped(const char *text, unsigned int col, unsigned int indent, char sep)
+static void print_wrapped_list(const char *text, unsigned int col, unsigned int indent, char sep)
 {
 	for (const char *t = text; *t;) {
 		size_t w = strcspn(t + 1, (char[]){ sep, 0 }) + 1;	/* a word and its separator */
@@ -662,7 +662,7 @@ static void print_text_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 		snprintf(head, sizeof(head), " [%s on %s; timed: %s; %s; %s]", w->what,
 			 ptsim_cpu_name(cpu), w->timed, count, metric_name(w->metric));
 		printf("%s", w->id);
-		print_wrapped(head, (unsigned int)strlen(w->id), 2, ' ');
+		print_wrapped_list(head, (unsigned int)strlen(w->id), 2, ' ');
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		char sim[24] = "n/a", err[16] = "", ms[24] = "n/a";
@@ -684,7 +684,7 @@ static void print_text_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 				printf("  %-38s", v[i].label);
 			printf(" %9.4g %9s %8s %10s\n", v[i].published, sim, err, ms);
 			printf("    as ");
-			print_wrapped(v[i].kernel, 7, 8, ',');
+			print_wrapped_list(v[i].kernel, 7, 8, ',');
 		}
 		if (res[i].missing[0])
 			printf("       (needs feature %s, not in this build)\n", res[i].missing);

@@ -137,7 +137,7 @@ static void loops_sub(struct ptsim_loop_stats *d, const struct ptsim_loop_stats 
  * third iterations must count the same (else -EDOM): then N iterations are
  * the first plus N - 1 steady ones, exactly.
  */
-static int program(enum mprotect_state state, bool batching, struct mprotect_phases *out)
+static int run_mprotect_program(enum mprotect_state state, bool batching, struct mprotect_phases *out)
 {
 	struct ptsim_machine *m;
 	struct ptsim_mm *mm;
@@ -190,7 +190,7 @@ int mprotect_phases(enum mprotect_state state, bool batching, struct mprotect_ph
 
 		progress("simulating the mprotect program, %s, %s batching", names[state],
 			 batching ? "with" : "without");
-		err = program(state, batching, &cache[state][batching]);
+		err = run_mprotect_program(state, batching, &cache[state][batching]);
 		if (err)
 			return err;
 		done[state][batching] = true;

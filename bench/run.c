@@ -173,7 +173,7 @@ double predict_ns(enum ptsim_cpu cpu, enum ptsim_granule g, const struct scn_che
 }
 
 /* A checkpoint's composed parts and loop paths (doc/overlap.md), for run --json. */
-static void print_parts_json(enum ptsim_cpu cpu, enum ptsim_granule g, const struct scn_checkpoint *cp)
+static void print_checkpoint_parts_json(enum ptsim_cpu cpu, enum ptsim_granule g, const struct scn_checkpoint *cp)
 {
 	struct ptsim_overlap_prediction p;
 	bool first = true;
@@ -278,7 +278,7 @@ static void print_run_json(const struct one_run *r, bool first, bool checked)
 		json_string(r->res.cp[k].name);
 		printf(", \"ns\": ");
 		json_double(predict_ns(r->cpu, r->granule, &r->res.cp[k]));
-		print_parts_json(r->cpu, r->granule, &r->res.cp[k]);
+		print_checkpoint_parts_json(r->cpu, r->granule, &r->res.cp[k]);
 		printf(", \"events\": ");
 		print_events_json(&r->res.cp[k].stats);
 		printf("}");

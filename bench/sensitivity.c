@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int by_share(const void *a, const void *b)
+static int by_price_share(const void *a, const void *b)
 {
 	const struct price_sensitivity *x = a, *y = b;
 	double sx = x->before_share + x->after_share, sy = y->before_share + y->after_share;
@@ -87,6 +87,6 @@ int row_sensitivity(const struct published *row, const struct row_result *res,
 		if (err)
 			return err;
 	}
-	qsort(out, n, sizeof(out[0]), by_share);
+	qsort(out, n, sizeof(out[0]), by_price_share);
 	return (int)n;
 }

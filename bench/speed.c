@@ -53,7 +53,7 @@ static uint64_t pte_ops(const struct ptsim_stats *s)
 	       s->ev[PTSIM_EV_PTE_CAS];
 }
 
-static int simulate(enum mprotect_state state, bool batching, struct sim_speed *out)
+static int simulate_mprotect_calls(enum mprotect_state state, bool batching, struct sim_speed *out)
 {
 	const unsigned int rw = PTSIM_PROT_READ | PTSIM_PROT_WRITE;
 	struct ptsim_machine *m;
@@ -496,7 +496,7 @@ int cmd_speed(int argc, char **argv)
 
 				progress("simulating 80 mprotect calls, %s, %s, run %u of %u", names[st],
 					 b ? "after" : "before", i + 1, n);
-				err = simulate((enum mprotect_state)st, b, &t);
+				err = simulate_mprotect_calls((enum mprotect_state)st, b, &t);
 				if (err) {
 					fprintf(stderr, "speed: %s\n", ptsim_strerror(err));
 					return 1;

@@ -88,7 +88,7 @@ static int move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t off, uint
  * Move runs of nr[i] pages, one call each, back to back from start_page of
  * the space (src and dst at the same offset in their PMDs).
  */
-static int program(bool batching, const unsigned int *nr, size_t calls, uint64_t start_page,
+static int run_uffd_program(bool batching, const unsigned int *nr, size_t calls, uint64_t start_page,
 		   struct uffd_run_result *out)
 {
 	struct ptsim_machine_config cfg;
@@ -163,7 +163,7 @@ int uffd_program(bool batching, struct uffd_run_result *out)
 
 		progress("simulating UFFDIO_MOVE compaction, %s batching",
 			 batching ? "with" : "without");
-		err = program(batching, nr, workload_mix(nr), 0, &cache[batching]);
+		err = run_uffd_program(batching, nr, workload_mix(nr), 0, &cache[batching]);
 		if (err)
 			return err;
 		done[batching] = true;
@@ -173,7 +173,7 @@ int uffd_program(bool batching, struct uffd_run_result *out)
 }
 
 /* s composed with the turns l (doc/overlap.md); no turns: the events in series. */
-static double ns(const struct ptsim_stats *s, const struct ptsim_loop_stats *l)
+static double uffd_ns(const struct ptsim_stats *s, const struct ptsim_loop_stats *l)
 {
 	static const struct ptsim_loop_stats none;
 	struct ptsim_overlap_prediction p;
@@ -185,7 +185,7 @@ static double ns(const struct ptsim_stats *s, const struct ptsim_loop_stats *l)
 double uffd_share(const struct ptsim_stats *part, const struct ptsim_stats *whole,
 		  const struct ptsim_loop_stats *whole_loops)
 {
-	return ns(part, NULL) / ns(whole, whole_loops);
+	return uffd_ns(part, NULL) / uffd_ns(whole, whole_loops);
 }
 
 int uffd_rows(const struct published *row, struct row_result *out)
@@ -204,7 +204,7 @@ int uffd_rows(const struct published *row, struct row_result *out)
 	else if (!strcmp(row->id, "uffd.android.normal_folio_share_after"))
 		out->simulated = uffd_share(&a.normal_folio, &a.mpp, &a.mpp_loops);
 	else
-		out->simulated = ns(&b.mpp, &b.mpp_loops) / ns(&a.mpp, &a.mpp_loops);
+		out->simulated = uffd_ns(&b.mpp, &b.mpp_loops) / uffd_ns(&a.mpp, &a.mpp_loops);
 	out->have_detail = true;
 	out->granule = PTSIM_GRANULE_4K;
 	out->before_label = "move_pages_pte before";
@@ -236,15 +236,15 @@ void uffd_print_sweep(void)
 
 			for (size_t c = 0; c < calls; c++)
 				nr[c] = runs[i];
-			if (program(false, nr, calls, (uint64_t)shift, &b) ||
-			    program(true, nr, calls, (uint64_t)shift, &a))
+			if (run_uffd_program(false, nr, calls, (uint64_t)shift, &b) ||
+			    run_uffd_program(true, nr, calls, (uint64_t)shift, &a))
 				return;
 			printf("%8u %9s %11.1f%% %12.1f%% %12.1f%% %8.2f\n", runs[i],
 			       shift ? "+1 page" : "aligned",
 			       100 * uffd_share(&b.clear_flush, &b.mpp, &b.mpp_loops),
 			       100 * uffd_share(&b.normal_folio, &b.mpp, &b.mpp_loops),
 			       100 * uffd_share(&a.normal_folio, &a.mpp, &a.mpp_loops),
-			       ns(&b.mpp, &b.mpp_loops) / ns(&a.mpp, &a.mpp_loops));
+			       uffd_ns(&b.mpp, &b.mpp_loops) / uffd_ns(&a.mpp, &a.mpp_loops));
 		}
 	}
 }

@@ -387,7 +387,7 @@ static int madvise_populate_range(struct ptsim_mm *mm, uint64_t start, uint64_t 
 int ptsim_madvise(struct ptsim_mm *mm, uint64_t start, uint64_t len, int advice)
 {
 	struct spare_tables spare;
-	struct madv_flags f;
+	struct madv_flags f = { 0, 0 };	/* set by flag_advice; gcc cannot see it through the pointer */
 	bool flags_only, populate, hole, any = false;
 	uint64_t end;
 	int err = 0;

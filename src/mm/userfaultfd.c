@@ -30,7 +30,7 @@ static bool same_pte_table(const struct ptsim_mm *mm, const pte_t *dst_pte, cons
 	return ((uintptr_t)dst_pte & mask) == ((uintptr_t)src_pte & mask);
 }
 
-struct move_ctx {
+struct uffd_move_ctx {
 	struct ptsim_mm *mm;
 	struct vma *dst_vma, *src_vma;
 	unsigned int mode;
@@ -38,7 +38,7 @@ struct move_ctx {
 };
 
 /* The dst PTE of a moved present page: dst prot, writable, dirty only if src was. */
-static pte_t move_dst_pte(const struct move_ctx *c, uint64_t pfn, pte_t orig_src)
+static pte_t move_dst_pte(const struct uffd_move_ctx *c, uint64_t pfn, pte_t orig_src)
 {
 	pte_t pte = pfn_pte(&c->mm->m->geo, pfn, c->dst_vma->page_prot);
 
@@ -48,7 +48,7 @@ static pte_t move_dst_pte(const struct move_ctx *c, uint64_t pfn, pte_t orig_src
 }
 
 /* folio_move_anon_rmap + folio->index = linear_page_index(dst_vma, dst_addr) */
-static void move_rmap(struct move_ctx *c, struct folio *f, uint64_t dst)
+static void move_rmap(struct uffd_move_ctx *c, struct folio *f, uint64_t dst)
 {
 	kernel_call(c->mm->m, FOLIO_MOVE_ANON_RMAP);
 	f->mapping = c->dst_vma->anon_vma;
@@ -64,7 +64,7 @@ static bool is_pte_pages_stable(struct ptsim_mm *mm, pte_t *dst_pte, pte_t *src_
 }
 
 /* move_present_pte (baseline): one page, one ptep_clear_flush. */
-static int move_present_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
+static int move_present_pte(struct uffd_move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
 			    pte_t *src_pte, pte_t orig_dst, pte_t orig_src, const pte_t *dst_pmd,
 			    pte_t dst_pmdval, struct folio *f)
 {
@@ -82,7 +82,7 @@ static int move_present_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_
 }
 
 /* check_ptes_for_batched_move: the next pair joins the batch with its folio locked, or NULL. */
-static struct folio *check_ptes_for_batched_move(struct move_ctx *c, pte_t *src_pte, pte_t *dst_pte,
+static struct folio *check_ptes_for_batched_move(struct uffd_move_ctx *c, pte_t *src_pte, pte_t *dst_pte,
 						 uint64_t anon_vma)
 {
 	struct ptsim_mm *mm = c->mm;
@@ -110,7 +110,7 @@ static struct folio *check_ptes_for_batched_move(struct move_ctx *c, pte_t *src_
  * clear and re-set each page with no flush, then one flush_tlb_range for the
  * batch. Returns the bytes moved, or a negative errno when none was.
  */
-static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src, uint64_t len,
+static int64_t move_present_ptes(struct uffd_move_ctx *c, uint64_t dst, uint64_t src, uint64_t len,
 				 pte_t *dst_pte, pte_t *src_pte, pte_t orig_dst, pte_t orig_src,
 				 const pte_t *dst_pmd, pte_t dst_pmdval, struct folio **held)
 {
@@ -166,7 +166,7 @@ static int64_t move_present_ptes(struct move_ctx *c, uint64_t dst, uint64_t src,
 }
 
 /* move_zeropage_pte: one page, always flushed. */
-static int move_zeropage_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
+static int move_zeropage_pte(struct uffd_move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
 			     pte_t *src_pte, pte_t orig_dst, pte_t orig_src, const pte_t *dst_pmd,
 			     pte_t dst_pmdval)
 {
@@ -183,7 +183,7 @@ static int move_zeropage_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte
 }
 
 /* move_swap_pte: a non-present entry moves without any flush. */
-static int move_swap_pte(struct move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
+static int move_swap_pte(struct uffd_move_ctx *c, uint64_t dst, uint64_t src, pte_t *dst_pte,
 			 pte_t *src_pte, pte_t orig_dst, pte_t orig_src, const pte_t *dst_pmd,
 			 pte_t dst_pmdval)
 {
@@ -212,7 +212,7 @@ static pte_t *pte_slot(struct ptsim_mm *mm, struct pt_table *pmd_table, uint64_t
  * move_pages_pte / move_pages_ptes: one page (baseline) or one batch of
  * present pages (batched). Returns bytes moved (> 0) or a negative errno.
  */
-static int64_t move_pages_pte(struct move_ctx *c, struct pt_table *dst_pmdt,
+static int64_t move_pages_pte(struct uffd_move_ctx *c, struct pt_table *dst_pmdt,
 			      struct pt_table *src_pmdt, uint64_t dst, uint64_t src, uint64_t len)
 {
 	struct ptsim_mm *mm = c->mm;
@@ -347,7 +347,7 @@ out:
 }
 
 /* move_pages_huge_pmd: a whole PMD-mapped THP moves with one PMD clear and flush. */
-static int move_pages_huge_pmd(struct move_ctx *c, struct pt_table *dst_pmdt,
+static int move_pages_huge_pmd(struct uffd_move_ctx *c, struct pt_table *dst_pmdt,
 			       struct pt_table *src_pmdt, uint64_t dst, uint64_t src)
 {
 	struct ptsim_mm *mm = c->mm;
@@ -453,7 +453,7 @@ static int64_t move_pages(struct ptsim_mm *mm, uint64_t dst, uint64_t src, uint6
 	struct ptsim_machine *m = mm->m;
 	const struct ptsim_geometry *g = &m->geo;
 	bool batching = feature(m, PTSIM_FEAT_UFFD_MOVE_BATCHING);
-	struct move_ctx c = { .mm = mm, .mode = mode, .src_end = src + len };
+	struct uffd_move_ctx c = { .mm = mm, .mode = mode, .src_end = src + len };
 	uint64_t moved = 0;
 	int64_t err = 0;
 
