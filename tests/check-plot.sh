@@ -52,7 +52,18 @@ PY
 	head -c 8 "$tmp/$kind.png" | od -An -c | grep -q 'P   N   G' || not_ok "$kind.png is not a PNG"
 }
 check sweep "$tmp/s.json" "neoverse-n1: mprotect" "neoverse-n1: populate" '$n' "predicted time (us)"
-check events "$tmp/r.json" v6.8 v6.12 pte_read mapcount_atomic
+check events "$tmp/r.json" v6.8 v6.12 mapcount_atomic "other events" "predicted time (us)" \
+	"checkpoint exit"
+# events: the checkpoint asked for, its N largest events and the rest as one bar (issue 47)
+"$plot" events "$tmp/r.json" -o "$tmp/top.svg" --checkpoint cow --top 3
+python3 - "$tmp/top.svg" <<'PY' || not_ok "events --checkpoint cow --top 3"
+import re, sys, xml.etree.ElementTree as ET
+texts = [t.strip() for t in ET.parse(sys.argv[1]).getroot().itertext() if t.strip()]
+assert any('checkpoint cow: the 3 largest' in t for t in texts), texts
+events = [t for t in texts if re.fullmatch(r'[a-z][a-z_0-9]*', t) and not t.startswith(('v6', 'gnuplot'))]
+assert len(events) == 3, events
+assert any(t.startswith('other events (') for t in texts), texts
+PY
 check cpus "$tmp/c.json" neoverse-n1 apple-m3 exit
 check calibration "$tmp/rep.json" mprotect.m3.t1_speedup "error (%)"
 
