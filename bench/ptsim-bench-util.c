@@ -131,6 +131,8 @@ const struct command commands[] = {
 	  "every modelled published result: published vs simulated",
 	  "  --json         the rows as JSON instead of the table\n"
 	  "  --svg FILE     also draw each row's error against its target band into FILE\n"
+	  "                 (with --detail: the row's time by kind of work and its largest\n"
+	  "                 events, before and after)\n"
 	  "  --only PREFIX  only the rows whose id starts with PREFIX (e.g. mprotect.)\n"
 	  "  --detail ID    one row: its counts before and after, event by event, and each\n"
 	  "                 price's share and weight (the row again at -/+ its uncertainty)\n"

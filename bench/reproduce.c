@@ -3,6 +3,7 @@
 #include "caveats.h"
 #include "fit.h"
 #include "rows.h"
+#include "detail_svg.h"
 #include "sensitivity.h"
 #include "work_kind.h"
 #include "commit.h"
@@ -324,6 +325,28 @@ static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 		err = errno;
 	errno = err;
 	return err ? -1 : 0;
+}
+
+/*
+ * --detail ID --svg FILE: the row's own picture, its time by kind of work and
+ * its largest events before and after (bench/detail_svg.c); -1 (errno 0)
+ * when the row has no breakdown, f closed either way.
+ */
+static int write_detail_svg(FILE *f, const struct outcome *o)
+{
+	const struct row_result *r = &o->res;
+	struct ptsim_overlap_prediction pb, pa;
+	enum ptsim_cpu cpu;
+
+	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu) ||
+	    ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, &pb) ||
+	    ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, &pa)) {
+		fclose(f);
+		errno = 0;
+		return -1;
+	}
+	return detail_svg_write(f, o->row->id, r->before_label ? r->before_label : "before",
+				r->after_label ? r->after_label : "after", &pb, &pa);
 }
 
 #define MAX_PRICES 32
@@ -746,7 +769,11 @@ int cmd_reproduce(int argc, char **argv)
 		print_json(o, n);
 	else
 		print_table(o, n, wide);
-	if (svg_file && write_svg(svg_file, o, n)) {
+	if (svg_file && detail && (write_detail_svg(svg_file, &o[0]))) {
+		fprintf(stderr, "reproduce: cannot write %s: %s\n", svg,
+			errno ? strerror(errno) : "the row has no per-event breakdown");
+		status = 1;
+	} else if (svg_file && !detail && write_svg(svg_file, o, n)) {
 		fprintf(stderr, "reproduce: cannot write %s: %s\n", svg, strerror(errno));
 		status = 1;
 	}

@@ -83,6 +83,23 @@ xs = [min(p) for v, p in sorted(pos.items(), key=lambda kv: float(kv[0]))]
 assert all(int(a) < int(b) for a, b in zip(xs, xs[1:])), f"errors share a place: {labels}"
 PY
 
+# reproduce --detail ID --svg: the row's own picture (issue 47; it drew the calibration chart
+# of one row): its time by kind of work and its largest events, the total as --detail's
+"$bench" reproduce --detail mprotect.m3.t1_speedup --svg "$tmp/det.svg" > /dev/null 2>&1 ||
+	not_ok "reproduce --detail --svg exited non-zero"
+"$bench" reproduce --detail mprotect.m3.t1_speedup --json > "$tmp/det.json" 2>/dev/null
+python3 - "$tmp/det.svg" "$tmp/det.json" <<'PY' || not_ok "reproduce --detail --svg"
+import json, sys, xml.etree.ElementTree as ET
+texts = [t.strip() for t in ET.parse(sys.argv[1]).getroot().itertext() if t.strip()]
+for want in ("total", "per-folio work", "page tables and TLB", "dsb_ish", "after (PTE batching)"):
+    assert want in texts, (want, texts)
+assert not any("error" in t for t in texts), texts
+p = json.load(open(sys.argv[2]))["detail"]["before_parts"]
+total = p["loop_ns"] + p["serial_ns"] + p["miss_ns"] + p["rest_ns"]
+i = texts.index("total")
+assert texts[i + 1] == "%.3f" % (total / 1e6), (texts[i + 1], total)
+PY
+
 # bad use: a missing file, a wrong suffix, a run with one kernel for events
 "$plot" sweep "$tmp/none.json" -o "$tmp/x.svg" 2>/dev/null && not_ok "a missing input succeeded"
 "$plot" sweep "$tmp/s.json" -o "$tmp/x.pdf" 2>/dev/null && not_ok "a .pdf output succeeded"
