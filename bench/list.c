@@ -197,6 +197,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_LRU_MOVE] = "one folio of that batch moved between LRU lists under the lock",
 	[PTSIM_EV_SPLIT_PAGE_TAIL] = "__split_huge_page_tail: one tail page's struct page made a folio's",
 	[PTSIM_EV_PAGE_COUNTER] = "one memcg hierarchy level charged or uncharged: its page counter's atomic",
+	[PTSIM_EV_COMPOUND_PAGE] = "prep_compound_page: one struct page of a new large folio made compound",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -34,7 +34,7 @@ static struct ptsim_folio_info info(const struct ptsim_mm *mm, uint64_t va)
  * flush). unmap_folio then clears each entry with its TLBI deferred (one
  * range flush each) and writes a migration entry, try_to_unmap_flush
  * completes them with one DSB, __split_huge_page makes the three tail
- * folios, and remap_page writes each entry back (one set_ptes each, under
+ * folios (each made compound: prep_compound_page), and remap_page writes each entry back (one set_ptes each, under
  * a table lock per new folio); no new folio is large enough to fold again.
  * The split call, the folio lock and reference of split_huge_pages_pid and
  * its mmap read lock; the three new folios are unlocked by the split.
@@ -69,6 +69,8 @@ static void test_split_to_order_2(void **state)
 		assert_int_equal(ev(m, PTSIM_EV_FLUSH_TLB_RANGE), 1 + NR);
 		assert_int_equal(ev(m, PTSIM_EV_DSB_ISH), 2);
 		assert_int_equal(ev(m, PTSIM_EV_SPLIT_PAGE_TAIL), 3);
+		/* each new folio but the first made compound: three tails and the head's fields */
+		assert_int_equal(ev(m, PTSIM_EV_COMPOUND_PAGE), 3 * (3 + 1));
 		assert_int_equal(ev(m, PTSIM_EV_RMAP_REMOVE), NR);
 		assert_int_equal(ev(m, PTSIM_EV_RMAP_ADD), NR);
 		assert_int_equal(ev(m, PTSIM_EV_PTE_MAP), 1 + 4);
@@ -105,6 +107,7 @@ static void test_before_v610_order_0_only(void **state)
 	assert_int_equal(ev(m, PTSIM_EV_FLUSH_TLB_RANGE), NR);
 	assert_int_equal(ev(m, PTSIM_EV_DSB_ISH), 1);
 	assert_int_equal(ev(m, PTSIM_EV_SPLIT_PAGE_TAIL), NR - 1);
+	assert_int_equal(ev(m, PTSIM_EV_COMPOUND_PAGE), 0);	/* order-0 folios are not compound */
 	assert_int_equal(ev(m, PTSIM_EV_FOLIO_SPLIT), 1);
 	for (unsigned int i = 0; i < NR; i++)
 		assert_int_equal(info(mm, VA + i * SZ_4K).order, 0);

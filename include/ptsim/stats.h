@@ -172,6 +172,12 @@ enum ptsim_event {
 	 * counter's usage (mm/page_counter.c). Since 0.3.
 	 */
 	PTSIM_EV_PAGE_COUNTER,
+	/*
+	 * One struct page of a new large folio made compound by
+	 * prep_compound_page (a split to an order above 0): a tail's mapping,
+	 * compound_head and private, or the head's folio fields. Since 0.3.
+	 */
+	PTSIM_EV_COMPOUND_PAGE,
 	PTSIM_EV__COUNT
 };
 

@@ -376,8 +376,11 @@ static void __split_huge_page(struct ptsim_mm *mm, struct folio *f, unsigned int
 
 	kernel_call(m, SPLIT_PAGE_MEMCG);
 	kernel_call(m, FOLIO_LRUVEC_LOCK);
-	for (uint64_t i = nr - step; i >= step; i -= step)
+	for (uint64_t i = nr - step; i >= step; i -= step) {
 		split_huge_page_tail(m, pfn + i, !new_order);
+		if (new_order)	/* __split_huge_page_tail's, for the new folio's head */
+			prep_compound_page(m, pfn + i, new_order);
+	}
 	folio_split_records_to_order(m, f, new_order);
 	for (uint64_t i = 0; i < nr; i += step)
 		folio_mapcount_set(m, &f[i], 0);	/* unmap_folio removed every mapping */

@@ -423,6 +423,15 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/memcontrol.h -> __mem_cgroup_charge (mm/memcontrol.c): charge_memcg")	\
 	X(MEM_CGROUP_SWAPIN_CHARGE, "mem_cgroup_swapin_charge_folio", PRIM_CALL,		\
 	  PTSIM_EV_MEMCG_CHARGE, "mm/memcontrol.c: the charge of a folio read from swap")	\
+	X(PREP_COMPOUND_PAGE, "prep_compound_page", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c: a new large folio's head and tails made compound (a split's)")	\
+	X(PREP_COMPOUND_TAIL, "prep_compound_tail", PRIM_INLINE, PTSIM_EV_COMPOUND_PAGE,	\
+	  "mm/internal.h: a tail page's mapping, compound_head and private stored")		\
+	X(PREP_COMPOUND_HEAD, "prep_compound_head", PRIM_INLINE, PTSIM_EV_COMPOUND_PAGE,	\
+	  "mm/internal.h: the new folio's order, mapcounts, pin count and deferred list")	\
+	X(FOLIO_SET_LARGE_RMAPPABLE, "folio_set_large_rmappable", PRIM_INLINE,		\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: set_bit on the folio's "	\
+	  "second flags word")									\
 	X(GET_MEM_CGROUP_FROM_MM, "get_mem_cgroup_from_mm", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
 	  "mm/memcontrol.c: the mm's memcg, with a css reference (css_tryget)")		\
 	X(TRY_CHARGE_MEMCG, "try_charge_memcg", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
@@ -1047,6 +1056,25 @@ static inline void split_huge_page_tail(struct ptsim_machine *m, uint64_t pfn, b
 	prim_count(m, PRIM_FOLIO_SET_LRU, 1);	/* SetPageLRU */
 	if (order0)
 		count_loop_path(m, PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON);	/* the priced turn */
+}
+
+/*
+ * prep_compound_page (v6.12 mm/page_alloc.c, a call from
+ * __split_huge_page_tail when it splits to an order above 0) for the new
+ * folio of 1 << order pages at pfn: each tail page's prep_compound_tail,
+ * its struct page line through the data-cache model, then
+ * prep_compound_head's fields; folio_set_large_rmappable after it.
+ */
+static inline void prep_compound_page(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
+{
+	const uint64_t nr = UINT64_C(1) << order;
+
+	kernel_call(m, PREP_COMPOUND_PAGE);
+	prim_count(m, PRIM_PREP_COMPOUND_TAIL, nr - 1);
+	for (uint64_t i = 1; i < nr; i++)
+		dcache_page_load(m, pfn + i);
+	prim_count(m, PRIM_PREP_COMPOUND_HEAD, 1);
+	prim_count(m, PRIM_FOLIO_SET_LARGE_RMAPPABLE, 1);
 }
 
 /* folio_zero_user: nr pages cleared. */

@@ -282,6 +282,14 @@ static const struct {
 	 * fully ordered atomic, as mm/page_counter.o's LDADDAL shows
 	 */
 	[PTSIM_EV_PAGE_COUNTER] = { C_ATOMIC, 1, false },
+	/*
+	 * prep_compound_tail (v6.12 mm/internal.h, inline): ->mapping,
+	 * compound_head and ->private, three plain stores to a struct page line
+	 * the data-cache model prices; prep_compound_head's folio fields
+	 * (order, three mapcounts and the pin count as atomic_set, the deferred
+	 * list) are counted as one more such page
+	 */
+	[PTSIM_EV_COMPOUND_PAGE] = { C_PTE_STORE, 3, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
