@@ -41,8 +41,6 @@ RANK = {name: rank for name, rank, _ in LAYERS}
 # asks for the address space of an ASID through m->as_of_asid, which mm
 # installs, and owns the geometry, arch/arm64/hw/geometry.c: no reference.)
 KNOWN = {
-    ("core", "src/core/machine.c", "folio_free"),  # -> mm
-    ("core", "src/core/machine.c", "pt_table_free"),  # -> mm
     ("primitives", "arch/arm64/primitives/pgtable.c", "contpte_clear_full_ptes"),  # -> arch
     ("primitives", "arch/arm64/primitives/pgtable.c", "contpte_clear_young_dirty_ptes"),  # -> arch
     ("primitives", "arch/arm64/primitives/pgtable.c", "contpte_get_and_clear_full_ptes"),  # -> arch

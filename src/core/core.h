@@ -682,16 +682,11 @@ int undo_record(struct ptsim_machine *m, const struct undo_entry *e);
  */
 int undo_reserve(struct ptsim_machine *m, size_t n);
 void undo_commit(struct ptsim_machine *m);
-void undo_rollback(struct ptsim_machine *m);
-
-/* The end of an undoable step: undo_rollback when it failed (err), else undo_commit. */
-static inline void undo_end(struct ptsim_machine *m, int err)
-{
-	if (err)
-		undo_rollback(m);
-	else
-		undo_commit(m);
-}
+/*
+ * The log back to its resting size (undo_commit, and src/mm/undo.c's
+ * undo_rollback, which frees what the entries name: mm's objects).
+ */
+void undo_shrink(struct ptsim_machine *m);
 
 /* ---- table geometry ---- */
 

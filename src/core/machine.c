@@ -230,7 +230,7 @@ int undo_init(struct ptsim_machine *m)
 	return 0;
 }
 
-static void undo_shrink(struct ptsim_machine *m)
+void undo_shrink(struct ptsim_machine *m)
 {
 	struct undo_entry *n;
 
@@ -287,23 +287,5 @@ void undo_commit(struct ptsim_machine *m)
 {
 	m->undo_len = 0;
 	m->undo_active = false;
-	undo_shrink(m);
-}
-
-void undo_rollback(struct ptsim_machine *m)
-{
-	m->undo_active = false;
-	while (m->undo_len) {
-		struct undo_entry *e = &m->undo[--m->undo_len];
-
-		if (e->kind == UNDO_FOLIO) {
-			folio_free(m, e->ptr);
-		} else {
-			/* unlink the new table from its parent without counting: it never existed */
-			e->parent->desc[e->parent_idx] = 0;
-			e->parent->next[e->parent_idx] = NULL;
-			pt_table_free(e->mm, e->ptr);
-		}
-	}
 	undo_shrink(m);
 }

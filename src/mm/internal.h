@@ -28,6 +28,18 @@ struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		struct folio **out);
 void folio_free(struct ptsim_machine *m, struct folio *folio);
+
+/* What an undoable step allocated, freed as if it never existed (src/mm/undo.c). */
+void undo_rollback(struct ptsim_machine *m);
+
+/* The end of an undoable step: undo_rollback when it failed (err), else undo_commit. */
+static inline void undo_end(struct ptsim_machine *m, int err)
+{
+	if (err)
+		undo_rollback(m);
+	else
+		undo_commit(m);
+}
 /* The last mapping's reference went: free f unless a pin or FOLL_GET reference holds one (folio_put). */
 void folio_put(struct ptsim_machine *m, struct folio *f);
 /* include/linux/mm.h: what a FOLL_PIN pin adds to a small folio's refcount */
