@@ -498,6 +498,46 @@ static void print_summary(const struct one_run *r, unsigned int nr_sets)
 	print_caveats(NULL, sets, nr_sets, 2);
 }
 
+/* The verdict line on the diagnostics of every run. */
+static void print_verdict(unsigned int nr_runs, uint64_t nr_diags, bool checked)
+{
+	if (nr_diags)
+		printf("verdict: %llu diagnostic%s (listed above the per-event diffs; run --check "
+		       "exits 3 on one)\n", (unsigned long long)nr_diags, nr_diags == 1 ? "" : "s");
+	else
+		printf("verdict: no diagnostics in %u run%s%s\n", nr_runs, nr_runs == 1 ? "" : "s",
+		       checked ? "" : " (invariants not checked: --no-check-invariants)");
+}
+
+/*
+ * The end of run's text when per-event diffs followed the summary (issue 47:
+ * the answer on the last screen too): each CPU and granule's whole-scenario
+ * speed-up of every kernel against the first, and the verdict again.
+ */
+static void print_recap(const struct one_run *runs, unsigned int nr_units, unsigned int nr_sets,
+			uint64_t nr_diags, bool checked)
+{
+	printf("the answer (summary at the top): the whole scenario, each kernel against %s\n",
+	       runs[0].set);
+	for (unsigned int u = 0; u < nr_units; u++) {
+		const struct one_run *r = &runs[u * nr_sets];
+		double t0 = run_ns(&r[0], -1);
+		char line[1024];
+		size_t at;
+
+		at = (size_t)snprintf(line, sizeof(line), "  %s, %uK:", ptsim_cpu_name(r[0].cpu),
+				      (1u << r[0].granule) / 1024);
+		for (unsigned int i = 1; i < nr_sets && at < sizeof(line); i++) {
+			double t = run_ns(&r[i], -1);
+
+			at += (size_t)snprintf(line + at, sizeof(line) - at, " %s x%.3f%s", r[i].set,
+					       t > 0 ? t0 / t : 0, i + 1 < nr_sets ? "," : "");
+		}
+		wrap_print(stdout, 4, "%s", line);
+	}
+	print_verdict(nr_units * nr_sets, nr_diags, checked);
+}
+
 /*
  * run's text without --verbose: the summary of every CPU and granule, a
  * verdict on the diagnostics, and each run's that had any listed (the
@@ -516,9 +556,7 @@ static void print_answer(const struct one_run *runs, unsigned int nr_units, unsi
 		printf("verdict: %llu diagnostic%s (listed below; run --check exits 3 on one)\n",
 		       (unsigned long long)nr_diags, nr_diags == 1 ? "" : "s");
 	else
-		printf("verdict: no diagnostics in %u run%s%s\n", nr_units * nr_sets,
-		       nr_units * nr_sets == 1 ? "" : "s",
-		       checked ? "" : " (invariants not checked: --no-check-invariants)");
+		print_verdict(nr_units * nr_sets, nr_diags, checked);
 	for (unsigned int k = 0; k < nr_units * nr_sets; k++) {
 		if (!findings_total(&runs[k].fs))
 			continue;
@@ -1001,6 +1039,8 @@ int cmd_run(int argc, char **argv)
 	if (json) {
 		printf("]");
 		json_end();
+	} else if (!verbose && nr_sets > 1) {
+		print_recap(runs, nr_units, nr_sets, nr_diags, check_invariants);
 	}
 	for (unsigned int k = 0; k < nr_runs; k++)
 		scn_result_free(&runs[k].res);
