@@ -667,6 +667,24 @@ uint64_t hw_host_bytes(const struct ptsim_machine *m);
 /* Host bytes of the page allocator's free lists and head map (src/mm/page_alloc.c). */
 uint64_t physmem_host_bytes(const struct physmem *pm);
 /* Host bytes of a map's tables. */
+/*
+ * The folio whose record holds page frame pfn (its head's), or NULL for a
+ * frame no folio holds: a read of core's folio records, which the arm64
+ * accessors' out-of-line half (contpte.c) needs as much as mm does.
+ */
+static inline struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn)
+{
+	const struct folio_store *fs = &m->folios;
+	struct folio *f;
+
+	if (pfn < fs->base_pfn || pfn - fs->base_pfn >= fs->nr_pages)
+		return NULL;
+	f = &fs->map[pfn - fs->base_pfn];
+	if (!f->live)
+		return NULL;
+	return f->tail ? f - f->index : f;	/* compound_head */
+}
+
 static inline uint64_t u64map_host_bytes(const struct u64map *map)
 {
 	return (uint64_t)map->cap * 2 * sizeof(uint64_t);

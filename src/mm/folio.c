@@ -143,19 +143,6 @@ static void chunks_account(struct ptsim_machine *m, uint64_t rel, uint64_t nr, i
 	}
 }
 
-struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn)
-{
-	const struct folio_store *fs = &m->folios;
-	struct folio *f;
-
-	if (pfn < fs->base_pfn || pfn - fs->base_pfn >= fs->nr_pages)
-		return NULL;
-	f = &fs->map[pfn - fs->base_pfn];
-	if (!f->live)
-		return NULL;
-	return f->tail ? f - f->index : f;	/* compound_head */
-}
-
 /* The slow paths of folio_mapcount / _set / _add (src/mm/internal.h): the side map. */
 int folio_mapcount_wide(const struct ptsim_machine *m, const struct folio *f)
 {

@@ -23,7 +23,6 @@ int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_page
 void folio_store_free(struct folio_store *fs);
 /* A copy of src; its side maps' growth is charged to host_bytes (the copy's machine). */
 int folio_store_copy(struct folio_store *dst, const struct folio_store *src, uint64_t *host_bytes);
-struct folio *pfn_folio(const struct ptsim_machine *m, uint64_t pfn);
 /* Allocates memory and metadata (counts FOLIO_ALLOC); records undo. */
 int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 		struct folio **out);
