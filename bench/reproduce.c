@@ -328,6 +328,21 @@ static int write_svg(FILE *f, const struct outcome *o, unsigned int n)
 }
 
 /*
+ * The composed predictions of a row's two sides on its CPU, for the --detail
+ * outputs (text, JSON, SVG); false when the row has no per-event breakdown.
+ */
+static bool detail_predictions(const struct outcome *o, struct ptsim_overlap_prediction *pb,
+			       struct ptsim_overlap_prediction *pa)
+{
+	const struct row_result *r = &o->res;
+	enum ptsim_cpu cpu;
+
+	return !o->err && r->have_detail && !ptsim_cpu_lookup(o->row->cpu, &cpu) &&
+	       !ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, pb) &&
+	       !ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, pa);
+}
+
+/*
  * --detail ID --svg FILE: the row's own picture, its time by kind of work and
  * its largest events before and after (bench/detail_svg.c); -1 (errno 0)
  * when the row has no breakdown, f closed either way.
@@ -336,11 +351,8 @@ static int write_detail_svg(FILE *f, const struct outcome *o)
 {
 	const struct row_result *r = &o->res;
 	struct ptsim_overlap_prediction pb, pa;
-	enum ptsim_cpu cpu;
 
-	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu) ||
-	    ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, &pb) ||
-	    ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, &pa)) {
+	if (!detail_predictions(o, &pb, &pa)) {
 		fclose(f);
 		errno = 0;
 		return -1;
@@ -465,8 +477,6 @@ static void print_detail(const struct outcome *o, bool wide)
 {
 	const struct row_result *r = &o->res;
 	struct ptsim_overlap_prediction pb, pa;
-	enum ptsim_cpu cpu;
-
 	char target[48];
 
 	if (wide)
@@ -481,12 +491,10 @@ static void print_detail(const struct outcome *o, bool wide)
 			   o->row->value, r->simulated, o->error_pct,
 			   o->fitted ? "fit" : "prediction", target);
 	}
-	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu)) {
+	if (!detail_predictions(o, &pb, &pa)) {
 		printf("  no per-event breakdown for this row\n");
 		return;
 	}
-	ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, &pb);
-	ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, &pa);
 	if (wide) {
 		printf("\n%-40s %16s %12s %7s   %16s %12s %7s\n", "event or loop path",
 		       r->before_label, "ms", "%", r->after_label, "ms", "%");
@@ -603,18 +611,15 @@ static void print_detail_json(const struct outcome *o)
 {
 	const struct row_result *r = &o->res;
 	struct ptsim_overlap_prediction pb, pa;
-	enum ptsim_cpu cpu;
 	bool first = true;
 
 	json_begin("reproduce", "row");
 	print_row_json(o);
-	if (o->err || !r->have_detail || ptsim_cpu_lookup(o->row->cpu, &cpu)) {
+	if (!detail_predictions(o, &pb, &pa)) {
 		printf(", \"detail\": null");
 		json_end();
 		return;
 	}
-	ptsim_predict_overlap(cpu, r->granule, &r->before, &r->before_loops, &pb);
-	ptsim_predict_overlap(cpu, r->granule, &r->after, &r->after_loops, &pa);
 	printf(", \"detail\": {\"granule\": \"%uK\", \"before_label\": ",
 	       (1u << r->granule) / 1024);
 	json_string(r->before_label);
@@ -769,7 +774,7 @@ int cmd_reproduce(int argc, char **argv)
 		print_json(o, n);
 	else
 		print_table(o, n, wide);
-	if (svg_file && detail && (write_detail_svg(svg_file, &o[0]))) {
+	if (svg_file && detail && write_detail_svg(svg_file, &o[0])) {
 		fprintf(stderr, "reproduce: cannot write %s: %s\n", svg,
 			errno ? strerror(errno) : "the row has no per-event breakdown");
 		status = 1;
