@@ -16,7 +16,7 @@
 /* The counter line progress_line keeps rewritten in place, and when it last did. */
 static struct {
 	double t0, last;
-	bool started, shown;
+	bool started, tty, shown;
 } counter;
 
 static double monotonic_s(void)
@@ -31,13 +31,14 @@ void progress_start(void)
 {
 	counter.t0 = counter.last = monotonic_s();
 	counter.started = true;
+	counter.tty = isatty(STDERR_FILENO);	/* asked once, not every turn */
 }
 
 bool progress_due(void)
 {
 	double now;
 
-	if (!counter.started || !isatty(STDERR_FILENO))
+	if (!counter.started || !counter.tty)
 		return false;
 	now = monotonic_s();
 	if (now - counter.t0 < 1 || now - counter.last < 0.5)
@@ -58,18 +59,25 @@ void progress_line(const char *fmt, ...)
 	counter.shown = true;
 }
 
-void progress_end(void)
+/* The counter's line erased, if one is shown; the count goes on. */
+static void counter_erase(void)
 {
 	if (counter.shown)
 		fputs("\r\033[K", stderr);
-	counter.shown = counter.started = false;
+	counter.shown = false;
+}
+
+void progress_end(void)
+{
+	counter_erase();
+	counter.started = false;
 }
 
 void progress(const char *fmt, ...)
 {
 	va_list ap;
 
-	progress_end();
+	counter_erase();
 	va_start(ap, fmt);
 	fputs("ptsim-bench: ", stderr);
 	vfprintf(stderr, fmt, ap);
@@ -269,8 +277,10 @@ static size_t word_len(const char *text, size_t left)
 	size_t w = 0;
 	int depth = 0;
 
-	if (*text != '[')
-		return strcspn(text, " \n") < left ? strcspn(text, " \n") : left;
+	if (*text != '[') {
+		w = strcspn(text, " \n");
+		return w < left ? w : left;
+	}
 	for (; w < left && text[w] != '\n' && (depth > 0 || text[w] != ' '); w++)
 		depth += text[w] == '[' ? 1 : text[w] == ']' ? -1 : 0;
 	return w;

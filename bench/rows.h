@@ -134,7 +134,7 @@ void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * A counter for a long loop, on stderr only when it is a terminal: start it,
  * ask progress_due() each turn (true after the first second, at most twice a
  * second), then progress_line() rewrites one line in place; progress_end()
- * erases it (progress() does too).
+ * erases it and stops the counter (progress() erases it and prints its line).
  */
 void progress_start(void);
 bool progress_due(void);
