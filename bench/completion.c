@@ -6,6 +6,7 @@
  * --cpu, --granule, --features, --presets, --only and --detail take.
  */
 #include "rows.h"
+#include "scenario.h"
 
 #include <string.h>
 
@@ -39,11 +40,6 @@ static const char *cpu_at(unsigned int i)
 	return i < PTSIM_CPU__COUNT ? ptsim_cpu_name((enum ptsim_cpu)i) : NULL;
 }
 
-static const char *feature_at(unsigned int i)
-{
-	return i < PTSIM_FEAT__COUNT ? ptsim_feature_name((enum ptsim_feature)i) : NULL;
-}
-
 static const char *row_at(unsigned int i)
 {
 	return i < nr_published_rows ? published_rows[i].id : NULL;
@@ -72,7 +68,7 @@ static void print_bash(void)
 	print_names(cpu_at);
 	printf("\";;\n\t--granule) words=\"4K 16K 64K\";;\n\t--features|--presets) words=\"");
 	print_names(ptsim_preset_name);
-	print_names(feature_at);
+	print_names(feature_name_at);
 	printf("\";;\n\t--only|--detail) if [ \"${COMP_WORDS[1]}\" = predict ]; then\n"
 	       "\t\twords=\"");
 	print_names(lifecycle_row_id);

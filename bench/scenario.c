@@ -142,7 +142,7 @@ struct parser {
 	struct scenario *s;
 };
 
-static const char *feature_name_at(unsigned int i)
+const char *feature_name_at(unsigned int i)
 {
 	return i < PTSIM_FEAT__COUNT ? ptsim_feature_name((enum ptsim_feature)i) : NULL;
 }

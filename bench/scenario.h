@@ -111,6 +111,8 @@ void scenario_free(struct scenario *s);
  */
 void names_wrapped(char *buf, size_t len, const char *(*name)(unsigned int), size_t col,
 		   size_t indent);
+/* The i-th feature's name (ptsim_feature_name), NULL past the last: names_wrapped's argument. */
+const char *feature_name_at(unsigned int i);
 /* names_wrapped of the features (ptsim_feature_name). */
 void valid_features_text(char *buf, size_t len, size_t col, size_t indent);
 /* Write s back as scenario text (the audit's reproducers). */
