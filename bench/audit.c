@@ -417,18 +417,12 @@ static void print_group(const struct audit *a, const struct group *g, bool json,
 		json_string(text ? text : "");
 		printf("}");
 	} else {
-		char kernels[PTSIM_CPU__COUNT][GROUP_KERNELS_TEXT];
-		const char *fires[PTSIM_CPU__COUNT] = { NULL };
+		uint64_t fires[PTSIM_CPU__COUNT];
 
-		for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
-			if (!g->fires[c])
-				continue;
-			group_kernels_text(kernels[c], sizeof(kernels[c]), g->fires[c], a->presets,
-					   a->nr_presets);
-			fires[c] = kernels[c];
-		}
+		for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++)
+			fires[c] = g->fires[c];
 		group_print_text(ptsim_diag_kind_name(g->kind), g->chain, g->message, fires,
-				 text ? text : "");
+				 a->presets, a->nr_presets, text ? text : "");
 	}
 	free(text);
 }

@@ -19,8 +19,9 @@ static size_t nr_operations(const char *scenario)
 	return n;
 }
 
-void group_kernels_text(char *buf, size_t len, uint64_t mask, const char *const *names,
-			size_t nr_names)
+/* "v6.17, v6.18": the names of the kernels whose bit (1 << i: names[i]) is in mask. */
+static void kernels_text(char *buf, size_t len, uint64_t mask, const char *const *names,
+			 size_t nr_names)
 {
 	size_t at = 0;
 
@@ -31,15 +32,20 @@ void group_kernels_text(char *buf, size_t len, uint64_t mask, const char *const 
 }
 
 void group_print_text(const char *kind, const char *chain, const char *message,
-		      const char *const fires[PTSIM_CPU__COUNT], const char *scenario)
+		      const uint64_t fires[PTSIM_CPU__COUNT], const char *const *names,
+		      size_t nr_names, const char *scenario)
 {
+	char kernels[2048];
+
 	wrap_print(stdout, 4, "[%s] %s", kind, chain);
 	wrap_print(stdout, 4, "  %s", message);
 	printf("  fires on:\n");
-	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++)
-		if (fires[c])
-			wrap_print(stdout, 17, "    %-12s %s", ptsim_cpu_name((enum ptsim_cpu)c),
-				   fires[c]);
+	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
+		if (!fires[c])
+			continue;
+		kernels_text(kernels, sizeof(kernels), fires[c], names, nr_names);
+		wrap_print(stdout, 17, "    %-12s %s", ptsim_cpu_name((enum ptsim_cpu)c), kernels);
+	}
 	printf("  minimal scenario (%zu operations):\n", nr_operations(scenario));
 	for (const char *line = scenario; line && *line;) {
 		const char *nl = strchr(line, '\n');

@@ -169,17 +169,8 @@ static void print_merged(const struct merge *mg, const struct merged *m, bool fi
 /* One merged group as audit's text prints it (bench/group_text.c). */
 static void print_merged_text(const struct merge *mg, const struct merged *m)
 {
-	static char kernels[PTSIM_CPU__COUNT][GROUP_KERNELS_TEXT];
-	const char *fires[PTSIM_CPU__COUNT] = { NULL };
-
-	for (unsigned int c = 0; c < PTSIM_CPU__COUNT; c++) {
-		if (!m->fires[c])
-			continue;
-		group_kernels_text(kernels[c], sizeof(kernels[c]), m->fires[c], mg->presets,
-				   mg->nr_presets);
-		fires[c] = kernels[c];
-	}
-	group_print_text(m->kind, m->chain, str(m->g, "message"), fires, str(m->g, "scenario"));
+	group_print_text(m->kind, m->chain, str(m->g, "message"), m->fires, mg->presets,
+			 mg->nr_presets, str(m->g, "scenario"));
 }
 
 /* One input: the campaign (its seed) and which of its N shards it ran. */
