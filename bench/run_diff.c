@@ -41,6 +41,7 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 	/* two kernels: before and after the change; two CPUs: A and B, named above the table */
 	bool cpus = b->cpu != a->cpu;
 	const char *l0 = cpus ? "A" : "before", *l1 = cpus ? "B" : "after";
+	const char *on_l1 = cpus ? "on B" : "after";	/* "of the time ..." */
 
 	predict(b, &pb);
 	predict(a, &pa);
@@ -84,12 +85,10 @@ void run_diff_text(const char *checkpoint, const struct diff_side *b, const stru
 	}
 	if (changed > listed)
 		printf("  (%u more events %s; %.1f%% of the time %s: --events all)\n",
-		       changed - listed, all_events ? "counted" : "changed", rest_share,
-		       cpus ? "on B" : "after");
+		       changed - listed, all_events ? "counted" : "changed", rest_share, on_l1);
 	if (same)
 		printf("  (%s%u %sevents counted the same; %.1f%% of the time %s)\n",
-		       listed ? "" : "all ", same, listed ? "more " : "", same_share,
-		       cpus ? "on B" : "after");
+		       listed ? "" : "all ", same, listed ? "more " : "", same_share, on_l1);
 	if (pb.loop_ns > 0 || pa.loop_ns > 0)
 		printf("  %-23s %10s %10s %10s %7s %6.1f %6.1f\n", "(loop prices)", "", "", "", "",
 		       pb.total_ns > 0 ? 100 * pb.loop_ns / pb.total_ns : 0,

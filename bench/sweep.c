@@ -30,6 +30,7 @@ struct sweep {
 	struct findings fs;		/* the diagnostics of the run in progress */
 	uint64_t nr_diags;		/* every run's diagnostics, for --check */
 	unsigned int done, total;	/* runs, for the progress counter */
+	bool counter;			/* the counter only while the table goes elsewhere */
 };
 
 static bool wanted(const struct sweep *w, const char *name)
@@ -172,8 +173,7 @@ static int sweep_one(struct sweep *w, struct scn_machine mc, const char *set)
 		}
 		scn_result_free(&res);
 		w->done++;
-		/* the counter only while the table goes elsewhere: it would break its lines */
-		if (!isatty(STDOUT_FILENO) && progress_due())
+		if (w->counter && progress_due())
 			progress_line("sweep: run %u of %u", w->done, w->total);
 	}
 	if (listed && findings_total(listed))
@@ -301,6 +301,7 @@ int cmd_sweep(int argc, char **argv)
 		printf(", \"variable\": \"n\", \"runs\": [");
 	}
 	w.total = nr_cpus * (unsigned int)__builtin_popcount(granules) * nr_sets * w.nr_vals;
+	w.counter = !isatty(STDOUT_FILENO);	/* on the terminal it would break the table's lines */
 	progress_start();
 	for (unsigned int ci = 0; ci < nr_cpus; ci++) {
 		for (unsigned int gr = PTSIM_GRANULE_4K; gr <= PTSIM_GRANULE_64K; gr += 2) {
