@@ -16,13 +16,13 @@ narrow() {	# OUTPUT WHAT
 }
 pred=$("$bench" predict 2>/dev/null)
 narrow "$pred" predict
-has "  baseline: mm-unstable, no contpte              1         1    +0.0%      345.5" "$pred" predict
+has "  baseline: mm-unstable, no contpte              1         1    +0.0%        349" "$pred" predict
 has "    as v6.9,-contpte_wrprotect_helper,-contpte_clear_helpers,-pte_batch_hint" "$pred" predict
 has "  caveat: v6.8 is modelled without contpte (CONFIG_ARM64_CONTPTE came with" "$pred" predict
 has "    path (doc/workloads.md, MADV_DONTNEED)" "$pred" predict
 [ "$(printf '%s\n' "$pred" | grep -c '^  caveat: v6.8 ')" = 1 ] || { echo "FAIL: the v6.8 caveat is not on one row"; fail=1; }
 wide=$("$bench" predict --wide --only lifecycle.altra.dontneed 2>/dev/null)
-has "  pred baseline: mm-unstable, no contpte                     1          1     +0.0%      345.5  v6.8" "$wide" "predict --wide"
+has "  pred baseline: mm-unstable, no contpte                     1          1     +0.0%        349  v6.8" "$wide" "predict --wide"
 has "  caveat: v6.8 is modelled without contpte (CONFIG_ARM64_CONTPTE came with" "$wide" "predict --wide"
 # rows without a documented limitation have no caveat
 n=$("$bench" predict --only lifecycle.m3.mremap 2>/dev/null | grep -c 'caveat')

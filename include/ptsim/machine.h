@@ -270,6 +270,22 @@ enum ptsim_feature {
 	 * check costs its call and maps nothing to the zero page. Since 0.3.
 	 */
 	PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP,
+	/*
+	 * "mm: allow non-hugetlb large folios to be batch processed"
+	 * (f77171d241e3, M. Wilcox, v6.9; the series "Rearrange batched folio
+	 * freeing", 99fbb6bfc16f .. 4907e80b76af): a large folio that loses its
+	 * last reference in a batch (the gather's folios_put_refs, reclaim's
+	 * free_folios) is freed with the batch: one lruvec lock, one
+	 * uncharge_batch, free_unref_folios, PAGEVEC_SIZE folios at a time.
+	 * Off (v6.8 and before): release_pages takes a gather batch at a time
+	 * (up to 512 entries) and frees each large folio alone
+	 * (__folio_put_large: its own lruvec lock, then destroy_large_folio:
+	 * mem_cgroup_uncharge, free_unref_page), the order-0 ones together
+	 * (mem_cgroup_uncharge_list, free_unref_page_list); shrink_folio_list
+	 * frees its large folios alone too and the others once, at its end.
+	 * Since 0.3.
+	 */
+	PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE,
 	PTSIM_FEAT__COUNT
 };
 

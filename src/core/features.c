@@ -88,6 +88,8 @@ static const struct {
 	[PTSIM_FEAT_SPLIT_BATCH_FLUSH] = { "split_batch_flush", 6080 },
 	/* b1f202060afe, the "split underused THPs" series, merged for v6.12 */
 	[PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP] = { "split_zeropage_remap", 6120 },
+	/* f77171d241e3 and its series: in mm-stable on 2024-03-05 (after the contpte series), v6.9 */
+	[PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE] = { "large_folio_batch_free", 6090 },
 };
 
 /*

@@ -251,6 +251,18 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	struct folio_store *fs = &m->folios;
 	uint64_t pfn = folio_pfn(m, f), nr = folio_nr_pages(f);
 	unsigned int order = f->order;
+	bool alone = !m->free_batched;
+
+	/*
+	 * before v6.9 ("large_folio_batch_free") a large folio that lost its
+	 * last reference in a batch is freed alone: destroy_large_folio, its
+	 * own mem_cgroup_uncharge (release_pages' __folio_put_large, or
+	 * shrink_folio_list's free_it)
+	 */
+	if (order && !alone && !feature(m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE)) {
+		kernel_call(m, DESTROY_LARGE_FOLIO);
+		alone = true;
+	}
 
 	if (f->contended)
 		u64map_del(&fs->lock_contention, pfn);
@@ -274,10 +286,10 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	 * batch's uncharge_batch (mem_cgroup_uncharge_folios)
 	 */
 	if (f->flags & FOLIO_ANON) {
-		if (!m->free_batched)
+		if (alone)
 			kernel_call(m, MEM_CGROUP_UNCHARGE);
 		uncharge_folio(m);
-		if (!m->free_batched)
+		if (alone)
 			uncharge_batch(m);
 	}
 	memset(f, 0, nr * sizeof(*f));

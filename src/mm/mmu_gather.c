@@ -45,7 +45,7 @@ static void gather_init(struct mmu_gather *tlb, struct ptsim_mm *mm, bool fullmm
 	tlb->delayed_rmap = false;
 	tlb->active = tlb->active_nr = tlb->batch_count = 0;
 	tlb->nr_tables = 0;
-	tlb->put_nr = tlb->put_last = 0;
+	tlb->put_nr = tlb->put_last = tlb->put_last_large = 0;
 	tlb_reset_range(tlb);
 	mm->tlb_flush_pending = true;	/* inc_tlb_flush_pending */
 }
@@ -180,22 +180,73 @@ static void folios_put_refs(struct mmu_gather *tlb)
 		uncharge_batch(m);	/* the folios' uncharge_folio: folio_free */
 		kernel_call(m, FREE_UNREF_FOLIOS);
 	}
-	tlb->put_nr = tlb->put_last = 0;
+	tlb->put_nr = tlb->put_last = tlb->put_last_large = 0;
 }
 
-bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last)
+/* MAX_NR_FOLIOS_PER_FREE: the entries one free_pages_and_swap_cache call takes */
+#define MAX_NR_FOLIOS_PER_FREE	512
+/* SWAP_CLUSTER_MAX (include/linux/swap.h): release_pages' lock batch */
+#define SWAP_CLUSTER_MAX	32
+
+/*
+ * release_pages before v6.9 (v6.8 mm/swap.c), called by
+ * free_pages_and_swap_cache with up to MAX_NR_FOLIOS_PER_FREE entries of one
+ * gather batch: each entry's reference dropped; an order-0 folio that lost
+ * its last leaves the LRU under the lruvec's lock, which is dropped and
+ * taken again every SWAP_CLUSTER_MAX entries (counted as one lock per
+ * SWAP_CLUSTER_MAX such folios: exact when every entry frees one); a large
+ * one is freed alone by __folio_put_large (__page_cache_release's own lock
+ * and lruvec_del_folio, then destroy_large_folio: folio_free's part); then
+ * the order-0 ones are uncharged and freed as lists, whatever the list
+ * holds.
+ */
+static void release_pages(struct mmu_gather *tlb)
+{
+	struct ptsim_machine *m = tlb->mm->m;
+	unsigned int small = tlb->put_last - tlb->put_last_large;
+
+	if (!tlb->put_nr)
+		return;
+	prim_count(m, PRIM_FOLIO_TEST_SWAPCACHE, tlb->put_nr);	/* free_swap_cache: none is */
+	kernel_call(m, RELEASE_PAGES);
+	prim_count(m, PRIM_FOLIO_PUT, tlb->put_nr);
+	prim_count(m, PRIM_FOLIO_LRUVEC_LOCK,
+		   (small + SWAP_CLUSTER_MAX - 1) / SWAP_CLUSTER_MAX + tlb->put_last_large);
+	prim_count(m, PRIM_LRU_MOVE_CALLEES, 3 * tlb->put_last);
+	kernel_call(m, MEM_CGROUP_UNCHARGE_LIST);
+	if (small)
+		uncharge_batch(m);	/* the order-0 folios' uncharge_folio: folio_free */
+	kernel_call(m, FREE_UNREF_PAGE_LIST);
+	tlb->put_nr = tlb->put_last = tlb->put_last_large = 0;
+}
+
+/* The gathered entries so far freed: as v6.9's folio_batch, or release_pages' chunk before it. */
+static void tlb_put_folios(struct mmu_gather *tlb)
+{
+	if (feature(tlb->mm->m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE))
+		folios_put_refs(tlb);
+	else
+		release_pages(tlb);
+}
+
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last, bool large)
 {
 	const struct ptsim_geometry *g = &tlb->mm->m->geo;
 	unsigned int slots = nr > 1 ? 2 : 1;
 	unsigned int max = tlb->active ? max_gather_batch(g) : GATHER_BUNDLE;
+	bool batched = feature(tlb->mm->m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE);
 
 	tlb->put_last += last;
-	if (++tlb->put_nr == PAGEVEC_SIZE)
-		folios_put_refs(tlb);
+	tlb->put_last_large += last && large;
+	if (++tlb->put_nr == (batched ? PAGEVEC_SIZE : MAX_NR_FOLIOS_PER_FREE))
+		tlb_put_folios(tlb);
 	tlb_batch_add(tlb->mm->m, slots);
 	tlb->active_nr += slots;
-	if (tlb->active_nr >= max - 1)
+	if (tlb->active_nr >= max - 1) {
+		if (!batched)
+			release_pages(tlb);	/* its gather batch ends its chunk */
 		return !tlb_next_batch(tlb);
+	}
 	return false;
 }
 
@@ -208,7 +259,7 @@ static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 {
 	if (tlb->active || tlb->active_nr)
 		lru_add_drain(tlb->mm->m);
-	folios_put_refs(tlb);
+	tlb_put_folios(tlb);
 	tlb->active = tlb->active_nr = 0;
 }
 

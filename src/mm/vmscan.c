@@ -124,16 +124,27 @@ keep:
  * fills (PAGEVEC_SIZE), and once more at the end, the batch is uncharged
  * (mem_cgroup_uncharge_folios), the deferred flush completed
  * (try_to_unmap_flush) and the folios freed (free_unref_folios): three
- * calls a batch.
+ * calls a batch. Before v6.9 ("large_folio_batch_free") only the order-0
+ * folios wait, on one list freed at the end (mem_cgroup_uncharge_list,
+ * free_unref_page_list); a large one is freed at once (destroy_large_folio,
+ * folio_free's part).
  */
 static void free_folio_batch(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc,
 			     bool any)
 {
-	kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
+	bool batched = feature(m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE);
+
+	if (batched)
+		kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
+	else
+		kernel_call(m, MEM_CGROUP_UNCHARGE_LIST);
 	if (any)
 		uncharge_batch(m);	/* the folios' uncharge_folio: folio_free */
 	try_to_unmap_flush(m, ubc);
-	kernel_call(m, FREE_UNREF_FOLIOS);
+	if (batched)
+		kernel_call(m, FREE_UNREF_FOLIOS);
+	else
+		kernel_call(m, FREE_UNREF_PAGE_LIST);
 }
 
 /*
@@ -144,6 +155,7 @@ static void free_folio_batch(struct ptsim_machine *m, struct tlbflush_unmap_batc
 static void shrink_folio_list(struct ptsim_mm *mm, struct folio_list *l)
 {
 	struct tlbflush_unmap_batch ubc = { 0 };
+	bool batched = feature(mm->m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE);
 	size_t nr_kept = 0, nr_free = 0;
 
 	for (size_t i = 0; i < l->nr; i++) {
@@ -153,13 +165,15 @@ static void shrink_folio_list(struct ptsim_mm *mm, struct folio_list *l)
 			l->e[nr_kept++] = e;
 			continue;
 		}
-		if (++nr_free % PAGEVEC_SIZE == 0)
+		if (batched || !folio_test_large(mm->m, e.folio))
+			nr_free++;	/* the folio joins the batch (the list before v6.9) */
+		if (batched && nr_free % PAGEVEC_SIZE == 0)
 			free_folio_batch(mm->m, &ubc, true);
 		mm->m->free_batched = true;
 		folio_free(mm->m, e.folio);	/* after the batch's flush, as the kernel frees it */
 		mm->m->free_batched = false;
 	}
-	free_folio_batch(mm->m, &ubc, nr_free % PAGEVEC_SIZE != 0);
+	free_folio_batch(mm->m, &ubc, batched ? nr_free % PAGEVEC_SIZE != 0 : nr_free != 0);
 	l->nr = nr_kept;
 }
 

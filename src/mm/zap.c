@@ -50,7 +50,7 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t 
 {
 	struct ptsim_mm *mm = z->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	bool delay_rmap = false, last;
+	bool delay_rmap = false, large = folio_nr_pages(f) > 1, last;
 
 	if (!folio_test_anon(mm->m, f)) {
 		pte_t ptent = get_and_clear_full_ptes(mm, addr, ptep, nr, z->tlb->fullmm);
@@ -66,7 +66,7 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t 
 	if (delay_rmap)
 		z->tlb->delayed_rmap = true;
 	last = zap_folio_rmap(mm, f, idx, nr, false);	/* at tlb_flush_rmaps when delayed: same count */
-	if (__tlb_remove_folio_pages(z->tlb, nr, last)) {
+	if (__tlb_remove_folio_pages(z->tlb, nr, last, large)) {
 		z->force_flush = true;
 		z->force_break = true;
 	}
@@ -162,7 +162,7 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 {
 	struct ptsim_mm *mm = z->mm;
 	struct page_ref ref;
-	bool last;
+	bool large, last;
 
 	if (!pte_present(ptent)) {
 		zap_nonpresent_pte(z, ptep, ptent, addr);
@@ -177,8 +177,9 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 		z->tlb->delayed_rmap = true;
 		z->force_flush = true;
 	}
+	large = folio_nr_pages(ref.folio) > 1;	/* before the folio may be freed */
 	last = zap_folio_rmap(mm, ref.folio, ref.idx, 1, false);	/* folio_remove_rmap_pte */
-	if (__tlb_remove_folio_pages(z->tlb, 1, last)) {	/* __tlb_remove_page */
+	if (__tlb_remove_folio_pages(z->tlb, 1, last, large)) {	/* __tlb_remove_page */
 		z->force_flush = true;
 		z->force_break = true;
 	}
@@ -240,7 +241,7 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 	if (!ref.folio)
 		return;
 	last = zap_folio_rmap(mm, ref.folio, 0, 1, true);	/* folio_remove_rmap_pmd */
-	if (__tlb_remove_folio_pages(z->tlb, 1, last))	/* tlb_remove_page_size */
+	if (__tlb_remove_folio_pages(z->tlb, 1, last, true))	/* tlb_remove_page_size */
 		tlb_flush_mmu(z->tlb);
 }
 

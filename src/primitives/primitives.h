@@ -307,6 +307,16 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  PTSIM_EV_HELPER_CALL, "mm/memcontrol.c: a batch of freed folios uncharged")	\
 	X(FREE_UNREF_FOLIOS, "free_unref_folios", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "mm/page_alloc.c: a batch of folios back to the per-CPU page lists")		\
+	X(RELEASE_PAGES, "release_pages", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/swap.c before v6.9: up to 512 gathered entries' references dropped, the "	\
+	  "folios that lose their last freed")						\
+	X(MEM_CGROUP_UNCHARGE_LIST, "__mem_cgroup_uncharge_list", PRIM_CALL,			\
+	  PTSIM_EV_HELPER_CALL, "mm/memcontrol.c before v6.9: a list of freed order-0 folios uncharged") \
+	X(FREE_UNREF_PAGE_LIST, "free_unref_page_list", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page_alloc.c before v6.9: a list of order-0 pages back to the per-CPU lists")	\
+	X(DESTROY_LARGE_FOLIO, "destroy_large_folio", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page_alloc.c before v6.9: a large folio freed alone (mem_cgroup_uncharge, "	\
+	  "free_the_page)")									\
 	X(MLOCK_FOLIO, "mlock_folio", PRIM_CALL, PTSIM_EV_MLOCK_FOLIO,				\
 	  "mm/mlock.c (munlock_folio likewise): the per-CPU batch and the LRU work")		\
 	X(FOLIO_REMOVE_RMAP_PTES, "folio_remove_rmap_ptes", PRIM_CALL, PTSIM_EV_RMAP_REMOVE,	\

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * How a batch of folios that lost their last reference is freed, per
+ * release (issue 43): from v6.9 ("mm: allow non-hugetlb large folios to be
+ * batch processed", f77171d241e3, feature "large_folio_batch_free") a
+ * large folio joins the folio_batch as an order-0 one does: the gather's
+ * folios_put_refs and reclaim's free_folios take the lruvec lock and
+ * uncharge the memcg once per PAGEVEC_SIZE folios. Before it (v6.6, v6.8)
+ * release_pages frees each large folio alone (__folio_put_large: its own
+ * lruvec lock, destroy_large_folio, __mem_cgroup_uncharge with its own
+ * uncharge_batch), and shrink_folio_list likewise (no lock: reclaim took
+ * the folio off its LRU). Pinned on two releases either side.
+ */
+#include "helpers.h"
+
+#define VA	SZ_1G
+#define NR	32		/* 64K folios */
+#define LEVELS	3		/* the memcg's page counters (test-memcg.c) */
+
+static const char *const kernels[] = { "v6.6", "v6.8", "v6.9", "v6.10" };
+#define NR_KERNELS	4
+#define BATCHED(k)	((k) >= 2)
+
+/* NR 64K anonymous folios at VA, written; this CPU's LRU batches drained */
+static struct ptsim_mm *populated(struct ptsim_machine *m)
+{
+	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * NR * SZ_64K);
+
+	assert_int_equal(ptsim_populate(mm, VA, NR * SZ_64K, 4, true), 0);
+	drain_lru_batches(mm);
+	return mm;
+}
+
+/*
+ * munmap of the NR folios: every one is freed by the gather's flush. From
+ * v6.9 the NR entries (one per folio) fill a folio_batch of 31 and one of 1:
+ * two lruvec locks, two uncharge_batches. Before, each folio takes its own
+ * lock and its own uncharge_batch.
+ */
+static void test_zap_large_folios(void **state)
+{
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      kernels[k]);
+		struct ptsim_mm *mm = populated(m);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_munmap(mm, VA, NR * SZ_64K), 0);
+		st = last_stats(m);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], NR);
+		assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], BATCHED(k) ? 2 : NR);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_COUNTER], (BATCHED(k) ? 2 : NR) * LEVELS);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * The feature alone, the rest of v6.9 kept: off, the same munmap makes per
+ * folio destroy_large_folio, __mem_cgroup_uncharge, uncharge_batch,
+ * page_counter_uncharge and three page_counter_cancel calls (7 more), and
+ * the two folio_batches' uncharge_batch calls (5 each) are gone; the
+ * gather's two batches (the on-stack bundle's 4 entries, the next one's 28)
+ * each go through release_pages, mem_cgroup_uncharge_list and
+ * free_unref_page_list where folios_put_refs, mem_cgroup_uncharge_folios and
+ * free_unref_folios went: as many calls.
+ */
+static void test_zap_calls_feature(void **state)
+{
+	uint64_t calls[2];
+
+	(void)state;
+	for (int on = 0; on < 2; on++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      "v6.9");
+		struct ptsim_mm *mm;
+
+		assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE, on), 0);
+		mm = populated(m);
+		assert_int_equal(ptsim_munmap(mm, VA, NR * SZ_64K), 0);
+		calls[on] = last_stats(m).ev[PTSIM_EV_HELPER_CALL];
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+	assert_int_equal(calls[0] - calls[1], NR * 7 - 2 * 5);
+}
+
+/* MADV_FREE, then MADV_PAGEOUT, of the NR folios on kernel k (feature on or off): its stats */
+static struct ptsim_stats pageout_lazyfree(const char *kernel, int batch_free)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, kernel);
+	struct ptsim_mm *mm;
+	struct ptsim_stats st;
+
+	if (batch_free >= 0)
+		assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE, batch_free), 0);
+	mm = populated(m);
+	assert_int_equal(ptsim_madvise(mm, VA, NR * SZ_64K, PTSIM_MADV_FREE), 0);
+	drain_lru_batches(mm);
+	assert_int_equal(ptsim_madvise(mm, VA, NR * SZ_64K, PTSIM_MADV_PAGEOUT), 0);
+	st = last_stats(m);
+	assert_invariants(m);
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+	return st;
+}
+
+/*
+ * MADV_PAGEOUT of NR lazyfree folios: reclaim discards them all
+ * (shrink_folio_list). Before v6.10 madvise splits each large folio first
+ * (512 order-0 folios, each isolated under the lruvec lock): v6.6 and v6.8
+ * free them on one list at the end (one uncharge_batch), v6.9 a folio_batch
+ * of 31 at a time (17). v6.10 reclaims the NR folios whole, a folio_batch at
+ * a time (31, then 1 at the end: two uncharge_batches); with the feature
+ * off each is freed alone as it is reclaimed (NR uncharge_batches) and the
+ * list freed at the end holds no order-0 folio, so it uncharges nothing.
+ */
+static void test_reclaim_folios(void **state)
+{
+	static const struct {
+		uint64_t freed, uncharges;
+	} want[NR_KERNELS] = { { 512, 1 }, { 512, 1 }, { 512, 17 }, { NR, 2 } };
+	struct ptsim_stats st;
+
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		st = pageout_lazyfree(kernels[k], -1);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], want[k].freed);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_COUNTER], want[k].uncharges * LEVELS);
+		assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], want[k].freed);
+	}
+	st = pageout_lazyfree("v6.10", 0);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], NR);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_COUNTER], NR * LEVELS);
+}
+
+/*
+ * Order-0 folios are batched in every release: v6.8's release_pages takes
+ * the lruvec lock once per SWAP_CLUSTER_MAX (32) folios of a gather batch
+ * and uncharges its list once; v6.9's folios_put_refs once per 31.
+ */
+static void test_zap_small_folios(void **state)
+{
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      kernels[k]);
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, 512 * SZ_4K);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_populate(mm, VA, 256 * SZ_4K, 0, true), 0);
+		drain_lru_batches(mm);
+		assert_int_equal(ptsim_munmap(mm, VA, 256 * SZ_4K), 0);
+		st = last_stats(m);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 256);
+		/*
+		 * v6.9: 256 = 8 x 31 + 8, nine batches. v6.8: the bundle's 7
+		 * entries (a lock, an uncharge), the next batch's 249 (8 locks,
+		 * an uncharge)
+		 */
+		assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], BATCHED(k) ? 9 : 1 + 8);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_COUNTER], (BATCHED(k) ? 9 : 2) * LEVELS);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zap_large_folios),
+		cmocka_unit_test(test_zap_calls_feature),
+		cmocka_unit_test(test_reclaim_folios),
+		cmocka_unit_test(test_zap_small_folios),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
