@@ -534,7 +534,7 @@ int cmd_speed(int argc, char **argv)
 	}
 	progress("access paths and memory per page");
 	for (unsigned int i = 0; i < n; i++) {
-		struct access_speed a;
+		struct access_speed a = { 0 };	/* access_speed sets it; -O1 cannot see that */
 
 		if (access_speed(&a)) {
 			fprintf(stderr, "speed: access measurement failed\n");
