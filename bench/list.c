@@ -69,6 +69,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_SPLIT_BATCH_FLUSH] = "a folio split defers its TLBIs and completes them with one DSB",
 	[PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP] = "a split to order 0 checks each page for zeros before remapping it",
 	[PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE] = "a freed large folio joins its folio_batch (not freed alone)",
+	[PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES] = "MADV_PAGEOUT skips folio_referenced (no AF clearing)",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */

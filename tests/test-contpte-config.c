@@ -17,7 +17,8 @@ static const char *const v68[] = { "split_batch_flush", NULL };
 static const char *const v69_core[] = { "fork_pte_batching", "zap_pte_batching", NULL };
 static const char *const v69[] = { "contpte_wrprotect_helper", "contpte_clear_helpers",
 				   "pte_batch_hint", "contpte_autofold", "arm64_contpte",
-				   "uffd_per_vma_lock", "large_folio_batch_free", NULL };
+				   "uffd_per_vma_lock", "large_folio_batch_free",
+				   "pageout_ignore_references", NULL };
 static const char *const v610[] = { "madv_free_pte_batching", "contpte_clear_young_dirty",
 					"deferred_split_partial", "madv_populate_no_vma_walk",
 					"split_to_order", "uffd_wp", NULL };

@@ -286,6 +286,16 @@ enum ptsim_feature {
 	 * Since 0.3.
 	 */
 	PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE,
+	/*
+	 * "mm: madvise: pageout: ignore references rather than clearing young"
+	 * (2864f3d0f583, B. Song, v6.9): MADV_PAGEOUT leaves the entries' AF
+	 * alone and reclaim_pages skips the reference check. Off (v6.8 and
+	 * before): the walk clears a young entry's AF first (as MADV_COLD
+	 * does; a PMD leaf through pmdp_invalidate), then shrink_folio_list's
+	 * folio_check_references runs folio_referenced, an rmap walk that
+	 * clears each mapping entry's AF again (a compare-and-swap each). Since 0.3.
+	 */
+	PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES,
 	PTSIM_FEAT__COUNT
 };
 

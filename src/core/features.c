@@ -90,6 +90,8 @@ static const struct {
 	[PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP] = { "split_zeropage_remap", 6120 },
 	/* f77171d241e3 and its series: in mm-stable on 2024-03-05 (after the contpte series), v6.9 */
 	[PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE] = { "large_folio_batch_free", 6090 },
+	/* 2864f3d0f583: in mm-stable on 2024-03-05, v6.9 */
+	[PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES] = { "pageout_ignore_references", 6090 },
 };
 
 /*

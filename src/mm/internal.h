@@ -234,6 +234,11 @@ bool leaf_encoding_reserved(const struct ptsim_geometry *g, int level, pte_t d);
 /* Uncounted lookup of the leaf mapping va: returns the table and sets *level. */
 struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx);
 /*
+ * pmdp_clear_flush_young (mm/pgtable-generic.c): a PMD leaf's AF cleared,
+ * its TLB entries invalidated when it was young; true when it was.
+ */
+bool pmdp_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *pmdp);
+/*
  * The first address of [va, end) whose lookup finds a non-empty entry, or end:
  * an empty entry above the last level is skipped whole, so a walk over a huge
  * range costs what is mapped in it. Uncounted.

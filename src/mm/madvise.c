@@ -149,6 +149,12 @@ static void madvise_update_ptes(struct madvise_walk_private *w, struct folio *f,
 	const struct ptsim_geometry *g = &mm->m->geo;
 
 	if (w->advice == LAZY_PAGEOUT) {
+		/* before v6.9 PAGEOUT makes a young entry old first, as COLD does */
+		if (!feature(mm->m, PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES) && pte_young(ptent)) {
+			clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG);
+			tlb_flush_pte_range(w->tlb, addr, (uint64_t)nr << g->page_shift);
+			priced = false;	/* not v6.12's turn */
+		}
 		if (folio_isolate_lru(mm, &w->isolated, f, addr, false) && priced)
 			count_loop_path(mm->m, PTSIM_LOOP_MADVISE_PAGEOUT);
 		return;
@@ -298,7 +304,11 @@ static bool madvise_huge_pmd(struct madvise_walk_private *w, struct pt_table *t,
 		return true;
 	if (w->advice == LAZY_FREE)
 		folio_mark_lazyfree(mm, ref.folio);
-	if (pte_young(pmd) || (w->advice == LAZY_FREE && pte_dirty(pmd))) {
+	/* PAGEOUT leaves the AF since v6.9 ("pageout_ignore_references") */
+	bool clear_young = w->advice != LAZY_PAGEOUT ||
+			   !feature(mm->m, PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES);
+
+	if ((clear_young && pte_young(pmd)) || (w->advice == LAZY_FREE && pte_dirty(pmd))) {
 		pmd = pte_mkold(pmd);
 		if (w->advice == LAZY_FREE)
 			pmd = pte_mkclean(pmd);

@@ -338,3 +338,21 @@ bool is_zero_pte(const struct ptsim_mm *mm, pte_t pte)
 {
 	return pte_present(pte) && mm->m->zero_pfn && pte_pfn(&mm->m->geo, pte) == mm->m->zero_pfn;
 }
+
+/*
+ * pmdp_clear_flush_young (mm/pgtable-generic.c, out of line): the leaf's AF
+ * cleared as __ptep_test_and_clear_young clears an entry's, and a young
+ * one's TLB entries invalidated (flush_pmd_tlb_range, with its DSB).
+ */
+bool pmdp_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pmd_t *pmdp)
+{
+	pmd_t pmd;
+
+	kernel_call(mm->m, PMDP_CLEAR_FLUSH_YOUNG);
+	pmd = read_desc(mm, PMD_LEVEL, pmdp);
+	cmpxchg_desc(mm, addr, PMD_LEVEL, pmdp, pte_mkold(pmd));
+	if (!pte_young(pmd))
+		return false;
+	flush_pmd_tlb_range(mm, addr, addr + mm->m->geo.pmd_size);
+	return true;
+}

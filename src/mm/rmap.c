@@ -288,6 +288,67 @@ void flush_tlb_batched_pending(struct ptsim_mm *mm)
 }
 
 /*
+ * folio_referenced (v6.12 mm/rmap.c) for a folio one VMA maps: rmap_walk_anon
+ * takes the anon_vma's lock through rwc->anon_lock (folio_lock_anon_vma_read:
+ * its rwsem, tried), finds the VMA (the interval tree's first, then no
+ * next), asks rwc->invalid_vma of it and calls folio_referenced_one through
+ * rwc->rmap_one. That walks the folio's entries with page_vma_mapped_walk:
+ * one call per mapped entry and one that finds no more; the first maps the
+ * table and takes its lock (map_pte, its entry read), each later one reads
+ * the next entry (the none test); check_pte reads each and checks it maps
+ * the folio; each one's AF is cleared (ptep_clear_flush_young_notify:
+ * ptep_clear_flush_young, the notifier's mm_has_notifiers test), a young
+ * one's TLB entry invalidated without a DSB. The lock and the RCU read lock
+ * go at the last call. A PMD leaf: pmd_lock, pmdp_clear_flush_young, and a
+ * second call that finds no more. folio_test_clear_young and folio_clear_idle
+ * are empty (CONFIG_PAGE_IDLE_FLAG is off in defconfig).
+ */
+int folio_referenced(struct ptsim_mm *mm, struct folio *f, uint64_t va, bool pmd)
+{
+	struct ptsim_machine *m = mm->m;
+	const struct ptsim_geometry *g = &m->geo;
+	unsigned int idx, nr_pages = (unsigned int)folio_nr_pages(f);
+	struct pt_table *t = pt_lookup_leaf(mm, va, &idx);
+	bool referenced = false;
+
+	kernel_call(m, FOLIO_REFERENCED);
+	kernel_call(m, RMAP_WALK_ANON);
+	kernel_call(m, FOLIO_LOCK_ANON_VMA_READ);
+	anon_vma_lock_read(m, f->mapping);
+	prim_count(m, PRIM_ANON_VMA_INTERVAL_TREE_ITER, 2);
+	kernel_call(m, INVALID_VMA);
+	kernel_call(m, RMAP_ONE);
+	kernel_call(m, PAGE_VMA_MAPPED_WALK);
+	if (pmd) {
+		pmd_lock(m);
+		referenced = pmdp_clear_flush_young(mm, va, &t->desc[idx]);
+		prim_count(m, PRIM_MMU_NOTIFIER_CLEAR_FLUSH_YOUNG, 1);
+		kernel_call(m, PAGE_VMA_MAPPED_WALK);
+		return referenced;
+	}
+	kernel_call(m, MAP_PTE);
+	pte_offset_map_nolock(m);
+	ptl_spin_lock(m);
+	for (unsigned int i = 0; i < nr_pages; i++) {
+		uint64_t a = va + ((uint64_t)i << g->page_shift);
+		pte_t *ptep = &t->desc[idx + i];
+		pte_t pte = ptep_get(mm, ptep);	/* map_pte's read, or the next entry's none test */
+
+		if (pte_none(pte))
+			continue;
+		kernel_call(m, CHECK_PTE);
+		pte = ptep_get(mm, ptep);
+		if (!pte_present(pte) || pte_pfn(g, pte) != folio_pfn(m, f) + i)
+			continue;
+		if (ptep_clear_flush_young(mm, a, ptep))
+			referenced = true;
+		prim_count(m, PRIM_MMU_NOTIFIER_CLEAR_FLUSH_YOUNG, 1);
+		kernel_call(m, PAGE_VMA_MAPPED_WALK);	/* the next entry, or none left */
+	}
+	return referenced;
+}
+
+/*
  * folio_unmap_pte_batch: the entries one clear may take. Only lazyfree
  * anonymous large folios are batched ("mm: support batched unmap for
  * lazyfree large folios during reclamation", the v6.16 form); everything

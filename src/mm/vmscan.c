@@ -72,6 +72,28 @@ static void remove_from_page_cache(struct ptsim_machine *m, const struct folio *
 		u64map_del(&file->cache, f->index + i);
 }
 
+/*
+ * folio_check_references (v6.8 mm/vmscan.c, inline in shrink_folio_list)
+ * before v6.9 ("pageout_ignore_references"): folio_referenced, then
+ * PG_referenced tested and cleared; a young mapping keeps the folio (it is
+ * marked referenced, FOLIOREF_KEEP, or activated when it was marked
+ * already). From v6.9 MADV_PAGEOUT's reclaim ignores references (true).
+ */
+static bool folio_check_references(struct ptsim_mm *mm, const struct isolated_folio *e)
+{
+	int referenced_ptes;
+
+	if (feature(mm->m, PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES))
+		return true;
+	referenced_ptes = folio_referenced(mm, e->folio, e->va, e->pmd);
+	/* PG_referenced: madvise cleared it (folio_clear_referenced), so one young VMA keeps */
+	prim_count(mm->m, PRIM_FOLIO_TEST_CLEAR_REFERENCED, 1);
+	if (!referenced_ptes)
+		return true;	/* FOLIOREF_RECLAIM */
+	prim_count(mm->m, PRIM_FOLIO_SET_REFERENCED, 1);
+	return false;	/* FOLIOREF_KEEP */
+}
+
 /* The body of shrink_folio_list's loop for one folio; true when it is to be freed. */
 static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e,
 			     struct tlbflush_unmap_batch *ubc)
@@ -87,6 +109,8 @@ static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e
 		return false;	/* keep: someone holds the lock */
 	if (folio_is_shmem(m, f))
 		goto keep;	/* shmem swap-out is not modelled */
+	if (!folio_check_references(mm, e))
+		goto keep;
 	if (anon && !lazyfree) {
 		if (f->gup_refs)
 			goto keep;	/* folio_maybe_dma_pinned, or a FOLL_GET reference __remove_mapping's freeze would meet */

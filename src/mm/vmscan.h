@@ -51,6 +51,12 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
  */
 pte_t try_to_migrate_one(struct ptsim_mm *mm, struct folio *f, uint64_t i, uint64_t addr,
 			 pte_t *ptep, struct tlbflush_unmap_batch *ubc);
+/*
+ * folio_referenced (mm/rmap.c) of the anonymous folio f that one VMA maps at
+ * va, by PTEs or (pmd) by a PMD leaf: the rmap walk clears every mapping
+ * entry's AF; returns the VMAs that had a young one (0 or 1).
+ */
+int folio_referenced(struct ptsim_mm *mm, struct folio *f, uint64_t va, bool pmd);
 /* try_to_unmap_flush: complete the deferred TLBIs. */
 void try_to_unmap_flush(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc);
 /* try_to_unmap_flush_dirty: ... only if a writable entry could still dirty the folio. */

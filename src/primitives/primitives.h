@@ -230,6 +230,11 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "arch/arm64/mm/contpte.c (get_and_clear_full_ptes, inline, calls it for nr > 1)")	\
 	X(CONTPTE_CLEAR_FULL_PTES, "contpte_clear_full_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
 	  "arch/arm64/mm/contpte.c (clear_full_ptes, inline, calls it for nr > 1)")		\
+	X(CONTPTE_PTEP_CLEAR_FLUSH_YOUNG, "contpte_ptep_clear_flush_young", PRIM_CALL,	\
+	  PTSIM_EV_HELPER_CALL,								\
+	  "arch/arm64/mm/contpte.c: AF cleared in a whole block, its TLBIs if any was young") \
+	X(PMDP_CLEAR_FLUSH_YOUNG, "pmdp_clear_flush_young", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/pgtable-generic.c: a PMD leaf's AF cleared, its TLB entries if it was young")	\
 	X(CONTPTE_WRPROTECT_PTES, "contpte_wrprotect_ptes", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
 	  "arch/arm64/mm/contpte.c (wrprotect_ptes, inline, calls it for nr > 1)")		\
 	X(CONTPTE_CLEAR_YOUNG_DIRTY_PTES, "contpte_clear_young_dirty_ptes", PRIM_CALL,		\
@@ -290,6 +295,27 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/rmap.c: the deferred TLBIs completed if a writable entry was unmapped")	\
 	X(TRY_TO_MIGRATE, "try_to_migrate", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
 	  "mm/rmap.c: a folio's mappings replaced by migration entries (rmap walk)")	\
+	X(FOLIO_REFERENCED, "folio_referenced", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/rmap.c: reclaim's count of a folio's young mappings (rmap walk)")		\
+	X(FOLIO_LOCK_ANON_VMA_READ, "folio_lock_anon_vma_read", PRIM_CALL, PTSIM_EV_HELPER_CALL, \
+	  "mm/rmap.c: folio_referenced's rwc->anon_lock (the anon_vma's rwsem, tried)")	\
+	X(INVALID_VMA, "rwc->invalid_vma", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/rmap.c: the walk's per-VMA filter through its pointer "			\
+	  "(invalid_folio_referenced_vma)")							\
+	X(PAGE_VMA_MAPPED_WALK, "page_vma_mapped_walk", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page_vma_mapped.c: the next entry of a folio mapped in a VMA (one call per entry, "	\
+	  "one that finds no more)")								\
+	X(CHECK_PTE, "check_pte", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
+	  "mm/page_vma_mapped.c (static, out of line): whether a present entry maps the folio") \
+	X(MAP_PTE, "map_pte", PRIM_CALL, PTSIM_EV_HELPER_CALL,					\
+	  "mm/page_vma_mapped.c (static, out of line): the walk's PTE table mapped and locked") \
+	X(FOLIO_SET_REFERENCED, "folio_set_referenced", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
+	  "include/linux/page-flags.h: set_bit(PG_referenced)")				\
+	X(FOLIO_TEST_CLEAR_REFERENCED, "folio_test_clear_referenced", PRIM_INLINE,		\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: test_and_clear_bit(PG_referenced)") \
+	X(MMU_NOTIFIER_CLEAR_FLUSH_YOUNG, "mmu_notifier_clear_flush_young", PRIM_INLINE,	\
+	  PTSIM_EV_NOTIFIER_SECONDARY_TLBS,							\
+	  "include/linux/mmu_notifier.h: its mm_has_notifiers test (no call without notifiers)") \
 	X(TRY_TO_UNMAP, "try_to_unmap", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
 	  "mm/rmap.c: a folio's mappings removed through an rmap walk")			\
 	X(RMAP_WALK_ANON, "rmap_walk_anon", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\

@@ -278,6 +278,28 @@ void contpte_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 				 (end - start) >> g->page_shift);
 }
 
+/*
+ * contpte_ptep_clear_flush_young (v6.12, out of line, with
+ * contpte_ptep_test_and_clear_young inline in it): AF cleared in every
+ * entry of the block (the folio's age is the block's: no unfold), then,
+ * when any was young, the block's TLBIs without a DSB
+ * (__flush_tlb_range_nosync, last level).
+ */
+bool contpte_ptep_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	const struct ptsim_geometry *g = &mm->m->geo;
+	uint64_t start = block_start(g, addr);
+	pte_t *p = block_ptep(g, addr, ptep);
+	bool young = false;
+
+	kernel_call(mm->m, CONTPTE_PTEP_CLEAR_FLUSH_YOUNG);
+	for (unsigned int i = 0; i < g->cont_ptes; i++)
+		young |= __ptep_test_and_clear_young(mm, start + ((uint64_t)i << g->page_shift), p + i);
+	if (young)
+		__flush_tlb_range_nosync(mm, start, start + g->cont_pte_size, g->page_size, true);
+	return young;
+}
+
 /* contpte_wrprotect_ptes: fully covered blocks stay folded; the caller flushes. */
 void contpte_wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr)
 {

@@ -444,6 +444,42 @@ void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, u
 }
 
 /*
+ * __ptep_test_and_clear_young (v6.12 asm/pgtable.h, inline): the entry read,
+ * then its AF cleared with cmpxchg_relaxed, which it issues whether or not
+ * the entry is young (a loop that retries when hardware changed the entry
+ * between; the model's entries do not change under it).
+ */
+bool __ptep_test_and_clear_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	pte_t pte = __ptep_get(mm, ptep);
+
+	cmpxchg_desc(mm, addr, PTE_LEVEL, ptep, pte_mkold(pte));
+	return pte_young(pte);
+}
+
+/* __ptep_clear_flush_young (inline): a young entry's TLBI, the trailing DSB elided */
+bool __ptep_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	bool young = __ptep_test_and_clear_young(mm, addr, ptep);
+
+	if (young)
+		flush_tlb_page_nosync(mm, addr);
+	return young;
+}
+
+/*
+ * ptep_clear_flush_young (v6.12 asm/pgtable.h, inline): with contpte, the
+ * entry read first and a contiguous one handed to
+ * contpte_ptep_clear_flush_young; without (v6.8), __ptep_clear_flush_young.
+ */
+bool ptep_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep)
+{
+	if (config_arm64_contpte(mm->m) && pte_valid_cont(__ptep_get(mm, ptep)))
+		return contpte_ptep_clear_flush_young(mm, addr, ptep);
+	return __ptep_clear_flush_young(mm, addr, ptep);
+}
+
+/*
  * The generic clear_young_dirty_ptes (include/linux/pgtable.h), before
  * arm64's override: clear and rewrite each entry, which unfolds a block at
  * its first entry and may fold it again at its last.

@@ -198,13 +198,8 @@ void flush_tlb_mm(struct ptsim_mm *mm)
 	count(m, PTSIM_EV_NOTIFIER_SECONDARY_TLBS, 1);
 }
 
-/*
- * __flush_tlb_range_nosync: the TLBIs of a range without the closing DSB ISH
- * (flush_tlb_mm, with its own DSB, when the range is too large). False when
- * the range is empty and nothing was issued.
- */
-static bool __flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64_t end,
-				     uint64_t stride, bool last_level)
+bool __flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
+			      bool last_level)
 {
 	struct ptsim_machine *m = mm->m;
 	uint64_t pages;
@@ -255,7 +250,8 @@ void flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end)
 	__flush_tlb_range(mm, start, end, mm->m->geo.page_size, false, TLBI_TTL_UNKNOWN);
 }
 
-void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr)
+/* __flush_tlb_page_nosync (v6.12, static inline: no helper call is charged) */
+void flush_tlb_page_nosync(struct ptsim_mm *mm, uint64_t uaddr)
 {
 	struct ptsim_machine *m = mm->m;
 	struct tlbi_op op = {
@@ -263,11 +259,15 @@ void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr)
 		.va = ALIGN_DOWN64(uaddr, m->geo.page_size),
 	};
 
-	/* a static inline: no helper call is charged */
 	dsb_ishst(m);
 	tlbi_both(m, &op, true);
 	count(m, PTSIM_EV_NOTIFIER_SECONDARY_TLBS, 1);
-	dsb_ish(m);
+}
+
+void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr)
+{
+	flush_tlb_page_nosync(mm, uaddr);
+	dsb_ish(mm->m);
 }
 
 void flush_tlb_all(struct ptsim_machine *m)

@@ -288,6 +288,17 @@ void clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, uns
 			    unsigned int flags);
 void __clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr,
 			      unsigned int flags);
+/*
+ * __ptep_test_and_clear_young: the entry's AF cleared by a compare-and-swap
+ * (issued even when it is old); true when it was young.
+ * __ptep_clear_flush_young: and a young entry's TLBI, with no DSB after it
+ * (the next context switch completes it). ptep_clear_flush_young: the
+ * contpte wrapper, which hands a contiguous entry to
+ * contpte_ptep_clear_flush_young.
+ */
+bool __ptep_test_and_clear_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
+bool __ptep_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
+bool ptep_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
 
 /*
  * mmu.c: ptep_modify_prot_start/commit (v6.12 arch/arm64/mm/mmu.c, out of
@@ -317,5 +328,6 @@ void contpte_clear_full_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, un
 void contpte_wrprotect_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep, unsigned int nr);
 void contpte_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep,
 				    unsigned int nr, unsigned int flags);
+bool contpte_ptep_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *ptep);
 
 #endif

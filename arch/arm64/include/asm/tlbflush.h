@@ -36,6 +36,15 @@ void flush_pmd_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end);
 void flush_tlb_range(struct ptsim_mm *mm, uint64_t start, uint64_t end);
 void flush_tlb_mm(struct ptsim_mm *mm);
 void flush_tlb_page(struct ptsim_mm *mm, uint64_t uaddr);
+/* flush_tlb_page_nosync: flush_tlb_page without its closing DSB ISH */
+void flush_tlb_page_nosync(struct ptsim_mm *mm, uint64_t uaddr);
+/*
+ * __flush_tlb_range_nosync (v6.12 tlbflush.h): the TLBIs of a range without
+ * the closing DSB ISH (flush_tlb_mm, with its own DSB, when the range is too
+ * large). False when the range is empty and nothing was issued.
+ */
+bool __flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64_t end, uint64_t stride,
+			      bool last_level);
 void flush_tlb_kernel_range(struct ptsim_machine *m, uint64_t start, uint64_t end);
 void flush_tlb_all(struct ptsim_machine *m);
 /*
