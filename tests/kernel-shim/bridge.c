@@ -191,17 +191,10 @@ void ksh_clear_young_dirty_ptes(struct ptsim_mm *mm, uint64_t addr, uint64_t *pt
 	__clear_young_dirty_ptes(mm, addr, ptep, nr, flags);
 }
 
-/*
- * __ptep_test_and_clear_young (v6.12 asm/pgtable.h): one read, one
- * compare-and-swap of the entry made old (nothing races in the model). The
- * model has no caller of its own yet: a shim function, not compared.
- */
+/* __ptep_test_and_clear_young (v6.12 asm/pgtable.h): libptsim's */
 int ksh_ptep_test_and_clear_young(struct ptsim_mm *mm, uint64_t addr, uint64_t *ptep)
 {
-	pte_t old = __ptep_get(mm, ptep);
-
-	cmpxchg_desc(mm, addr, PTE_LEVEL, ptep, pte_mkold(old));
-	return pte_young(old);
+	return __ptep_test_and_clear_young(mm, addr, ptep);
 }
 
 /*
@@ -296,6 +289,8 @@ void __cyg_profile_func_enter(void *fn, void *site)
 		kernel_call(m, CONTPTE_CLEAR_YOUNG_DIRTY_PTES);
 	} else if (fn == k->ptep_set_access_flags) {
 		kernel_call(m, CONTPTE_PTEP_SET_ACCESS_FLAGS);
+	} else if (fn == k->ptep_clear_flush_young) {
+		kernel_call(m, CONTPTE_PTEP_CLEAR_FLUSH_YOUNG);
 	}
 }
 

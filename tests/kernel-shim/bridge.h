@@ -98,7 +98,7 @@ void ksh_flush_tlb_range_nosync(struct ptsim_mm *mm, uint64_t start, uint64_t en
 struct ksh_kernel_fns {
 	const void *contpte_convert, *try_fold, *try_unfold, *ptep_get, *set_ptes,
 		*get_and_clear_full_ptes, *clear_full_ptes, *wrprotect_ptes,
-		*clear_young_dirty_ptes, *ptep_set_access_flags;
+		*clear_young_dirty_ptes, *ptep_set_access_flags, *ptep_clear_flush_young;
 };
 extern const struct ksh_kernel_fns ksh_kernel_fns;
 

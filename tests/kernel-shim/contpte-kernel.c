@@ -43,6 +43,7 @@ const struct ksh_kernel_fns ksh_kernel_fns = {
 	.wrprotect_ptes = (const void *)contpte_wrprotect_ptes,
 	.clear_young_dirty_ptes = (const void *)contpte_clear_young_dirty_ptes,
 	.ptep_set_access_flags = (const void *)contpte_ptep_set_access_flags,
+	.ptep_clear_flush_young = (const void *)contpte_ptep_clear_flush_young,
 };
 
 /* The kernel's view of mm: init_mm for the model's kernel mm, else a user mm. */
