@@ -880,7 +880,8 @@ static void test_madv_dontneed(void **state)
  * MADV_PAGEOUT of written order-0 pages: per page the walk reads the entry,
  * reclaim reads it again, clears it (1 X) with a deferred TLBI, writes the
  * swap entry, completes the flush before the write-out (the entry was
- * writable) and frees the folio. Reclaim's per-folio work (v6.12
+ * writable) and frees the folio. The walk clears each folio's
+ * PG_referenced (folio_clear_referenced). Reclaim's per-folio work (v6.12
  * mm/vmscan.c): folio_isolate_lru (a call, PG_lru cleared, a reference,
  * the lruvec's lock, three LRU size calls), reclaim_pages' PG_active clear,
  * shrink_folio_list's cond_resched, try_to_unmap with its rmap walk
@@ -912,7 +913,8 @@ static void test_madv_pageout_swap(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 512);
 	assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], 512);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 512);
-	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 3 * 512);	/* PG_lru, PG_active, exclusive */
+	/* PG_referenced (the walk), PG_lru, PG_active, exclusive */
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 4 * 512);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 515 + 512);
 	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1) * 512 +
 						      (3 + 5) * (512 / 31) + 3 + 5);

@@ -155,6 +155,7 @@ static void madvise_update_ptes(struct madvise_walk_private *w, struct folio *f,
 			tlb_flush_pte_range(w->tlb, addr, (uint64_t)nr << g->page_shift);
 			priced = false;	/* not v6.12's turn */
 		}
+		folio_clear_referenced(mm->m);
 		if (folio_isolate_lru(mm, &w->isolated, f, addr, false) && priced)
 			count_loop_path(mm->m, PTSIM_LOOP_MADVISE_PAGEOUT);
 		return;
@@ -166,6 +167,7 @@ static void madvise_update_ptes(struct madvise_walk_private *w, struct folio *f,
 			if (priced)
 				count_loop_path(mm->m, PTSIM_LOOP_MADVISE_COLD_YOUNG);
 		}
+		folio_clear_referenced(mm->m);
 		folio_deactivate(mm->m);
 		return;
 	}
@@ -316,6 +318,8 @@ static bool madvise_huge_pmd(struct madvise_walk_private *w, struct pt_table *t,
 		set_pmd_at(mm, addr, &t->desc[idx], pmd);
 		tlb_flush_pmd_range(w->tlb, addr, g->pmd_size);
 	}
+	if (w->advice != LAZY_FREE)
+		folio_clear_referenced(mm->m);
 	if (w->advice == LAZY_PAGEOUT && folio_isolate_lru(mm, &w->isolated, ref.folio, addr, true))
 		reclaim_pages(mm, &w->isolated);
 	else if (w->advice == LAZY_COLD)

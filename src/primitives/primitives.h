@@ -309,6 +309,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/page_vma_mapped.c (static, out of line): whether a present entry maps the folio") \
 	X(MAP_PTE, "map_pte", PRIM_CALL, PTSIM_EV_HELPER_CALL,					\
 	  "mm/page_vma_mapped.c (static, out of line): the walk's PTE table mapped and locked") \
+	X(FOLIO_CLEAR_REFERENCED, "folio_clear_referenced", PRIM_INLINE,			\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: clear_bit(PG_referenced)")	\
 	X(FOLIO_SET_REFERENCED, "folio_set_referenced", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
 	  "include/linux/page-flags.h: set_bit(PG_referenced)")				\
 	X(FOLIO_TEST_CLEAR_REFERENCED, "folio_test_clear_referenced", PRIM_INLINE,		\
@@ -932,6 +934,17 @@ static inline void folio_batch_add_and_move(struct ptsim_machine *m, uint64_t pf
 		folio_batch_move_lru(m, b);
 	else
 		count_loop_path(m, PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD);
+}
+
+/*
+ * folio_clear_referenced: MADV_COLD's and MADV_PAGEOUT's clear_bit of
+ * PG_referenced on each folio they age (an LSE STCLR, which the walk's loop
+ * price leaves to this event); folio_test_clear_young beside it is empty
+ * without CONFIG_PAGE_IDLE_FLAG.
+ */
+static inline void folio_clear_referenced(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_FOLIO_CLEAR_REFERENCED, 1);
 }
 
 /*
