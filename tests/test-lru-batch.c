@@ -47,6 +47,11 @@ static void test_order0_batches(void **state)
 		madv_free(m, mm, VA, 128 * 4096, &locks, &moves);
 		assert_int_equal(locks, 1);
 		assert_int_equal(moves, 2);
+		/*
+		 * each move: PG_lru cleared and set again (folio_batch_move_lru),
+		 * PG_active, PG_referenced and PG_swapbacked cleared (lru_lazyfree)
+		 */
+		assert_int_equal(last_stats(m).ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 2 * (2 + 3));
 		ptsim_machine_destroy(m);
 	}
 }

@@ -309,6 +309,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/page_vma_mapped.c (static, out of line): whether a present entry maps the folio") \
 	X(MAP_PTE, "map_pte", PRIM_CALL, PTSIM_EV_HELPER_CALL,					\
 	  "mm/page_vma_mapped.c (static, out of line): the walk's PTE table mapped and locked") \
+	X(FOLIO_CLEAR_SWAPBACKED, "folio_clear_swapbacked", PRIM_INLINE,			\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: clear_bit(PG_swapbacked)")	\
 	X(FOLIO_CLEAR_REFERENCED, "folio_clear_referenced", PRIM_INLINE,			\
 	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: clear_bit(PG_referenced)")	\
 	X(FOLIO_SET_REFERENCED, "folio_set_referenced", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
@@ -909,6 +911,10 @@ static inline void folio_batch_move_lru(struct ptsim_machine *m, enum lru_batch 
 			count_loop_path(m, PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC);
 		kernel_call(m, LRU_MOVE_FN);
 		prim_count(m, PRIM_LRU_MOVE_CALLEES, 7);
+		/* lru_lazyfree's PG_active, PG_referenced, PG_swapbacked clears (clear_bit) */
+		prim_count(m, PRIM_FOLIO_CLEAR_ACTIVE, 1);
+		prim_count(m, PRIM_FOLIO_CLEAR_REFERENCED, 1);
+		prim_count(m, PRIM_FOLIO_CLEAR_SWAPBACKED, 1);
 		if (!(m->lru_batch[b][i] & LRU_BATCH_LARGE))
 			count_loop_path(m, PTSIM_LOOP_LRU_LAZYFREE_MOVE);
 		prim_count(m, PRIM_FOLIO_SET_LRU, 1);
