@@ -279,7 +279,8 @@ uint64_t folio_mappings_in(struct ptsim_mm *mm, const struct folio *f)
  * unmap_folio (v6.12 mm/huge_memory.c) of a PTE-mapped anonymous folio:
  * try_to_migrate walks the folio's anon_vma (rmap_walk_anon, its lock held:
  * TTU_RMAP_LOCKED) and try_to_migrate_one, per VMA that maps it, opens a notifier range and
- * takes the table's lock once, then turns each mapped page's entry into a
+ * walks the folio's entries with page_vma_mapped_walk (pvmw_first: the
+ * table's lock once), turning each mapped page's entry into a
  * migration entry; try_to_unmap_flush completes the deferred TLBIs
  * ("split_batch_flush", v6.8; before it each entry was flushed at once).
  * old[i] and va[i] get page i's cleared entry and address (0: unmapped).
@@ -300,13 +301,21 @@ static void unmap_folio(struct ptsim_mm *mm, struct folio *f, pte_t *old, uint64
 		if (!ptep)
 			continue;
 		if (vma != cur_vma) {
+			if (nr_vmas)
+				pvmw_next(m);	/* the last VMA's walk ends */
 			mmu_notifier_invalidate_range_start(m);
-			pte_offset_map_lock(m);	/* page_vma_mapped_walk's map_pte */
+			pvmw_first(m);
 			cur_vma = vma;
 			nr_vmas++;
+		} else {
+			pvmw_next(m);
+			ptep_get(mm, ptep);	/* the walk's none test of the next entry */
 		}
+		pvmw_check(m);
 		old[i] = try_to_migrate_one(mm, f, i, va[i], ptep, &ubc);
 	}
+	if (nr_vmas)
+		pvmw_next(m);	/* past the last entry: none */
 	kernel_call(m, TRY_TO_MIGRATE);
 	rmap_walk_anon_calls(m, nr_vmas);	/* rmap_walk_locked: the lock is the split's */
 	if (feature(m, PTSIM_FEAT_SPLIT_BATCH_FLUSH))
@@ -342,12 +351,17 @@ static void remap_page(struct ptsim_mm *mm, struct folio *f, uint64_t nr, uint64
 
 			if (!old[j])
 				continue;
-			if (!walked)
-				pte_offset_map_lock(m);	/* page_vma_mapped_walk's map_pte */
-			walked = true;
 			t = pt_walk_table(mm, va[j], PTE_LEVEL, false, &(int){ 0 });
 			ptep = &t->desc[pt_index(g, PTE_LEVEL, va[j])];
-			ptep_get(mm, ptep);	/* page_vma_mapped_walk's check_pte */
+			if (!walked) {
+				pvmw_first(m);
+			} else {
+				pvmw_next(m);
+				ptep_get(mm, ptep);	/* the walk's none test of the next entry */
+			}
+			walked = true;
+			pvmw_check(m);
+			ptep_get(mm, ptep);	/* check_pte's */
 			exclusive = ptep_get(mm, ptep) & PTE_SWP_EXCLUSIVE;
 			if (step == 1 && feature(m, PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP))
 				kernel_call(m, PAGES_IDENTICAL);	/* the page holds data */
@@ -355,6 +369,8 @@ static void remap_page(struct ptsim_mm *mm, struct folio *f, uint64_t nr, uint64
 			folio_add_anon_rmap_ptes(mm, nf, j - i, 1, exclusive, false);
 			set_ptes(mm, va[j], ptep, pte_mknoncont(old[j]), 1);
 		}
+		if (walked)
+			pvmw_next(m);	/* past the last entry: none */
 	}
 }
 

@@ -318,17 +318,15 @@ int folio_referenced(struct ptsim_mm *mm, struct folio *f, uint64_t va, bool pmd
 	prim_count(m, PRIM_ANON_VMA_INTERVAL_TREE_ITER, 2);
 	kernel_call(m, INVALID_VMA);
 	kernel_call(m, RMAP_ONE);
-	kernel_call(m, PAGE_VMA_MAPPED_WALK);
 	if (pmd) {
+		pvmw_next(m);	/* a PMD leaf: no PTE table to map */
 		pmd_lock(m);
 		referenced = pmdp_clear_flush_young(mm, va, &t->desc[idx]);
 		prim_count(m, PRIM_MMU_NOTIFIER_CLEAR_FLUSH_YOUNG, 1);
-		kernel_call(m, PAGE_VMA_MAPPED_WALK);
+		pvmw_next(m);
 		return referenced;
 	}
-	kernel_call(m, MAP_PTE);
-	pte_offset_map_nolock(m);
-	ptl_spin_lock(m);
+	pvmw_first(m);
 	for (unsigned int i = 0; i < nr_pages; i++) {
 		uint64_t a = va + ((uint64_t)i << g->page_shift);
 		pte_t *ptep = &t->desc[idx + i];
@@ -336,14 +334,14 @@ int folio_referenced(struct ptsim_mm *mm, struct folio *f, uint64_t va, bool pmd
 
 		if (pte_none(pte))
 			continue;
-		kernel_call(m, CHECK_PTE);
+		pvmw_check(m);
 		pte = ptep_get(mm, ptep);
 		if (!pte_present(pte) || pte_pfn(g, pte) != folio_pfn(m, f) + i)
 			continue;
 		if (ptep_clear_flush_young(mm, a, ptep))
 			referenced = true;
 		prim_count(m, PRIM_MMU_NOTIFIER_CLEAR_FLUSH_YOUNG, 1);
-		kernel_call(m, PAGE_VMA_MAPPED_WALK);	/* the next entry, or none left */
+		pvmw_next(m);	/* the next entry, or none left */
 	}
 	return referenced;
 }
@@ -387,12 +385,18 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 	rmap_walk_anon_calls(m, 1);
 	anon_vma_lock_read(m, f->mapping);	/* the folio's anon_vma */
 	mmu_notifier_invalidate_range_start(m);
-	pte_offset_map_lock(m);	/* page_vma_mapped_walk */
+	pvmw_first(m);
 	for (unsigned int i = 0; i < nr_pages; i += step) {
 		uint64_t a = va + ((uint64_t)i << g->page_shift);
 		pte_t *ptep = &t->desc[idx + i];
-		pte_t pteval = ptep_get(mm, ptep);	/* page_vma_mapped_walk's check_pte */
+		pte_t pteval;
 
+		if (i) {
+			pvmw_next(m);
+			ptep_get(mm, ptep);	/* the walk's none test of the next entry */
+		}
+		pvmw_check(m);
+		pteval = ptep_get(mm, ptep);	/* check_pte's */
 		step = folio_unmap_pte_batch(mm, f, ptep, pteval, nr_pages - i);
 		pteval = get_and_clear_full_ptes(mm, a, ptep, step, 0);
 		set_tlb_ubc_flush_pending(mm, ubc, pteval, a, a + ((uint64_t)step << g->page_shift));
@@ -412,6 +416,10 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 				ClearPageAnonExclusive(m, f, i);
 		}
 		folio_remove_rmap_ptes(mm, f, i, step);
+		/* v6.15's batching ends the walk once a batch took the whole folio (walk_done) */
+		if (feature(m, PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING) && step == nr_pages)
+			return true;
 	}
+	pvmw_next(m);	/* past the last entry: none */
 	return true;
 }

@@ -1002,6 +1002,36 @@ static inline void folio_putback_lru(struct ptsim_machine *m, uint64_t pfn, bool
 }
 
 /*
+ * page_vma_mapped_walk (v6.12 mm/page_vma_mapped.c, out of line) over a
+ * folio's PTEs in one VMA, as its callers loop on it: the first call maps
+ * the table and takes its lock (map_pte, static, out of line: its
+ * pte_offset_map_nolock and spin_lock), each entry it returns is checked
+ * (check_pte, static, out of line; the caller reads the entry for it), and
+ * each next call returns the next entry or, past the last, drops the lock
+ * and the map and returns false; a caller that stops at its last entry
+ * (page_vma_mapped_walk_done) makes no such last call.
+ */
+static inline void pvmw_first(struct ptsim_machine *m)
+{
+	kernel_call(m, PAGE_VMA_MAPPED_WALK);
+	kernel_call(m, MAP_PTE);
+	pte_offset_map_nolock(m);
+	ptl_spin_lock(m);
+}
+
+/* page_vma_mapped_walk's check of the entry it returns (check_pte) */
+static inline void pvmw_check(struct ptsim_machine *m)
+{
+	kernel_call(m, CHECK_PTE);
+}
+
+/* page_vma_mapped_walk's next call: the next entry, or none (the walk's end) */
+static inline void pvmw_next(struct ptsim_machine *m)
+{
+	kernel_call(m, PAGE_VMA_MAPPED_WALK);
+}
+
+/*
  * rmap_walk_anon (v6.12 mm/rmap.c, static) over a folio mapped in nr_vmas
  * VMAs of its anon_vma: the interval tree's first VMA and each next, and
  * per VMA the walk's rmap_one and done callbacks through their pointers.
