@@ -101,7 +101,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_TABLE_ALLOC] = "page-table page allocated",
 	[PTSIM_EV_TABLE_FREE] = "page-table page freed",
 	[PTSIM_EV_FOLIO_ALLOC] = "folio allocated",
-	[PTSIM_EV_FOLIO_FREE] = "folio freed",
+	[PTSIM_EV_FOLIO_FREE] = "folio freed: its head prepared and put on a free list",
 	[PTSIM_EV_FOLIO_LOOKUP] = "vm_normal_page / page_folio",
 	[PTSIM_EV_FOLIO_TEST] = "folio_test_large / folio_test_anon and similar",
 	[PTSIM_EV_ANON_EXCL_TEST] = "PageAnonExclusive test",
@@ -200,6 +200,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_SPLIT_PAGE_TAIL] = "__split_huge_page_tail: one tail page's struct page made a folio's",
 	[PTSIM_EV_PAGE_COUNTER] = "one memcg hierarchy level charged or uncharged: its page counter's atomic",
 	[PTSIM_EV_COMPOUND_PAGE] = "prep_compound_page: one struct page of a new large folio made compound",
+	[PTSIM_EV_PAGE_ALLOC_LOCK] = "a per-CPU page list's or a zone's lock around freed pages",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -892,7 +892,8 @@ static void test_madv_dontneed(void **state)
  * batches of 31, each batch and the rest at the end uncharged, flushed and
  * freed (three calls); each folio's uncharge_folio, and each batch's
  * uncharge_batch (five calls: itself, page_counter_uncharge, three
- * page_counter_cancel).
+ * page_counter_cancel); each folio's free_pages_prepare,
+ * get_pfnblock_flags_mask and free_unref_page_commit.
  */
 static void test_madv_pageout_swap(void **state)
 {
@@ -918,7 +919,7 @@ static void test_madv_pageout_swap(void **state)
 	/* PG_referenced (the walk), PG_lru, PG_active, exclusive */
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 4 * 512);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 515 + 512);
-	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3) * 512 +
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3 + 3) * 512 +
 						      (3 + 5) * (512 / 31) + 3 + 5);
 	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
 	assert_invariants(m);

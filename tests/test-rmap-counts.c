@@ -258,10 +258,13 @@ static void test_deferred_split(void **state)
 		 * next batch's 9 go to release_pages apart (release_pages,
 		 * mem_cgroup_uncharge_list, free_unref_page_list: + 3 each, and
 		 * the three LRU size calls), and the large folio is freed alone
-		 * (destroy_large_folio, __mem_cgroup_uncharge: + 2 more)
+		 * (destroy_large_folio, __mem_cgroup_uncharge: + 2 more). The page
+		 * allocator: order 4 goes to the buddy lists (free_pages_prepare,
+		 * free_one_page, __free_one_page: + 3; v6.8 alone through
+		 * __free_pages_ok: + 1)
 		 */
-		{ SZ_64K, { 16 + 1 + 1 + 3 + 3 + 3 + 2 + 6, 1 + 1 + 1 + 1 + 6 + 6, 0 + 1 + 1 + 6 + 6,
-			    0 + 1 + 1 + 6 + 6 },
+		{ SZ_64K, { 16 + 1 + 1 + 3 + 3 + 3 + 2 + 6 + 4, 1 + 1 + 1 + 1 + 6 + 6 + 3,
+			    0 + 1 + 1 + 6 + 6 + 3, 0 + 1 + 1 + 6 + 6 + 3 },
 		  { 1 + 2, 1 + 2, 1, 1 } },
 		/* half of it: the folio stays, partly mapped, queued in every kernel */
 		/* (+ 1 vm_area_free of the unmapped half, + 1 contpte call from v6.9, */

@@ -241,7 +241,9 @@ static void test_mmap(void **state)
  * in this CPU's lru_add batch (lru_add's six calls each). The memcg: each
  * freed folio's uncharge_folio (a call, a css_put), and the batch's
  * uncharge_batch (its call, page_counter_uncharge, page_counter_cancel at
- * three levels; a css_get and a css_put).
+ * three levels; a css_get and a css_put). The page allocator: each page's
+ * free_pages_prepare, get_pfnblock_flags_mask and free_unref_page_commit
+ * and its PGFREE count.
  */
 static void test_munmap_split(void **state)
 {
@@ -254,8 +256,8 @@ static void test_munmap_split(void **state)
 		CHECK(m, "munmap tail", { PTSIM_EV_SYSCALL, 1 }, { PTSIM_EV_VMA_SPLIT, 1 },
 		      { PTSIM_EV_RWSEM, 3 }, { PTSIM_EV_SLAB_ALLOC, 5 }, { PTSIM_EV_SLAB_FREE, 5 },
 		      { PTSIM_EV_MAPLE_NODE_WRITE, 2 }, { PTSIM_EV_ANON_VMA_LOCK, 3 },
-		      { PTSIM_EV_VM_STAT, 2 + 4 + 2 },
-		      { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 * 4 + 2 + 16 * 6 + 4 + 2 + 3 },
+		      { PTSIM_EV_VM_STAT, 2 + 4 + 2 + 4 },
+		      { PTSIM_EV_HELPER_CALL, 1 + 1 + 3 * 4 + 2 + 16 * 6 + 4 + 2 + 3 + 3 * 4 },
 		      { PTSIM_EV_PAGE_COUNTER, 3 }, { PTSIM_EV_MMU_NOTIFIER_RANGE, 1 });
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);

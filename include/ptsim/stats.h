@@ -178,6 +178,13 @@ enum ptsim_event {
 	 * compound_head and private, or the head's folio fields. Since 0.3.
 	 */
 	PTSIM_EV_COMPOUND_PAGE,
+	/*
+	 * A page allocator spinlock taken and released around freed pages:
+	 * the per-CPU lists' (pcp_spin_trylock, once per free_unref_folios
+	 * batch or per folio freed alone) or the zone's (free_one_page, for
+	 * an order the per-CPU lists do not take). Since 0.3.
+	 */
+	PTSIM_EV_PAGE_ALLOC_LOCK,
 	PTSIM_EV__COUNT
 };
 

@@ -295,8 +295,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	memset(f, 0, nr * sizeof(*f));
 	physmem_free(&m->phys, pfn, order);
 	fs->nr_folios--;
-	free_unref_page(m);
-	free_tail_pages_prepare(m, pfn, order);
+	free_folio_pages(m, pfn, order, alone);
 	chunks_account(m, pfn - fs->base_pfn, nr, -1);
 }
 

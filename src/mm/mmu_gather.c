@@ -45,7 +45,7 @@ static void gather_init(struct mmu_gather *tlb, struct ptsim_mm *mm, bool fullmm
 	tlb->delayed_rmap = false;
 	tlb->active = tlb->active_nr = tlb->batch_count = 0;
 	tlb->nr_tables = 0;
-	tlb->put_nr = tlb->put_last = tlb->put_last_large = 0;
+	tlb->put_nr = tlb->put_last = tlb->put_last_large = tlb->put_last_pcp = 0;
 	tlb_reset_range(tlb);
 	mm->tlb_flush_pending = true;	/* inc_tlb_flush_pending */
 }
@@ -179,8 +179,10 @@ static void folios_put_refs(struct mmu_gather *tlb)
 		kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
 		uncharge_batch(m);	/* the folios' uncharge_folio: folio_free */
 		kernel_call(m, FREE_UNREF_FOLIOS);
+		if (tlb->put_last_pcp)
+			free_batch_pcp_lock(m);	/* the folios' own work: folio_free */
 	}
-	tlb->put_nr = tlb->put_last = tlb->put_last_large = 0;
+	tlb->put_nr = tlb->put_last = tlb->put_last_large = tlb->put_last_pcp = 0;
 }
 
 /* MAX_NR_FOLIOS_PER_FREE: the entries one free_pages_and_swap_cache call takes */
@@ -217,7 +219,9 @@ static void release_pages(struct mmu_gather *tlb)
 	if (small)
 		uncharge_batch(m);	/* the order-0 folios' uncharge_folio: folio_free */
 	kernel_call(m, FREE_UNREF_PAGE_LIST);
-	tlb->put_nr = tlb->put_last = tlb->put_last_large = 0;
+	if (small)
+		free_batch_pcp_lock(m);	/* the order-0 pages' own work: folio_free */
+	tlb->put_nr = tlb->put_last = tlb->put_last_large = tlb->put_last_pcp = 0;
 }
 
 /* The gathered entries so far freed: as v6.9's folio_batch, or release_pages' chunk before it. */
@@ -229,7 +233,8 @@ static void tlb_put_folios(struct mmu_gather *tlb)
 		release_pages(tlb);
 }
 
-bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last, bool large)
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last,
+			      unsigned int order)
 {
 	const struct ptsim_geometry *g = &tlb->mm->m->geo;
 	unsigned int slots = nr > 1 ? 2 : 1;
@@ -237,7 +242,8 @@ bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last
 	bool batched = feature(tlb->mm->m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE);
 
 	tlb->put_last += last;
-	tlb->put_last_large += last && large;
+	tlb->put_last_large += last && order;
+	tlb->put_last_pcp += last && pcp_allowed_order(tlb->mm->m, order);
 	if (++tlb->put_nr == (batched ? PAGEVEC_SIZE : MAX_NR_FOLIOS_PER_FREE))
 		tlb_put_folios(tlb);
 	tlb_batch_add(tlb->mm->m, slots);

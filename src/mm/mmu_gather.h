@@ -23,9 +23,10 @@ struct mmu_gather {
 	 * free_pages_and_swap_cache's folio_batch at the next flush (before
 	 * v6.9: release_pages' chunk of a gather batch), counted as the entries
 	 * join: how many are in the batch being filled, how many of those drop
-	 * their folio's last reference, and how many of those folios are large.
+	 * their folio's last reference, how many of those folios are large, and
+	 * how many of an order the per-CPU page lists take (pcp_allowed_order).
 	 */
-	unsigned int put_nr, put_last, put_last_large;
+	unsigned int put_nr, put_last, put_last_large, put_last_pcp;
 };
 
 void tlb_gather_mmu(struct mmu_gather *tlb, struct ptsim_mm *mm);
@@ -42,10 +43,11 @@ void tlb_end_vma(struct mmu_gather *tlb);
 /*
  * __tlb_remove_folio_pages: queue nr pages of one folio (one slot, two when
  * nr > 1); last when their reference is the folio's last, which the flush's
- * folios_put_refs then frees; large when that folio is. True when the
- * batches are full: the caller must flush.
+ * folios_put_refs then frees; order is that folio's. True when the batches
+ * are full: the caller must flush.
  */
-bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last, bool large);
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, unsigned int nr, bool last,
+			      unsigned int order);
 /* tlb_flush_mmu_tlbonly: the deferred TLB flush of what was gathered so far. */
 void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb);
 /* tlb_flush_mmu: the TLB flush, then free the batched tables and pages. */

@@ -154,7 +154,7 @@ keep:
  * folio_free's part).
  */
 static void free_folio_batch(struct ptsim_machine *m, struct tlbflush_unmap_batch *ubc,
-			     bool any)
+			     bool any, bool any_pcp)
 {
 	bool batched = feature(m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE);
 
@@ -169,6 +169,8 @@ static void free_folio_batch(struct ptsim_machine *m, struct tlbflush_unmap_batc
 		kernel_call(m, FREE_UNREF_FOLIOS);
 	else
 		kernel_call(m, FREE_UNREF_PAGE_LIST);
+	if (any_pcp)
+		free_batch_pcp_lock(m);	/* each folio's own work: folio_free */
 }
 
 /*
@@ -180,7 +182,7 @@ static void shrink_folio_list(struct ptsim_mm *mm, struct folio_list *l)
 {
 	struct tlbflush_unmap_batch ubc = { 0 };
 	bool batched = feature(mm->m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE);
-	size_t nr_kept = 0, nr_free = 0;
+	size_t nr_kept = 0, nr_free = 0, nr_pcp = 0;	/* nr_pcp: in the batch being filled */
 
 	for (size_t i = 0; i < l->nr; i++) {
 		struct isolated_folio e = l->e[i];
@@ -189,15 +191,19 @@ static void shrink_folio_list(struct ptsim_mm *mm, struct folio_list *l)
 			l->e[nr_kept++] = e;
 			continue;
 		}
-		if (batched || !folio_test_large(mm->m, e.folio))
+		if (batched || !folio_test_large(mm->m, e.folio)) {
 			nr_free++;	/* the folio joins the batch (the list before v6.9) */
-		if (batched && nr_free % PAGEVEC_SIZE == 0)
-			free_folio_batch(mm->m, &ubc, true);
+			nr_pcp += pcp_allowed_order(mm->m, e.folio->order);
+		}
+		if (batched && nr_free % PAGEVEC_SIZE == 0) {
+			free_folio_batch(mm->m, &ubc, true, nr_pcp);
+			nr_pcp = 0;
+		}
 		mm->m->free_batched = true;
 		folio_free(mm->m, e.folio);	/* after the batch's flush, as the kernel frees it */
 		mm->m->free_batched = false;
 	}
-	free_folio_batch(mm->m, &ubc, batched ? nr_free % PAGEVEC_SIZE != 0 : nr_free != 0);
+	free_folio_batch(mm->m, &ubc, batched ? nr_free % PAGEVEC_SIZE != 0 : nr_free != 0, nr_pcp);
 	l->nr = nr_kept;
 }
 

@@ -50,7 +50,8 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t 
 {
 	struct ptsim_mm *mm = z->mm;
 	const struct ptsim_geometry *g = &mm->m->geo;
-	bool delay_rmap = false, large = folio_nr_pages(f) > 1, last;
+	unsigned int order = f->order;
+	bool delay_rmap = false, last;
 
 	if (!folio_test_anon(mm->m, f)) {
 		pte_t ptent = get_and_clear_full_ptes(mm, addr, ptep, nr, z->tlb->fullmm);
@@ -66,7 +67,7 @@ static void zap_present_folio_ptes(struct zap_ctx *z, struct folio *f, uint64_t 
 	if (delay_rmap)
 		z->tlb->delayed_rmap = true;
 	last = zap_folio_rmap(mm, f, idx, nr, false);	/* at tlb_flush_rmaps when delayed: same count */
-	if (__tlb_remove_folio_pages(z->tlb, nr, last, large)) {
+	if (__tlb_remove_folio_pages(z->tlb, nr, last, order)) {
 		z->force_flush = true;
 		z->force_break = true;
 	}
@@ -162,7 +163,8 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 {
 	struct ptsim_mm *mm = z->mm;
 	struct page_ref ref;
-	bool large, last;
+	unsigned int order;
+	bool last;
 
 	if (!pte_present(ptent)) {
 		zap_nonpresent_pte(z, ptep, ptent, addr);
@@ -177,9 +179,9 @@ static void zap_one_pte(struct zap_ctx *z, pte_t *ptep, pte_t ptent, uint64_t ad
 		z->tlb->delayed_rmap = true;
 		z->force_flush = true;
 	}
-	large = folio_nr_pages(ref.folio) > 1;	/* before the folio may be freed */
+	order = ref.folio->order;	/* before the folio may be freed */
 	last = zap_folio_rmap(mm, ref.folio, ref.idx, 1, false);	/* folio_remove_rmap_pte */
-	if (__tlb_remove_folio_pages(z->tlb, 1, last, large)) {	/* __tlb_remove_page */
+	if (__tlb_remove_folio_pages(z->tlb, 1, last, order)) {	/* __tlb_remove_page */
 		z->force_flush = true;
 		z->force_break = true;
 	}
@@ -235,13 +237,15 @@ static void zap_huge_pmd(struct zap_ctx *z, struct pt_table *t, unsigned int idx
 	const struct ptsim_geometry *g = &mm->m->geo;
 	pte_t old = pmdp_huge_get_and_clear(mm, addr, &t->desc[idx]);	/* ..._full */
 	struct page_ref ref = vm_normal_page(mm, old);
+	unsigned int order;
 	bool last;
 
 	tlb_flush_pmd_range(z->tlb, addr, g->pmd_size);	/* tlb_remove_pmd_tlb_entry */
 	if (!ref.folio)
 		return;
+	order = ref.folio->order;	/* before the folio may be freed */
 	last = zap_folio_rmap(mm, ref.folio, 0, 1, true);	/* folio_remove_rmap_pmd */
-	if (__tlb_remove_folio_pages(z->tlb, 1, last, true))	/* tlb_remove_page_size */
+	if (__tlb_remove_folio_pages(z->tlb, 1, last, order))	/* tlb_remove_page_size */
 		tlb_flush_mmu(z->tlb);
 }
 

@@ -121,8 +121,29 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/page-flags.h: the load of page->compound_head")			\
 	X(ALLOC_PAGES, "__alloc_pages", PRIM_CALL, PTSIM_EV_FOLIO_ALLOC,			\
 	  "mm/page_alloc.c: a folio of any order from the buddy allocator")			\
-	X(FREE_UNREF_PAGE, "free_unref_page", PRIM_CALL, PTSIM_EV_FOLIO_FREE,			\
-	  "mm/page_alloc.c: a folio back to the buddy allocator (__folio_put)")		\
+	X(FREE_UNREF_PAGE, "free_unref_page", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/page_alloc.c: a folio freed alone to the per-CPU lists (__folio_put)")	\
+	X(FREE_PAGES_OK, "__free_pages_ok", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/page_alloc.c (static, out of line): a folio freed alone to the buddy lists")	\
+	X(FREE_PAGES_PREPARE, "free_pages_prepare", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c: a freed folio's struct pages checked and cleared")		\
+	X(FREE_PAGE_ONTO_LIST, "free_page_onto_list", PRIM_INLINE, PTSIM_EV_FOLIO_FREE,	\
+	  "mm/page_alloc.c: the head's prepare stores and its list_add onto a free list")	\
+	X(GET_PFNBLOCK_FLAGS_MASK, "get_pfnblock_flags_mask", PRIM_CALL, PTSIM_EV_HELPER_CALL, \
+	  "mm/page_alloc.c: the pageblock's migratetype (get_pfnblock_migratetype)")	\
+	X(FREE_UNREF_PAGE_COMMIT, "free_unref_page_commit", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page_alloc.c (static, out of line): the page onto a per-CPU list")		\
+	X(FREE_ONE_PAGE, "free_one_page", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/page_alloc.c (static, out of line): an order the per-CPU lists do not take, "	\
+	  "to the buddy lists under zone->lock (split_large_buddy inline)")		\
+	X(__FREE_ONE_PAGE, "__free_one_page", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c (static, out of line): the buddy merge and the free-list add")	\
+	X(PCP_SPIN_TRYLOCK, "pcp_spin_trylock", PRIM_INLINE, PTSIM_EV_PAGE_ALLOC_LOCK,		\
+	  "mm/page_alloc.c: the per-CPU lists' lock, tried, and its unlock")		\
+	X(ZONE_LOCK, "spin_lock_irqsave(&zone->lock)", PRIM_INLINE, PTSIM_EV_PAGE_ALLOC_LOCK,	\
+	  "mm/page_alloc.c: free_one_page's zone lock and its unlock")			\
+	X(COUNT_PGFREE, "__count_vm_events(PGFREE)", PRIM_INLINE, PTSIM_EV_VM_STAT,		\
+	  "mm/page_alloc.c: the per-CPU PGFREE event count (raw_cpu_add)")			\
 	X(FREE_TAIL_PAGE_PREPARE, "free_tail_page_prepare", PRIM_INLINE, PTSIM_EV_FREE_TAIL_PAGE,	\
 	  "mm/page_alloc.c: free_pages_prepare's loop over a large folio's tail pages")	\
 	X(FOLIO_ZERO_USER, "folio_zero_user", PRIM_CALL, PTSIM_EV_PAGE_ZERO,			\
@@ -1103,11 +1124,6 @@ static inline void __alloc_pages(struct ptsim_machine *m)
 	prim_count(m, PRIM_ALLOC_PAGES, 1);
 }
 
-/* free_unref_page: a folio back to the buddy allocator (the model's folio_free). */
-static inline void free_unref_page(struct ptsim_machine *m)
-{
-	prim_count(m, PRIM_FREE_UNREF_PAGE, 1);
-}
 
 /*
  * free_pages_prepare (inside the free) of an order-`order` folio at pfn:
@@ -1122,6 +1138,58 @@ static inline void free_tail_pages_prepare(struct ptsim_machine *m, uint64_t pfn
 	prim_count(m, PRIM_FREE_TAIL_PAGE_PREPARE, nr - 1);
 	for (uint64_t i = 1; i < nr; i++)
 		dcache_page_load(m, pfn + i);
+}
+
+/* PAGE_ALLOC_COSTLY_ORDER (include/linux/mmzone.h) */
+#define PAGE_ALLOC_COSTLY_ORDER 3
+
+/* pcp_allowed_order (v6.12 mm/page_alloc.c): the orders the per-CPU lists take */
+static inline bool pcp_allowed_order(const struct ptsim_machine *m, unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == m->geo.pmd_order;
+}
+
+/*
+ * A folio of 1 << order pages at pfn back to the page allocator (v6.12
+ * mm/page_alloc.c, the model's folio_free): free_pages_prepare (a call; the
+ * head's stores counted with the list_add as FOLIO_FREE, each tail's
+ * free_tail_page_prepare); then an order the per-CPU lists take gets its
+ * pageblock's migratetype (get_pfnblock_flags_mask) and is put on a list by
+ * free_unref_page_commit (a call, the PGFREE count) under the pcp lock, which
+ * a folio freed alone takes for itself (free_unref_page) and a batch once
+ * (free_unref_folios and free_unref_page_list count theirs); any other order
+ * goes to the buddy lists (free_one_page: zone->lock, __free_one_page,
+ * PGFREE; alone through __free_pages_ok). The buddy merges __free_one_page
+ * makes and the pcp's drains when its count passes its high mark
+ * (free_pcppages_bulk) are not counted.
+ */
+static inline void free_folio_pages(struct ptsim_machine *m, uint64_t pfn, unsigned int order,
+				    bool alone)
+{
+	bool pcp = pcp_allowed_order(m, order);
+
+	if (alone)
+		prim_count(m, pcp ? PRIM_FREE_UNREF_PAGE : PRIM_FREE_PAGES_OK, 1);
+	kernel_call(m, FREE_PAGES_PREPARE);
+	prim_count(m, PRIM_FREE_PAGE_ONTO_LIST, 1);
+	free_tail_pages_prepare(m, pfn, order);
+	prim_count(m, PRIM_COUNT_PGFREE, 1);
+	if (!pcp) {
+		kernel_call(m, FREE_ONE_PAGE);
+		prim_count(m, PRIM_ZONE_LOCK, 1);
+		kernel_call(m, __FREE_ONE_PAGE);
+		return;
+	}
+	kernel_call(m, GET_PFNBLOCK_FLAGS_MASK);
+	if (alone)
+		prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
+	kernel_call(m, FREE_UNREF_PAGE_COMMIT);
+}
+
+/* the pcp lock a batch of freed folios takes once (free_unref_folios, free_unref_page_list) */
+static inline void free_batch_pcp_lock(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
 }
 
 /*

@@ -117,7 +117,16 @@ static const struct {
 	[PTSIM_EV_TABLE_ALLOC] = { C_ALLOC, 1, false },
 	[PTSIM_EV_TABLE_FREE] = { C_ALLOC, 0.5, false },
 	[PTSIM_EV_FOLIO_ALLOC] = { C_ALLOC, 1, false },
-	[PTSIM_EV_FOLIO_FREE] = { C_ALLOC, 0.5, false },
+	/*
+	 * A folio back to the page allocator, the plain work around its calls
+	 * (v6.12 mm/page_alloc.c): free_pages_prepare's stores to the head
+	 * page (->mapping, the flags checked at preparation, the last cpupid:
+	 * 3) and the page's way onto a free list, free_unref_page_commit's
+	 * list_add (4) and the pcp's count, free_count and alloc_factor (3),
+	 * or __free_one_page's add_to_free_list and set_buddy_order, as many;
+	 * its calls, the lock and the PGFREE count are events of their own
+	 */
+	[PTSIM_EV_FOLIO_FREE] = { C_PTE_STORE, 10, false },
 	/* vm_normal_page's call; its struct page load is priced by the data cache */
 	[PTSIM_EV_FOLIO_LOOKUP] = { C_FOLIO_LOOKUP, 1, false },
 	[PTSIM_EV_FOLIO_TEST] = { C_BIT_TEST, 1, false },
@@ -290,6 +299,12 @@ static const struct {
 	 * list) are counted as one more such page
 	 */
 	[PTSIM_EV_COMPOUND_PAGE] = { C_PTE_STORE, 3, false },
+	/*
+	 * pcp_spin_trylock and pcp_spin_unlock (v6.12 mm/page_alloc.c), or
+	 * free_one_page's spin_lock_irqsave and spin_unlock_irqrestore of
+	 * zone->lock: an acquire and a release, as a table lock's
+	 */
+	[PTSIM_EV_PAGE_ALLOC_LOCK] = { C_ATOMIC, 2, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
