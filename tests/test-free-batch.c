@@ -9,7 +9,9 @@
  * release_pages frees each large folio alone (__folio_put_large: its own
  * lruvec lock, destroy_large_folio, __mem_cgroup_uncharge with its own
  * uncharge_batch), and shrink_folio_list likewise (no lock: reclaim took
- * the folio off its LRU). Pinned on two releases either side.
+ * the folio off its LRU). Pinned on two releases either side. And the page
+ * allocator's locks: the pcp lock once per batch for the orders the per-CPU
+ * lists take (order 0, the PMD order), the zone lock per folio for the others.
  */
 #include "helpers.h"
 
@@ -51,6 +53,8 @@ static void test_zap_large_folios(void **state)
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], NR);
 		assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], BATCHED(k) ? 2 : NR);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_COUNTER], (BATCHED(k) ? 2 : NR) * LEVELS);
+		/* order 4 is not the per-CPU lists': free_one_page's zone lock each, no pcp lock */
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_ALLOC_LOCK], NR);
 		assert_invariants(m);
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);
@@ -164,6 +168,35 @@ static void test_zap_small_folios(void **state)
 		 */
 		assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], BATCHED(k) ? 9 : 1 + 8);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_COUNTER], (BATCHED(k) ? 9 : 2) * LEVELS);
+		/* the pcp lock once per free_unref_folios batch (free_unref_page_list before) */
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_ALLOC_LOCK], BATCHED(k) ? 9 : 2);
+		assert_invariants(m);
+		ptsim_mm_destroy(mm);
+		ptsim_machine_destroy(m);
+	}
+}
+
+/*
+ * A PMD THP is the per-CPU lists' (pcp_allowed_order takes HPAGE_PMD_ORDER):
+ * unmapped, it is freed under the pcp lock, free_unref_folios' from v6.9,
+ * free_unref_page's (freed alone) before.
+ */
+static void test_zap_pmd_thp(void **state)
+{
+	(void)state;
+	for (int k = 0; k < NR_KERNELS; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      kernels[k]);
+		struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 9, true), 0);
+		drain_lru_batches(mm);
+		assert_int_equal(ptsim_munmap(mm, VA, SZ_2M), 0);
+		st = last_stats(m);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
+		assert_int_equal(st.ev[PTSIM_EV_FREE_TAIL_PAGE], 511);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_ALLOC_LOCK], 1);
 		assert_invariants(m);
 		ptsim_mm_destroy(mm);
 		ptsim_machine_destroy(m);
@@ -177,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_zap_calls_feature),
 		cmocka_unit_test(test_reclaim_folios),
 		cmocka_unit_test(test_zap_small_folios),
+		cmocka_unit_test(test_zap_pmd_thp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
