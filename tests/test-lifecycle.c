@@ -931,6 +931,8 @@ static void test_madv_pageout_swap(void **state)
 	/* the swap entry kept the exclusive mark: a write fault reads the page back writable */
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	assert_int_equal(last_stats(m).ev[PTSIM_EV_MAJOR_FAULT], 1);
+	/* swap_vma_readahead's lru_add_drain moves the new folio onto the LRU */
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_LRU_LOCK], 1);
 	assert_int_equal(ptsim_translate(mm, VA, &t), 0);
 	assert_true(t.write);
 	assert_int_equal(ptsim_folio_info(mm, VA, &fi), 0);

@@ -675,7 +675,9 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 
 /*
  * do_swap_page for an order-0 anonymous page: the swap-cache lookup misses,
- * one page is read back (a major fault), and the page is mapped under the
+ * one page is read back (a major fault; swap_vma_readahead, whose window
+ * the model keeps at this page, then drains this CPU's LRU batches), and the
+ * page is mapped under the
  * PTE lock (pte_offset_map_lock, pte_same re-reading the entry): writable
  * for a write fault on an entry that was exclusive. A write fault on an
  * entry that was not (fork shared it) maps the page read-only and goes on
@@ -705,6 +707,8 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	mem_cgroup_swapin_charge_folio(m, 1);
 	folio_add_lru_vma(m, folio_pfn(m, f), false);
 	submit_bio(m, g->page_size >> 10);	/* swap_read_folio */
+	/* swapin_readahead's swap_vma_readahead ends with lru_add_drain: the folio onto the LRU */
+	lru_add_drain(m);
 	ptl_spin_lock(m);
 	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
 	folio_init_anon(f, v, va, g);
