@@ -14,7 +14,8 @@ script -qec "'$bench' $args > '$dir/out.txt'" "$dir/tty.log" > /dev/null 2>&1 ||
 	{ echo "FAIL: script: the audit exited non-zero"; exit 1; }
 cr=$(printf '\r')
 esc=$(printf '\033')
-grep -q "${cr}ptsim-bench: audit: scenario [0-9]*, [12] of 2 s${esc}\[K" "$dir/tty.log" ||
+# (the seconds elapsed when it is drawn: on a loaded host a scenario may pass the 2 s)
+grep -q "${cr}ptsim-bench: audit: scenario [0-9]*, [0-9]* of 2 s${esc}\[K" "$dir/tty.log" ||
 	{ echo "FAIL: no counter on the terminal:"; cat -v "$dir/tty.log" | head -5; fail=1; }
 grep -q "${cr}${esc}\[Kptsim-bench: [0-9]* scenarios on 1 kernels" "$dir/tty.log" ||
 	{ echo "FAIL: the counter is not erased before the next line"; cat -v "$dir/tty.log" | head -5; fail=1; }
