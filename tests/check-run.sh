@@ -67,7 +67,7 @@ has "  exit                  1.667 ms 709.4 us x2.350" "$wide"
 # with kernels compared, the text ends with its answer again (issue 47: on the last screen)
 tail=$(printf '%s\n' "$wide" | tail -4)
 has "the answer (summary at the top): the whole scenario, each kernel against v6.8" "$tail"
-has "  neoverse-n1, 4K: v6.17 x0.813" "$tail"
+has "  neoverse-n1, 4K: v6.17 x0.821" "$tail"
 [ "$(printf '%s\n' "$wide" | tail -1)" = "verdict: no diagnostics in 4 runs" ] ||
 	{ echo "FAIL: run does not end with its verdict"; fail=1; }
 has "verdict: no diagnostics in 4 runs" "$wide"

@@ -299,6 +299,8 @@ static void test_deferred_split(void **state)
  * per page for a 64K folio, plus its _nr_pages_mapped and (v6.11)
  * _large_mapcount, with the MM slot's id and count from v6.15; a PMD THP
  * sets _entire_mapcount and marks the head only, and is accounted as a THP.
+ * A large folio's allocation sets PG_large_rmappable (prep_compound_page's
+ * folio_set_large_rmappable, a set_bit): one flag atomic more.
  */
 static void test_anon_faults(void **state)
 {
@@ -314,16 +316,16 @@ static void test_anon_faults(void **state)
 			[K616] = { .add = 16, .flag_atomic = 16, .mapcount_set = 16, .lruvec = 16 },
 		} },
 		{ 4, SZ_64K, 1, {
-			[K68] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 1, .lruvec = 1 },
-			[K69] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 1, .lruvec = 1 },
-			[K612] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 2, .lruvec = 1 },
-			[K616] = { .add = 1, .flag_atomic = 16, .mapcount_set = 16 + 4, .lruvec = 1 },
+			[K68] = { .add = 1, .flag_atomic = 16 + 1, .mapcount_set = 16 + 1, .lruvec = 1 },
+			[K69] = { .add = 1, .flag_atomic = 16 + 1, .mapcount_set = 16 + 1, .lruvec = 1 },
+			[K612] = { .add = 1, .flag_atomic = 16 + 1, .mapcount_set = 16 + 2, .lruvec = 1 },
+			[K616] = { .add = 1, .flag_atomic = 16 + 1, .mapcount_set = 16 + 4, .lruvec = 1 },
 		} },
 		{ 9, SZ_2M, 1, {
-			[K68] = { .add = 1, .flag_atomic = 1, .mapcount_set = 2, .lruvec = 2 },
-			[K69] = { .add = 1, .flag_atomic = 1, .mapcount_set = 2, .lruvec = 2 },
-			[K612] = { .add = 1, .flag_atomic = 1, .mapcount_set = 3, .lruvec = 2 },
-			[K616] = { .add = 1, .flag_atomic = 1, .mapcount_set = 5, .lruvec = 2 },
+			[K68] = { .add = 1, .flag_atomic = 1 + 1, .mapcount_set = 2, .lruvec = 2 },
+			[K69] = { .add = 1, .flag_atomic = 1 + 1, .mapcount_set = 2, .lruvec = 2 },
+			[K612] = { .add = 1, .flag_atomic = 1 + 1, .mapcount_set = 3, .lruvec = 2 },
+			[K616] = { .add = 1, .flag_atomic = 1 + 1, .mapcount_set = 5, .lruvec = 2 },
 		} },
 	};
 

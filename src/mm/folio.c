@@ -241,7 +241,7 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 	for (uint64_t i = 1; i < nr; i++)
 		f[i] = (struct folio){ .index = i, .live = 1, .tail = 1 };
 	fs->nr_folios++;
-	__alloc_pages(m);
+	__alloc_pages(m, pfn, order);
 	*out = f;
 	return 0;
 }

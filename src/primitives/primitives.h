@@ -119,8 +119,20 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 #define PTSIM_PRIMITIVES_FOLIO(X)								\
 	X(PAGE_FOLIO, "page_folio", PRIM_INLINE, PRIM_EVENTS,					\
 	  "include/linux/page-flags.h: the load of page->compound_head")			\
-	X(ALLOC_PAGES, "__alloc_pages", PRIM_CALL, PTSIM_EV_FOLIO_ALLOC,			\
-	  "mm/page_alloc.c: a folio of any order from the buddy allocator")			\
+	X(ALLOC_PAGES, "__alloc_pages_noprof", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c: a folio of any order from the page allocator")			\
+	X(GET_PAGE_FROM_FREELIST, "get_page_from_freelist", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page_alloc.c (static, out of line): the zone walk, rmqueue inline")		\
+	X(RMQUEUE_PCPLIST, "__rmqueue_pcplist", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c (static, out of line): a page off this CPU's list")		\
+	X(TAKE_PAGE_OFF_LIST, "take_page_off_list", PRIM_INLINE, PTSIM_EV_FOLIO_ALLOC,	\
+	  "mm/page_alloc.c: the page's list_del, the list's count, its new state")	\
+	X(COUNT_PGALLOC, "__count_zid_vm_events(PGALLOC)", PRIM_INLINE, PTSIM_EV_VM_STAT,	\
+	  "mm/page_alloc.c: the PGALLOC count, and zone_statistics' NUMA_HIT and NUMA_LOCAL")	\
+	X(PREP_NEW_PAGE, "prep_new_page", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/page_alloc.c (static, out of line): a new folio's pages prepared")		\
+	X(POST_ALLOC_HOOK, "post_alloc_hook", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c: ->private cleared, the refcount set, the hooks")		\
 	X(FREE_UNREF_PAGE, "free_unref_page", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
 	  "mm/page_alloc.c: a folio freed alone to the per-CPU lists (__folio_put)")	\
 	X(FREE_PAGES_OK, "__free_pages_ok", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
@@ -1118,11 +1130,6 @@ static inline void __delete_from_swap_cache(struct ptsim_machine *m)
 	prim_count(m, PRIM_DELETE_FROM_SWAP_CACHE, 1);
 }
 
-/* __alloc_pages: a folio from the buddy allocator (the model's folio_alloc). */
-static inline void __alloc_pages(struct ptsim_machine *m)
-{
-	prim_count(m, PRIM_ALLOC_PAGES, 1);
-}
 
 
 /*
@@ -1228,6 +1235,37 @@ static inline void prep_compound_page(struct ptsim_machine *m, uint64_t pfn, uns
 		dcache_page_load(m, pfn + i);
 	prim_count(m, PRIM_PREP_COMPOUND_HEAD, 1);
 	prim_count(m, PRIM_FOLIO_SET_LARGE_RMAPPABLE, 1);
+}
+
+/*
+ * __alloc_pages_noprof (v6.12 mm/page_alloc.c; the model's folio_alloc) of
+ * a folio of 1 << order pages at pfn: get_page_from_freelist (a call) takes
+ * it from this CPU's list for an order pcp_allowed_order admits
+ * (__rmqueue_pcplist, a call, under the pcp lock) or from the buddy lists
+ * under zone->lock (rmqueue_buddy, inline); TAKE_PAGE_OFF_LIST is the plain
+ * work (the list_del, the list's count, the page's new state); the PGALLOC
+ * and NUMA counts; prep_new_page (a call) runs post_alloc_hook (a call) and
+ * for a large folio prep_compound_page (its tails through the data-cache
+ * model) and folio_set_large_rmappable. Not counted: a per-CPU list's refill
+ * from the buddy lists when it runs empty (rmqueue_bulk), and the buddy's
+ * splits (expand).
+ */
+static inline void __alloc_pages(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
+{
+	kernel_call(m, ALLOC_PAGES);
+	kernel_call(m, GET_PAGE_FROM_FREELIST);
+	if (pcp_allowed_order(m, order)) {
+		prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
+		kernel_call(m, RMQUEUE_PCPLIST);
+	} else {
+		prim_count(m, PRIM_ZONE_LOCK, 1);
+	}
+	prim_count(m, PRIM_TAKE_PAGE_OFF_LIST, 1);
+	prim_count(m, PRIM_COUNT_PGALLOC, 3);
+	kernel_call(m, PREP_NEW_PAGE);
+	kernel_call(m, POST_ALLOC_HOOK);
+	if (order)
+		prep_compound_page(m, pfn, order);
 }
 
 /* folio_zero_user: nr pages cleared. */

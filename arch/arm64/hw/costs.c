@@ -116,7 +116,15 @@ static const struct {
 	[PTSIM_EV_MMU_NOTIFIER_RANGE] = { C_BIT_TEST, 2, false },	/* start's and end's tests */
 	[PTSIM_EV_TABLE_ALLOC] = { C_ALLOC, 1, false },
 	[PTSIM_EV_TABLE_FREE] = { C_ALLOC, 0.5, false },
-	[PTSIM_EV_FOLIO_ALLOC] = { C_ALLOC, 1, false },
+	/*
+	 * A folio from the page allocator, the plain work around its calls
+	 * (v6.12 mm/page_alloc.c): the page's list_del off a per-CPU or buddy
+	 * list (4), the list's count, and post_alloc_hook's and
+	 * prep_new_page's stores (->private, the refcount, the pfmemalloc
+	 * flag); its calls, the lock, the counts and a large folio's
+	 * prep_compound_page are events of their own
+	 */
+	[PTSIM_EV_FOLIO_ALLOC] = { C_PTE_STORE, 8, false },
 	/*
 	 * A folio back to the page allocator, the plain work around its calls
 	 * (v6.12 mm/page_alloc.c): free_pages_prepare's stores to the head
@@ -361,7 +369,7 @@ static const struct constant profiles[PTSIM_CPU__COUNT][C__COUNT] = {
 		[C_TLBI] = NSEC(18, DOC "§9.2/§10.3: a lone TLBI is ~5% of a single-page flush "
 				"(SD888 measured); 5% of the M3 ~0.35 us flush"),
 		[C_TLBI_EXTRA] = NSEC(150, DOC "§10.3: M3 broadcast TLBI per extra op ~150 ns (ESTIMATE)"),
-		[C_DSB_TLBI] = FITTED_NS(334.0, "mprotect.m3.t1_over_t3_before", 1.20,
+		[C_DSB_TLBI] = FITTED_NS(328.7, "mprotect.m3.t1_over_t3_before", 1.20,
 					 "the joint fit's leave-one-out spread, 120 % (ptsim-bench fit)"),
 		[C_DSB_LIGHT] = EST_DSB_LIGHT,
 		[C_ISB] = EST_ISB,
