@@ -95,6 +95,21 @@ static inline void drain_lru_batches(struct ptsim_mm *mm)
 }
 
 /*
+ * An mm with a private RW anonymous VMA of vma_len at addr, len of it written
+ * in folios of order, and this CPU's LRU batches drained after the faults
+ * (so the next operation's counts are its own).
+ */
+static inline struct ptsim_mm *new_mm_populated(struct ptsim_machine *m, uint64_t addr,
+						uint64_t vma_len, uint64_t len, unsigned int order)
+{
+	struct ptsim_mm *mm = new_mm_with_vma(m, addr, vma_len);
+
+	assert_int_equal(ptsim_populate(mm, addr, len, order, true), 0);
+	drain_lru_batches(mm);
+	return mm;
+}
+
+/*
  * A diagnostic handler for tests that expect diagnostics: it counts what it
  * receives by kind, so the test can assert on it and nothing is printed.
  */

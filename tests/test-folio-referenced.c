@@ -21,11 +21,9 @@ static const char *const kernels[] = { "v6.6", "v6.8", "v6.9", "v6.10" };
 /* The stats of MADV_PAGEOUT over len bytes at VA, written in folios of order on m. */
 static struct ptsim_stats pageout(struct ptsim_machine *m, uint64_t len, unsigned int order)
 {
-	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * len);
+	struct ptsim_mm *mm = new_mm_populated(m, VA, 2 * len, len, order);
 	struct ptsim_stats st;
 
-	assert_int_equal(ptsim_populate(mm, VA, len, order, true), 0);
-	drain_lru_batches(mm);
 	assert_int_equal(ptsim_madvise(mm, VA, len, PTSIM_MADV_PAGEOUT), 0);
 	st = last_stats(m);
 	assert_invariants(m);
@@ -104,11 +102,9 @@ static void test_pageout_pmd(void **state)
 	for (int k = 0; k < NR_KERNELS; k++) {
 		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
 						      kernels[k]);
-		struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+		struct ptsim_mm *mm = new_mm_populated(m, VA, 2 * SZ_2M, SZ_2M, 9);
 		struct ptsim_stats st;
 
-		assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 9, true), 0);
-		drain_lru_batches(mm);
 		assert_int_equal(ptsim_madvise(mm, VA, SZ_2M, PTSIM_MADV_PAGEOUT), 0);
 		st = last_stats(m);
 		/* the split's exchange and table store; v6.8's invalidate, rewrite and CAS */

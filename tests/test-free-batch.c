@@ -26,11 +26,7 @@ static const char *const kernels[] = { "v6.6", "v6.8", "v6.9", "v6.10" };
 /* NR 64K anonymous folios at VA, written; this CPU's LRU batches drained */
 static struct ptsim_mm *populated(struct ptsim_machine *m)
 {
-	struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * NR * SZ_64K);
-
-	assert_int_equal(ptsim_populate(mm, VA, NR * SZ_64K, 4, true), 0);
-	drain_lru_batches(mm);
-	return mm;
+	return new_mm_populated(m, VA, 2 * NR * SZ_64K, NR * SZ_64K, 4);
 }
 
 /*
@@ -153,11 +149,9 @@ static void test_zap_small_folios(void **state)
 	for (int k = 0; k < NR_KERNELS; k++) {
 		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
 						      kernels[k]);
-		struct ptsim_mm *mm = new_mm_with_vma(m, VA, 512 * SZ_4K);
+		struct ptsim_mm *mm = new_mm_populated(m, VA, 512 * SZ_4K, 256 * SZ_4K, 0);
 		struct ptsim_stats st;
 
-		assert_int_equal(ptsim_populate(mm, VA, 256 * SZ_4K, 0, true), 0);
-		drain_lru_batches(mm);
 		assert_int_equal(ptsim_munmap(mm, VA, 256 * SZ_4K), 0);
 		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 256);
@@ -187,11 +181,9 @@ static void test_zap_pmd_thp(void **state)
 	for (int k = 0; k < NR_KERNELS; k++) {
 		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
 						      kernels[k]);
-		struct ptsim_mm *mm = new_mm_with_vma(m, VA, 2 * SZ_2M);
+		struct ptsim_mm *mm = new_mm_populated(m, VA, 2 * SZ_2M, SZ_2M, 9);
 		struct ptsim_stats st;
 
-		assert_int_equal(ptsim_populate(mm, VA, SZ_2M, 9, true), 0);
-		drain_lru_batches(mm);
 		assert_int_equal(ptsim_munmap(mm, VA, SZ_2M), 0);
 		st = last_stats(m);
 		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
