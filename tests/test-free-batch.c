@@ -195,6 +195,47 @@ static void test_zap_pmd_thp(void **state)
 	}
 }
 
+/* The calls and page allocator locks of a folio of order freed alone (its last pin dropped) on v6.12. */
+static void free_alone(unsigned int order, uint64_t *calls, uint64_t *locks)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm = new_mm_populated(m, VA, SZ_2M, SZ_4K << order, order);
+	struct ptsim_stats st;
+	uint64_t pa;
+
+	assert_int_equal(ptsim_pin_user_pages(mm, VA, 1, 0, &pa), 1);
+	assert_int_equal(ptsim_munmap(mm, VA, SZ_4K << order), 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_FOLIO_FREE], 0);	/* the pin holds it */
+	assert_int_equal(ptsim_unpin_user_page(m, pa), 0);
+	st = last_stats(m);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
+	assert_int_equal(st.ev[PTSIM_EV_FREE_TAIL_PAGE], (UINT64_C(1) << order) - 1);
+	*calls = st.ev[PTSIM_EV_HELPER_CALL];
+	*locks = st.ev[PTSIM_EV_PAGE_ALLOC_LOCK];
+	ptsim_mm_destroy(mm);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * A folio freed alone (v6.12 __folio_put): free_unref_page; an order-0
+ * folio then free_pages_prepare, get_pfnblock_flags_mask and
+ * free_unref_page_commit under the pcp lock; a 64K folio (order 4, not the
+ * per-CPU lists') __free_pages_ok, free_pages_prepare, free_one_page and
+ * __free_one_page under the zone's lock: one call more. The memcg's part is
+ * the same for both.
+ */
+static void test_free_alone(void **state)
+{
+	uint64_t calls0, locks0, calls4, locks4;
+
+	(void)state;
+	free_alone(0, &calls0, &locks0);
+	free_alone(4, &calls4, &locks4);
+	assert_int_equal(locks0, 1);
+	assert_int_equal(locks4, 1);
+	assert_int_equal(calls4 - calls0, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_folios),
 		cmocka_unit_test(test_zap_small_folios),
 		cmocka_unit_test(test_zap_pmd_thp),
+		cmocka_unit_test(test_free_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -251,7 +251,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	struct folio_store *fs = &m->folios;
 	uint64_t pfn = folio_pfn(m, f), nr = folio_nr_pages(f);
 	unsigned int order = f->order;
-	bool alone = !m->free_batched;
+	bool alone = !m->free_batched, destroyed = false;
 
 	/*
 	 * before v6.9 ("large_folio_batch_free") a large folio that lost its
@@ -261,7 +261,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	 */
 	if (order && !alone && !feature(m, PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE)) {
 		kernel_call(m, DESTROY_LARGE_FOLIO);
-		alone = true;
+		alone = destroyed = true;
 	}
 
 	if (f->contended)
@@ -295,7 +295,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 	memset(f, 0, nr * sizeof(*f));
 	physmem_free(&m->phys, pfn, order);
 	fs->nr_folios--;
-	free_folio_pages(m, pfn, order, alone);
+	free_folio_pages(m, pfn, order, alone, destroyed);
 	chunks_account(m, pfn - fs->base_pfn, nr, -1);
 }
 

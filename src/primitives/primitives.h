@@ -1166,17 +1166,21 @@ static inline bool pcp_allowed_order(const struct ptsim_machine *m, unsigned int
  * a folio freed alone takes for itself (free_unref_page) and a batch once
  * (free_unref_folios and free_unref_page_list count theirs); any other order
  * goes to the buddy lists (free_one_page: zone->lock, __free_one_page,
- * PGFREE; alone through __free_pages_ok). The buddy merges __free_one_page
- * makes and the pcp's drains when its count passes its high mark
- * (free_pcppages_bulk) are not counted.
+ * PGFREE; alone through __free_pages_ok, which v6.12's free_unref_page
+ * calls, and v6.8's destroy_large_folio (destroyed) through free_the_page
+ * instead of free_unref_page). The buddy merges __free_one_page makes and
+ * the pcp's drains when its count passes its high mark (free_pcppages_bulk)
+ * are not counted.
  */
 static inline void free_folio_pages(struct ptsim_machine *m, uint64_t pfn, unsigned int order,
-				    bool alone)
+				    bool alone, bool destroyed)
 {
 	bool pcp = pcp_allowed_order(m, order);
 
-	if (alone)
-		prim_count(m, pcp ? PRIM_FREE_UNREF_PAGE : PRIM_FREE_PAGES_OK, 1);
+	if (alone && (pcp || !destroyed))
+		kernel_call(m, FREE_UNREF_PAGE);
+	if (alone && !pcp)
+		kernel_call(m, FREE_PAGES_OK);
 	kernel_call(m, FREE_PAGES_PREPARE);
 	prim_count(m, PRIM_FREE_PAGE_ONTO_LIST, 1);
 	free_tail_pages_prepare(m, pfn, order);
