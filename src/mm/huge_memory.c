@@ -317,7 +317,8 @@ static void unmap_folio(struct ptsim_mm *mm, struct folio *f, pte_t *old, uint64
 	if (nr_vmas)
 		pvmw_next(m);	/* past the last entry: none */
 	kernel_call(m, TRY_TO_MIGRATE);
-	rmap_walk_anon_calls(m, nr_vmas);	/* rmap_walk_locked: the lock is the split's */
+	/* rmap_walk_locked: the lock is the split's */
+	rmap_walk_anon_calls(m, nr_vmas, &(const struct rmap_walk_callbacks){ .done = true });
 	if (feature(m, PTSIM_FEAT_SPLIT_BATCH_FLUSH))
 		try_to_unmap_flush(m, &ubc);
 }
@@ -343,7 +344,8 @@ static void remap_page(struct ptsim_mm *mm, struct folio *f, uint64_t nr, uint64
 		bool walked = false;
 
 		kernel_call(m, REMOVE_MIGRATION_PTES);
-		rmap_walk_anon_calls(m, 1);	/* the one VMA over the new folio's index */
+		/* the one VMA over the new folio's index */
+		rmap_walk_anon_calls(m, 1, &(const struct rmap_walk_callbacks){ .done = true });
 		for (uint64_t j = i; j < i + step; j++) {
 			struct pt_table *t;
 			pte_t *ptep;

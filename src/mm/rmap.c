@@ -312,12 +312,9 @@ int folio_referenced(struct ptsim_mm *mm, struct folio *f, uint64_t va, bool pmd
 	bool referenced = false;
 
 	kernel_call(m, FOLIO_REFERENCED);
-	kernel_call(m, RMAP_WALK_ANON);
-	kernel_call(m, FOLIO_LOCK_ANON_VMA_READ);
+	rmap_walk_anon_calls(m, 1, &(const struct rmap_walk_callbacks){ .anon_lock = true,
+									.invalid_vma = true });
 	anon_vma_lock_read(m, f->mapping);
-	prim_count(m, PRIM_ANON_VMA_INTERVAL_TREE_ITER, 2);
-	kernel_call(m, INVALID_VMA);
-	kernel_call(m, RMAP_ONE);
 	if (pmd) {
 		pvmw_next(m);	/* a PMD leaf: no PTE table to map */
 		pmd_lock(m);
@@ -382,7 +379,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 
 	/* rmap_walk: the anon_vma or i_mmap lock, the notifier range, the table lock */
 	kernel_call(m, TRY_TO_UNMAP);
-	rmap_walk_anon_calls(m, 1);
+	rmap_walk_anon_calls(m, 1, &(const struct rmap_walk_callbacks){ .done = true });
 	anon_vma_lock_read(m, f->mapping);	/* the folio's anon_vma */
 	mmu_notifier_invalidate_range_start(m);
 	pvmw_first(m);

@@ -1065,17 +1065,32 @@ static inline void pvmw_next(struct ptsim_machine *m)
 }
 
 /*
- * rmap_walk_anon (v6.12 mm/rmap.c, static) over a folio mapped in nr_vmas
- * VMAs of its anon_vma: the interval tree's first VMA and each next, and
- * per VMA the walk's rmap_one and done callbacks through their pointers.
- * The anon_vma lock is counted by the caller.
+ * The callbacks a struct rmap_walk_control sets besides rmap_one (v6.12
+ * mm/rmap.c): anon_lock (folio_lock_anon_vma_read), invalid_vma, done.
  */
-static inline void rmap_walk_anon_calls(struct ptsim_machine *m, unsigned int nr_vmas)
+struct rmap_walk_callbacks {
+	bool anon_lock, invalid_vma, done;
+};
+
+/*
+ * rmap_walk_anon (v6.12 mm/rmap.c, static) over a folio mapped in nr_vmas
+ * VMAs of its anon_vma, as rwc sets it up: rwc->anon_lock when set (a call
+ * through the pointer), the interval tree's first VMA and each next, and per
+ * VMA rwc->invalid_vma, rmap_one and done through their pointers when set.
+ * The anon_vma lock itself is counted by the caller.
+ */
+static inline void rmap_walk_anon_calls(struct ptsim_machine *m, unsigned int nr_vmas,
+					const struct rmap_walk_callbacks *rwc)
 {
 	kernel_call(m, RMAP_WALK_ANON);
+	if (rwc->anon_lock)
+		kernel_call(m, FOLIO_LOCK_ANON_VMA_READ);
 	prim_count(m, PRIM_ANON_VMA_INTERVAL_TREE_ITER, 1 + nr_vmas);
+	if (rwc->invalid_vma)
+		prim_count(m, PRIM_INVALID_VMA, nr_vmas);
 	prim_count(m, PRIM_RMAP_ONE, nr_vmas);
-	prim_count(m, PRIM_RMAP_DONE, nr_vmas);
+	if (rwc->done)
+		prim_count(m, PRIM_RMAP_DONE, nr_vmas);
 }
 
 /*
