@@ -885,9 +885,10 @@ static void test_madv_dontneed(void **state)
  * mm/vmscan.c): folio_isolate_lru (a call, PG_lru cleared, a reference,
  * the lruvec's lock, three LRU size calls), reclaim_pages' PG_active clear,
  * shrink_folio_list's cond_resched, try_to_unmap with its rmap walk
- * (rmap_walk_anon, the interval tree's first and next VMA, rmap_one and
- * done) and its page_vma_mapped_walk (the call, map_pte, check_pte; from
- * v6.15 a batch that takes the whole folio ends the walk: no last call)
+ * (rmap_walk_anon, its anon_lock folio_lock_anon_vma_read, the interval
+ * tree's first and next VMA, rmap_one and done) and its
+ * page_vma_mapped_walk (the call, map_pte, check_pte; from v6.15 a batch
+ * that takes the whole folio ends the walk: no last call)
  * and try_to_unmap_flush_dirty's flush call; the freed folios go in
  * batches of 31, each batch and the rest at the end uncharged, flushed and
  * freed (three calls); each folio's uncharge_folio, and each batch's
@@ -919,7 +920,7 @@ static void test_madv_pageout_swap(void **state)
 	/* PG_referenced (the walk), PG_lru, PG_active, exclusive */
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 4 * 512);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 515 + 512);
-	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3 + 3) * 512 +
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3 + 3 + 1) * 512 +
 						      (3 + 5) * (512 / 31) + 3 + 5);
 	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
 	assert_invariants(m);

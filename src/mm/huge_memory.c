@@ -344,8 +344,8 @@ static void remap_page(struct ptsim_mm *mm, struct folio *f, uint64_t nr, uint64
 		bool walked = false;
 
 		kernel_call(m, REMOVE_MIGRATION_PTES);
-		/* the one VMA over the new folio's index */
-		rmap_walk_anon_calls(m, 1, &(const struct rmap_walk_callbacks){ .done = true });
+		/* the one VMA over the new folio's index; the walk sets no done callback */
+		rmap_walk_anon_calls(m, 1, &(const struct rmap_walk_callbacks){ 0 });
 		for (uint64_t j = i; j < i + step; j++) {
 			struct pt_table *t;
 			pte_t *ptep;

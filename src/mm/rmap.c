@@ -379,7 +379,9 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 
 	/* rmap_walk: the anon_vma or i_mmap lock, the notifier range, the table lock */
 	kernel_call(m, TRY_TO_UNMAP);
-	rmap_walk_anon_calls(m, 1, &(const struct rmap_walk_callbacks){ .done = true });
+	/* try_to_unmap's rmap_walk_control: folio_lock_anon_vma_read, folio_not_mapped */
+	rmap_walk_anon_calls(m, 1, &(const struct rmap_walk_callbacks){ .anon_lock = true,
+									.done = true });
 	anon_vma_lock_read(m, f->mapping);	/* the folio's anon_vma */
 	mmu_notifier_invalidate_range_start(m);
 	pvmw_first(m);
