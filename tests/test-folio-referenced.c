@@ -75,6 +75,7 @@ static void test_pageout_contpte_block(void **state)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.10");
 	struct ptsim_stats st;
+	uint64_t calls_off;
 
 	(void)state;
 	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES, false), 0);
@@ -82,11 +83,21 @@ static void test_pageout_contpte_block(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 16 + 16 * 16);
 	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 1);
 	ptsim_machine_destroy(m);
+	calls_off = st.ev[PTSIM_EV_HELPER_CALL];
 
 	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.10");
 	st = pageout(m, SZ_64K, 4);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 0);
 	ptsim_machine_destroy(m);
+	/*
+	 * the calls the feature off adds: folio_referenced, rmap_walk_anon,
+	 * folio_lock_anon_vma_read, the interval tree's first and next,
+	 * invalid_vma, rmap_one (7); page_vma_mapped_walk per entry and past the
+	 * last (17), map_pte, a check_pte per entry (16); a
+	 * contpte_ptep_clear_flush_young per entry (16); the walk's
+	 * contpte_clear_young_dirty_ptes (1)
+	 */
+	assert_int_equal(calls_off - st.ev[PTSIM_EV_HELPER_CALL], 7 + 17 + 1 + 16 + 16 + 1);
 }
 
 /*
