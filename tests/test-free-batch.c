@@ -195,8 +195,13 @@ static void test_zap_pmd_thp(void **state)
 	}
 }
 
-/* The calls and page allocator locks of a folio of order freed alone (its last pin dropped) on v6.12. */
-static void free_alone(unsigned int order, uint64_t *calls, uint64_t *locks)
+/* What a folio freed alone (its last pin dropped) on v6.12 counts. */
+struct alone {
+	uint64_t calls, locks, lru_locks, tests;
+};
+
+/* A folio of order freed alone on v6.12 (its last pin dropped after munmap). */
+static struct alone free_alone(unsigned int order)
 {
 	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
 	struct ptsim_mm *mm = new_mm_populated(m, VA, SZ_2M, SZ_4K << order, order);
@@ -210,10 +215,12 @@ static void free_alone(unsigned int order, uint64_t *calls, uint64_t *locks)
 	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
 	assert_int_equal(st.ev[PTSIM_EV_FREE_TAIL_PAGE], (UINT64_C(1) << order) - 1);
-	*calls = st.ev[PTSIM_EV_HELPER_CALL];
-	*locks = st.ev[PTSIM_EV_PAGE_ALLOC_LOCK];
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);
+	return (struct alone){ .calls = st.ev[PTSIM_EV_HELPER_CALL],
+			       .locks = st.ev[PTSIM_EV_PAGE_ALLOC_LOCK],
+			       .lru_locks = st.ev[PTSIM_EV_LRU_LOCK],
+			       .tests = st.ev[PTSIM_EV_FOLIO_TEST] };
 }
 
 /*
@@ -226,14 +233,32 @@ static void free_alone(unsigned int order, uint64_t *calls, uint64_t *locks)
  */
 static void test_free_alone(void **state)
 {
-	uint64_t calls0, locks0, calls4, locks4;
+	struct alone a0, a4;
 
 	(void)state;
-	free_alone(0, &calls0, &locks0);
-	free_alone(4, &calls4, &locks4);
-	assert_int_equal(locks0, 1);
-	assert_int_equal(locks4, 1);
-	assert_int_equal(calls4 - calls0, 1);
+	a0 = free_alone(0);
+	a4 = free_alone(4);
+	assert_int_equal(a0.locks, 1);
+	assert_int_equal(a4.locks, 1);
+	assert_int_equal(a4.calls - a0.calls, 1);
+}
+
+/*
+ * __folio_put's page_cache_release (v6.12 mm/swap.c): the folio (on the LRU:
+ * munmap's lru_add_drain moved it there) is tested for PG_lru and taken off
+ * under the lruvec lock page_cache_release takes for itself:
+ * lruvec_del_folio's three LRU size calls, __folio_clear_lru_flags' three
+ * flag updates.
+ */
+static void test_free_alone_lru(void **state)
+{
+	(void)state;
+	for (unsigned int order = 0; order <= 4; order += 4) {
+		struct alone a = free_alone(order);
+
+		assert_int_equal(a.lru_locks, 1);
+		assert_int_equal(a.tests, 1 + 3);
+	}
 }
 
 int main(void)
@@ -245,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_zap_small_folios),
 		cmocka_unit_test(test_zap_pmd_thp),
 		cmocka_unit_test(test_free_alone),
+		cmocka_unit_test(test_free_alone_lru),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,11 +102,13 @@ static void test_uncharge_alone(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_COUNTER], LEVELS);
 	/*
-	 * __mem_cgroup_uncharge, uncharge_folio, uncharge_batch, page_counter_uncharge,
-	 * 3 cancels; then free_unref_page, free_pages_prepare, get_pfnblock_flags_mask
-	 * and free_unref_page_commit
+	 * __folio_put, page_cache_release's three LRU size calls (munmap's
+	 * lru_add_drain put the folio on the LRU), __mem_cgroup_uncharge,
+	 * uncharge_folio, uncharge_batch, page_counter_uncharge, 3 cancels;
+	 * then free_unref_page, free_pages_prepare, get_pfnblock_flags_mask and
+	 * free_unref_page_commit
 	 */
-	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 1 + 1 + 1 + 1 + LEVELS + 4);
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 1 + 3 + 1 + 1 + 1 + 1 + LEVELS + 4);
 	ptsim_mm_destroy(mm);
 	ptsim_machine_destroy(m);
 }

@@ -305,10 +305,41 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
  * (try_grab_folio), so such a folio stays allocated, unmapped, until
  * unpin_user_page or put_page drops the last of them.
  */
+/*
+ * __folio_put (v6.12 mm/swap.c) of a folio whose last reference a caller
+ * outside a batch dropped: the call, then page_cache_release, which tests
+ * PG_lru and, for a folio on the LRU, takes it off under the lruvec lock it
+ * takes for itself (folio_lruvec_relock_irqsave, then the unlock); the
+ * deferred split queue, mem_cgroup_uncharge and free_unref_page are
+ * folio_free's. A batch (zap's gather, reclaim) counts its own.
+ */
+static void __folio_put(struct ptsim_machine *m, struct folio *f, bool added)
+{
+	uint64_t pfn = folio_pfn(m, f);
+
+	kernel_call(m, FOLIO_PUT_SLOW);
+	if (!added)
+		prim_count(m, PRIM_FOLIO_TEST_LRU_STATE, 1);	/* PG_lru: never set */
+	if (added && folio_test_lru(m, pfn)) {
+		kernel_call(m, FOLIO_LRUVEC_LOCK);
+		page_cache_release_lru(m, 1);
+	}
+	folio_free(m, f);
+}
+
 void folio_put(struct ptsim_machine *m, struct folio *f)
 {
-	if (!f->gup_refs)
+	if (f->gup_refs)
+		return;
+	if (m->free_batched)
 		folio_free(m, f);
+	else
+		__folio_put(m, f, true);
+}
+
+void folio_put_new(struct ptsim_machine *m, struct folio *f)
+{
+	__folio_put(m, f, false);
 }
 
 void folio_gup_counts(const struct ptsim_machine *m, const struct folio *f, uint32_t *pins,

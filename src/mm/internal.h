@@ -39,8 +39,14 @@ static inline void undo_end(struct ptsim_machine *m, int err)
 	else
 		undo_commit(m);
 }
-/* The last mapping's reference went: free f unless a pin or FOLL_GET reference holds one (folio_put). */
+/*
+ * The last mapping's reference went: free f unless a pin or FOLL_GET
+ * reference holds one (folio_put; outside a batch __folio_put, which takes a
+ * folio on the LRU off it first).
+ */
 void folio_put(struct ptsim_machine *m, struct folio *f);
+/* folio_put of a folio its fault allocated and never added to the LRU (PG_lru clear). */
+void folio_put_new(struct ptsim_machine *m, struct folio *f);
 /* include/linux/mm.h: what a FOLL_PIN pin adds to a small folio's refcount */
 #define GUP_PIN_COUNTING_BIAS 1024u
 /* The FOLL_PIN pins (_pincount) and FOLL_GET references GUP holds on f. */

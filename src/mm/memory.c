@@ -1152,7 +1152,7 @@ static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64
 	mem_cgroup_charge(m, 1);	/* folio_prealloc */
 	r = filemap_fault(mm, v, pgoff, tried, &fo);
 	if (r != FAULT_DONE) {
-		folio_put(m, nf);	/* uncharge_out */
+		folio_put_new(m, nf);	/* uncharge_out */
 		return r;
 	}
 	copy_user_highpage(m);	/* copy_mc_user_highpage */

@@ -159,8 +159,9 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
  * entries (free_pages_and_swap_cache fills it, PAGEVEC_SIZE at most, after
  * its inline free_swap_cache test of each): each
  * entry's references dropped (folio_ref_sub_and_test); a folio that lost
- * its last leaves the LRU (__page_cache_release: the lruvec's lock taken
- * once for the batch, lruvec_del_folio's three size calls), and the freed
+ * its last leaves the LRU (__page_cache_release: its PG_lru test, the
+ * lruvec's lock taken once for the batch, lruvec_del_folio's three size
+ * calls, __folio_clear_lru_flags), and the freed
  * ones are uncharged and freed together (mem_cgroup_uncharge_folios,
  * free_unref_folios; the per-folio free is folio_free's price).
  */
@@ -174,8 +175,9 @@ static void folios_put_refs(struct mmu_gather *tlb)
 	kernel_call(m, FOLIOS_PUT_REFS);
 	prim_count(m, PRIM_FOLIO_PUT, tlb->put_nr);
 	if (tlb->put_last) {
+		prim_count(m, PRIM_FOLIO_TEST_LRU_STATE, tlb->put_last);	/* each one's PG_lru */
 		kernel_call(m, FOLIO_LRUVEC_LOCK);	/* folio_lruvec_relock_irqsave, once */
-		prim_count(m, PRIM_LRU_MOVE_CALLEES, 3 * tlb->put_last);
+		page_cache_release_lru(m, tlb->put_last);
 		kernel_call(m, MEM_CGROUP_UNCHARGE_FOLIOS);
 		uncharge_batch(m);	/* the folios' uncharge_folio: folio_free */
 		kernel_call(m, FREE_UNREF_FOLIOS);
@@ -214,7 +216,8 @@ static void release_pages(struct mmu_gather *tlb)
 	prim_count(m, PRIM_FOLIO_PUT, tlb->put_nr);
 	prim_count(m, PRIM_FOLIO_LRUVEC_LOCK,
 		   (small + SWAP_CLUSTER_MAX - 1) / SWAP_CLUSTER_MAX + tlb->put_last_large);
-	prim_count(m, PRIM_LRU_MOVE_CALLEES, 3 * tlb->put_last);
+	prim_count(m, PRIM_FOLIO_TEST_LRU_STATE, tlb->put_last);	/* each one's PG_lru */
+	page_cache_release_lru(m, tlb->put_last);
 	kernel_call(m, MEM_CGROUP_UNCHARGE_LIST);
 	if (small)
 		uncharge_batch(m);	/* the order-0 folios' uncharge_folio: folio_free */

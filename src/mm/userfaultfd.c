@@ -1022,7 +1022,7 @@ static int64_t userfaultfd_mfill(struct ptsim_mm *mm, uint64_t dst, uint64_t src
 		op_end(mm->m, (int)ret);
 	} else {
 		if (stray)
-			folio_put(mm->m, stray);
+			folio_put_new(mm->m, stray);
 		undo_commit(mm->m);
 		op_keep_partial(mm->m);
 		op_end(mm->m, 0);

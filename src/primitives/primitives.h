@@ -200,6 +200,9 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/page-flags.h: free_swap_cache's test (inline in free_pages_and_swap_cache)") \
 	X(FOLIO_TEST_LRU_STATE, "folio_test_{unevictable,lru,active}", PRIM_INLINE,		\
 	  PTSIM_EV_FOLIO_TEST, "include/linux/page-flags.h: an LRU flag's test")		\
+	X(FOLIO_CLEAR_LRU_FLAGS, "__folio_clear_lru_flags", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,	\
+	  "include/linux/mm_inline.h: PG_lru, PG_active, PG_unevictable cleared in place "	\
+	  "(non-atomic), one flag update each")						\
 	X(FOLIO_TEST_ANON, "folio_test_anon", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
 	  "include/linux/page-flags.h")							\
 	X(FOLIO_TEST_KSM, "folio_test_ksm", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,			\
@@ -377,6 +380,9 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  PTSIM_EV_HELPER_CALL, "mm/memcontrol.c before v6.9: a list of freed order-0 folios uncharged") \
 	X(FREE_UNREF_PAGE_LIST, "free_unref_page_list", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
 	  "mm/page_alloc.c before v6.9: a list of order-0 pages back to the per-CPU lists")	\
+	X(FOLIO_PUT_SLOW, "__folio_put", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/swap.c: a folio's last reference dropped outside a batch (page_cache_release, "	\
+	  "the memcg uncharge, free_unref_page)")						\
 	X(DESTROY_LARGE_FOLIO, "destroy_large_folio", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
 	  "mm/page_alloc.c before v6.9: a large folio freed alone (mem_cgroup_uncharge, "	\
 	  "free_the_page)")									\
@@ -1106,6 +1112,19 @@ static inline bool folio_test_lru(struct ptsim_machine *m, uint64_t pfn)
 		if ((m->lru_batch[LRU_BATCH_ADD][i] & ~LRU_BATCH_LARGE) == pfn)
 			return false;
 	return true;
+}
+
+/*
+ * __page_cache_release (v6.12 mm/swap.c, inline) of a folio whose PG_lru
+ * test found it on the LRU: lruvec_del_folio (its three LRU size calls) and
+ * __folio_clear_lru_flags (PG_lru, PG_active and PG_unevictable cleared in
+ * place after a test of the last two). The lruvec lock is the caller's: a
+ * batch takes it once, page_cache_release its own.
+ */
+static inline void page_cache_release_lru(struct ptsim_machine *m, uint64_t nr)
+{
+	prim_count(m, PRIM_LRU_MOVE_CALLEES, 3 * nr);
+	prim_count(m, PRIM_FOLIO_CLEAR_LRU_FLAGS, 3 * nr);
 }
 
 /* lru_add_drain (mm/swap.c): the call, then this CPU's batches moved (lru_add_drain_cpu). */
