@@ -57,9 +57,10 @@ static void test_mprotect_paths(void **state)
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY],
 			 PAGES - last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT]);
-	/* can_change_pte_writable looks each anonymous page up */
+	/* can_change_pte_writable's body tests each anonymous page, looking it up */
+	assert_int_equal(l.iter[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_VM_NORMAL_PAGE_NORMAL], PAGES);
-	assert_int_equal(loops_of(&l), 4 * PAGES - last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT]);
+	assert_int_equal(loops_of(&l), 5 * PAGES - last_stats(m).ev[PTSIM_EV_FOLD_ATTEMPT]);
 	assert_int_equal(ptsim_total_loop_stats(m, &l), 0);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_WRITABLE], PAGES);
@@ -81,6 +82,38 @@ static void test_paths_without_contpte(void **state)
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY_NOCONTPTE], PAGES);
 	assert_int_equal(l.iter[PTSIM_LOOP_PTEP_MODIFY_PROT_COMMIT_ENTRY_NOCONTPTE], PAGES);
 	assert_int_equal(loops_of(&l), 3 * PAGES);
+	/* can_change_pte_writable's code has no contpte in it: the same path */
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(l.iter[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE], PAGES);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * can_change_pte_writable's priced path tests an anonymous page for
+ * PageAnonExclusive: a private file mapping's page-cache pages fail PageAnon
+ * first, a shorter path, uncounted
+ */
+static void test_change_writable_file(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm;
+	struct ptsim_loop_stats l;
+	unsigned int f, fd;
+
+	(void)state;
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_file_create(m, PAGES * 4096, 0, &f), 0);
+	assert_int_equal(ptsim_file_open(m, f, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+					 fd, 0, NULL), 0);
+	for (uint64_t i = 0; i < PAGES; i++)
+		assert_int_equal(ptsim_fault(mm, VA + i * 4096, PTSIM_ACCESS_READ), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA, PAGES * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_CAN_CHANGE_WRITABLE], PAGES);
+	assert_int_equal(l.iter[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE], 0);
 	ptsim_machine_destroy(m);
 }
 
@@ -506,6 +539,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mprotect_paths),
 		cmocka_unit_test(test_paths_without_contpte),
+		cmocka_unit_test(test_change_writable_file),
 		cmocka_unit_test(test_mprotect_callee_paths),
 		cmocka_unit_test(test_batched_mprotect_paths),
 		cmocka_unit_test(test_fork_paths),

@@ -168,6 +168,13 @@ enum ptsim_loop {
 	 */
 	PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON,
 	PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE,
+	/*
+	 * can_change_pte_writable's body (mm/mprotect.c, out of line) for an
+	 * entry of a private VMA whose anonymous page it tests for
+	 * PageAnonExclusive ("anon_exclusive"). Its code does not depend on
+	 * contpte: kernels with and without it count this one path. Since 0.3.
+	 */
+	PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE,
 	PTSIM_LOOP__COUNT
 };
 

@@ -269,6 +269,8 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = { "__split_huge_page", "tail_anon" },
 	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE] = { "__split_huge_page",
 							      "tail_anon_nocontpte" },
+	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] = { "can_change_pte_writable",
+								 "anon_exclusive" },
 };
 
 /*
@@ -277,7 +279,8 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
  * contpte path, never a twin): a large anonymous folio's zap batch, the
  * contpte gathers (they exist only with contpte) and the loops priced from
  * the contpte build only (UFFDIO_MOVE, madvise, __clear_young_dirty_ptes,
- * filemap_map_folio_range).
+ * filemap_map_folio_range). A path whose code does not depend on contpte
+ * is its own twin: kernels without contpte count it as it is.
  */
 static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT] = PTSIM_LOOP_CHANGE_PTE_RANGE_PRESENT_NOCONTPTE,
@@ -313,6 +316,8 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0] =
 		PTSIM_LOOP_MPROTECT_FOLIO_PTE_BATCH_ORDER0_NOCONTPTE,
 	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE,
+	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] =
+		PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE,
 };
 
 /*

@@ -44,10 +44,24 @@ static bool change_writable_tests(struct ptsim_mm *mm, const struct vma *v, pte_
 	return folio_test_anon(mm->m, ref.folio) && page_anon_exclusive(mm, &ref, 0);
 }
 
+/* A private VMA's page is anonymous: can_change_pte_writable tests PageAnonExclusive. */
+static bool tests_anon_exclusive(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
+{
+	const struct folio *f;
+
+	if (!maybe_change_pte_writable(v, pte) || (v->flags & VM_SHARED) || pte_special(pte))
+		return false;
+	f = pfn_folio(mm->m, pte_pfn(&mm->m->geo, pte));
+	return f && (f->flags & FOLIO_ANON);
+}
+
 /* can_change_pte_writable (v6.16 mm/mprotect.c): a global function, so a call. */
 static bool can_change_pte_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
 {
 	kernel_call(mm->m, CAN_CHANGE_PTE_WRITABLE);
+	/* the loop prices' path of its body (doc/loop-prices.md) */
+	if (tests_anon_exclusive(mm, v, pte))
+		count_loop_path(mm->m, PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE);
 	return change_writable_tests(mm, v, pte);
 }
 

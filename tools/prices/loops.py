@@ -460,6 +460,23 @@ LOOPS = [
         },
     },
     {
+        # mprotect's MM_CP_TRY_CHANGE_WRITABLE test of one entry (v6.12
+        # mm/mprotect.c, global, so out of line): a private VMA's exclusive
+        # anonymous page, its body entry to return: the VMA and entry tests,
+        # the vm_normal_page call (its body priced apart), PageAnon (the
+        # compound_head test, ->mapping) and PageAnonExclusive (the hugetlb
+        # page-type test, then the flag). Its code does not depend on
+        # CONFIG_ARM64_CONTPTE: kernels without contpte count the same path
+        "name": "can_change_pte_writable",
+        "object": "mm/mprotect.o",
+        "function": "can_change_pte_writable",
+        "source": "mm/mprotect.c",
+        "head": None,
+        "variants": {
+            "anon_exclusive": {"via": [70, "PageAnonExclusive:1140"]},
+        },
+    },
+    {
         # the struct page of a present entry (zap, fork, mprotect, gup, ...):
         # out of line, its body entry to return
         "name": "vm_normal_page",

@@ -259,6 +259,15 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = {
 		{ PTSIM_EV_SPLIT_PAGE_TAIL, 1 },
 	},
+	/*
+	 * can_change_pte_writable's body: the call it is, PageAnon (the
+	 * folio_test_anon event) and PageAnonExclusive; vm_normal_page is a call
+	 * (its body a path of its own)
+	 */
+	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] = {
+		{ PTSIM_EV_CAN_CHANGE_WRITABLE, 1 }, { PTSIM_EV_FOLIO_TEST, 1 },
+		{ PTSIM_EV_ANON_EXCL_TEST, 1 },
+	},
 };
 
 /*
