@@ -179,17 +179,24 @@ static void test_cover_within_counts(void **state)
 	}
 }
 
-static double price_ns(enum ptsim_cpu cpu, enum ptsim_loop path)
+/* The price of fn's variant on cpu (ptsim_loop_price_get), in ns. */
+static double body_ns(enum ptsim_cpu cpu, const char *fn, const char *variant)
 {
 	struct ptsim_loop_price p;
-	const char *fn, *variant;
 
-	assert_int_equal(ptsim_loop_name(path, &fn, &variant), 0);
 	for (unsigned int i = 0; !ptsim_loop_price_get(cpu, i, &p); i++)
 		if (!strcmp(p.loop, fn) && !strcmp(p.variant, variant))
 			return p.ns;
 	fail_msg("no price of %s/%s", fn, variant);
 	return 0;
+}
+
+static double price_ns(enum ptsim_cpu cpu, enum ptsim_loop path)
+{
+	const char *fn, *variant;
+
+	assert_int_equal(ptsim_loop_name(path, &fn, &variant), 0);
+	return body_ns(cpu, fn, variant);
 }
 
 /* The parts add up; the loop part is price x turns; the held events are gone from the rest */
@@ -236,7 +243,20 @@ static void test_composition(void **state)
 	}
 }
 
-/* No turns: every event at its own price, as ptsim_predict; the misses in series */
+/* The runs' counts without the calls priced by their bodies. */
+static void drop_priced_calls(struct run *r)
+{
+	enum ptsim_event ev;
+	const char *fn, *variant;
+
+	for (unsigned int k = 0; !priced_call(k, &ev, &fn, &variant); k++)
+		r->s.ev[ev] = 0;
+}
+
+/*
+ * No turns: every event at its own price, as ptsim_predict, but the calls
+ * priced by their bodies; the misses in series
+ */
 static void test_no_turns_is_predict(void **state)
 {
 	struct run r[NR_RUNS];
@@ -248,6 +268,7 @@ static void test_no_turns_is_predict(void **state)
 	memset(&none, 0, sizeof(none));
 	runs(PTSIM_CPU_APPLE_M3, r);
 	for (unsigned int i = 0; i < NR_RUNS; i++) {
+		drop_priced_calls(&r[i]);
 		assert_int_equal(ptsim_predict_overlap(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &r[i].s,
 						       &none, &o), 0);
 		assert_int_equal(ptsim_predict(PTSIM_CPU_APPLE_M3, PTSIM_GRANULE_4K, &r[i].s, &p), 0);
@@ -257,6 +278,54 @@ static void test_no_turns_is_predict(void **state)
 		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
 			assert_float_equal(o.event_ns[e], p.event_ns[e], 1e-9 * (1 + p.event_ns[e]));
 	}
+}
+
+/*
+ * A call priced by its body: each call the counts hold costs the body's
+ * price (UFFDIO_MOVE's folio_move_anon_rmap, one per page moved), on every
+ * CPU, with turns or without; the events it holds drop out of the rest
+ */
+static void test_priced_calls(void **state)
+{
+	struct ptsim_loop_stats none;
+	unsigned int calls = 0;
+
+	(void)state;
+	memset(&none, 0, sizeof(none));
+	for (unsigned int cpu = 0; cpu < PTSIM_CPU__COUNT; cpu++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, (enum ptsim_cpu)cpu, "v6.12");
+		struct ptsim_mm *mm;
+		struct run r;
+		enum ptsim_event ev;
+		const char *fn, *variant;
+
+		assert_int_equal(ptsim_mm_create(m, &mm), 0);
+		uffd_move(m, mm, VA + (UINT64_C(1) << 30), &r);
+		for (unsigned int k = 0; !priced_call(k, &ev, &fn, &variant); k++) {
+			struct ptsim_overlap_prediction with, without;
+			struct ptsim_prediction p;
+			enum ptsim_event h;
+			unsigned int per_call;
+			double want = (double)r.s.ev[ev] * body_ns((enum ptsim_cpu)cpu, fn, variant);
+
+			if (ev != PTSIM_EV_RMAP_MOVE)
+				continue;	/* the run makes these calls */
+			calls++;
+			assert_int_equal(r.s.ev[ev], PAGES / 2);
+			assert_int_equal(ptsim_predict_overlap((enum ptsim_cpu)cpu, PTSIM_GRANULE_4K,
+							       &r.s, &r.l, &with), 0);
+			assert_int_equal(ptsim_predict_overlap((enum ptsim_cpu)cpu, PTSIM_GRANULE_4K,
+							       &r.s, &none, &without), 0);
+			assert_int_equal(ptsim_predict((enum ptsim_cpu)cpu, PTSIM_GRANULE_4K, &r.s, &p), 0);
+			assert_float_equal(with.event_ns[ev], want, 1e-9 * want);
+			assert_float_equal(without.event_ns[ev], want, 1e-9 * want);
+			assert_true(want < p.event_ns[ev]);	/* below the call's ESTIMATE */
+			for (unsigned int j = 0; !priced_call_cover(k, j, &h, &per_call); j++)
+				assert_true(without.event_ns[h] < p.event_ns[h]);
+		}
+		ptsim_machine_destroy(m);
+	}
+	assert_int_equal(calls, PTSIM_CPU__COUNT);
 }
 
 /* Misses between drains overlap, at most as far as the window holds turns */
@@ -312,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_cover_within_counts),
 		cmocka_unit_test(test_composition),
 		cmocka_unit_test(test_no_turns_is_predict),
+		cmocka_unit_test(test_priced_calls),
 		cmocka_unit_test(test_misses_overlap),
 		cmocka_unit_test(test_bad_input),
 	};

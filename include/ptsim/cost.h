@@ -281,8 +281,10 @@ struct ptsim_overlap_prediction {
  * on cpu (ptsim_last_loop_stats or a difference of ptsim_total_loop_stats):
  * 0, or -EINVAL for a NULL pointer or a bad cpu or granule. Turns of a path
  * with more turns than the counts hold of a covered event take only what
- * the counts hold. loops all zero: the same events as ptsim_predict, with
- * the misses in series.
+ * the counts hold. A call whose kernel function's body is priced
+ * (doc/overlap.md, Calls priced by their bodies: folio_move_anon_rmap's
+ * rmap_move events) costs that price, turns or not. loops all zero: the
+ * same events as ptsim_predict, those calls aside, with the misses in series.
  */
 PTSIM_API int ptsim_predict_overlap(enum ptsim_cpu cpu, enum ptsim_granule granule,
 				    const struct ptsim_stats *stats,

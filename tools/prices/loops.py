@@ -477,6 +477,18 @@ LOOPS = [
         },
     },
     {
+        # an exclusive anonymous folio's rmap moved to another VMA's anon_vma
+        # (v6.12 mm/rmap.c, out of line: UFFDIO_MOVE's move_present_pte,
+        # do_wp_page's reuse of a folio from another anon_vma): the
+        # anon_vma's load and ->mapping's store, entry to return
+        "name": "folio_move_anon_rmap",
+        "object": "mm/rmap.o",
+        "function": "folio_move_anon_rmap",
+        "source": "mm/rmap.c",
+        "head": None,
+        "variants": {"move": {"via": [1229]}},
+    },
+    {
         # the struct page of a present entry (zap, fork, mprotect, gup, ...):
         # out of line, its body entry to return
         "name": "vm_normal_page",

@@ -41,4 +41,19 @@ extern const unsigned int loop_window_nr_rows;
 int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
 		    unsigned int *per_turn);
 
+/*
+ * The k-th call priced by its callee's body (arch/arm64/hw/overlap.c): the
+ * event that counts the calls, and the body's function and variant in the
+ * loop prices; 0, or -ENOENT past the last.
+ */
+int priced_call(unsigned int k, enum ptsim_event *ev, const char **function,
+		const char **variant);
+
+/*
+ * The k-th event a priced call's body holds besides the call's own event,
+ * and how many of it a call counts: 0, or -ENOENT past the last.
+ */
+int priced_call_cover(unsigned int call, unsigned int k, enum ptsim_event *ev,
+		      unsigned int *per_call);
+
 #endif

@@ -271,6 +271,51 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 };
 
 /*
+ * Calls priced by their callee's body: an event that counts the calls of
+ * one out-of-line kernel function (a primitive of its own) needs no turns of
+ * its own; each call left after the paths took theirs costs the body's
+ * price (a loop price with no head: entry to return), and the events the
+ * body's instructions hold drop out as a path's do. The body is priced on
+ * one path; a call that takes another is priced as it (each entry says
+ * which). Calls do not widen the misses' overlap: the window counts turns.
+ */
+struct priced_call {
+	enum ptsim_event ev;
+	const char *function, *variant;
+	struct covered held[COVER_MAX];	/* besides ev, per call */
+};
+
+static const struct priced_call priced_calls[] = {
+	/* folio_move_anon_rmap (v6.12 mm/rmap.c): ->mapping's store, no event of the model's */
+	{ PTSIM_EV_RMAP_MOVE, "folio_move_anon_rmap", "move", { { 0 } } },
+};
+
+#define NR_PRICED_CALLS (sizeof(priced_calls) / sizeof(priced_calls[0]))
+
+int priced_call(unsigned int k, enum ptsim_event *ev, const char **function,
+		const char **variant)
+{
+	VALIDATE(ev && function && variant);
+	if (k >= NR_PRICED_CALLS)
+		return -ENOENT;
+	*ev = priced_calls[k].ev;
+	*function = priced_calls[k].function;
+	*variant = priced_calls[k].variant;
+	return 0;
+}
+
+int priced_call_cover(unsigned int call, unsigned int k, enum ptsim_event *ev,
+		      unsigned int *per_call)
+{
+	VALIDATE(call < NR_PRICED_CALLS && ev && per_call);
+	if (k >= COVER_MAX || !priced_calls[call].held[k].per_turn)
+		return -ENOENT;
+	*ev = priced_calls[call].held[k].ev;
+	*per_call = priced_calls[call].held[k].per_turn;
+	return 0;
+}
+
+/*
  * The k-th event path holds. A path priced from objects without contpte
  * holds its twin's but the contpte work.
  */
@@ -343,13 +388,9 @@ static enum part event_part(enum ptsim_event ev, bool *drains)
 	}
 }
 
-/* The price of one turn of path on cpu: 0 when not found. */
-static const struct loop_price_row *path_price(const char *cpu, enum ptsim_loop path)
+/* The price of fn's variant on cpu: NULL when not found. */
+static const struct loop_price_row *price_row(const char *cpu, const char *fn, const char *variant)
 {
-	const char *fn, *variant;
-
-	if (ptsim_loop_name(path, &fn, &variant))
-		return NULL;
 	for (unsigned int i = 0; i < loop_price_nr_rows; i++) {
 		const struct loop_price_row *r = &loop_price_rows[i];
 
@@ -357,6 +398,24 @@ static const struct loop_price_row *path_price(const char *cpu, enum ptsim_loop 
 			return r;
 	}
 	return NULL;
+}
+
+/* The price of one turn of path on cpu: NULL when not found. */
+static const struct loop_price_row *path_price(const char *cpu, enum ptsim_loop path)
+{
+	const char *fn, *variant;
+
+	if (ptsim_loop_name(path, &fn, &variant))
+		return NULL;
+	return price_row(cpu, fn, variant);
+}
+
+/* Held events' counts out of left: n times per each, never below zero. */
+static void drop_held(uint64_t *left, enum ptsim_event ev, uint64_t n, unsigned int per)
+{
+	uint64_t held = n * per;
+
+	left[ev] -= held < left[ev] ? held : left[ev];
 }
 
 /* The reorder window the loop prices of cpu were priced with (0: none known). */
@@ -395,13 +454,25 @@ int ptsim_predict_overlap(enum ptsim_cpu cpu, enum ptsim_granule granule,
 		for (unsigned int k = 0; ; k++) {
 			enum ptsim_event ev;
 			unsigned int per_turn;
-			uint64_t held;
 
 			if (loop_path_cover((enum ptsim_loop)path, k, &ev, &per_turn))
 				break;
-			held = n * per_turn;
-			left[ev] -= held < left[ev] ? held : left[ev];
+			drop_held(left, ev, n, per_turn);
 		}
+	}
+	/* the calls priced by their bodies: each left a body's price, in the rest */
+	for (unsigned int i = 0; i < NR_PRICED_CALLS; i++) {
+		const struct priced_call *pc = &priced_calls[i];
+		const struct loop_price_row *r = price_row(d->name, pc->function, pc->variant);
+		uint64_t n = left[pc->ev];
+
+		if (!n || !r)
+			continue;
+		p.event_ns[pc->ev] = (double)n * r->cycles / d->freq_ghz;
+		p.rest_ns += p.event_ns[pc->ev];
+		left[pc->ev] = 0;
+		for (unsigned int k = 0; k < COVER_MAX && pc->held[k].per_turn; k++)
+			drop_held(left, pc->held[k].ev, n, pc->held[k].per_turn);
 	}
 	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++) {
 		bool drain;
