@@ -151,6 +151,76 @@ static uint64_t held(const struct run *r, enum ptsim_event ev)
 	return n;
 }
 
+/* What the turns of r count apart of ev: the atomics on the paths, by their events. */
+static uint64_t atomics_apart(const struct run *r, enum ptsim_event ev)
+{
+	uint64_t n = 0;
+
+	for (unsigned int p = 0; p < PTSIM_LOOP__COUNT; p++) {
+		enum ptsim_event e;
+		unsigned int per_turn;
+
+		for (unsigned int k = 0; !loop_path_atomics((enum ptsim_loop)p, k, &e, &per_turn); k++)
+			if (e == ev)
+				n += r->l.iter[p] * per_turn;
+	}
+	return n;
+}
+
+/*
+ * The atomics on every priced path (its loop price's "atomics": llvm-mca
+ * prices a stand-in) are counted apart by the events the table names: as
+ * many per turn as the machine code has, on every CPU's price of the path,
+ * none of them an event the path holds, and each run's turns need no more
+ * of such an event than the model counted.
+ */
+static void test_atomics_counted_apart(void **state)
+{
+	struct run r[NR_RUNS];
+
+	(void)state;
+	for (unsigned int p = 0; p < PTSIM_LOOP__COUNT; p++) {
+		const char *fn, *variant;
+		unsigned int listed = 0, per_turn, priced = 0;
+		enum ptsim_event e, h;
+
+		assert_int_equal(ptsim_loop_name((enum ptsim_loop)p, &fn, &variant), 0);
+		for (unsigned int k = 0; !loop_path_atomics((enum ptsim_loop)p, k, &e, &per_turn); k++) {
+			struct ptsim_cost c;
+			unsigned int held_per_turn;
+
+			listed += per_turn;
+			assert_int_equal(ptsim_cost_get(PTSIM_CPU_NEOVERSE_N1, PTSIM_GRANULE_4K, e, &c), 0);
+			if (strcmp(c.klass, "atomic"))
+				fail_msg("%s/%s: %s is no atomic", fn, variant, ptsim_event_name(e));
+			for (unsigned int j = 0;
+			     !loop_path_cover((enum ptsim_loop)p, j, &h, &held_per_turn); j++)
+				if (h == e)
+					fail_msg("%s/%s holds %s it counts apart", fn, variant,
+						 ptsim_event_name(e));
+		}
+		for (unsigned int i = 0; i < loop_price_nr_rows; i++) {
+			const struct loop_price_row *row = &loop_price_rows[i];
+
+			if (strcmp(row->loop, fn) || strcmp(row->variant, variant))
+				continue;
+			priced++;
+			if ((unsigned int)row->atomics != listed)
+				fail_msg("%s/%s on %s: %d atomics in its machine code, %u counted apart",
+					 fn, variant, row->cpu, row->atomics, listed);
+		}
+		assert_int_equal(priced, PTSIM_CPU__COUNT);
+	}
+	runs(PTSIM_CPU_NEOVERSE_N1, r);
+	for (unsigned int i = 0; i < NR_RUNS; i++)
+		for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+			if (atomics_apart(&r[i], (enum ptsim_event)e) > r[i].s.ev[e])
+				fail_msg("run %u: the paths' atomics need %llu of %s, the model counted %llu",
+					 i, (unsigned long long)atomics_apart(&r[i], (enum ptsim_event)e),
+					 ptsim_event_name((enum ptsim_event)e),
+					 (unsigned long long)r[i].s.ev[e]);
+}
+
 /* The cover tables take no more of an event than the model counted on those turns */
 static void test_cover_within_counts(void **state)
 {
@@ -382,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_composition),
 		cmocka_unit_test(test_no_turns_is_predict),
 		cmocka_unit_test(test_priced_calls),
+		cmocka_unit_test(test_atomics_counted_apart),
 		cmocka_unit_test(test_misses_overlap),
 		cmocka_unit_test(test_bad_input),
 	};

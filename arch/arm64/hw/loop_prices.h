@@ -17,6 +17,7 @@ struct loop_price_row {
 	int latency;
 	int instructions;
 	int uops;
+	int atomics;		/* LSE atomics on the path: not in the price, counted apart */
 	const char *model;
 	const char *provenance;
 };
@@ -40,6 +41,14 @@ extern const unsigned int loop_window_nr_rows;
  */
 int loop_path_cover(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
 		    unsigned int *per_turn);
+
+/*
+ * The k-th event that counts an atomic on path's instructions (priced apart:
+ * llvm-mca 19 has no data for LSE atomics), and how many of it a turn holds:
+ * 0, or -ENOENT past the last.
+ */
+int loop_path_atomics(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
+		      unsigned int *per_turn);
 
 /*
  * The k-th call priced by its callee's body (arch/arm64/hw/overlap.c): the

@@ -271,6 +271,67 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 };
 
 /*
+ * The LSE atomics on each priced path's instructions (the "atomics" of its
+ * loop price: llvm-mca prices a stand-in for each, a load or a NOP) and the
+ * events of the model's that count them, per turn, at their own prices.
+ * Indexed by the contpte paths; a twin has its contpte path's atomics.
+ */
+#define ATOMICS_MAX 4
+
+static const struct covered apart[PTSIM_LOOP__COUNT][ATOMICS_MAX] = {
+	/* ptep_get_and_clear_full's exchange (SWP, patched in from LL/SC) */
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_ANON] = { { PTSIM_EV_PTE_XCHG, 1 } },
+	[PTSIM_LOOP_ZAP_PTE_RANGE_PRESENT_FILE] = { { PTSIM_EV_PTE_XCHG, 1 } },
+	/* folio_get's page_ref_inc and the dup's atomic_inc of _mapcount (STADD each) */
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON] = {
+		{ PTSIM_EV_FOLIO_GET, 1 }, { PTSIM_EV_MAPCOUNT_ATOMIC, 1 },
+	},
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_ANON_BATCH] = {
+		{ PTSIM_EV_FOLIO_GET, 1 }, { PTSIM_EV_MAPCOUNT_ATOMIC, 1 },
+	},
+	[PTSIM_LOOP_COPY_PTE_RANGE_PRESENT_FILE] = {
+		{ PTSIM_EV_FOLIO_GET, 1 }, { PTSIM_EV_MAPCOUNT_ATOMIC, 1 },
+	},
+	/* ptep_get_and_clear's exchange */
+	[PTSIM_LOOP_MOVE_PTES_PRESENT] = { { PTSIM_EV_PTE_XCHG, 1 } },
+	/* ptep_test_and_clear_young's CAS, folio_clear_referenced's STCLR */
+	[PTSIM_LOOP_MADVISE_COLD_YOUNG] = { { PTSIM_EV_PTE_CAS, 1 }, { PTSIM_EV_PAGE_FLAG_ATOMIC, 1 } },
+	[PTSIM_LOOP_MADVISE_PAGEOUT] = { { PTSIM_EV_PAGE_FLAG_ATOMIC, 1 } },
+	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { { PTSIM_EV_PTE_CAS, 1 } },
+	/*
+	 * folio_trylock's LDSETA, folio_get's STADD, put_anon_vma's and
+	 * folio_put's LDADDAL (the anon_vma_ref event is its get and put)
+	 */
+	[PTSIM_LOOP_MOVE_PAGES_PTE_PRESENT] = {
+		{ PTSIM_EV_FOLIO_TRYLOCK, 1 }, { PTSIM_EV_FOLIO_GET, 1 },
+		{ PTSIM_EV_ANON_VMA_REF, 1 }, { PTSIM_EV_FOLIO_PUT, 1 },
+	},
+	[PTSIM_LOOP_PTEP_MODIFY_PROT_START_ENTRY] = { { PTSIM_EV_PTE_XCHG, 1 } },
+	/* folio_get */
+	[PTSIM_LOOP_FOLIO_BATCH_ADD_AND_MOVE_ADD] = { { PTSIM_EV_FOLIO_GET, 1 } },
+	/* folio_test_clear_lru's LDCLRAL, folio_set_lru's STSET */
+	[PTSIM_LOOP_FOLIO_BATCH_MOVE_LRU_SAME_LRUVEC] = { { PTSIM_EV_PAGE_FLAG_ATOMIC, 2 } },
+	/* PG_active, PG_referenced and PG_swapbacked cleared */
+	[PTSIM_LOOP_LRU_LAZYFREE_MOVE] = { { PTSIM_EV_PAGE_FLAG_ATOMIC, 3 } },
+	/* lru_add_page_tail's SetPageLRU */
+	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = { { PTSIM_EV_PAGE_FLAG_ATOMIC, 1 } },
+};
+
+int loop_path_atomics(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
+		      unsigned int *per_turn)
+{
+	enum ptsim_loop base;
+
+	VALIDATE((unsigned int)path < PTSIM_LOOP__COUNT && ev && per_turn);
+	base = loop_path_contpte(path);
+	if (k >= ATOMICS_MAX || !apart[base][k].per_turn)
+		return -ENOENT;
+	*ev = apart[base][k].ev;
+	*per_turn = apart[base][k].per_turn;
+	return 0;
+}
+
+/*
  * Calls priced by their callee's body: an event that counts the calls of
  * one out-of-line kernel function (a primitive of its own) needs no turns of
  * its own; each call left after the paths took theirs costs the body's
