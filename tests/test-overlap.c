@@ -135,8 +135,12 @@ static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 	assert_int_equal(n, NR_RUNS);
 }
 
-/* What the turns of r hold of ev, by the cover tables. */
-static uint64_t held(const struct run *r, enum ptsim_event ev)
+/* A table of what each path's turns hold or count apart (overlap.c). */
+typedef int (*path_table)(enum ptsim_loop path, unsigned int k, enum ptsim_event *ev,
+			  unsigned int *per_turn);
+
+/* How many of ev the turns of r take by table. */
+static uint64_t by_table(const struct run *r, enum ptsim_event ev, path_table table)
 {
 	uint64_t n = 0;
 
@@ -144,27 +148,23 @@ static uint64_t held(const struct run *r, enum ptsim_event ev)
 		enum ptsim_event e;
 		unsigned int per_turn;
 
-		for (unsigned int k = 0; !loop_path_cover((enum ptsim_loop)p, k, &e, &per_turn); k++)
+		for (unsigned int k = 0; !table((enum ptsim_loop)p, k, &e, &per_turn); k++)
 			if (e == ev)
 				n += r->l.iter[p] * per_turn;
 	}
 	return n;
 }
 
+/* What the turns of r hold of ev, by the cover tables. */
+static uint64_t held(const struct run *r, enum ptsim_event ev)
+{
+	return by_table(r, ev, loop_path_cover);
+}
+
 /* What the turns of r count apart of ev: the atomics on the paths, by their events. */
 static uint64_t atomics_apart(const struct run *r, enum ptsim_event ev)
 {
-	uint64_t n = 0;
-
-	for (unsigned int p = 0; p < PTSIM_LOOP__COUNT; p++) {
-		enum ptsim_event e;
-		unsigned int per_turn;
-
-		for (unsigned int k = 0; !loop_path_atomics((enum ptsim_loop)p, k, &e, &per_turn); k++)
-			if (e == ev)
-				n += r->l.iter[p] * per_turn;
-	}
-	return n;
+	return by_table(r, ev, loop_path_atomics);
 }
 
 /*
