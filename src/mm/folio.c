@@ -300,12 +300,6 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 }
 
 /*
- * folio_put for the reference a mapping held: the folio is freed when no
- * reference is left. A FOLL_PIN pin and a FOLL_GET reference each hold one
- * (try_grab_folio), so such a folio stays allocated, unmapped, until
- * unpin_user_page or put_page drops the last of them.
- */
-/*
  * __folio_put (v6.12 mm/swap.c) of a folio whose last reference a caller
  * outside a batch dropped: the call, then page_cache_release, which tests
  * PG_lru and, for a folio on the LRU, takes it off under the lruvec lock it
@@ -327,6 +321,12 @@ static void __folio_put(struct ptsim_machine *m, struct folio *f, bool added)
 	folio_free(m, f);
 }
 
+/*
+ * folio_put for the reference a mapping held: the folio is freed when no
+ * reference is left. A FOLL_PIN pin and a FOLL_GET reference each hold one
+ * (try_grab_folio), so such a folio stays allocated, unmapped, until
+ * unpin_user_page or put_page drops the last of them.
+ */
 void folio_put(struct ptsim_machine *m, struct folio *f)
 {
 	if (f->gup_refs)
