@@ -398,6 +398,20 @@ static void test_priced_calls(void **state)
 	assert_int_equal(calls, PTSIM_CPU__COUNT);
 }
 
+/* The binary search finds every row of the table by its names, and nothing else */
+static void test_price_lookup(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < loop_price_nr_rows; i++) {
+		const struct loop_price_row *r = &loop_price_rows[i];
+
+		assert_ptr_equal(loop_price_row_of(r->cpu, r->loop, r->variant), r);
+	}
+	assert_null(loop_price_row_of("apple-m3", "zap_pte_range", "no_such_variant"));
+	assert_null(loop_price_row_of("no-such-cpu", "zap_pte_range", "none"));
+	assert_null(loop_price_row_of("", "", ""));
+}
+
 /* Misses between drains overlap, at most as far as the window holds turns */
 static void test_misses_overlap(void **state)
 {
@@ -452,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_composition),
 		cmocka_unit_test(test_no_turns_is_predict),
 		cmocka_unit_test(test_priced_calls),
+		cmocka_unit_test(test_price_lookup),
 		cmocka_unit_test(test_atomics_counted_apart),
 		cmocka_unit_test(test_misses_overlap),
 		cmocka_unit_test(test_bad_input),

@@ -28,7 +28,7 @@ def main():
         data = json.load(f)
     with open(sys.argv[2]) as f:
         llvm = json.load(f)
-    rows = []
+    rows, keys = [], []
     for loop in data["loops"]:
         for vname in sorted(loop["variants"]):
             v = loop["variants"][vname]
@@ -39,6 +39,7 @@ def main():
                 ",".join(str(n) for n in v["lines"]), data["compiler"])
             for cpu in sorted(v["cpus"]):
                 p = v["cpus"][cpu]
+                keys.append((cpu, loop["name"], vname))
                 rows.append("\t{ %s, %s, %s, %.2f, %d, %d, %d, %d, %s, %s }," % (
                     c_string(cpu), c_string(loop["name"]), c_string(vname), p["cycles"],
                     p["latency"], p["instructions"], p["uops"], len(v["atomics"]),
@@ -50,6 +51,11 @@ def main():
            "const struct loop_price_row loop_price_rows[] = {"] + rows + [
            "};",
            "const unsigned int loop_price_nr_rows = %d;" % len(rows), ""]
+    # the rows in (cpu, loop, variant) order, as strcmp orders them: price_row's binary search
+    order = sorted(range(len(keys)), key=lambda i: [k.encode() for k in keys[i]])
+    out += ["const unsigned short loop_price_sorted[] = {"]
+    out += ["\t%s," % ", ".join(str(i) for i in order[k:k + 12]) for k in range(0, len(order), 12)]
+    out += ["};", ""]
     windows = {c["cpu"]: (c["rob"], c["source"]) for c in llvm}
     for cpu, params in pipeline_cpus.all_cpus(llvm).items():
         windows[cpu] = (params["rob"], params["rob_source"])

@@ -24,6 +24,11 @@ struct loop_price_row {
 
 extern const struct loop_price_row loop_price_rows[];
 extern const unsigned int loop_price_nr_rows;
+/* loop_price_rows' indices in (cpu, loop, variant) order by strcmp, for a binary search */
+extern const unsigned short loop_price_sorted[];
+
+/* The row of fn's variant on cpu (a ptsim_cpu_info name): NULL when there is none. */
+const struct loop_price_row *loop_price_row_of(const char *cpu, const char *fn, const char *variant);
 
 /* A CPU's out-of-order window as its loop prices were priced with, and where it comes from. */
 struct loop_window_row {

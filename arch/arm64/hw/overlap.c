@@ -449,18 +449,6 @@ static enum part event_part(enum ptsim_event ev, bool *drains)
 	}
 }
 
-/* The price of fn's variant on cpu: NULL when not found. */
-static const struct loop_price_row *price_row(const char *cpu, const char *fn, const char *variant)
-{
-	for (unsigned int i = 0; i < loop_price_nr_rows; i++) {
-		const struct loop_price_row *r = &loop_price_rows[i];
-
-		if (!strcmp(r->cpu, cpu) && !strcmp(r->loop, fn) && !strcmp(r->variant, variant))
-			return r;
-	}
-	return NULL;
-}
-
 /* The price of one turn of path on cpu: NULL when not found. */
 static const struct loop_price_row *path_price(const char *cpu, enum ptsim_loop path)
 {
@@ -468,7 +456,7 @@ static const struct loop_price_row *path_price(const char *cpu, enum ptsim_loop 
 
 	if (ptsim_loop_name(path, &fn, &variant))
 		return NULL;
-	return price_row(cpu, fn, variant);
+	return loop_price_row_of(cpu, fn, variant);
 }
 
 /* Held events' counts out of left: n times per each, never below zero. */
@@ -524,7 +512,7 @@ int ptsim_predict_overlap(enum ptsim_cpu cpu, enum ptsim_granule granule,
 	/* the calls priced by their bodies: each left a body's price, in the rest */
 	for (unsigned int i = 0; i < NR_PRICED_CALLS; i++) {
 		const struct priced_call *pc = &priced_calls[i];
-		const struct loop_price_row *r = price_row(d->name, pc->function, pc->variant);
+		const struct loop_price_row *r = loop_price_row_of(d->name, pc->function, pc->variant);
 		uint64_t n = left[pc->ev];
 
 		if (!n || !r)
