@@ -154,19 +154,21 @@ class Cpu:
         self.call_latency = call_latency
 
 
-def _ready_at(i, producers, done, ready):
+def _ready_at(i, producers, done, ready, blocker):
     """The cycle instruction i's sources are all ready, or None while one of
-    them has not issued yet. A producer is (instruction, how many cycles
-    before that instruction's result its write is ready: a base register's
-    write-back). A result's cycle never changes once set, so the answer is
-    kept in ready[i] once known (the simulation loop asks every cycle for
-    every instruction in the window)."""
+    them has not issued yet (that producer is kept in blocker[i]: until it
+    issues, the answer stays None). A producer is (instruction, how many
+    cycles before that instruction's result its write is ready: a base
+    register's write-back). A result's cycle never changes once set, so the
+    answer is kept in ready[i] once known (the simulation loop asks every
+    cycle for every instruction in the window)."""
     r = ready[i]
     if r is None:
         r = 0
         for p, early in producers[i]:
             d = done[p]
             if d is None:
+                blocker[i] = p
                 return None
             if d - early > r:
                 r = d - early
@@ -199,6 +201,7 @@ def _simulate(block, cpu, iterations):
     producers = [None] * n  # per instruction: the instructions its sources come from (renamed)
     done = [None] * n   # per issued instruction: the cycle its result is ready
     ready = [None] * n  # per instruction: the cycle its sources are ready, once known
+    blocker = [None] * n  # per instruction: a producer not issued yet, when last asked
     users = [0] * n     # per instruction: the instructions dispatched that read its results
     window = []         # dispatched, not yet issued, in program order
     in_rob = 0          # micro-ops dispatched and not retired
@@ -217,19 +220,21 @@ def _simulate(block, cpu, iterations):
         busy = set()
         still = []
         for i in sorted(window, key=lambda k: k - users[k]):
-            chosen = []
             r = ready[i]
             if r is None:
-                r = _ready_at(i, producers, done, ready)
-            if r is not None and r <= cycle:
-                for units in insts[i][3]:
-                    free = [u for u in units if u not in busy and u not in chosen]
-                    if not free:
-                        chosen = None
-                        break
-                    chosen.append(min(free, key=preference.get))
-            else:
-                chosen = None
+                b = blocker[i]
+                if b is None or done[b] is not None:
+                    r = _ready_at(i, producers, done, ready, blocker)
+            if r is None or r > cycle:
+                still.append(i)
+                continue
+            chosen = []
+            for units in insts[i][3]:
+                free = [u for u in units if u not in busy and u not in chosen]
+                if not free:
+                    chosen = None
+                    break
+                chosen.append(min(free, key=preference.get))
             if chosen is None:
                 still.append(i)
                 continue
