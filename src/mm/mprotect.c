@@ -31,8 +31,12 @@ static bool maybe_change_pte_writable(const struct vma *v, pte_t pte)
 	return (v->flags & VM_WRITE) && !pte_protnone(pte) && !pte_uffd_wp(pte);
 }
 
-/* The tests of can_change_pte_writable: shared needs dirty, private an exclusive anon page. */
-static bool change_writable_tests(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
+/*
+ * The tests of can_change_pte_writable: shared needs dirty, private an
+ * exclusive anon page. body: the out-of-line function's, whose loop prices'
+ * path (doc/loop-prices.md) is the one that reaches PageAnonExclusive.
+ */
+static bool change_writable_tests(struct ptsim_mm *mm, const struct vma *v, pte_t pte, bool body)
 {
 	struct page_ref ref;
 
@@ -41,34 +45,24 @@ static bool change_writable_tests(struct ptsim_mm *mm, const struct vma *v, pte_
 	if (v->flags & VM_SHARED)
 		return pte_dirty(pte);
 	ref = vm_normal_page(mm, pte);
-	return folio_test_anon(mm->m, ref.folio) && page_anon_exclusive(mm, &ref, 0);
-}
-
-/* A private VMA's page is anonymous: can_change_pte_writable tests PageAnonExclusive. */
-static bool tests_anon_exclusive(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
-{
-	const struct folio *f;
-
-	if (!maybe_change_pte_writable(v, pte) || (v->flags & VM_SHARED) || pte_special(pte))
+	if (!folio_test_anon(mm->m, ref.folio))
 		return false;
-	f = pfn_folio(mm->m, pte_pfn(&mm->m->geo, pte));
-	return f && (f->flags & FOLIO_ANON);
+	if (body)
+		count_loop_path(mm->m, PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE);
+	return page_anon_exclusive(mm, &ref, 0);
 }
 
 /* can_change_pte_writable (v6.16 mm/mprotect.c): a global function, so a call. */
 static bool can_change_pte_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pte)
 {
 	kernel_call(mm->m, CAN_CHANGE_PTE_WRITABLE);
-	/* the loop prices' path of its body (doc/loop-prices.md) */
-	if (tests_anon_exclusive(mm, v, pte))
-		count_loop_path(mm->m, PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE);
-	return change_writable_tests(mm, v, pte);
+	return change_writable_tests(mm, v, pte, true);
 }
 
 /* can_change_pmd_writable (v6.12 mm/huge_memory.c): static inline, the same tests. */
 static bool can_change_pmd_writable(struct ptsim_mm *mm, const struct vma *v, pte_t pmd)
 {
-	return change_writable_tests(mm, v, pmd);
+	return change_writable_tests(mm, v, pmd, false);
 }
 
 /* The model's memory and CPUs are all on node 0; NUMA_NO_NODE is -1. */
