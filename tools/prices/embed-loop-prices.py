@@ -52,6 +52,8 @@ def main():
            "};",
            "const unsigned int loop_price_nr_rows = %d;" % len(rows), ""]
     # the rows in (cpu, loop, variant) order, as strcmp orders them: price_row's binary search
+    if len(keys) > 0xffff:
+        sys.exit("embed-loop-prices: more rows than loop_price_sorted's unsigned short holds")
     order = sorted(range(len(keys)), key=lambda i: [k.encode() for k in keys[i]])
     out += ["const unsigned short loop_price_sorted[] = {"]
     out += ["\t%s," % ", ".join(str(i) for i in order[k:k + 12]) for k in range(0, len(order), 12)]
