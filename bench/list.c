@@ -70,6 +70,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_SPLIT_ZEROPAGE_REMAP] = "a split to order 0 checks each page for zeros before remapping it",
 	[PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE] = "a freed large folio joins its folio_batch (not freed alone)",
 	[PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES] = "MADV_PAGEOUT skips folio_referenced (no AF clearing)",
+	[PTSIM_FEAT_PCP_HIGH_AUTO] = "per-CPU page lists' drain mark and refills tuned as they are used",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */
@@ -201,6 +202,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_PAGE_COUNTER] = "one memcg hierarchy level charged or uncharged: its page counter's atomic",
 	[PTSIM_EV_COMPOUND_PAGE] = "prep_compound_page: one struct page of a new large folio made compound",
 	[PTSIM_EV_PAGE_ALLOC_LOCK] = "a per-CPU page list's or a zone's lock around freed pages",
+	[PTSIM_EV_FREE_LIST_OP] = "a free block on or off a per-CPU or buddy list (refills, drains)",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -155,7 +155,7 @@ expect_line 0 "    (none of the modelled features)" list presets
 expect_line 0 "  pte_read                   pte_load       __ptep_get: plain load of one L3" list events
 expect_line 0 "  tlbi_range                 tlbi           TLBI RVALE1IS / RVAE1IS" list events
 expect_line 0 "presets (--features, --presets; the merged features up to the release):" list
-expect_line 0 '    {"name": "v6.9-midpoint", "release": "v6.9-midpoint", "features": ["fork_pte_batching", "zap_pte_batching", "pagemap_scan", "split_batch_flush"]},' list presets --json
+expect_line 0 '    {"name": "v6.9-midpoint", "release": "v6.9-midpoint", "features": ["fork_pte_batching", "zap_pte_batching", "pagemap_scan", "split_batch_flush", "pcp_high_auto"]},' list presets --json
 # the meaning tables cover every feature and event of the headers (a new one cannot be forgotten)
 if [ -n "$inc" ]; then
 	nf=$(sed -n '/^enum ptsim_feature {/,/PTSIM_FEAT__COUNT/p' "$inc/machine.h" | grep -c '^	PTSIM_FEAT_[A-Z0-9_]*,')

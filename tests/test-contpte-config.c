@@ -12,7 +12,7 @@
 /* ---- presets ---- */
 
 /* The features each merged release turns on, on top of the ones before it. */
-static const char *const v67[] = { "pagemap_scan", NULL };
+static const char *const v67[] = { "pagemap_scan", "pcp_high_auto", NULL };
 static const char *const v68[] = { "split_batch_flush", NULL };
 static const char *const v69_core[] = { "fork_pte_batching", "zap_pte_batching", NULL };
 static const char *const v69[] = { "contpte_wrprotect_helper", "contpte_clear_helpers",

@@ -260,11 +260,11 @@ static void test_deferred_split(void **state)
 		 * the three LRU size calls), and the large folio is freed alone
 		 * (destroy_large_folio, __mem_cgroup_uncharge: + 2 more). The page
 		 * allocator: order 4 goes to the buddy lists (free_pages_prepare,
-		 * free_one_page, __free_one_page: + 3; v6.8 alone through
-		 * __free_pages_ok: + 1)
+		 * free_one_page, __free_one_page and its account_freepages: + 4;
+		 * v6.8 alone through __free_pages_ok: + 1)
 		 */
-		{ SZ_64K, { 16 + 1 + 1 + 3 + 3 + 3 + 2 + 6 + 4, 1 + 1 + 1 + 1 + 6 + 6 + 3,
-			    0 + 1 + 1 + 6 + 6 + 3, 0 + 1 + 1 + 6 + 6 + 3 },
+		{ SZ_64K, { 16 + 1 + 1 + 3 + 3 + 3 + 2 + 6 + 5, 1 + 1 + 1 + 1 + 6 + 6 + 4,
+			    0 + 1 + 1 + 6 + 6 + 4, 0 + 1 + 1 + 6 + 6 + 4 },
 		  { 1 + 2, 1 + 2, 1, 1 } },
 		/* half of it: the folio stays, partly mapped, queued in every kernel */
 		/* (+ 1 vm_area_free of the unmapped half, + 1 contpte call from v6.9, */

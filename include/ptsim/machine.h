@@ -296,6 +296,16 @@ enum ptsim_feature {
 	 * clears each mapping entry's AF again (a compare-and-swap each). Since 0.3.
 	 */
 	PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES,
+	/*
+	 * The "mm: PCP high auto-tuning" series (H. Ying, v6.7; 51a755c56dc0
+	 * "mm: tune PCP high automatically"): the per-CPU page lists' drain
+	 * mark floats between a low-watermark share and an eighth of the zone
+	 * per CPU, refills grow while a CPU only allocates (alloc_factor) and
+	 * drains follow the pages freed in a row (free_count). Off (v6.6): a
+	 * fixed mark, refills of one batch, drains doubled while only freeing
+	 * (free_factor). Since 0.3.
+	 */
+	PTSIM_FEAT_PCP_HIGH_AUTO,
 	PTSIM_FEAT__COUNT
 };
 

@@ -185,6 +185,14 @@ enum ptsim_event {
 	 * an order the per-CPU lists do not take). Since 0.3.
 	 */
 	PTSIM_EV_PAGE_ALLOC_LOCK,
+	/*
+	 * A free block linked onto or unlinked from one of the page
+	 * allocator's lists beyond a folio's own allocation and free (those
+	 * are folio_alloc's and folio_free's): a block a per-CPU list's refill
+	 * (rmqueue_bulk) or drain (free_pcppages_bulk) moves counts one off
+	 * its list and one onto the other. Since 0.3.
+	 */
+	PTSIM_EV_FREE_LIST_OP,
 	PTSIM_EV__COUNT
 };
 

@@ -92,13 +92,15 @@ static const struct {
 	[PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE] = { "large_folio_batch_free", 6090 },
 	/* 2864f3d0f583: in mm-stable on 2024-03-05, v6.9 */
 	[PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES] = { "pageout_ignore_references", 6090 },
+	/* 51a755c56dc0 and its series ("mm: PCP high auto-tuning"), v6.7 */
+	[PTSIM_FEAT_PCP_HIGH_AUTO] = { "pcp_high_auto", 6070 },
 };
 
 /*
  * Presets: each turns on the features released up to its release. v6.6 has
  * none of the modelled ones (it has set_ptes already), v6.8 only
- * pagemap_scan (v6.7; anonymous mTHP came with v6.8, which the model does
- * not tie to a preset); v6.10 adds uffd_wp among others; v6.11 to
+ * pagemap_scan and pcp_high_auto (v6.7; anonymous mTHP came with v6.8,
+ * which the model does not tie to a preset); v6.10 adds uffd_wp among others; v6.11 to
  * v6.13 have what v6.10 has (v6.11 adds large_mapcount, v6.12
  * nr_pages_mapped_batch), v6.14 adds
  * zap_skip_none_ptes.

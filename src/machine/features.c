@@ -5,6 +5,7 @@
  * depends on what the address spaces map, which only this top layer may ask.
  */
 #include "internal.h"
+#include "pcp.h"
 
 #include <string.h>
 
@@ -33,6 +34,7 @@ int ptsim_feature_preset(struct ptsim_machine *m, const char *preset)
 	if (err)
 		return err;
 	memcpy(m->features, features, sizeof(features));
+	zone_set_pageset_high_and_batch(m);
 	return 0;
 }
 
@@ -48,5 +50,6 @@ int ptsim_feature_set(struct ptsim_machine *m, enum ptsim_feature feat, bool on)
 			return err;
 	}
 	m->features[feat] = on;
+	zone_set_pageset_high_and_batch(m);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "filemap.h"
 #include "host_array.h"
+#include "pcp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ int ptsim_machine_create(const struct ptsim_machine_config *cfg, struct ptsim_ma
 		ptsim_machine_destroy(m);
 		return err;
 	}
+	zone_set_pageset_high_and_batch(m);
 	m->host_bytes += sizeof(*m) + hw_host_bytes(m);
 	*out = m;
 	return 0;

@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "kobj.h"
+#include "pcp.h"
 
 /* How the kernel compiles a primitive: inline in its caller, or an out-of-line call. */
 enum prim_linkage { PRIM_INLINE, PRIM_CALL };
@@ -150,10 +151,27 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "to the buddy lists under zone->lock (split_large_buddy inline)")		\
 	X(__FREE_ONE_PAGE, "__free_one_page", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
 	  "mm/page_alloc.c (static, out of line): the buddy merge and the free-list add")	\
+	X(ACCOUNT_FREEPAGES, "__mod_zone_page_state", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/vmstat.c: account_freepages' NR_FREE_PAGES update (inline in mm/page_alloc.c), "	\
+	  "in __free_one_page and in a refill's __rmqueue_smallest")			\
 	X(PCP_SPIN_TRYLOCK, "pcp_spin_trylock", PRIM_INLINE, PTSIM_EV_PAGE_ALLOC_LOCK,		\
 	  "mm/page_alloc.c: the per-CPU lists' lock, tried, and its unlock")		\
 	X(ZONE_LOCK, "spin_lock_irqsave(&zone->lock)", PRIM_INLINE, PTSIM_EV_PAGE_ALLOC_LOCK,	\
-	  "mm/page_alloc.c: free_one_page's zone lock and its unlock")			\
+	  "mm/page_alloc.c: the zone lock and its unlock (free_one_page, rmqueue_bulk, "	\
+	  "free_pcppages_bulk)")								\
+	X(FREE_PCPPAGES_BULK, "free_pcppages_bulk", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_alloc.c (static, out of line): this CPU's lists drained to the buddy lists") \
+	X(PCP_LIST_ADD, "list_add_tail(&page->pcp_list)", PRIM_INLINE, PTSIM_EV_FREE_LIST_OP,	\
+	  "mm/page_alloc.c: rmqueue_bulk's add of a block to this CPU's list")		\
+	X(PCP_LIST_DEL, "list_del(&page->pcp_list)", PRIM_INLINE, PTSIM_EV_FREE_LIST_OP,	\
+	  "mm/page_alloc.c: free_pcppages_bulk's unlink of a block from this CPU's list")	\
+	X(ADD_TO_FREE_LIST, "__add_to_free_list", PRIM_INLINE, PTSIM_EV_FREE_LIST_OP,		\
+	  "mm/page_alloc.c: a block onto a buddy free area, set_buddy_order beside it "	\
+	  "(__free_one_page after a drain)")							\
+	X(DEL_PAGE_FROM_FREE_LIST, "__del_page_from_free_list", PRIM_INLINE,			\
+	  PTSIM_EV_FREE_LIST_OP,								\
+	  "mm/page_alloc.c: a block off a buddy free area, its order cleared "		\
+	  "(__rmqueue_smallest in a refill)")							\
 	X(COUNT_PGFREE, "__count_vm_events(PGFREE)", PRIM_INLINE, PTSIM_EV_VM_STAT,		\
 	  "mm/page_alloc.c: the per-CPU PGFREE event count (raw_cpu_add)")			\
 	X(FREE_TAIL_PAGE_PREPARE, "free_tail_page_prepare", PRIM_INLINE, PTSIM_EV_FREE_TAIL_PAGE,	\
@@ -1181,6 +1199,17 @@ static inline void free_tail_pages_prepare(struct ptsim_machine *m, uint64_t pfn
 		dcache_page_load(m, pfn + i);
 }
 
+/*
+ * __free_one_page (v6.12 mm/page_alloc.c, out of line): its call and, inside
+ * it, account_freepages' call; its merges are the buddy allocator's. The
+ * block's way onto a free area is its caller's to count.
+ */
+static inline void __free_one_page(struct ptsim_machine *m)
+{
+	kernel_call(m, __FREE_ONE_PAGE);
+	kernel_call(m, ACCOUNT_FREEPAGES);
+}
+
 /* PAGE_ALLOC_COSTLY_ORDER (include/linux/mmzone.h) */
 #define PAGE_ALLOC_COSTLY_ORDER 3
 
@@ -1202,9 +1231,9 @@ static inline bool pcp_allowed_order(const struct ptsim_machine *m, unsigned int
  * goes to the buddy lists (free_one_page: zone->lock, __free_one_page,
  * PGFREE; alone through __free_pages_ok, which v6.12's free_unref_page
  * calls, and v6.8's destroy_large_folio (destroyed) through free_the_page
- * instead of free_unref_page). The buddy merges __free_one_page makes and
- * the pcp's drains when its count passes its high mark (free_pcppages_bulk)
- * are not counted.
+ * instead of free_unref_page). A list past its drain mark hands pages back
+ * to the buddy lists (free_pcppages_bulk, src/primitives/pcp.c). The buddy
+ * merges __free_one_page makes are not counted.
  */
 static inline void free_folio_pages(struct ptsim_machine *m, uint64_t pfn, unsigned int order,
 				    bool alone, bool destroyed)
@@ -1222,13 +1251,14 @@ static inline void free_folio_pages(struct ptsim_machine *m, uint64_t pfn, unsig
 	if (!pcp) {
 		kernel_call(m, FREE_ONE_PAGE);
 		prim_count(m, PRIM_ZONE_LOCK, 1);
-		kernel_call(m, __FREE_ONE_PAGE);
+		__free_one_page(m);
 		return;
 	}
 	kernel_call(m, GET_PFNBLOCK_FLAGS_MASK);
 	if (alone)
 		prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
 	kernel_call(m, FREE_UNREF_PAGE_COMMIT);
+	free_unref_page_commit(m, order);
 }
 
 /* the pcp lock a batch of freed folios takes once (free_unref_folios, free_unref_page_list) */
@@ -1284,9 +1314,9 @@ static inline void prep_compound_page(struct ptsim_machine *m, uint64_t pfn, uns
  * work (the list_del, the list's count, the page's new state); the PGALLOC
  * and NUMA counts; prep_new_page (a call) runs post_alloc_hook (a call) and
  * for a large folio prep_compound_page (its tails through the data-cache
- * model) and folio_set_large_rmappable. Not counted: a per-CPU list's refill
- * from the buddy lists when it runs empty (rmqueue_bulk), and the buddy's
- * splits (expand).
+ * model) and folio_set_large_rmappable. A per-CPU list that runs empty is
+ * refilled from the buddy lists first (rmqueue_bulk, src/primitives/pcp.c).
+ * Not counted: the buddy's splits (expand).
  */
 static inline void __alloc_pages(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
 {
@@ -1295,6 +1325,7 @@ static inline void __alloc_pages(struct ptsim_machine *m, uint64_t pfn, unsigned
 	if (pcp_allowed_order(m, order)) {
 		prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
 		kernel_call(m, RMQUEUE_PCPLIST);
+		rmqueue_pcplist(m, order);
 	} else {
 		prim_count(m, PRIM_ZONE_LOCK, 1);
 	}

@@ -313,6 +313,14 @@ static const struct {
 	 * zone->lock: an acquire and a release, as a table lock's
 	 */
 	[PTSIM_EV_PAGE_ALLOC_LOCK] = { C_ATOMIC, 2, false },
+	/*
+	 * list_add or list_del of a free block (v6.12 include/linux/list.h,
+	 * inline in mm/page_alloc.c): four pointer stores (the node's two and
+	 * its neighbours', or the neighbours' two and the poison values), and
+	 * the count or order beside it (area->nr_free or set_buddy_order's
+	 * PageBuddy and order, pcp->count): five plain stores
+	 */
+	[PTSIM_EV_FREE_LIST_OP] = { C_PTE_STORE, 5, false },
 };
 
 enum unit { NS, CYCLES, GBPS };
