@@ -202,7 +202,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_PAGE_COUNTER] = "one memcg hierarchy level charged or uncharged: its page counter's atomic",
 	[PTSIM_EV_COMPOUND_PAGE] = "prep_compound_page: one struct page of a new large folio made compound",
 	[PTSIM_EV_PAGE_ALLOC_LOCK] = "a per-CPU page list's or a zone's lock around freed pages",
-	[PTSIM_EV_FREE_LIST_OP] = "a free block on or off a per-CPU or buddy list (refills, drains)",
+	[PTSIM_EV_FREE_LIST_OP] = "a free block on or off a per-CPU or buddy list (refills, drains, splits, merges)",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

@@ -38,7 +38,7 @@ has "                             pred      0.285   0.500205  +75.5%  report onl
 has "caveat (linear_map.ampereone.kernel_tlb_miss_reduction): a synthetic mix of" "$rep" reproduce
 # --wide: a long id on the row's own line (a row that simulates in a tenth of a second)
 wide=$("$bench" reproduce --only uffd.android.normal_folio_share_after --wide 2>/dev/null)
-has "uffd.android.normal_folio_share_after          pred        0.7   0.375174  -46.4%  MISS [0.7, 1]" "$wide" "reproduce --wide"
+has "uffd.android.normal_folio_share_after          pred        0.7   0.375185  -46.4%  MISS [0.7, 1]" "$wide" "reproduce --wide"
 
 run=$("$bench" run "$scn/fork-cow.scn" --features v6.8 --features v6.17 2>/dev/null)
 narrow "$run" run

@@ -479,7 +479,11 @@ PTSIM_API int ptsim_fail_nth_alloc(struct ptsim_machine *m, uint64_t n);
 /* Allocations made since creation (for sweeping fault injection). */
 PTSIM_API int ptsim_alloc_count(const struct ptsim_machine *m, uint64_t *out);
 
-/* Physical memory still free, in bytes. */
+/*
+ * Physical memory still free, in bytes: the buddy allocator's and this
+ * CPU's per-CPU page lists' (pages a free put there and no allocation took
+ * yet).
+ */
 PTSIM_API int ptsim_phys_free_bytes(const struct ptsim_machine *m, uint64_t *out);
 
 #ifdef __cplusplus

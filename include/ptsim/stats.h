@@ -190,7 +190,8 @@ enum ptsim_event {
 	 * allocator's lists beyond a folio's own allocation and free (those
 	 * are folio_alloc's and folio_free's): a block a per-CPU list's refill
 	 * (rmqueue_bulk) or drain (free_pcppages_bulk) moves counts one off
-	 * its list and one onto the other. Since 0.3.
+	 * its list and one onto the other; a buddy split (expand) links a
+	 * half, a merge (__free_one_page) unlinks the buddy. Since 0.3.
 	 */
 	PTSIM_EV_FREE_LIST_OP,
 	PTSIM_EV__COUNT

@@ -90,6 +90,37 @@ int cost_class_scale(enum ptsim_cpu cpu, const char *klass, double factor);
 void cost_class_scale_reset(void);
 
 /* ---- physical memory: buddy allocator (src/mm/page_alloc.c) ---- */
+/*
+ * NR_PCP_LISTS (v6.12 include/linux/mmzone.h, with THP): a list per
+ * migratetype the lists keep (unmovable, movable, reclaimable) and order up
+ * to PAGE_ALLOC_COSTLY_ORDER, then one for the PMD order.
+ */
+#define PCP_LISTS	13
+
+/* One per-CPU list: the head PFNs of its blocks, first to last (a ring). */
+struct pcp_list {
+	uint64_t *pfn;
+	size_t cap, first, len;
+};
+
+/*
+ * struct per_cpu_pages (v6.12 include/linux/mmzone.h) of this CPU for the
+ * machine's one zone: the pages on the lists, the drain mark and its
+ * bounds, the batch, the scaling factors, the consecutive-free count, and
+ * the lists (order_to_pindex), each block on one by its head PFN.
+ */
+struct pcp_lists {
+	int count;			/* pages on all the lists */
+	int high, high_min, high_max;	/* v6.6: high_min == high_max == high */
+	int batch;
+	unsigned int alloc_factor;	/* v6.7 on: refills scale up while only allocating */
+	unsigned int free_factor;	/* before v6.7: drains scale up while only freeing */
+	int free_count;			/* v6.7 on: pages freed since allocations last halved it */
+	bool prev_free_high_order;	/* PCPF_PREV_FREE_HIGH_ORDER */
+	struct pcp_list lists[PCP_LISTS];
+	unsigned int list_order[PCP_LISTS];	/* the order of each list's blocks */
+};
+
 struct physmem {
 	uint64_t base_pfn;
 	uint64_t nr_pages;
@@ -102,30 +133,8 @@ struct physmem {
 	uint64_t *host_bytes;		/* the machine's: charged the lists' and map's growth */
 	bool fragmented;		/* PTSIM_PHYS_FRAGMENTED: order-0 pages from scattered frames */
 	uint64_t rng;			/* its generator's state (prng.h) */
-};
-
-/*
- * NR_PCP_LISTS (v6.12 include/linux/mmzone.h, with THP): a list per
- * migratetype the lists keep (unmovable, movable, reclaimable) and order up
- * to PAGE_ALLOC_COSTLY_ORDER, then one for the PMD order.
- */
-#define PCP_LISTS	13
-
-/*
- * struct per_cpu_pages (v6.12 include/linux/mmzone.h), the fields the
- * allocator's decisions read: the pages on the lists, the drain mark and
- * its bounds, the batch, the scaling factors and the consecutive-free
- * count; and per list (order_to_pindex) how many blocks it holds.
- */
-struct pcp_lists {
-	int count;			/* pages on all the lists */
-	int high, high_min, high_max;	/* v6.6: high_min == high_max == high */
-	int batch;
-	unsigned int alloc_factor;	/* v6.7 on: refills scale up while only allocating */
-	unsigned int free_factor;	/* before v6.7: drains scale up while only freeing */
-	int free_count;			/* v6.7 on: pages freed since allocations last halved it */
-	bool prev_free_high_order;	/* PCPF_PREV_FREE_HIGH_ORDER */
-	uint64_t blocks[PCP_LISTS];
+	/* this CPU's per-CPU lists (src/mm/pcp.c): pages free to the zone, not to the buddy */
+	struct pcp_lists pcp;
 };
 
 /* The per-CPU LRU folio batches the model keeps (mm/swap.c's cpu_fbatches). */
@@ -477,13 +486,6 @@ struct ptsim_machine {
 	 * state like the LRU batches'.
 	 */
 	unsigned int memcg_stock;
-	/*
-	 * This CPU's per-CPU page lists (the zone's per_cpu_pageset, for the
-	 * one zone the model's memory is): how many blocks each list holds,
-	 * not which (src/primitives/pcp.c). Cache state like the LRU
-	 * batches'.
-	 */
-	struct pcp_lists pcp;
 	/*
 	 * Set while a folio_batch frees folios (the gather's, reclaim's): their
 	 * uncharge shares the batch's uncharge_batch (src/mm/folio.c).

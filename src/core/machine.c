@@ -178,7 +178,8 @@ int ptsim_alloc_count(const struct ptsim_machine *m, uint64_t *out)
 int ptsim_phys_free_bytes(const struct ptsim_machine *m, uint64_t *out)
 {
 	VALIDATE(m && out);
-	*out = m->phys.nr_free << m->geo.page_shift;
+	/* the buddy's free pages and those on this CPU's per-CPU lists */
+	*out = (m->phys.nr_free + (uint64_t)m->phys.pcp.count) << m->geo.page_shift;
 	return 0;
 }
 

@@ -177,6 +177,11 @@ void page_pool_put(struct page_pool *p, void *page)
 		release_free(p);
 }
 
+size_t page_pool_resident_free_bytes(const struct page_pool *p)
+{
+	return (p->nr_free - p->nr_released) * p->page;
+}
+
 void page_pool_destroy(struct page_pool *p)
 {
 	for (size_t i = 0; i < p->nr_chunks; i++)

@@ -30,6 +30,8 @@ void page_pool_init(struct page_pool *p, size_t page);
 /* A page-aligned, zeroed page; NULL when the host has no memory. */
 void *page_pool_get(struct page_pool *p);
 void page_pool_put(struct page_pool *p, void *page);
+/* Bytes of the free pages the pool keeps resident (not yet given back to the host). */
+size_t page_pool_resident_free_bytes(const struct page_pool *p);
 void page_pool_destroy(struct page_pool *p);
 
 #endif

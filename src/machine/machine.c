@@ -139,6 +139,8 @@ int ptsim_machine_clone(const struct ptsim_machine *src, struct ptsim_machine **
 	/* the copy's undo log is a new one at its resting size */
 	m->host_bytes -= src->undo_cap * sizeof(*src->undo);
 	page_pool_init(&m->table_pages, src->geo.page_size);
+	/* nor does it keep the source's free table pages */
+	m->host_bytes -= page_pool_resident_free_bytes(&src->table_pages);
 	memset(&m->folios, 0, sizeof(m->folios));
 	m->tlb = NULL;
 	m->dcache = NULL;

@@ -4,6 +4,7 @@
  * frame (as struct page in the vmemmap), found from any PFN in O(1).
  */
 #include "internal.h"
+#include "pcp.h"
 #include "primitives.h"
 
 #include <stdio.h>
@@ -224,7 +225,7 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 
 	if (alloc_should_fail(m))
 		return -ENOMEM;
-	err = physmem_alloc(&m->phys, order, &pfn);
+	err = rmqueue(m, order, &pfn);
 	if (err)
 		return err;
 	rel = pfn - fs->base_pfn;
@@ -232,7 +233,7 @@ int folio_alloc(struct ptsim_machine *m, unsigned int order, unsigned int flags,
 	e.ptr = f;
 	if (chunks_to_charge(fs, rel, nr) * fs->chunk_records * sizeof(struct folio) > host_room(m) ||
 	    undo_record(m, &e)) {
-		physmem_free(&m->phys, pfn, order);
+		rmqueue_undo(m, pfn, order);
 		return -ENOMEM;
 	}
 	chunks_account(m, rel, nr, +1);
@@ -293,7 +294,7 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 			uncharge_batch(m);
 	}
 	memset(f, 0, nr * sizeof(*f));
-	physmem_free(&m->phys, pfn, order);
+	free_the_page(m, pfn, order);
 	fs->nr_folios--;
 	free_folio_pages(m, pfn, order, alone, destroyed);
 	chunks_account(m, pfn - fs->base_pfn, nr, -1);

@@ -14,8 +14,24 @@ int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsig
 		 uint64_t *host_bytes);
 void physmem_free_all(struct physmem *pm);
 int physmem_copy(struct physmem *dst, const struct physmem *src, uint64_t *host_bytes);
-int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn);
-void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order);
+/*
+ * A naturally aligned free block of 1 << order pages; *from_order (if not
+ * NULL): the order of the free block it was split from (order itself when
+ * none was split). Out of free blocks, the per-CPU lists are drained back
+ * first (drain_all_pages on the kernel's slow path, not counted).
+ */
+int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn, unsigned int *from_order);
+/* The block back to the buddy lists, merged with its free buddies: how many merges. */
+unsigned int physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order);
+/*
+ * This CPU's per-CPU list pindex (of blocks of order, from the first use):
+ * a block added first (list_add) or last (list_add_tail), 0 or -ENOMEM when
+ * the list's bookkeeping cannot grow; and the first or last block taken
+ * off (the list must not be empty).
+ */
+int pcp_list_add(struct physmem *pm, unsigned int pindex, unsigned int order, uint64_t pfn,
+		 bool last);
+uint64_t pcp_list_take(struct physmem *pm, unsigned int pindex, bool last);
 
 /* folio.c */
 int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_pages,

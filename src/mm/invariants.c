@@ -275,7 +275,7 @@ static void check_shmem(struct inv *c)
  * lists and map, the VMA arrays, the folio store's side maps (wide
  * mapcounts, GUP references, lock contention), the BBM checker's map of
  * broken entries, the file table, open files and each file's page-cache
- * map. The checker recomputes it here, the one place that asks.
+ * map, and the free table pages the pool keeps resident. The checker recomputes it here, the one place that asks.
  */
 static uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
 {
@@ -283,6 +283,7 @@ static uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
 			 physmem_host_bytes(&m->phys) + u64map_host_bytes(&m->folios.mapcount) +
 			 u64map_host_bytes(&m->folios.gup) + u64map_host_bytes(&m->folios.lock_contention) +
 			 bbm_host_bytes(&m->bbm) + m->nr_files * sizeof(*m->files) +
+			 page_pool_resident_free_bytes(&m->table_pages) +
 			 m->nr_opens * sizeof(*m->opens);
 
 	for (size_t i = 0; i < m->nr_mms; i++)

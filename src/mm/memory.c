@@ -164,7 +164,7 @@ static int prepare_faults(struct ptsim_mm *mm, uint64_t addr, uint64_t len,
 int zero_pfn(struct ptsim_machine *m, uint64_t *pfn)
 {
 	if (!m->zero_pfn) {
-		if (alloc_should_fail(m) || physmem_alloc(&m->phys, 0, &m->zero_pfn))
+		if (alloc_should_fail(m) || physmem_alloc(&m->phys, 0, &m->zero_pfn, NULL))
 			return -ENOMEM;
 	}
 	*pfn = m->zero_pfn;

@@ -6,6 +6,7 @@
  * region, so a 256 GiB machine costs nothing until it is used.
  */
 #include "internal.h"
+#include "host_array.h"
 #include "prng.h"
 
 #include <stdlib.h>
@@ -29,6 +30,8 @@ int physmem_init(struct physmem *pm, uint64_t base_pfn, uint64_t nr_pages, unsig
 
 void physmem_free_all(struct physmem *pm)
 {
+	for (unsigned int i = 0; i < PCP_LISTS; i++)
+		host_array_free(pm->pcp.lists[i].pfn, pm->pcp.lists[i].cap * sizeof(uint64_t));
 	for (unsigned int o = 0; o < 32; o++)
 		free(pm->free_list[o]);
 	u64map_free(&pm->free_heads);
@@ -40,8 +43,20 @@ int physmem_copy(struct physmem *dst, const struct physmem *src, uint64_t *host_
 	*dst = *src;
 	dst->host_bytes = host_bytes;
 	memset(dst->free_list, 0, sizeof(dst->free_list));
+	for (unsigned int i = 0; i < PCP_LISTS; i++)
+		dst->pcp.lists[i].pfn = NULL;
 	if (u64map_copy(&dst->free_heads, &src->free_heads))
 		goto fail;
+	for (unsigned int i = 0; i < PCP_LISTS; i++) {
+		const struct pcp_list *l = &src->pcp.lists[i];
+
+		if (!l->cap)
+			continue;
+		dst->pcp.lists[i].pfn = host_array_alloc(l->cap * sizeof(uint64_t));
+		if (!dst->pcp.lists[i].pfn)
+			goto fail;
+		memcpy(dst->pcp.lists[i].pfn, l->pfn, l->cap * sizeof(uint64_t));
+	}
 	for (unsigned int o = 0; o < 32; o++) {
 		if (!src->free_cap[o])
 			continue;
@@ -62,7 +77,80 @@ uint64_t physmem_host_bytes(const struct physmem *pm)
 
 	for (unsigned int o = 0; o < 32; o++)
 		bytes += pm->free_cap[o] * sizeof(uint64_t);
+	for (unsigned int i = 0; i < PCP_LISTS; i++)
+		bytes += pm->pcp.lists[i].cap * sizeof(uint64_t);
 	return bytes;
+}
+
+/*
+ * A per-CPU list's ring, twice as large: the blocks that wrapped round to
+ * its start move up behind the old end, so the ring reads on from first.
+ * Host-mapped (host_array.h): a ring a long free grew is given back whole.
+ */
+static int pcp_list_grow(struct physmem *pm, struct pcp_list *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 64;
+	uint64_t *n = host_array_resize(l->pfn, l->cap * sizeof(uint64_t), cap * sizeof(uint64_t));
+
+	if (!n)
+		return -ENOMEM;
+	if (l->first + l->len > l->cap)
+		memcpy(n + l->cap, n, (l->first + l->len - l->cap) * sizeof(uint64_t));
+	*pm->host_bytes += (cap - l->cap) * sizeof(uint64_t);
+	l->pfn = n;
+	l->cap = cap;
+	return 0;
+}
+
+int pcp_list_add(struct physmem *pm, unsigned int pindex, unsigned int order, uint64_t pfn,
+		 bool last)
+{
+	struct pcp_list *l = &pm->pcp.lists[pindex];
+
+	if (l->len == l->cap && pcp_list_grow(pm, l))
+		return -ENOMEM;
+	if (last) {
+		l->pfn[(l->first + l->len) % l->cap] = pfn;
+	} else {
+		l->first = (l->first + l->cap - 1) % l->cap;
+		l->pfn[l->first] = pfn;
+	}
+	l->len++;
+	pm->pcp.list_order[pindex] = order;
+	pm->pcp.count += 1 << order;
+	return 0;
+}
+
+uint64_t pcp_list_take(struct physmem *pm, unsigned int pindex, bool last)
+{
+	struct pcp_list *l = &pm->pcp.lists[pindex];
+	uint64_t pfn;
+
+	if (last) {
+		pfn = l->pfn[(l->first + l->len - 1) % l->cap];
+	} else {
+		pfn = l->pfn[l->first];
+		l->first = (l->first + 1) % l->cap;
+	}
+	l->len--;
+	pm->pcp.count -= 1 << pm->pcp.list_order[pindex];
+	return pfn;
+}
+
+/*
+ * drain_all_pages (v6.12 mm/page_alloc.c) as the allocator's slow path
+ * calls it before it gives up: every block on the per-CPU lists back to
+ * the buddy lists. Not counted: a path the modelled workloads reach only
+ * when the machine's memory runs out.
+ */
+static void drain_all_pages(struct physmem *pm)
+{
+	for (unsigned int i = 0; i < PCP_LISTS; i++) {
+		struct pcp_list *l = &pm->pcp.lists[i];
+
+		while (l->len)
+			physmem_free(pm, pcp_list_take(pm, i, true), pm->pcp.list_order[i]);
+	}
 }
 
 /* The lists and map grow as a fragmenting workload needs: charged, never refused. */
@@ -179,23 +267,35 @@ static int alloc_scattered_page(struct physmem *pm, uint64_t *pfn)
 	return 0;
 }
 
-int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn)
+int physmem_alloc(struct physmem *pm, unsigned int order, uint64_t *pfn, unsigned int *from_order)
 {
 	unsigned int o;
 	uint64_t p;
 
 	if (order > pm->max_order)
 		return -EINVAL;
-	if (!order && pm->fragmented)
+	if (from_order)
+		*from_order = order;
+	if (!order && pm->fragmented) {
+		if (!alloc_scattered_page(pm, pfn))
+			return 0;
+		drain_all_pages(pm);
 		return alloc_scattered_page(pm, pfn);
-	for (;;) {
+	}
+	for (bool drained = false;;) {
 		for (o = order; o <= pm->max_order; o++)
 			if (pop_free(pm, o, &p))
 				goto found;
-		if (carve(pm))
-			return -ENOMEM;
+		if (carve(pm)) {
+			if (drained || !pm->pcp.count)
+				return -ENOMEM;
+			drain_all_pages(pm);
+			drained = true;
+		}
 	}
 found:
+	if (from_order)
+		*from_order = o;
 	/* split down, returning the upper halves (buddies) to the free lists */
 	while (o > order) {
 		o--;
@@ -210,11 +310,13 @@ found:
 	return 0;
 }
 
-void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order)
+unsigned int physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order)
 {
+	unsigned int merges = 0;
+
 	pm->nr_free += UINT64_C(1) << order;
 	/* merge with free buddies while they exist */
-	while (order < pm->max_order) {
+	for (; order < pm->max_order; merges++) {
 		uint64_t buddy = pfn ^ (UINT64_C(1) << order);
 		uint64_t o;
 
@@ -226,6 +328,7 @@ void physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order)
 	}
 	if (push_free(pm, pfn, order))
 		pm->nr_free -= UINT64_C(1) << order;	/* bookkeeping failed: leak, never corrupt */
+	return merges;
 }
 
 int ptsim_machine_set_phys_order(struct ptsim_machine *m, enum ptsim_phys_order order,

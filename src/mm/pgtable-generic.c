@@ -11,6 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The free table pages the pool keeps resident for reuse are host memory
+ * the machine holds: charged while kept, uncharged as the pool gives them
+ * back or a table takes one.
+ */
+static void table_pool_recharge(struct ptsim_machine *m, size_t resident_before)
+{
+	size_t resident = page_pool_resident_free_bytes(&m->table_pages);
+
+	if (resident >= resident_before)
+		m->host_bytes += resident - resident_before;
+	else
+		host_uncharge(m, resident_before - resident);
+}
+
+static void *table_page_get(struct ptsim_machine *m)
+{
+	size_t before = page_pool_resident_free_bytes(&m->table_pages);
+	void *page = page_pool_get(&m->table_pages);
+
+	table_pool_recharge(m, before);
+	return page;
+}
+
+static void table_page_put(struct ptsim_machine *m, void *page)
+{
+	size_t before = page_pool_resident_free_bytes(&m->table_pages);
+
+	page_pool_put(&m->table_pages, page);
+	table_pool_recharge(m, before);
+}
+
 static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t pfn)
 {
 	const struct ptsim_geometry *g = &m->geo;
@@ -22,13 +54,13 @@ static struct pt_table *table_new(struct ptsim_machine *m, int level, uint64_t p
 	t->pfn = pfn;
 	t->entries = g->level_entries[level_slot(level)];
 	/* aligned to a page like a real table page, so pointer arithmetic finds blocks */
-	t->desc = page_pool_get(&m->table_pages);
+	t->desc = table_page_get(m);
 	if (level < PTE_LEVEL)
 		t->next = calloc(t->entries, sizeof(*t->next));
 	/* the data-cache model finds a descriptor's PFN from its table page */
 	if (!t->desc || (level < PTE_LEVEL && !t->next) || dcache_table_add(m, t->desc, pfn)) {
 		if (t->desc)
-			page_pool_put(&m->table_pages, t->desc);
+			table_page_put(m, t->desc);
 		free(t->next);
 		free(t);
 		return NULL;
@@ -40,7 +72,7 @@ static void table_delete(struct ptsim_machine *m, struct pt_table *t)
 {
 	if (t->desc)
 		dcache_table_del(m, t->desc);
-	page_pool_put(&m->table_pages, t->desc);
+	table_page_put(m, t->desc);
 	free(t->next);
 	free(t);
 }
@@ -53,7 +85,7 @@ static int table_get(struct ptsim_machine *m, int level, struct pt_table **out)
 
 	if (alloc_should_fail(m) || host_charge(m, table_host_bytes(&m->geo, level)))
 		return -ENOMEM;
-	if (physmem_alloc(&m->phys, 0, &pfn)) {
+	if (physmem_alloc(&m->phys, 0, &pfn, NULL)) {
 		host_uncharge(m, table_host_bytes(&m->geo, level));
 		return -ENOMEM;
 	}

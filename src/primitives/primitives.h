@@ -20,7 +20,6 @@
 
 #include "internal.h"
 #include "kobj.h"
-#include "pcp.h"
 
 /* How the kernel compiles a primitive: inline in its caller, or an out-of-line call. */
 enum prim_linkage { PRIM_INLINE, PRIM_CALL };
@@ -1231,9 +1230,8 @@ static inline bool pcp_allowed_order(const struct ptsim_machine *m, unsigned int
  * goes to the buddy lists (free_one_page: zone->lock, __free_one_page,
  * PGFREE; alone through __free_pages_ok, which v6.12's free_unref_page
  * calls, and v6.8's destroy_large_folio (destroyed) through free_the_page
- * instead of free_unref_page). A list past its drain mark hands pages back
- * to the buddy lists (free_pcppages_bulk, src/primitives/pcp.c). The buddy
- * merges __free_one_page makes are not counted.
+ * instead of free_unref_page). The lists' drains and the buddy's merges
+ * are src/mm/pcp.c's to count.
  */
 static inline void free_folio_pages(struct ptsim_machine *m, uint64_t pfn, unsigned int order,
 				    bool alone, bool destroyed)
@@ -1258,7 +1256,6 @@ static inline void free_folio_pages(struct ptsim_machine *m, uint64_t pfn, unsig
 	if (alone)
 		prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
 	kernel_call(m, FREE_UNREF_PAGE_COMMIT);
-	free_unref_page_commit(m, order);
 }
 
 /* the pcp lock a batch of freed folios takes once (free_unref_folios, free_unref_page_list) */
@@ -1314,9 +1311,8 @@ static inline void prep_compound_page(struct ptsim_machine *m, uint64_t pfn, uns
  * work (the list_del, the list's count, the page's new state); the PGALLOC
  * and NUMA counts; prep_new_page (a call) runs post_alloc_hook (a call) and
  * for a large folio prep_compound_page (its tails through the data-cache
- * model) and folio_set_large_rmappable. A per-CPU list that runs empty is
- * refilled from the buddy lists first (rmqueue_bulk, src/primitives/pcp.c).
- * Not counted: the buddy's splits (expand).
+ * model) and folio_set_large_rmappable. The lists' refills and the buddy's
+ * splits are src/mm/pcp.c's to count.
  */
 static inline void __alloc_pages(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
 {
@@ -1325,7 +1321,6 @@ static inline void __alloc_pages(struct ptsim_machine *m, uint64_t pfn, unsigned
 	if (pcp_allowed_order(m, order)) {
 		prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
 		kernel_call(m, RMQUEUE_PCPLIST);
-		rmqueue_pcplist(m, order);
 	} else {
 		prim_count(m, PRIM_ZONE_LOCK, 1);
 	}

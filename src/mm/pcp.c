@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * This CPU's per-CPU page lists (v6.12 mm/page_alloc.c, struct
- * per_cpu_pages): how many pages they hold, when an allocation finds its
- * list empty and refills it from the buddy lists (rmqueue_bulk), and when a
- * free passes the drain mark and hands pages back (free_pcppages_bulk).
- * The model keeps the lists' counts, not their pages: a block the lists
- * hand out is the one the buddy allocator (src/mm/page_alloc.c) gives, so
- * the physical pages a workload gets are what they were without the lists.
+ * The page allocator's side of a folio (v6.12 mm/page_alloc.c): this CPU's
+ * per-CPU page lists (struct per_cpu_pages) for the orders they take, the
+ * buddy lists for the others. A block on a list is a page frame the
+ * buddy allocator (page_alloc.c) no longer holds: an allocation takes the
+ * list's first block, the one freed last (list_add), so a page freed is the
+ * next one handed out; a list that runs empty is refilled from the buddy
+ * lists (rmqueue_bulk), and a free that takes the lists past their drain
+ * mark hands the oldest blocks back (free_pcppages_bulk), where they merge
+ * with their free buddies. The buddy's splits and merges are counted as
+ * the kernel makes them, with the struct page of each block and buddy they
+ * read or write through the data-cache model.
  *
  * Two regimes, by release: v6.7's "mm: PCP high auto-tuning" series
  * (H. Ying; 51a755c56dc0 "mm: tune PCP high automatically" and the commits
@@ -16,7 +20,8 @@
  * scale (free_factor). The zone stays above its high watermark (neither
  * ZONE_BELOW_HIGH nor ZONE_RECLAIM_ACTIVE is set), vmstat's once-a-second
  * decay_pcp_high never runs (the model has no clock), and the cache-size
- * flag PCPF_FREE_HIGH_BATCH is clear.
+ * flag PCPF_FREE_HIGH_BATCH is clear. Page-table pages bypass the lists
+ * (their allocation and free are table_alloc's and table_free's).
  */
 #include "pcp.h"
 #include "primitives.h"
@@ -46,14 +51,6 @@ static unsigned int order_to_pindex(const struct ptsim_machine *m, unsigned int 
 	if (order > PAGE_ALLOC_COSTLY_ORDER && order == m->geo.pmd_order)
 		return MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1);
 	return MIGRATE_PCPTYPES * order + MIGRATE_MOVABLE;
-}
-
-/* pindex_to_order (v6.12 mm/page_alloc.c) */
-static unsigned int pindex_to_order(const struct ptsim_machine *m, unsigned int pindex)
-{
-	if (pindex == MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1))
-		return m->geo.pmd_order;
-	return pindex / MIGRATE_PCPTYPES;
 }
 
 static uint64_t isqrt(uint64_t x)
@@ -124,7 +121,7 @@ static int zone_highsize(const struct ptsim_machine *m, int batch, uint64_t tota
  */
 void zone_set_pageset_high_and_batch(struct ptsim_machine *m)
 {
-	struct pcp_lists *pcp = &m->pcp;
+	struct pcp_lists *pcp = &m->phys.pcp;
 
 	pcp->batch = MAX(1, zone_batchsize(m));
 	pcp->high_min = zone_highsize(m, pcp->batch, low_wmark_pages(m));
@@ -137,27 +134,98 @@ void zone_set_pageset_high_and_batch(struct ptsim_machine *m)
 }
 
 /*
- * rmqueue_bulk (v6.12 mm/page_alloc.c, inline in __rmqueue_pcplist) for
- * count blocks of order: zone->lock once, and per block __rmqueue's take
- * off a buddy free list with account_freepages' call and the add to this
- * CPU's list. The buddy's splits (expand) are counted where the model's
- * buddy allocator makes them.
+ * expand (v6.12 mm/page_alloc.c, inline in __rmqueue_smallest): the block
+ * at pfn, split from one of order high down to low, leaves its upper
+ * halves on the buddy lists, each one's struct page written
+ * (set_buddy_order) and linked.
  */
-static void rmqueue_bulk(struct ptsim_machine *m, unsigned int order, int count)
+static void expand(struct ptsim_machine *m, uint64_t pfn, unsigned int low, unsigned int high)
+{
+	while (high > low) {
+		high--;
+		prim_count(m, PRIM_ADD_TO_FREE_LIST, 1);
+		dcache_page_load(m, pfn + (UINT64_C(1) << high));
+	}
+}
+
+/*
+ * __free_one_page's merges (v6.12 mm/page_alloc.c) for the block of order
+ * at pfn that merged merges times: each buddy's struct page read
+ * (find_buddy_page_pfn, page_is_buddy) and the buddy unlinked, from the
+ * pageblock order on its migratetype read too (a get_pfnblock_flags_mask
+ * call); then the next buddy read, which is not free (below the top order).
+ */
+static void count_merges(struct ptsim_machine *m, uint64_t pfn, unsigned int order,
+			 unsigned int merges)
+{
+	const unsigned int pageblock_order = MIN(m->geo.pmd_order, m->phys.max_order);
+
+	for (unsigned int i = 0; i < merges; i++, order++) {
+		uint64_t buddy = pfn ^ (UINT64_C(1) << order);
+
+		dcache_page_load(m, buddy);
+		if (order >= pageblock_order)
+			kernel_call(m, GET_PFNBLOCK_FLAGS_MASK);
+		prim_count(m, PRIM_DEL_PAGE_FROM_FREE_LIST, 1);
+		pfn &= buddy;
+	}
+	if (order < m->phys.max_order)
+		dcache_page_load(m, pfn ^ (UINT64_C(1) << order));
+}
+
+/* A block the buddy allocator took back (physmem_free), its merges counted. */
+static void buddy_free(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
+{
+	count_merges(m, pfn, order, physmem_free(&m->phys, pfn, order));
+}
+
+/*
+ * __rmqueue_smallest (v6.12 mm/page_alloc.c, inline): a block of order off
+ * the buddy lists, split from a larger one as needed, account_freepages'
+ * call. The block's own unlink is its caller's to count.
+ */
+static int rmqueue_smallest(struct ptsim_machine *m, unsigned int order, uint64_t *pfn)
+{
+	unsigned int from;
+	int err = physmem_alloc(&m->phys, order, pfn, &from);
+
+	if (err)
+		return err;
+	expand(m, *pfn, order, from);
+	kernel_call(m, ACCOUNT_FREEPAGES);
+	return 0;
+}
+
+/*
+ * rmqueue_bulk (v6.12 mm/page_alloc.c, inline in __rmqueue_pcplist): count
+ * blocks of order onto this CPU's list pindex, in the order the buddy
+ * allocator hands them out: zone->lock once, per block __rmqueue's take
+ * off a buddy list (its struct page, its unlink) and the add to the list's
+ * tail. Fewer when the buddy lists run out.
+ */
+static void rmqueue_bulk(struct ptsim_machine *m, unsigned int order, unsigned int pindex,
+			 int count)
 {
 	prim_count(m, PRIM_ZONE_LOCK, 1);
-	prim_count(m, PRIM_DEL_PAGE_FROM_FREE_LIST, (uint64_t)count);
-	for (int i = 0; i < count; i++)
-		kernel_call(m, ACCOUNT_FREEPAGES);
-	prim_count(m, PRIM_PCP_LIST_ADD, (uint64_t)count);
-	m->pcp.blocks[order_to_pindex(m, order)] += (uint64_t)count;
-	m->pcp.count += count << order;
+	for (int i = 0; i < count; i++) {
+		uint64_t pfn;
+
+		if (rmqueue_smallest(m, order, &pfn))
+			break;
+		dcache_page_load(m, pfn);
+		prim_count(m, PRIM_DEL_PAGE_FROM_FREE_LIST, 1);
+		prim_count(m, PRIM_PCP_LIST_ADD, 1);
+		if (pcp_list_add(&m->phys, pindex, order, pfn, true)) {
+			physmem_free(&m->phys, pfn, order);	/* bookkeeping failed: back, uncounted */
+			break;
+		}
+	}
 }
 
 /* nr_pcp_alloc (v6.12 mm/page_alloc.c): the blocks a refill takes */
 static int nr_pcp_alloc(struct ptsim_machine *m, unsigned int order)
 {
-	struct pcp_lists *pcp = &m->pcp;
+	struct pcp_lists *pcp = &m->phys.pcp;
 	int batch, max_nr_alloc;
 
 	if (!auto_tuned(m))	/* v6.6 __rmqueue_pcplist: the batch, scaled by order */
@@ -182,33 +250,49 @@ static int nr_pcp_alloc(struct ptsim_machine *m, unsigned int order)
 /*
  * rmqueue_pcplist and __rmqueue_pcplist (v6.12 mm/page_alloc.c): an
  * allocation halves the consecutive-free count (free_factor before v6.7),
- * refills its list when it is empty, and takes a block of order off it.
+ * refills its list when it is empty, and takes the list's first block.
  */
-void rmqueue_pcplist(struct ptsim_machine *m, unsigned int order)
+static int rmqueue_pcplist(struct ptsim_machine *m, unsigned int order, uint64_t *pfn)
 {
-	struct pcp_lists *pcp = &m->pcp;
+	struct pcp_lists *pcp = &m->phys.pcp;
 	unsigned int pindex = order_to_pindex(m, order);
 
 	if (auto_tuned(m))
 		pcp->free_count >>= 1;
 	else
 		pcp->free_factor >>= 1;
-	if (!pcp->blocks[pindex])
-		rmqueue_bulk(m, order, nr_pcp_alloc(m, order));
-	pcp->blocks[pindex]--;
-	pcp->count -= 1 << order;
+	if (!pcp->lists[pindex].len)
+		rmqueue_bulk(m, order, pindex, nr_pcp_alloc(m, order));
+	if (!pcp->lists[pindex].len)
+		return -ENOMEM;
+	*pfn = pcp_list_take(&m->phys, pindex, false);
+	return 0;
+}
+
+int rmqueue(struct ptsim_machine *m, unsigned int order, uint64_t *pfn)
+{
+	if (pcp_allowed_order(m, order))
+		return rmqueue_pcplist(m, order, pfn);
+	return rmqueue_smallest(m, order, pfn);	/* rmqueue_buddy */
+}
+
+void rmqueue_undo(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
+{
+	if (!pcp_allowed_order(m, order) ||
+	    pcp_list_add(&m->phys, order_to_pindex(m, order), order, pfn, false))
+		physmem_free(&m->phys, pfn, order);
 }
 
 /*
  * free_pcppages_bulk (v6.12 mm/page_alloc.c) of count pages: zone->lock
- * once, then the lists round-robin from pindex, each block's unlink and
- * __free_one_page with its add to a buddy free list (the block's
- * migratetype, get_pfnblock_flags_mask, is inline here). The buddy's merges
- * are counted where the model's buddy allocator makes them.
+ * once, then the lists round-robin from pindex, each list's last blocks
+ * (the oldest) unlinked and given to __free_one_page, which merges them
+ * with their free buddies and links the result onto a buddy list (the
+ * block's migratetype, get_pfnblock_flags_mask, is inline here).
  */
 static void free_pcppages_bulk(struct ptsim_machine *m, int count, unsigned int pindex)
 {
-	struct pcp_lists *pcp = &m->pcp;
+	struct pcp_lists *pcp = &m->phys.pcp;
 
 	count = MIN(pcp->count, count);
 	kernel_call(m, FREE_PCPPAGES_BULK);
@@ -219,23 +303,25 @@ static void free_pcppages_bulk(struct ptsim_machine *m, int count, unsigned int 
 
 		do
 			pindex = pindex + 1 == PCP_LISTS ? 0 : pindex + 1;
-		while (!pcp->blocks[pindex]);
-		order = pindex_to_order(m, pindex);
+		while (!pcp->lists[pindex].len);
+		order = pcp->list_order[pindex];
 		do {
-			__free_one_page(m);
+			uint64_t pfn = pcp_list_take(&m->phys, pindex, true);
+
+			dcache_page_load(m, pfn);
 			prim_count(m, PRIM_PCP_LIST_DEL, 1);
+			__free_one_page(m);
+			buddy_free(m, pfn, order);
 			prim_count(m, PRIM_ADD_TO_FREE_LIST, 1);
-			pcp->blocks[pindex]--;
 			count -= 1 << order;
-			pcp->count -= 1 << order;
-		} while (count > 0 && pcp->blocks[pindex]);
+		} while (count > 0 && pcp->lists[pindex].len);
 	}
 }
 
 /* nr_pcp_free (v6.12 mm/page_alloc.c; v6.6's with free_factor): the pages a drain frees */
 static int nr_pcp_free(struct ptsim_machine *m, int high, bool free_high)
 {
-	struct pcp_lists *pcp = &m->pcp;
+	struct pcp_lists *pcp = &m->phys.pcp;
 	int batch = pcp->batch, max_nr_free;
 
 	if (free_high)
@@ -254,7 +340,7 @@ static int nr_pcp_free(struct ptsim_machine *m, int high, bool free_high)
 /* nr_pcp_high (v6.12 mm/page_alloc.c; v6.6's fixed mark): the count that starts a drain */
 static int nr_pcp_high(struct ptsim_machine *m, bool free_high)
 {
-	struct pcp_lists *pcp = &m->pcp;
+	struct pcp_lists *pcp = &m->phys.pcp;
 	int high;
 
 	if (!auto_tuned(m))
@@ -277,18 +363,21 @@ static int nr_pcp_high(struct ptsim_machine *m, bool free_high)
 
 /*
  * free_unref_page_commit (v6.12 mm/page_alloc.c; v6.6's before the
- * auto-tuning): a block of order onto this CPU's list; a high-order block
- * freed right after another (free_high) or a count past the mark drains.
+ * auto-tuning): the block of order at pfn first on this CPU's list; a
+ * high-order block freed right after another (free_high) or a count past
+ * the mark drains.
  */
-void free_unref_page_commit(struct ptsim_machine *m, unsigned int order)
+static void free_unref_page_commit(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
 {
-	struct pcp_lists *pcp = &m->pcp;
+	struct pcp_lists *pcp = &m->phys.pcp;
 	unsigned int pindex = order_to_pindex(m, order);
 	bool free_high = false;
 	int high;
 
-	pcp->blocks[pindex]++;
-	pcp->count += 1 << order;
+	if (pcp_list_add(&m->phys, pindex, order, pfn, false)) {
+		buddy_free(m, pfn, order);	/* bookkeeping failed: to the buddy */
+		return;
+	}
 	if (!auto_tuned(m)) {
 		free_high = pcp->free_factor && order && order <= PAGE_ALLOC_COSTLY_ORDER;
 	} else {
@@ -305,4 +394,12 @@ void free_unref_page_commit(struct ptsim_machine *m, unsigned int order)
 	high = nr_pcp_high(m, free_high);
 	if (pcp->count >= high)
 		free_pcppages_bulk(m, nr_pcp_free(m, high, free_high), pindex);
+}
+
+void free_the_page(struct ptsim_machine *m, uint64_t pfn, unsigned int order)
+{
+	if (pcp_allowed_order(m, order))
+		free_unref_page_commit(m, pfn, order);
+	else
+		buddy_free(m, pfn, order);	/* free_one_page's __free_one_page */
 }
