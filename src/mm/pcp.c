@@ -26,6 +26,8 @@
 #include "pcp.h"
 #include "primitives.h"
 
+#include <limits.h>
+
 /* CONFIG_PCP_BATCH_SCALE_MAX (mm/Kconfig, v6.7 on), its default */
 #define PCP_BATCH_SCALE_MAX 5
 /* MIN_PERCPU_PAGELIST_HIGH_FRACTION (v6.12 mm/page_alloc.c) */
@@ -105,12 +107,16 @@ static int zone_batchsize(const struct ptsim_machine *m)
 	return (int)batch - 1;
 }
 
-/* zone_highsize (v6.12 mm/page_alloc.c): pages the lists may hold, split over the node's CPUs */
+/*
+ * zone_highsize (v6.12 mm/page_alloc.c): pages the lists may hold, split
+ * over the node's CPUs (kept within the int the kernel's count is, with
+ * room for a refill on top: a 256 TiB machine's eighth is not)
+ */
 static int zone_highsize(const struct ptsim_machine *m, int batch, uint64_t total_pages)
 {
 	uint64_t high = total_pages / m->cfg.nr_cpus;
 
-	return (int)MAX(high, (uint64_t)batch << 2);
+	return (int)MIN(MAX(high, (uint64_t)batch << 2), (uint64_t)INT_MAX / 4);
 }
 
 /*
