@@ -19,6 +19,9 @@ static const char *const kernels[] = { "v6.6", "v6.8", "v6.9", "v6.10" };
 #define CHECKS(k)	((k) < 2)
 
 /* The stats of MADV_PAGEOUT over len bytes at VA, written in folios of order on m. */
+/* the loop turns of the last pageout() (its mm's destruction is an operation too) */
+static struct ptsim_loop_stats pageout_loops;
+
 static struct ptsim_stats pageout(struct ptsim_machine *m, uint64_t len, unsigned int order)
 {
 	struct ptsim_mm *mm = new_mm_populated(m, VA, 2 * len, len, order);
@@ -26,6 +29,7 @@ static struct ptsim_stats pageout(struct ptsim_machine *m, uint64_t len, unsigne
 
 	assert_int_equal(ptsim_madvise(mm, VA, len, PTSIM_MADV_PAGEOUT), 0);
 	st = last_stats(m);
+	assert_int_equal(ptsim_last_loop_stats(m, &pageout_loops), 0);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);
 	return st;
@@ -69,7 +73,8 @@ static void test_pageout_small(void **state)
  * clears the block's AF (contpte_clear_young_dirty_ptes, 16 compare-and-
  * swaps), then folio_referenced visits each of the 16 entries, and each
  * ptep_clear_flush_young of a contiguous entry clears the whole block
- * (contpte_ptep_clear_flush_young: 16 each, 256 in all), as v6.12 does.
+ * (contpte_ptep_clear_flush_young: 16 each, 256 in all), as v6.12 does:
+ * 256 turns of contpte_ptep_test_and_clear_young's priced loop.
  */
 static void test_pageout_contpte_block(void **state)
 {
@@ -82,12 +87,15 @@ static void test_pageout_contpte_block(void **state)
 	st = pageout(m, SZ_64K, 4);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 16 + 16 * 16);
 	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 1);
+	assert_int_equal(pageout_loops.iter[PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY],
+			 16 * 16);
 	ptsim_machine_destroy(m);
 	calls_off = st.ev[PTSIM_EV_HELPER_CALL];
 
 	m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.10");
 	st = pageout(m, SZ_64K, 4);
 	assert_int_equal(st.ev[PTSIM_EV_PTE_CAS], 0);
+	assert_int_equal(pageout_loops.iter[PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY], 0);
 	ptsim_machine_destroy(m);
 	/*
 	 * the calls the feature off adds: folio_referenced, rmap_walk_anon,

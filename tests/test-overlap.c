@@ -26,7 +26,7 @@ static void last(struct ptsim_machine *m, struct run *r)
 	assert_int_equal(ptsim_last_loop_stats(m, &r->l), 0);
 }
 
-#define NR_RUNS 29
+#define NR_RUNS 30
 
 /* UFFDIO_MOVE of fresh order-0 pages at VA into a registered range at to. */
 static void uffd_move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t to, struct run *r)
@@ -44,7 +44,9 @@ static void uffd_move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t to,
 
 /*
  * madvise COLD, FREE and PAGEOUT of order-0 and 64K folios at `at`: the
- * walks' turns, and contpte_clear_young_dirty_ptes's over the blocks.
+ * walks' turns, and contpte_clear_young_dirty_ptes's over the blocks; then
+ * PAGEOUT of the 64K folios as before v6.9 (references checked): the rmap
+ * walk's contpte_ptep_clear_flush_young over each block.
  */
 static void madvise_runs(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t at, struct run *r)
 {
@@ -60,6 +62,9 @@ static void madvise_runs(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t 
 	last(m, &r[1]);
 	assert_int_equal(ptsim_madvise(mm, at, half, PTSIM_MADV_PAGEOUT), 0);
 	last(m, &r[2]);
+	assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES, false), 0);
+	assert_int_equal(ptsim_madvise(mm, at + half, half, PTSIM_MADV_PAGEOUT), 0);
+	last(m, &r[3]);
 }
 
 /*
@@ -126,7 +131,7 @@ static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 			if (!k) {	/* these loops are priced with contpte only */
 				uffd_move(m, mm, to, &r[n++]);
 				madvise_runs(m, mm, VA + (UINT64_C(2) << 30), &r[n]);
-				n += 3;
+				n += 4;
 				file_fault_around(m, mm, &r[n++]);
 			}
 			ptsim_machine_destroy(m);

@@ -175,10 +175,17 @@ enum ptsim_loop {
 	 * contpte: kernels with and without it count this one path. Since 0.3.
 	 */
 	PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE,
+	/*
+	 * contpte_ptep_test_and_clear_young's loop (arch/arm64/mm/contpte.c,
+	 * inline in contpte_ptep_clear_flush_young) for one entry of the
+	 * block ("entry"): its AF cleared by a compare-and-swap. contpte
+	 * only: no twin. Since 0.3.
+	 */
+	PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY,
 	PTSIM_LOOP__COUNT
 };
 
-#define PTSIM_LOOP_CAPACITY 64
+#define PTSIM_LOOP_CAPACITY 128
 
 /* Iterations per loop path (enum ptsim_loop); entries from PTSIM_LOOP__COUNT on are zero. */
 struct ptsim_loop_stats {

@@ -430,7 +430,7 @@ struct ptsim_machine {
 	struct ptsim_stats total;
 	/* iterations per kernel loop path (enum ptsim_loop), as op and total */
 	struct ptsim_loop_stats loop_op, loop_total;
-	uint64_t loop_touched;		/* paths loop_op counted */
+	uint64_t loop_touched[2];	/* paths loop_op counted */
 	/* inclusive attribution to modelled kernel functions (enum ptsim_func) */
 	struct ptsim_stats fn_op[PTSIM_FN__COUNT];
 	struct ptsim_stats fn_total[PTSIM_FN__COUNT];
@@ -582,7 +582,7 @@ static inline void count(struct ptsim_machine *m, enum ptsim_event ev, uint64_t 
 	m->op_touched[ev >> 6] |= UINT64_C(1) << (ev & 63);
 }
 
-_Static_assert(PTSIM_LOOP__COUNT <= PTSIM_LOOP_CAPACITY && PTSIM_LOOP_CAPACITY <= 64,
+_Static_assert(PTSIM_LOOP__COUNT <= PTSIM_LOOP_CAPACITY && PTSIM_LOOP_CAPACITY <= 128,
 	       "loop_touched has a bit per loop path");
 
 /*
@@ -606,7 +606,7 @@ static inline void count_loop_paths(struct ptsim_machine *m, enum ptsim_loop loo
 			return;	/* no price: its events alone */
 	}
 	m->loop_op.iter[loop] += n;
-	m->loop_touched |= UINT64_C(1) << loop;
+	m->loop_touched[loop >> 6] |= UINT64_C(1) << (loop & 63);
 }
 
 static inline void count_loop_path(struct ptsim_machine *m, enum ptsim_loop loop)

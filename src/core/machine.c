@@ -74,15 +74,22 @@ static void total_event(struct ptsim_machine *m, unsigned int e)
 /* The loop iterations the operation counted: zeroed, or added to the totals. */
 static void loops_zero(struct ptsim_machine *m)
 {
-	for (uint64_t t = m->loop_touched; t; t &= t - 1)
-		m->loop_op.iter[__builtin_ctzll(t)] = 0;
-	m->loop_touched = 0;
+	for (unsigned int w = 0; w < 2; w++) {
+		for (uint64_t t = m->loop_touched[w]; t; t &= t - 1)
+			m->loop_op.iter[w * 64 + (unsigned int)__builtin_ctzll(t)] = 0;
+		m->loop_touched[w] = 0;
+	}
 }
 
 static void loops_total(struct ptsim_machine *m)
 {
-	for (uint64_t t = m->loop_touched; t; t &= t - 1)
-		m->loop_total.iter[__builtin_ctzll(t)] += m->loop_op.iter[__builtin_ctzll(t)];
+	for (unsigned int w = 0; w < 2; w++) {
+		for (uint64_t t = m->loop_touched[w]; t; t &= t - 1) {
+			unsigned int loop = w * 64 + (unsigned int)__builtin_ctzll(t);
+
+			m->loop_total.iter[loop] += m->loop_op.iter[loop];
+		}
+	}
 }
 
 void op_begin(struct ptsim_machine *m)

@@ -270,6 +270,8 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = { "__split_huge_page", "tail_anon" },
 	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE] = { "__split_huge_page",
 							      "tail_anon_nocontpte" },
+	[PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY] = { "contpte_ptep_test_and_clear_young",
+								 "entry" },
 	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] = { "can_change_pte_writable",
 								 "anon_exclusive" },
 };

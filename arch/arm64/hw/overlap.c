@@ -176,6 +176,8 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 		{ PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTE_WRITE, 1 },
 	},
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { { PTSIM_EV_PTE_READ, 1 } },
+	/* contpte_ptep_test_and_clear_young: the entry's load (its CAS is apart) */
+	[PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY] = { { PTSIM_EV_PTE_READ, 1 } },
 	/* filemap_map_folio_range: the page's tests, ptep_get of its entry and its cont test */
 	[PTSIM_LOOP_FILEMAP_MAP_FOLIO_RANGE_BATCH] = {
 		{ PTSIM_EV_MAP_PAGES, 1 }, { PTSIM_EV_PTE_READ, 1 }, { PTSIM_EV_PTEP_GET, 1, CONT },
@@ -298,6 +300,7 @@ static const struct covered apart[PTSIM_LOOP__COUNT][ATOMICS_MAX] = {
 	[PTSIM_LOOP_MADVISE_COLD_YOUNG] = { { PTSIM_EV_PTE_CAS, 1 }, { PTSIM_EV_PAGE_FLAG_ATOMIC, 1 } },
 	[PTSIM_LOOP_MADVISE_PAGEOUT] = { { PTSIM_EV_PAGE_FLAG_ATOMIC, 1 } },
 	[PTSIM_LOOP_CLEAR_YOUNG_DIRTY_PTES_YOUNG] = { { PTSIM_EV_PTE_CAS, 1 } },
+	[PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY] = { { PTSIM_EV_PTE_CAS, 1 } },
 	/*
 	 * folio_trylock's LDSETA, folio_get's STADD, put_anon_vma's and
 	 * folio_put's LDADDAL (the anon_vma_ref event is its get and put)

@@ -295,6 +295,7 @@ bool contpte_ptep_clear_flush_young(struct ptsim_mm *mm, uint64_t addr, pte_t *p
 	kernel_call(mm->m, CONTPTE_PTEP_CLEAR_FLUSH_YOUNG);
 	for (unsigned int i = 0; i < g->cont_ptes; i++)
 		young |= __ptep_test_and_clear_young(mm, start + ((uint64_t)i << g->page_shift), p + i);
+	count_loop_paths(mm->m, PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY, g->cont_ptes);
 	if (young)
 		__flush_tlb_range_nosync(mm, start, start + g->cont_pte_size, g->page_size, true);
 	return young;
