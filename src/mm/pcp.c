@@ -55,6 +55,12 @@ static unsigned int order_to_pindex(const struct ptsim_machine *m, unsigned int 
 	return MIGRATE_PCPTYPES * order + MIGRATE_MOVABLE;
 }
 
+/* pageblock_order (include/linux/pageblock-flags.h): the PMD order, within MAX_PAGE_ORDER */
+static unsigned int pageblock_order(const struct ptsim_machine *m)
+{
+	return MIN(m->geo.pmd_order, m->phys.max_order);
+}
+
 static uint64_t isqrt(uint64_t x)
 {
 	uint64_t r = 0;
@@ -83,11 +89,10 @@ static uint64_t low_wmark_pages(const struct ptsim_machine *m)
 {
 	const uint64_t managed = m->phys.nr_pages;
 	const unsigned int kib_shift = m->geo.page_shift - 10;
-	const unsigned int pageblock_order = MIN(m->geo.pmd_order, m->phys.max_order);
 	uint64_t min_kib = isqrt((managed << kib_shift) * 16), recommended, min;
 
 	min_kib = MIN(MAX(min_kib, UINT64_C(128)), UINT64_C(262144));
-	recommended = (UINT64_C(1) << pageblock_order) * (2 + MIGRATE_PCPTYPES * MIGRATE_PCPTYPES);
+	recommended = (UINT64_C(1) << pageblock_order(m)) * (2 + MIGRATE_PCPTYPES * MIGRATE_PCPTYPES);
 	recommended = MIN(recommended, managed / 20) << kib_shift;
 	min_kib = MAX(min_kib, recommended);
 	min = min_kib >> kib_shift;
@@ -164,13 +169,13 @@ static void expand(struct ptsim_machine *m, uint64_t pfn, unsigned int low, unsi
 static void count_merges(struct ptsim_machine *m, uint64_t pfn, unsigned int order,
 			 unsigned int merges)
 {
-	const unsigned int pageblock_order = MIN(m->geo.pmd_order, m->phys.max_order);
+	const unsigned int block_order = pageblock_order(m);
 
 	for (unsigned int i = 0; i < merges; i++, order++) {
 		uint64_t buddy = pfn ^ (UINT64_C(1) << order);
 
 		dcache_page_load(m, buddy);
-		if (order >= pageblock_order)
+		if (order >= block_order)
 			kernel_call(m, GET_PFNBLOCK_FLAGS_MASK);
 		prim_count(m, PRIM_DEL_PAGE_FROM_FREE_LIST, 1);
 		pfn &= buddy;
