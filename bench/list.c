@@ -71,6 +71,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_LARGE_FOLIO_BATCH_FREE] = "a freed large folio joins its folio_batch (not freed alone)",
 	[PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES] = "MADV_PAGEOUT skips folio_referenced (no AF clearing)",
 	[PTSIM_FEAT_PCP_HIGH_AUTO] = "per-CPU page lists' drain mark and refills tuned as they are used",
+	[PTSIM_FEAT_SWAP_ZEROMAP] = "a zero-filled folio is swapped out as zeromap bits, not written",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */
@@ -177,7 +178,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_RMAP_ADD] = "folio_add_new_anon_rmap / folio_add_{anon,file}_rmap_* calls",
 	[PTSIM_EV_MAPCOUNT_ATOMIC] = "atomic RMW of a page's _mapcount or a folio's mapcounts",
 	[PTSIM_EV_MAPCOUNT_SET] = "plain store of a mapcount field (atomic_set, MM_ID slots)",
-	[PTSIM_EV_PAGE_FLAG_ATOMIC] = "SetPageAnonExclusive / ClearPageAnonExclusive (set/clear_bit)",
+	[PTSIM_EV_PAGE_FLAG_ATOMIC] = "an atomic bit op on a page's flags or the swap zeromap (set/clear_bit)",
 	[PTSIM_EV_LRUVEC_STAT] = "__lruvec_stat_mod_folio calls (NR_*_MAPPED, NR_ANON_THPS)",
 	[PTSIM_EV_DSB_SY] = "DSB SY (the raw API)",
 	[PTSIM_EV_DSB_NSH] = "DSB NSH (the raw API)",

@@ -23,7 +23,8 @@ static const char *const v610[] = { "madv_free_pte_batching", "contpte_clear_you
 					"deferred_split_partial", "madv_populate_no_vma_walk",
 					"split_to_order", "uffd_wp", NULL };
 static const char *const v611[] = { "large_mapcount", NULL };
-static const char *const v612[] = { "nr_pages_mapped_batch", "split_zeropage_remap", NULL };
+static const char *const v612[] = { "nr_pages_mapped_batch", "split_zeropage_remap", "swap_zeromap",
+				    NULL };
 static const char *const v614[] = { "zap_skip_none_ptes", NULL };
 static const char *const v615[] = { "lazyfree_unmap_batching", "mm_id_mapcount",
 				    "wp_reuse_large_anon_folio", NULL };

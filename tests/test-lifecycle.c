@@ -916,11 +916,22 @@ static void test_madv_pageout_swap(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_IO_KIB], 2048);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 512);
 	assert_int_equal(st.ev[PTSIM_EV_LRU_LOCK], 512);
-	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 512);
-	/* PG_referenced (the walk), PG_lru, PG_active, exclusive */
-	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 4 * 512);
+	/* the isolation's reference, the swap cache's (folio_ref_add), folio_end_writeback's */
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 3 * 512);
+	/*
+	 * PG_referenced (the walk), PG_lru, PG_active, exclusive; the swap-out's
+	 * ten (test-swapout: add_to_swap 2, pageout 3, swap_writepage 3 and a
+	 * zeromap bit, __delete_from_swap_cache 1)
+	 */
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], (4 + 10) * 512);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 515 + 512);
-	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3 + 3 + 1) * 512 +
+	/*
+	 * after reclaim's own, the swap-out's 29 calls a folio (test-swapout):
+	 * add_to_swap 5, pageout's folio_clear_dirty_for_io 3, swap_writepage
+	 * 16, shrink_folio_list's folio_mapping, __remove_mapping's
+	 * folio_mapping, workingset_eviction, xas_store and mem_cgroup_swapout
+	 */
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3 + 3 + 1 + 29) * 512 +
 						      (3 + 5) * (512 / 31) + 3 + 5);
 	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
 	assert_invariants(m);
@@ -1095,9 +1106,13 @@ static void test_madv_free_swapcache(void **state)
 	assert_int_equal(last_stats(m).ev[PTSIM_EV_IO_REQUEST], 1);
 	assert_int_equal(ptsim_pagemap(mm, VA, &pi), 0);
 	assert_int_equal(pi.state, PTSIM_PAGE_SWAP);
-	/* exclusive: out of the swap cache (one lookup), lazily freed, then discarded */
+	/*
+	 * exclusive: out of the swap cache, lazily freed, then discarded; four
+	 * swap-cache calls: folio_free_swap, delete_from_swap_cache (it takes the
+	 * lock), __delete_from_swap_cache, put_swap_folio
+	 */
 	assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_4K, PTSIM_MADV_FREE), 0);
-	assert_int_equal(last_stats(m).ev[PTSIM_EV_SWAP_LOOKUP], 1);
+	assert_int_equal(last_stats(m).ev[PTSIM_EV_SWAP_LOOKUP], 4);
 	assert_int_equal(ptsim_madvise(mm, VA + SZ_4K, SZ_4K, PTSIM_MADV_PAGEOUT), 0);
 	assert_int_equal(last_stats(m).ev[PTSIM_EV_IO_REQUEST], 0);
 	assert_int_equal(ptsim_pagemap(mm, VA + SZ_4K, &pi), 0);

@@ -306,6 +306,14 @@ enum ptsim_feature {
 	 * (free_factor). Since 0.3.
 	 */
 	PTSIM_FEAT_PCP_HIGH_AUTO,
+	/*
+	 * "mm: store zero pages to be swapped out in a bitmap" (U. Arif, v6.12,
+	 * 0ca0c24e3211): swap_writepage checks the folio for zeros first; a
+	 * zero-filled one is marked in the swap device's zeromap, a bit per
+	 * page, and not written; any other clears its pages' bits. Off: every
+	 * folio is written. Since 0.3.
+	 */
+	PTSIM_FEAT_SWAP_ZEROMAP,
 	PTSIM_FEAT__COUNT
 };
 

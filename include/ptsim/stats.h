@@ -116,7 +116,7 @@ enum ptsim_event {
 	PTSIM_EV_RMAP_ADD,		/* folio_add_new_anon_rmap / folio_add_{anon,file}_rmap_* calls */
 	PTSIM_EV_MAPCOUNT_ATOMIC,	/* atomic RMW of a page's _mapcount or a folio's mapcounts */
 	PTSIM_EV_MAPCOUNT_SET,		/* plain store of a mapcount field (atomic_set, MM_ID slots) */
-	PTSIM_EV_PAGE_FLAG_ATOMIC,	/* SetPageAnonExclusive / ClearPageAnonExclusive (set/clear_bit) */
+	PTSIM_EV_PAGE_FLAG_ATOMIC,	/* an atomic bit op on a page's flags or the swap zeromap (set/clear_bit) */
 	PTSIM_EV_LRUVEC_STAT,		/* __lruvec_stat_mod_folio calls (NR_*_MAPPED, NR_ANON_THPS) */
 	PTSIM_EV_DSB_SY,		/* DSB SY (the raw API; no modelled kernel path issues one) */
 	PTSIM_EV_DSB_NSH,		/* DSB NSH (the raw API) */

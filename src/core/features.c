@@ -94,6 +94,8 @@ static const struct {
 	[PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES] = { "pageout_ignore_references", 6090 },
 	/* 51a755c56dc0 and its series ("mm: PCP high auto-tuning"), v6.7 */
 	[PTSIM_FEAT_PCP_HIGH_AUTO] = { "pcp_high_auto", 6070 },
+	/* 0ca0c24e3211 ("mm: store zero pages to be swapped out in a bitmap"), v6.12 */
+	[PTSIM_FEAT_SWAP_ZEROMAP] = { "swap_zeromap", 6120 },
 };
 
 /*
@@ -102,7 +104,7 @@ static const struct {
  * pagemap_scan and pcp_high_auto (v6.7; anonymous mTHP came with v6.8,
  * which the model does not tie to a preset); v6.10 adds uffd_wp among others; v6.11 to
  * v6.13 have what v6.10 has (v6.11 adds large_mapcount, v6.12
- * nr_pages_mapped_batch), v6.14 adds
+ * nr_pages_mapped_batch and swap_zeromap among others), v6.14 adds
  * zap_skip_none_ptes.
  */
 static const struct {

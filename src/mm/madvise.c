@@ -129,8 +129,9 @@ static bool madvise_free_swapcache(struct ptsim_mm *mm, struct folio *f)
 		folio_unlock(m, f);
 		return false;
 	}
-	__delete_from_swap_cache(m);
-	f->flags &= ~FOLIO_SWAPCACHE;
+	kernel_call(m, FOLIO_FREE_SWAP);
+	delete_from_swap_cache(m, f);
+	folio_flag_atomic(m, PRIM_FOLIO_SET_DIRTY, f);
 	folio_unlock(m, f);
 	return true;
 }

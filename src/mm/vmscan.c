@@ -73,6 +73,47 @@ static void remove_from_page_cache(struct ptsim_machine *m, const struct folio *
 }
 
 /*
+ * pageout (v6.12 mm/vmscan.c, inline in shrink_folio_list) of a dirty
+ * swap-cache folio: is_page_cache_freeable's reference test, PG_dirty
+ * cleared for the write (folio_clear_dirty_for_io), PG_reclaim set, the
+ * write (swap_writepage unlocks the folio), PG_reclaim cleared again once
+ * the write has ended, NR_VMSCAN_WRITE. Returns PAGE_SUCCESS.
+ */
+static void pageout(struct ptsim_machine *m, struct folio *f)
+{
+	prim_count(m, PRIM_IS_PAGE_CACHE_FREEABLE, 1);
+	kernel_call(m, FOLIO_CLEAR_DIRTY_FOR_IO);
+	kernel_call(m, FOLIO_MAPPING);
+	kernel_call(m, INODE_TO_BDI);
+	folio_flag_atomic(m, PRIM_FOLIO_TEST_CLEAR_DIRTY, f);
+	folio_flag_atomic(m, PRIM_FOLIO_SET_RECLAIM, f);
+	swap_writepage(m, f);
+	prim_count(m, PRIM_FOLIO_TEST_WRITEBACK, 1);
+	folio_flag_atomic(m, PRIM_FOLIO_CLEAR_RECLAIM, f);
+	prim_count(m, PRIM_MOD_NODE_PAGE_STATE, 1);	/* node_stat_add_folio(NR_VMSCAN_WRITE) */
+}
+
+/*
+ * __remove_mapping (v6.12 mm/vmscan.c) of a written swap-cache folio: under
+ * the swap cache's lock, its references frozen (the isolation's and the
+ * swap cache's, one per page), PG_dirty tested, a shadow entry made
+ * (workingset_eviction), the folio out of the swap cache, the memcg's swap
+ * accounting (cgroup v2: mem_cgroup_swapout returns at once), then the
+ * slots' SWAP_HAS_CACHE dropped.
+ */
+static void __remove_mapping_swapcache(struct ptsim_machine *m, struct folio *f)
+{
+	kernel_call(m, REMOVE_MAPPING);
+	kernel_call(m, FOLIO_MAPPING);
+	prim_count(m, PRIM_FOLIO_REF_FREEZE, 1);
+	prim_count(m, PRIM_FOLIO_TEST_DIRTY, 1);
+	kernel_call(m, WORKINGSET_EVICTION);
+	__delete_from_swap_cache(m, f);
+	kernel_call(m, MEM_CGROUP_SWAPOUT);
+	kernel_call(m, PUT_SWAP_FOLIO);
+}
+
+/*
  * folio_check_references (v6.8 mm/vmscan.c, inline in shrink_folio_list)
  * before v6.9 ("pageout_ignore_references"): folio_referenced, then
  * PG_referenced tested and cleared; a young mapping keeps the folio (it is
@@ -114,8 +155,8 @@ static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e
 	if (anon && !lazyfree) {
 		if (f->gup_refs)
 			goto keep;	/* folio_maybe_dma_pinned, or a FOLL_GET reference __remove_mapping's freeze would meet */
-		/* add_to_swap: folio_alloc_swap takes a slot per page */
-		folio_alloc_swap(m);
+		if (!folio_test_swapcache(f))
+			add_to_swap(m, f);	/* one read back from swap keeps its place */
 		swap_base = mm->next_swap_offset + 1;
 		mm->next_swap_offset += folio_nr_pages(f);
 	}
@@ -126,8 +167,16 @@ static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e
 	if (anon && !lazyfree) {
 		/* in the swap cache the folio is dirty: pageout writes it whole */
 		try_to_unmap_flush_dirty(m, ubc);
-		submit_bio(m, folio_nr_pages(f) << (m->geo.page_shift - 10));	/* pageout */
-		__delete_from_swap_cache(m);	/* __remove_mapping */
+		pageout(m, f);
+		/* the write was synchronous: neither under writeback nor dirty, so the folio goes now */
+		prim_count(m, PRIM_FOLIO_TEST_WRITEBACK, 1);
+		prim_count(m, PRIM_FOLIO_TEST_DIRTY, 1);
+		if (!folio_trylock(m, f))
+			return false;	/* keep: someone took the lock while it was written */
+		prim_count(m, PRIM_FOLIO_TEST_DIRTY, 1);
+		prim_count(m, PRIM_FOLIO_TEST_WRITEBACK, 1);
+		kernel_call(m, FOLIO_MAPPING);
+		__remove_mapping_swapcache(m, f);
 		freed = true;
 	} else if (!anon) {
 		if (f->gup_refs)

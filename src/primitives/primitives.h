@@ -39,6 +39,7 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	PTSIM_PRIMITIVES_FOLIO(X)								\
 	PTSIM_PRIMITIVES_BATCH(X)								\
 	PTSIM_PRIMITIVES_SWAP(X)								\
+	PTSIM_PRIMITIVES_SWAPOUT(X)								\
 	PTSIM_PRIMITIVES_LOOPS(X)								\
 	PTSIM_PRIMITIVES_CALLS(X)								\
 	PTSIM_PRIMITIVES_GATHER(X)								\
@@ -254,6 +255,104 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/swap_state.c: __remove_mapping takes a written folio out of the swap cache")	\
 	X(FREE_SWAP_CACHE, "free_swap_cache", PRIM_CALL, PRIM_EVENTS,				\
 	  "mm/swap_state.c: the call and its folio_test_swapcache (the model has no swap cache)")
+
+/*
+ * Swap-out as v6.12 shrink_folio_list makes it for a swap-backed anonymous
+ * folio (mm/swap_state.c, mm/page_io.c, mm/page-writeback.c, mm/filemap.c;
+ * linkage from v6.12's clang-19 objects): into the swap cache, written,
+ * out of the swap cache. The swap cache's xa_lock is priced with the call
+ * that takes it (a SWAP_LOOKUP: the call and its lock).
+ */
+#define PTSIM_PRIMITIVES_SWAPOUT(X)								\
+	X(ADD_TO_SWAP, "add_to_swap", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
+	  "mm/swap_state.c: a folio's swap slots and its place in the swap cache")		\
+	X(ADD_TO_SWAP_CACHE, "add_to_swap_cache", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,		\
+	  "mm/swap_state.c: the call, xas_create_range and the swap cache's xa_lock_irq")	\
+	X(XAS_STORE, "xas_store", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
+	  "lib/xarray.c: one slot of the swap cache filled or emptied, a call per page")	\
+	X(MOD_NODE_PAGE_STATE, "__mod_node_page_state", PRIM_CALL, PTSIM_EV_VM_STAT,		\
+	  "mm/vmstat.c: a node counter (NR_FILE_PAGES of the swap cache; the irq-safe "	\
+	  "mod_node_page_state and mod_zone_page_state likewise)")				\
+	X(FOLIO_SET_SWAPCACHE, "folio_set_swapcache", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,	\
+	  "include/linux/page-flags.h: set_bit(PG_swapcache)")				\
+	X(FOLIO_CLEAR_SWAPCACHE, "folio_clear_swapcache", PRIM_INLINE,				\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: clear_bit(PG_swapcache)")	\
+	X(FOLIO_MAPPING, "folio_mapping", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/util.c: the swap cache's address_space of a swap-cache folio")			\
+	X(FOLIO_MARK_DIRTY, "folio_mark_dirty", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page-writeback.c: ->dirty_folio through folio_mapping")			\
+	X(NOOP_DIRTY_FOLIO, "noop_dirty_folio", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page-writeback.c: the swap cache's ->dirty_folio (swap_aops)")			\
+	X(FOLIO_TEST_SET_DIRTY, "folio_test_set_dirty", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC, \
+	  "include/linux/page-flags.h: test_and_set_bit(PG_dirty)")				\
+	X(FOLIO_CLEAR_DIRTY_FOR_IO, "folio_clear_dirty_for_io", PRIM_CALL, PTSIM_EV_HELPER_CALL, \
+	  "mm/page-writeback.c: pageout's; the swap cache does no dirty accounting "	\
+	  "(inode_to_bdi: no BDI_CAP_WRITEBACK)")						\
+	X(INODE_TO_BDI, "inode_to_bdi", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/backing-dev.c: mapping_can_writeback's test")					\
+	X(FOLIO_TEST_CLEAR_DIRTY, "folio_test_clear_dirty", PRIM_INLINE,			\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: test_and_clear_bit(PG_dirty)") \
+	X(FOLIO_SET_RECLAIM, "folio_set_reclaim", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,	\
+	  "include/linux/page-flags.h: set_bit(PG_reclaim) before ->writepage")		\
+	X(FOLIO_CLEAR_RECLAIM, "folio_clear_reclaim", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,	\
+	  "include/linux/page-flags.h: clear_bit(PG_reclaim)")				\
+	X(SWAP_WRITEPAGE, "swap_writepage", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/page_io.c: pageout's ->writepage of the swap cache (pageout is inline in "	\
+	  "shrink_folio_list)")									\
+	X(FOLIO_FREE_SWAP, "folio_free_swap", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,			\
+	  "mm/swapfile.c: false while the entries that replaced the PTEs count the slots")	\
+	X(ARCH_PREPARE_TO_SWAP, "arch_prepare_to_swap", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "arch/arm64/mm/mteswap.c: nothing to save without MTE tags")			\
+	X(SWP_SWAP_INFO, "swp_swap_info", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "mm/swapfile.c: the swap device of the folio's entry")				\
+	X(__SWAP_WRITEPAGE, "__swap_writepage", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_io.c: swap_writepage_bdev_sync inline (SWP_SYNCHRONOUS_IO)")		\
+	X(BIO_INIT, "bio_init", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
+	  "block/bio.c: the bio on swap_writepage_bdev_sync's stack")			\
+	X(SWAP_FOLIO_SECTOR, "swap_folio_sector", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_io.c: the device sector of the folio's first slot")			\
+	X(BIO_ADD_FOLIO_NOFAIL, "bio_add_folio_nofail", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "block/bio.c: the folio as the bio's one segment")					\
+	X(BIO_ASSOCIATE_BLKG, "bio_associate_blkg_from_css", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "block/blk-cgroup.c: the bio charged to the folio's cgroup (cgroup_e_css too)")	\
+	X(COUNT_SWPOUT_VM_EVENT, "count_swpout_vm_event", PRIM_INLINE, PTSIM_EV_VM_STAT,	\
+	  "mm/page_io.c (inline in __swap_writepage): PSWPOUT and the memcg's event, two")	\
+	X(FOLIO_START_WRITEBACK, "__folio_start_writeback", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page-writeback.c: the swap cache keeps no writeback tags")			\
+	X(FOLIO_TEST_SET_WRITEBACK, "folio_test_set_writeback", PRIM_INLINE,			\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: test_and_set_bit(PG_writeback)") \
+	X(END_SWAP_BIO_WRITE, "__end_swap_bio_write", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/page_io.c: the synchronous write's completion")				\
+	X(FOLIO_END_WRITEBACK, "folio_end_writeback", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/filemap.c: PG_reclaim, a reference held across __folio_end_writeback")		\
+	X(FOLIO_ROTATE_RECLAIMABLE, "folio_rotate_reclaimable", PRIM_CALL, PTSIM_EV_HELPER_CALL, \
+	  "mm/swap.c: returns at once for a folio reclaim has isolated (not on an LRU)")	\
+	X(__FOLIO_END_WRITEBACK, "__folio_end_writeback", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/page-writeback.c: PG_writeback cleared, NR_WRITEBACK, NR_ZONE_WRITE_PENDING, "	\
+	  "NR_WRITTEN")										\
+	X(FOLIO_TEST_CLEAR_WRITEBACK, "folio_xor_flags_has_waiters", PRIM_INLINE,		\
+	  PTSIM_EV_PAGE_FLAG_ATOMIC, "include/linux/page-flags.h: PG_writeback cleared")	\
+	X(REMOVE_MAPPING, "__remove_mapping", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,			\
+	  "mm/vmscan.c: the call and the swap cache's xa_lock_irq")				\
+	X(MEM_CGROUP_SWAPOUT, "mem_cgroup_swapout", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/memcontrol.c: the folio's charge moved to its swap entries")			\
+	X(WORKINGSET_EVICTION, "workingset_eviction", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/workingset.c: the shadow entry left in the swap cache")				\
+	X(PUT_SWAP_FOLIO, "put_swap_folio", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,			\
+	  "mm/swapfile.c: the slots' SWAP_HAS_CACHE dropped under the cluster lock")		\
+	X(DELETE_FROM_SWAP_CACHE_CALL, "delete_from_swap_cache", PRIM_CALL,			\
+	  PTSIM_EV_SWAP_LOOKUP, "mm/swap_state.c: the call and the swap cache's xa_lock_irq")	\
+	X(FOLIO_TEST_WRITEBACK, "folio_test_writeback", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,	\
+	  "include/linux/page-flags.h: PG_writeback tested")					\
+	X(FOLIO_TEST_DIRTY, "folio_test_dirty", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
+	  "include/linux/page-flags.h: PG_dirty tested")					\
+	X(SWAP_ZEROMAP_BIT, "set_bit(sis->zeromap)", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,	\
+	  "mm/page_io.c: a page's zeromap bit set or cleared (swap_zeromap_folio_set/_clear, "	\
+	  "inline in swap_writepage)")							\
+	X(IS_PAGE_CACHE_FREEABLE, "is_page_cache_freeable", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,	\
+	  "mm/vmscan.c: pageout's test of the refcount against the folio's pages")		\
+	X(FOLIO_SET_DIRTY, "folio_set_dirty", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,		\
+	  "include/linux/page-flags.h: set_bit(PG_dirty), folio_free_swap's")
 
 /* Loop steps: what one turn of a page-table loop costs beyond the primitives it calls. */
 #define PTSIM_PRIMITIVES_LOOPS(X)								\
@@ -1175,10 +1274,40 @@ static inline void free_swap_cache(struct ptsim_machine *m)
 	count(m, PTSIM_EV_FOLIO_TEST, 1);
 }
 
-/* __delete_from_swap_cache: a written folio leaves the swap cache. */
-static inline void __delete_from_swap_cache(struct ptsim_machine *m)
+/*
+ * An atomic bit operation on the flags of f's head page (set_bit,
+ * clear_bit, test_and_set_bit...): primitive p, and its struct page line.
+ */
+static inline void folio_flag_atomic(struct ptsim_machine *m, enum prim p, const struct folio *f)
 {
-	prim_count(m, PRIM_DELETE_FROM_SWAP_CACHE, 1);
+	prim_count(m, p, 1);
+	dcache_page_load(m, folio_pfn(m, f));
+}
+
+/*
+ * The swap cache's slots of f's pages, one xas_store call a page (v6.12
+ * add_to_swap_cache and __delete_from_swap_cache; the inline xas_next
+ * between them calls __xas_next only where a node ends), then the node's
+ * NR_FILE_PAGES and the lruvec's NR_SWAPCACHE.
+ */
+static inline void swap_cache_slots(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_XAS_STORE, folio_nr_pages(f));
+	prim_count(m, PRIM_MOD_NODE_PAGE_STATE, 1);
+	prim_count(m, PRIM_LRUVEC_STAT_MOD_FOLIO, 1);
+}
+
+/*
+ * __delete_from_swap_cache (v6.12 mm/swap_state.c): each page's slot
+ * emptied (a shadow entry or NULL stored), PG_swapcache cleared, the
+ * counters. The caller holds the swap cache's lock.
+ */
+static inline void __delete_from_swap_cache(struct ptsim_machine *m, struct folio *f)
+{
+	kernel_call(m, DELETE_FROM_SWAP_CACHE);
+	swap_cache_slots(m, f);
+	folio_flag_atomic(m, PRIM_FOLIO_CLEAR_SWAPCACHE, f);
+	f->flags &= ~FOLIO_SWAPCACHE;
 }
 
 
