@@ -36,7 +36,7 @@ static const struct op_spec specs[] = {
 	{ "populate", S_POPULATE, "nee", { "order=", "read" } },
 	{ "split", S_SPLIT, "nee", { 0 } },
 	{ "access", S_ACCESS, "nea", { "cpu=" } },
-	{ "touch", S_TOUCH, "neea", { "cpu=" } },
+	{ "touch", S_TOUCH, "neea", { "cpu=", "zero" } },
 	{ "fault", S_FAULT, "nea", { 0 } },
 	{ "mprotect", S_MPROTECT, "neep", { 0 } },
 	{ "numa", S_NUMA, "nee", { 0 } },
@@ -777,6 +777,9 @@ static int parse_line(struct parser *p, char **tok, unsigned int *col, int n)
 	}
 	if (op.kind == S_KBOOT && !op.a[0].nr)
 		return fail(p, col[0], "kernel: ranges= is required");
+	/* zero says what a write stores */
+	if (op.kind == S_TOUCH && (op.u >> 9 & 1) && (op.u & 0xff) != PTSIM_ACCESS_WRITE)
+		return fail(p, col[0], "touch: zero goes with write (the zeros a write stores)");
 	/* noabort and abort together would match no machine: the line would never be checked */
 	if (op.kind == S_EXPECT && (op.u >> 10 & 3) == 3)
 		return fail(p, col[0], "expect: noabort and abort exclude each other");
@@ -1441,9 +1444,15 @@ static int64_t run_op(struct runner *r, const struct scn_op *op)
 		return eval_uint(r, &op->a[4], "cpu=", &u) ? -EINVAL :
 		       ptsim_access(mm, u, a0, (enum ptsim_access_kind)(op->u & 0xff), &f);
 	}
-	case S_TOUCH:
-		return eval_uint(r, &op->a[4], "cpu=", &u) ? -EINVAL :
-		       run_touch(r, mm, u, a0, a1, (enum ptsim_access_kind)(op->u & 0xff));
+	case S_TOUCH: {
+		/* zero: the program writes zeros (memset(p, 0, len)) */
+		bool zero = (op->u >> 9) & 1;
+		int64_t err;
+
+		err = eval_uint(r, &op->a[4], "cpu=", &u) ? -EINVAL :
+		      run_touch(r, mm, u, a0, a1, (enum ptsim_access_kind)(op->u & 0xff));
+		return err || !zero ? err : ptsim_set_zero_filled(mm, a0, a1);
+	}
 	case S_PTDUMP:
 		if (!mm)
 			return -EINVAL;

@@ -123,6 +123,9 @@ expect 2 "^    pcp_high_auto, swap_zeromap$" run "$dir/xfeature.scn"
 	{ echo "FAIL: xfeature: the names pass 80 columns"; fail=1; }
 scn xfeature2 'feature mprotect_pte_batching\nmm A\n'
 expect 2 "missing argument 2 (feature NAME on|off)" run "$dir/xfeature2.scn"
+# zero says what a write stores: not with a read
+scn xzero 'mm A\nmmap A 1G 64K rw\ntouch A 1G 64K read zero\n'
+expect 2 "xzero.scn:3:1: error: touch: zero goes with write" run "$dir/xzero.scn"
 scn xthp 'thp 3K\nmm A\n'
 expect 1 "xthp.scn:1:1: error: thp failed: size 3072: a power of two, at least the page size 4K" run "$dir/xthp.scn"
 exit $fail

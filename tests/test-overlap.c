@@ -26,7 +26,7 @@ static void last(struct ptsim_machine *m, struct run *r)
 	assert_int_equal(ptsim_last_loop_stats(m, &r->l), 0);
 }
 
-#define NR_RUNS 30
+#define NR_RUNS 31
 
 /* UFFDIO_MOVE of fresh order-0 pages at VA into a registered range at to. */
 static void uffd_move(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t to, struct run *r)
@@ -68,6 +68,20 @@ static void madvise_runs(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t 
 }
 
 /*
+ * MADV_PAGEOUT of zero-filled order-0 pages at `at` (v6.12's zeromap): the
+ * zero test reads each page through.
+ */
+static void zero_pageout(struct ptsim_machine *m, struct ptsim_mm *mm, uint64_t at, struct run *r)
+{
+	assert_int_equal(ptsim_mmap(mm, at, 16 * 4096, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+				    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+	assert_int_equal(ptsim_populate(mm, at, 16 * 4096, 0, true), 0);
+	assert_int_equal(ptsim_set_zero_filled(mm, at, 16 * 4096), 0);
+	assert_int_equal(ptsim_madvise(mm, at, 16 * 4096, PTSIM_MADV_PAGEOUT), 0);
+	last(m, r);
+}
+
+/*
  * A read fault on a file of 64K folios already in the page cache: the
  * fault-around maps them through filemap_map_folio_range.
  */
@@ -83,7 +97,7 @@ static void file_fault_around(struct ptsim_machine *m, struct ptsim_mm *mm, stru
  * (a folio split among it; UFFDIO_MOVE, madvise and file fault-around with
  * it only), the batched
  * mprotect (both ways, with and without contpte) and early-exit gathers of
- * v6.17.
+ * v6.17, and a zero-filled swap-out.
  */
 static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 {
@@ -133,6 +147,7 @@ static void runs(enum ptsim_cpu cpu, struct run r[NR_RUNS])
 				madvise_runs(m, mm, VA + (UINT64_C(2) << 30), &r[n]);
 				n += 4;
 				file_fault_around(m, mm, &r[n++]);
+				zero_pageout(m, mm, VA + (UINT64_C(4) << 30), &r[n++]);
 			}
 			ptsim_machine_destroy(m);
 		}

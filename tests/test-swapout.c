@@ -139,11 +139,115 @@ static void test_pageout_64k_folio(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * ptsim_set_zero_filled marks the anonymous folios wholly inside its range:
+ * not one the range only cuts, not one the program writes to afterwards
+ * (a store, a write scan, a write fault), and a split passes the mark on.
+ */
+static void test_zero_filled_marks(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.12");
+	struct ptsim_mm *mm = new_mm_populated(m, VA, SZ_2M, 4 * SZ_64K, 4);
+	struct ptsim_translation t;
+	struct folio *f[4];
+	struct ptsim_stats st;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_int_equal(ptsim_translate(mm, VA + i * SZ_64K, &t), 0);
+		f[i] = pfn_folio(m, t.pa >> m->geo.page_shift);
+	}
+	/* the first three blocks' range cuts the third: two marked */
+	assert_int_equal(ptsim_set_zero_filled(mm, VA, 2 * SZ_64K + SZ_4K), 0);
+	assert_int_equal(ptsim_last_stats(m, &st), 0);
+	assert_true(folio_zero_filled(m, f[0]) && folio_zero_filled(m, f[1]));
+	assert_false(folio_zero_filled(m, f[2]) || folio_zero_filled(m, f[3]));
+	assert_int_equal(ptsim_set_zero_filled(mm, VA + 2 * SZ_64K, 2 * SZ_64K), 0);
+	assert_true(folio_zero_filled(m, f[2]) && folio_zero_filled(m, f[3]));
+	/* a store to the last page of block 0, a write scan over block 1's first page */
+	assert_int_equal(ptsim_access(mm, 0, VA + SZ_64K - 8, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_int_equal(ptsim_touch(mm, 0, VA + SZ_64K, SZ_4K, PTSIM_ACCESS_WRITE, NULL), 0);
+	assert_false(folio_zero_filled(m, f[0]) || folio_zero_filled(m, f[1]));
+	/* reads leave the marks */
+	assert_int_equal(ptsim_touch(mm, 0, VA + 2 * SZ_64K, SZ_64K, PTSIM_ACCESS_READ, NULL), 0);
+	assert_true(folio_zero_filled(m, f[2]));
+	/* block 2 split to order 0: every new folio holds zeros */
+	assert_int_equal(ptsim_split_folio(mm, VA + 2 * SZ_64K, 0), 0);
+	for (unsigned int i = 0; i < 16; i++)
+		assert_true(folio_zero_filled(m, &f[2][i]));
+	/* a write fault (the entry made read-only first) writes block 3 */
+	assert_int_equal(ptsim_mprotect(mm, VA + 3 * SZ_64K, SZ_64K, PTSIM_PROT_READ), 0);
+	assert_int_equal(ptsim_mprotect(mm, VA + 3 * SZ_64K, SZ_64K, PTSIM_PROT_READ | PTSIM_PROT_WRITE), 0);
+	assert_int_equal(ptsim_fault(mm, VA + 3 * SZ_64K, PTSIM_ACCESS_WRITE), 0);
+	assert_false(folio_zero_filled(m, f[3]));
+	/* bad input: nothing marked, nothing counted */
+	assert_int_equal(ptsim_set_zero_filled(NULL, VA, SZ_4K), -EINVAL);
+	assert_int_equal(ptsim_set_zero_filled(mm, VA, 0), -EINVAL);
+	assert_int_equal(ptsim_set_zero_filled(mm, UINT64_MAX - SZ_4K, 2 * SZ_4K), -EINVAL);
+	assert_int_equal(ptsim_set_zero_filled(mm, UINT64_C(1) << 48, SZ_4K), -EINVAL);
+	assert_invariants(m);
+	ptsim_machine_destroy(m);
+}
+
+/*
+ * MADV_PAGEOUT of a zero-filled 64K folio either side of v6.12's zeromap
+ * (0ca0c24e3211): v6.11 writes it (one request, 64 KiB); v6.12 reads each
+ * page through (511 turns of the zero test's loop a page after its last
+ * word), sets 16 zeromap bits and writes nothing: swap_writepage makes 7
+ * calls (itself, arch_prepare_to_swap, get_obj_cgroup_from_folio,
+ * swp_swap_info, the RCU pair, __count_memcg_events) against the write
+ * path's 16 (test_swapout_steps); the folio is freed either way.
+ */
+static void test_zeromap_pageout(void **state)
+{
+	(void)state;
+	for (unsigned int k = 0; k < 2; k++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
+						      kernels[k]);
+		struct ptsim_mm *mm = new_mm_populated(m, VA, SZ_2M, SZ_64K, 4);
+		struct ptsim_loop_stats l;
+		struct ptsim_stats st, written;
+
+		/* the same folio with data first, for the write path's counts */
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
+		written = last_stats(m);
+		assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_READ), 0);	/* back as a 4K page */
+		assert_int_equal(ptsim_munmap(mm, VA, SZ_64K), 0);
+		assert_int_equal(ptsim_mmap(mm, VA, SZ_64K, PTSIM_PROT_READ | PTSIM_PROT_WRITE,
+					    PTSIM_MAP_PRIVATE | PTSIM_MAP_ANONYMOUS, NULL), 0);
+		assert_int_equal(ptsim_populate(mm, VA, SZ_64K, 4, true), 0);
+		drain_lru_batches(mm);
+		assert_int_equal(ptsim_set_zero_filled(mm, VA, SZ_64K), 0);
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
+		st = last_stats(m);
+		assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_FREE], 1);
+		if (!ZEROMAP(k)) {
+			assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 1);
+			assert_int_equal(st.ev[PTSIM_EV_IO_KIB], 64);
+			assert_int_equal(l.iter[PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD], 0);
+			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], written.ev[PTSIM_EV_HELPER_CALL]);
+		} else {
+			assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 0);
+			assert_int_equal(l.iter[PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD], 16 * 511);
+			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL],
+					 written.ev[PTSIM_EV_HELPER_CALL] - 16 + 7);
+			/* the bits set, where the write path cleared as many */
+			assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC],
+					 written.ev[PTSIM_EV_PAGE_FLAG_ATOMIC] - 3);
+		}
+		assert_invariants(m);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swapout_steps),
 		cmocka_unit_test(test_pageout_64k_folio),
+		cmocka_unit_test(test_zero_filled_marks),
+		cmocka_unit_test(test_zeromap_pageout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

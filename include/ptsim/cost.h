@@ -182,6 +182,13 @@ enum ptsim_loop {
 	 * only: no twin. Since 0.3.
 	 */
 	PTSIM_LOOP_CONTPTE_PTEP_TEST_AND_CLEAR_YOUNG_ENTRY,
+	/*
+	 * is_folio_zero_filled's loop (mm/page_io.c, inline in swap_writepage;
+	 * v6.12, feature swap_zeromap) for one word of a page, zero
+	 * ("zero_word"): a load and its test. Its code does not depend on
+	 * contpte: kernels with and without it count this one path. Since 0.3.
+	 */
+	PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD,
 	PTSIM_LOOP__COUNT
 };
 

@@ -44,6 +44,19 @@ PTSIM_API int ptsim_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va,
 PTSIM_API int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t len,
 			  enum ptsim_access_kind kind, uint64_t *faults);
 
+/*
+ * The program's data in [start, start+len) is all zeros, as after
+ * memset(p, 0, len) or bzero (ptsim_touch does the writes themselves): each
+ * anonymous folio mapped wholly inside the range is marked as holding only
+ * zeros, until a write (ptsim_touch, ptsim_access or ptsim_fault for a
+ * write) reaches it or it is freed. The model keeps no contents otherwise
+ * and takes any written page to hold data. What reads it: v6.12's swap-out
+ * (swap_writepage's is_folio_zero_filled, feature swap_zeromap), which
+ * keeps a zero-filled folio as zeromap bits and writes nothing. Counts
+ * nothing. -EINVAL for a kernel or raw mm, an empty or wrapping range.
+ */
+PTSIM_API int ptsim_set_zero_filled(struct ptsim_mm *mm, uint64_t start, uint64_t len);
+
 /* A speculative walk: fill the TLBs of `cpu` for va without looking them up first. */
 PTSIM_API int ptsim_tlb_fill(struct ptsim_mm *mm, unsigned int cpu, uint64_t va,
 			     enum ptsim_access_kind kind);

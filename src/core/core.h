@@ -220,6 +220,8 @@ struct folio_store {
 	struct u64map lock_contention;	/* head PFN -> trylocks that will still fail */
 	struct u64map gup;		/* head PFN -> FOLL_PIN pins << 32 | FOLL_GET references */
 	struct u64map mapcount;		/* PFN of an order-0 folio -> its mapcount (as uint32_t) */
+	/* head PFN -> 1: an anonymous folio whose pages hold only zeros (src/mm/user_data.c) */
+	struct u64map zero_filled;
 };
 
 /* ---- page tables (src/mm/pgtable-generic.c) ---- */

@@ -274,6 +274,7 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 								 "entry" },
 	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] = { "can_change_pte_writable",
 								 "anon_exclusive" },
+	[PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD] = { "is_folio_zero_filled", "zero_word" },
 };
 
 /*
@@ -321,6 +322,7 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON] = PTSIM_LOOP_SPLIT_HUGE_PAGE_TAIL_ANON_NOCONTPTE,
 	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] =
 		PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE,
+	[PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD] = PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD,
 };
 
 /*

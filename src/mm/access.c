@@ -34,6 +34,8 @@ int ptsim_access(struct ptsim_mm *mm, unsigned int cpu, uint64_t va, enum ptsim_
 	REFUSE_IN_HANDLER(mm->m);
 	as = run_mm(mm);
 	f = tlb_access(mm->m, &as, cpu, va, kind);
+	if (kind == PTSIM_ACCESS_WRITE && !f)
+		user_data_written(mm, va, 1);
 	op_end(mm->m, 0);
 	if (fault)
 		*fault = f;
@@ -76,6 +78,8 @@ int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start, uint64_t 
 	if (hits) {
 		tlb_count_hits(mm->m, hits, kind);
 	}
+	if (kind == PTSIM_ACCESS_WRITE)
+		user_data_written(mm, start, len);
 	fn_exit(mm->m);
 	op_end(mm->m, 0);
 	if (faults)

@@ -31,10 +31,12 @@ int folio_store_init(struct folio_store *fs, uint64_t base_pfn, uint64_t nr_page
 	u64map_init(&fs->lock_contention);
 	u64map_init(&fs->gup);
 	u64map_init(&fs->mapcount);
+	u64map_init(&fs->zero_filled);
 	/* the side maps are the machine's bookkeeping: charged as they grow */
 	u64map_charge_to(&fs->lock_contention, host_bytes);
 	u64map_charge_to(&fs->gup, host_bytes);
 	u64map_charge_to(&fs->mapcount, host_bytes);
+	u64map_charge_to(&fs->zero_filled, host_bytes);
 	if (host_page < (long)sizeof(struct folio) || nr_pages > SIZE_MAX / sizeof(struct folio))
 		return -ENOMEM;
 	fs->base_pfn = base_pfn;
@@ -72,6 +74,7 @@ void folio_store_free(struct folio_store *fs)
 	u64map_free(&fs->lock_contention);
 	u64map_free(&fs->gup);
 	u64map_free(&fs->mapcount);
+	u64map_free(&fs->zero_filled);
 	memset(fs, 0, sizeof(*fs));
 }
 
@@ -84,7 +87,8 @@ int folio_store_copy(struct folio_store *dst, const struct folio_store *src, uin
 	if (err)
 		return err;
 	if (u64map_copy(&dst->lock_contention, &src->lock_contention) ||
-	    u64map_copy(&dst->gup, &src->gup) || u64map_copy(&dst->mapcount, &src->mapcount)) {
+	    u64map_copy(&dst->gup, &src->gup) || u64map_copy(&dst->mapcount, &src->mapcount) ||
+	    u64map_copy(&dst->zero_filled, &src->zero_filled)) {
 		folio_store_free(dst);
 		return -ENOMEM;
 	}
@@ -92,6 +96,7 @@ int folio_store_copy(struct folio_store *dst, const struct folio_store *src, uin
 	u64map_charge_to(&dst->lock_contention, host_bytes);
 	u64map_charge_to(&dst->gup, host_bytes);
 	u64map_charge_to(&dst->mapcount, host_bytes);
+	u64map_charge_to(&dst->zero_filled, host_bytes);
 	dst->nr_folios = src->nr_folios;
 	for (uint64_t r = 0; r < src->nr_pages; r += src->chunk_records) {
 		size_t c = (size_t)(r / src->chunk_records);
@@ -269,6 +274,8 @@ void folio_free(struct ptsim_machine *m, struct folio *f)
 		u64map_del(&fs->lock_contention, pfn);
 	if (f->gup_refs)
 		u64map_del(&fs->gup, pfn);
+	if (fs->zero_filled.len)
+		u64map_del(&fs->zero_filled, pfn);
 	if (!order && f->mapcount_small == FOLIO_MAPCOUNT_WIDE)
 		folio_mapcount_set_wide(m, f, 0);
 	/*
@@ -409,6 +416,11 @@ void folio_set_page_anon_exclusive(struct folio *f, uint64_t idx, bool excl)
 void folio_split_records_to_order(struct ptsim_machine *m, struct folio *f, unsigned int new_order)
 {
 	uint64_t nr = folio_nr_pages(f), step = UINT64_C(1) << new_order;
+
+	/* a split moves no data: the new folios of a zero-filled one hold zeros too */
+	if (folio_zero_filled(m, f))
+		for (uint64_t i = step; i < nr; i += step)
+			folio_mark_zero_filled(m, &f[i]);
 
 	for (uint64_t i = 1; i < nr; i++) {
 		struct folio *p = &f[i];

@@ -253,6 +253,14 @@ struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool
  * blocks): the queries then report nothing mapped, as the walk finds.
  */
 bool leaf_encoding_reserved(const struct ptsim_geometry *g, int level, pte_t d);
+/*
+ * What the program's pages hold (src/mm/user_data.c): whether f is known to
+ * hold only zeros, mark it so, and forget the marks of the folios under a
+ * range the program wrote to (nothing to do while no folio is marked).
+ */
+bool folio_zero_filled(const struct ptsim_machine *m, const struct folio *f);
+void folio_mark_zero_filled(struct ptsim_machine *m, const struct folio *f);
+void user_data_written(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 /* Uncounted lookup of the leaf mapping va: returns the table and sets *level. */
 struct pt_table *pt_lookup_leaf(const struct ptsim_mm *mm, uint64_t va, unsigned int *idx);
 /*

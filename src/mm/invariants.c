@@ -282,6 +282,7 @@ static uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
 	uint64_t bytes = sizeof(*m) + hw_host_bytes(m) + m->undo_cap * sizeof(*m->undo) +
 			 physmem_host_bytes(&m->phys) + u64map_host_bytes(&m->folios.mapcount) +
 			 u64map_host_bytes(&m->folios.gup) + u64map_host_bytes(&m->folios.lock_contention) +
+			 u64map_host_bytes(&m->folios.zero_filled) +
 			 bbm_host_bytes(&m->bbm) + m->nr_files * sizeof(*m->files) +
 			 page_pool_resident_free_bytes(&m->table_pages) +
 			 m->nr_opens * sizeof(*m->opens);

@@ -1345,6 +1345,8 @@ int ptsim_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kind)
 	file = v && v->fd >= 0;
 	op_begin(mm->m);
 	err = handle_mm_fault(mm, va, kind);
+	if (!err && kind == PTSIM_ACCESS_WRITE)
+		user_data_written(mm, va, 1);	/* the store that faulted */
 	/*
 	 * a failed file fault may still have filled the page cache, a failed COW
 	 * of a shared PMD THP keeps its split: their counts stay

@@ -73,22 +73,42 @@ static void __swap_writepage(struct ptsim_machine *m, struct folio *f)
  * folio_free_swap finds the slots still counted by the swap entries that
  * replaced the PTEs (it keeps the folio in the swap cache),
  * arch_prepare_to_swap has no MTE tags to save, since v6.12 the zero test
- * and the zeromap ("swap_zeromap"), and the folio is written.
- * The folio is unlocked when it returns.
+ * and the zeromap ("swap_zeromap"), and the folio is written. A folio that
+ * holds only zeros (ptsim_set_zero_filled) goes to the zeromap instead, from
+ * v6.12, and nothing is written: false. The folio is unlocked when it
+ * returns.
  */
-void swap_writepage(struct ptsim_machine *m, struct folio *f)
+bool swap_writepage(struct ptsim_machine *m, struct folio *f)
 {
 	kernel_call(m, SWAP_WRITEPAGE);
 	kernel_call(m, FOLIO_FREE_SWAP);
 	kernel_call(m, ARCH_PREPARE_TO_SWAP);
+	if (feature(m, PTSIM_FEAT_SWAP_ZEROMAP) && folio_zero_filled(m, f)) {
+		/*
+		 * every page read through; swap_zeromap_folio_set: the memcg's
+		 * obj_cgroup, the device, a zeromap bit per page, SWPOUT_ZERO
+		 * (the CPU's, then the memcg's under RCU); the folio unlocked,
+		 * nothing written
+		 */
+		is_folio_zero_filled_scan(m, folio_nr_pages(f));
+		kernel_call(m, GET_OBJ_CGROUP_FROM_FOLIO);
+		kernel_call(m, SWP_SWAP_INFO);
+		prim_count(m, PRIM_SWAP_ZEROMAP_BIT, folio_nr_pages(f));
+		prim_count(m, PRIM_COUNT_VM_EVENTS, 1);
+		prim_count(m, PRIM_RCU_READ_LOCK, 2);
+		kernel_call(m, COUNT_MEMCG_EVENTS);
+		folio_unlock(m, f);
+		return false;
+	}
 	if (feature(m, PTSIM_FEAT_SWAP_ZEROMAP)) {
 		/*
-		 * is_folio_zero_filled (inline) reads the first page's last
-		 * word, which holds data (a load, not counted); then
-		 * swap_zeromap_folio_clear clears each page's zeromap bit
+		 * is_folio_zero_filled reads the first page's last word, which
+		 * holds data (a load, not counted); swap_zeromap_folio_clear
+		 * clears each page's zeromap bit
 		 */
 		kernel_call(m, SWP_SWAP_INFO);
 		prim_count(m, PRIM_SWAP_ZEROMAP_BIT, folio_nr_pages(f));
 	}
 	__swap_writepage(m, f);
+	return true;
 }

@@ -65,11 +65,12 @@ void try_to_unmap_flush_dirty(struct ptsim_machine *m, struct tlbflush_unmap_bat
 /*
  * The swap cache and the swap device (src/mm/swap_state.c, src/mm/page_io.c):
  * add_to_swap puts f in the swap cache (PG_swapcache) and marks it dirty;
- * swap_writepage writes the locked f and unlocks it; delete_from_swap_cache
+ * swap_writepage writes the locked f (false: a zero-filled f went to the
+ * zeromap unwritten) and unlocks it; delete_from_swap_cache
  * takes f out (folio_free_swap's); folio_mark_dirty of a swap-cache folio.
  */
 void add_to_swap(struct ptsim_machine *m, struct folio *f);
-void swap_writepage(struct ptsim_machine *m, struct folio *f);
+bool swap_writepage(struct ptsim_machine *m, struct folio *f);
 void delete_from_swap_cache(struct ptsim_machine *m, struct folio *f);
 void folio_mark_dirty(struct ptsim_machine *m, const struct folio *f);
 

@@ -349,6 +349,14 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(SWAP_ZEROMAP_BIT, "set_bit(sis->zeromap)", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,	\
 	  "mm/page_io.c: a page's zeromap bit set or cleared (swap_zeromap_folio_set/_clear, "	\
 	  "inline in swap_writepage)")							\
+	X(GET_OBJ_CGROUP_FROM_FOLIO, "get_obj_cgroup_from_folio", PRIM_CALL,			\
+	  PTSIM_EV_HELPER_CALL, "mm/memcontrol.c: swap_zeromap_folio_set's memcg, for SWPOUT_ZERO") \
+	X(COUNT_MEMCG_EVENTS, "__count_memcg_events", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/memcontrol.c: a memcg's event counter (count_objcg_events' SWPOUT_ZERO)")	\
+	X(RCU_READ_LOCK, "__rcu_read_lock", PRIM_CALL, PTSIM_EV_HELPER_CALL,			\
+	  "kernel/rcu/tree_plugin.h: PREEMPT_RCU's read-side lock, a call (its unlock too)")	\
+	X(COUNT_VM_EVENTS, "count_vm_events", PRIM_INLINE, PTSIM_EV_VM_STAT,			\
+	  "include/linux/vmstat.h: a per-CPU event counter (SWPOUT_ZERO)")			\
 	X(IS_PAGE_CACHE_FREEABLE, "is_page_cache_freeable", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,	\
 	  "mm/vmscan.c: pageout's test of the refcount against the folio's pages")		\
 	X(FOLIO_SET_DIRTY, "folio_set_dirty", PRIM_INLINE, PTSIM_EV_PAGE_FLAG_ATOMIC,		\
@@ -1272,6 +1280,19 @@ static inline void free_swap_cache(struct ptsim_machine *m)
 {
 	count(m, PTSIM_EV_HELPER_CALL, 1);
 	count(m, PTSIM_EV_FOLIO_TEST, 1);
+}
+
+/*
+ * is_folio_zero_filled (v6.12 mm/page_io.c, inline in swap_writepage) over
+ * nr pages that hold only zeros: each page's last word, then every word
+ * before it, one turn of the priced loop each (the last-word test outside
+ * the loop is not counted); the pages stream through the data caches.
+ */
+static inline void is_folio_zero_filled_scan(struct ptsim_machine *m, uint64_t nr)
+{
+	count_loop_paths(m, PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD,
+			 nr * (m->geo.page_size / sizeof(uint64_t) - 1));
+	dcache_user_stream(m, nr << m->geo.page_shift);
 }
 
 /*

@@ -301,6 +301,16 @@ LOOPS = [
         "variants": {"entry": {}},
     },
     {
+        # swap_writepage's zero test (v6.12, "mm: store zero pages to be swapped
+        # out in a bitmap"): one word of a page, zero, read and tested
+        "name": "is_folio_zero_filled",
+        "object": "mm/page_io.o",
+        "function": "is_folio_zero_filled",
+        "source": "mm/page_io.c",
+        "head": 194,
+        "variants": {"zero_word": {}},
+    },
+    {
         "name": "__clear_young_dirty_ptes",
         "object": "arch/arm64/mm/contpte.o",
         "function": "__clear_young_dirty_ptes",
