@@ -414,7 +414,21 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 			if (folio_page_anon_exclusive(f, i))
 				ClearPageAnonExclusive(m, f, i);
 		}
+		/*
+		 * the discard: the mm's counters (a lazyfree or swapped-out page
+		 * leaves MM_ANONPAGES, the latter joins MM_SWAPENTS; a file page
+		 * leaves MM_FILEPAGES), the rmap, then the mapping's references
+		 * (folio_put_refs): per entry, or once per batch
+		 */
+		if (f->flags & FOLIO_ANON) {
+			add_mm_counter(mm, MM_ANONPAGES);
+			if (!(f->flags & FOLIO_LAZYFREE))
+				add_mm_counter(mm, MM_SWAPENTS);
+		} else {
+			add_mm_counter(mm, MM_FILEPAGES);
+		}
 		folio_remove_rmap_ptes(mm, f, i, step);
+		folio_put_ref(m, f);
 		/* v6.15's batching ends the walk once a batch took the whole folio (walk_done) */
 		if (feature(m, PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING) && step == nr_pages)
 			return true;

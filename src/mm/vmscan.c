@@ -185,7 +185,15 @@ static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e
 			remove_from_page_cache(m, f);
 		freed = !dirty;
 	} else {
-		freed = true;	/* lazyfree, still clean: discarded */
+		/*
+		 * lazyfree, still clean: discarded. Its references frozen
+		 * (folio_ref_freeze to the isolation's one), PGLAZYFREED for
+		 * the CPU and the memcg (count_memcg_folio_events)
+		 */
+		prim_count(m, PRIM_FOLIO_REF_FREEZE, 1);
+		prim_count(m, PRIM_COUNT_VM_EVENTS, 1);
+		kernel_call(m, COUNT_MEMCG_EVENTS);
+		freed = true;
 	}
 keep:
 	folio_unlock(m, f);
