@@ -44,6 +44,12 @@ static const struct {
 	  "region size, iteration count and CPU are not stated (one 4K page on the Apple M3 "
 	  "assumed): the microseconds rest on that guess (doc/workloads.md, mprotect "
 	  "PROT_NONE -> RW)" },
+	{ "lifecycle.m3.pageout_swap_*", NULL,
+	  "measured on mm-unstable of spring 2026, replayed on v6.19 (the newest release the "
+	  "model has); the swap device is not stated, and none is written: the pages are "
+	  "zeros, which v6.12 and later keep as zeromap bits; the series' batched swap-entry "
+	  "store is modelled as one run of stores per run of equal exclusivity "
+	  "(doc/workloads.md, MADV_PAGEOUT of zero-filled 64K mTHP)" },
 	{ "lifecycle.x1.pageout_*", NULL,
 	  "the CPU is not stated (android-x1 assumed): the seconds rest on that profile "
 	  "(doc/workloads.md, MADV_PAGEOUT of lazyfree 64K mTHP)" },

@@ -268,6 +268,31 @@ static int step_pageout(struct run *r)
 	return ptsim_madvise(r->mm, GIB, LAZYFREE_SIZE, PTSIM_MADV_PAGEOUT);
 }
 
+#define SWAPOUT_SIZE (256 * MIB)
+
+/*
+ * Dev Jain's swap-out program (Barry Song's, adapted): mmap 256 MiB, memset
+ * it to zeros (a 64K mTHP fault per 64K, then the writes); only the
+ * MADV_PAGEOUT that follows is timed.
+ */
+static int setup_zero_swapout(struct run *r)
+{
+	int err = setup_64k_mthp(r);
+
+	if (!err)
+		err = ptsim_mmap(r->mm, GIB, SWAPOUT_SIZE, RW, ANON, NULL);
+	if (!err)
+		err = user_memset(r->mm, GIB, SWAPOUT_SIZE, 64 * 1024);
+	if (!err)
+		err = ptsim_set_zero_filled(r->mm, GIB, SWAPOUT_SIZE);
+	return err;
+}
+
+static int step_swapout(struct run *r)
+{
+	return ptsim_madvise(r->mm, GIB, SWAPOUT_SIZE, PTSIM_MADV_PAGEOUT);
+}
+
 #define CONTPTE_SRC "contpte v5, 2024-02-02"
 #define CONTPTE_CITE "Ryan Roberts, [PATCH v5 00/25] Transparent Contiguous PTEs for User " \
 	"Mappings, 2 Feb 2024, <20240202080756.1453939-1-ryan.roberts@arm.com>, Micro Benchmarks " \
@@ -294,6 +319,12 @@ static int step_pageout(struct run *r)
 #define LAZYFREE_CITE "Barry Song, [PATCH v4 3/4] mm: Support batched unmap for lazyfree large " \
 	"folios during reclamation, 14 Feb 2025, <20250214093015.51024-4-21cnbao@gmail.com>; mean of " \
 	"the 16 and 17 runs listed; CPU not stated (doc/workloads.md §lifecycle)"
+
+#define ANON_UNMAP_SRC "anon large folio unmapping v4, 2026-05-26"
+#define ANON_UNMAP_CITE "Dev Jain, [PATCH v4 00/12] Optimize anonymous large folio unmapping, " \
+	"26 May 2026 (the same figures in v2, 10 Apr 2026), " \
+	"<https://lkml.iu.edu/2605.3/02495.html>; mean of the runs, a Linux VM on an Apple M3 " \
+	"(doc/workloads.md §lifecycle)"
 
 /* contpte v5's four steps; contpte-inline (__always_inline) counts as contpte-batch. */
 #define CONTPTE_V5_STEPS(basic, batch, fold) {						\
@@ -356,6 +387,12 @@ static const struct workload workloads[] = {
 	  setup_lazyfree, NULL, NULL, step_pageout, NULL, 1, 0,
 	  { { "v6.16,-lazyfree_unmap_batching", "w/o patch", 0.173049 },
 	    { "v6.16", "w/ patch", 0.0724755 } } },
+	{ "lifecycle.m3.pageout_swap_256m_64k", PTSIM_CPU_APPLE_M3,
+	  "256 MiB of 64K mTHP, memset to zeros",
+	  "the madvise(MADV_PAGEOUT)", ANON_UNMAP_SRC, ANON_UNMAP_CITE, METRIC_SECONDS,
+	  setup_zero_swapout, NULL, NULL, step_swapout, NULL, 1, 0,
+	  { { "v6.19", "Vanilla", 0.037401913 },
+	    { "v6.19,+anon_unmap_batching", "Patched", 0.017420282 } } },
 };
 
 const char *lifecycle_row_id(unsigned int i)

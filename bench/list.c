@@ -72,6 +72,7 @@ static const char *const feature_meaning[PTSIM_FEAT__COUNT] = {
 	[PTSIM_FEAT_PAGEOUT_IGNORE_REFERENCES] = "MADV_PAGEOUT skips folio_referenced (no AF clearing)",
 	[PTSIM_FEAT_PCP_HIGH_AUTO] = "per-CPU page lists' drain mark and refills tuned as they are used",
 	[PTSIM_FEAT_SWAP_ZEROMAP] = "a zero-filled folio is swapped out as zeromap bits, not written",
+	[PTSIM_FEAT_ANON_UNMAP_BATCHING] = "reclaim unmaps a swap-backed large folio in one batch",
 };
 
 /* One line per event, from the comments of enum ptsim_event (include/ptsim/stats.h). */

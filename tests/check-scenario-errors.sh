@@ -118,7 +118,7 @@ expect 2 "xfeature.scn:1:9: error: unknown feature nosuch$" run "$dir/xfeature.s
 # the valid names listed below it, 80 columns (issue 47)
 expect 2 "^  features: mprotect_pte_batching, contpte_get_early_exit,$" run "$dir/xfeature.scn"
 expect 2 "^    split_zeropage_remap, large_folio_batch_free, pageout_ignore_references,$" run "$dir/xfeature.scn"
-expect 2 "^    pcp_high_auto, swap_zeromap$" run "$dir/xfeature.scn"
+expect 2 "^    pcp_high_auto, swap_zeromap, anon_unmap_batching$" run "$dir/xfeature.scn"
 [ -z "$("$bench" run "$dir/xfeature.scn" 2>&1 | awk 'length($0) > 80')" ] ||
 	{ echo "FAIL: xfeature: the names pass 80 columns"; fail=1; }
 scn xfeature2 'feature mprotect_pte_batching\nmm A\n'

@@ -38,7 +38,8 @@ static const char *const v619[] = { "arm64_pte_needs_flush", NULL };
 /* posted, not merged: "patched" only */
 static const char *const unmerged[] = { "uffd_move_batching", "exec_contpte_order",
 					"exec_mmap_miss_bypass", "elf_contpte_align",
-					"unmapped_area_contpte", "linear_map_invalid_leaf_fix", NULL };
+					"unmapped_area_contpte", "linear_map_invalid_leaf_fix",
+					"anon_unmap_batching", NULL };
 
 static const struct {
 	const char *preset;

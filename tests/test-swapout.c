@@ -241,6 +241,65 @@ static void test_zeromap_pageout(void **state)
 	}
 }
 
+/*
+ * Reclaim's unmap of a written 64K folio without and with Dev Jain's posted
+ * batching ("anon_unmap_batching", v4 of 26 May 2026), on v6.19 and
+ * neoverse-n1 (no FEAT_TLBIRANGE): one entry at a time, the first clear
+ * unfolds the contpte block (its 16 TLBIs, a DSB), then each entry is
+ * exchanged, its TLBI deferred, its swap slot duplicated and its swap entry
+ * written, 16 rmap removals, mm counters and references; batched, one
+ * get_and_clear of the 16 (no unfold), one deferred range (16 TLBIs), one
+ * run of equal exclusivity (15 priced steps after the first page): one
+ * duplicate call, one store run of 16 swap entries, the 16 exclusive marks
+ * cleared, and the rmap, counters and references once.
+ */
+static void test_anon_unmap_batching(void **state)
+{
+	static const struct {
+		uint64_t xchg, tlbi_va, unfold, swap_lookup, rmap_remove, folio_put, set_ptes_chunk;
+		uint64_t sub_batch_steps;
+	} want[2] = {
+		{ .xchg = 16 + 16, .tlbi_va = 16 + 16, .unfold = 1, .swap_lookup = 16, .rmap_remove = 16,
+		  .folio_put = 16, .set_ptes_chunk = 1 + 16, .sub_batch_steps = 0 },
+		{ .xchg = 16, .tlbi_va = 16, .unfold = 0, .swap_lookup = 1, .rmap_remove = 1,
+		  .folio_put = 1, .set_ptes_chunk = 1, .sub_batch_steps = 15 },
+	};
+
+	(void)state;
+	for (unsigned int b = 0; b < 2; b++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1, "v6.19");
+		struct ptsim_mm *mm;
+		struct ptsim_loop_stats l;
+		struct ptsim_page_info pi;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_feature_set(m, PTSIM_FEAT_ANON_UNMAP_BATCHING, b), 0);
+		mm = new_mm_populated(m, VA, SZ_2M, SZ_64K, 4);
+		assert_int_equal(ptsim_madvise(mm, VA, SZ_64K, PTSIM_MADV_PAGEOUT), 0);
+		st = last_stats(m);
+		assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+		assert_int_equal(st.ev[PTSIM_EV_PTE_XCHG], want[b].xchg);
+		assert_int_equal(st.ev[PTSIM_EV_TLBI_VA], want[b].tlbi_va);
+		assert_int_equal(st.ev[PTSIM_EV_CONTPTE_UNFOLD], want[b].unfold);
+		assert_int_equal(st.ev[PTSIM_EV_RMAP_REMOVE], want[b].rmap_remove);
+		/* add_to_swap's two, folio_free_swap, __remove_mapping, __delete_from_swap_cache, put_swap_folio */
+		assert_int_equal(st.ev[PTSIM_EV_SWAP_LOOKUP], want[b].swap_lookup + 6);
+		/* folio_end_writeback's and __remove_mapping's freeze beside the unmap's */
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], want[b].folio_put + 2);
+		/* the swap entries' stores (the unfold's repaint: one chunk) */
+		assert_int_equal(st.ev[PTSIM_EV_SET_PTES_CHUNK], want[b].set_ptes_chunk);
+		assert_int_equal(l.iter[PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH], want[b].sub_batch_steps);
+		assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 1);
+		for (uint64_t va = VA; va < VA + SZ_64K; va += SZ_4K) {
+			assert_int_equal(ptsim_pagemap(mm, va, &pi), 0);
+			assert_int_equal(pi.state, PTSIM_PAGE_SWAP);
+			assert_true(pi.exclusive);
+		}
+		assert_invariants(m);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_pageout_64k_folio),
 		cmocka_unit_test(test_zero_filled_marks),
 		cmocka_unit_test(test_zeromap_pageout),
+		cmocka_unit_test(test_anon_unmap_batching),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -314,6 +314,17 @@ enum ptsim_feature {
 	 * folio is written. Since 0.3.
 	 */
 	PTSIM_FEAT_SWAP_ZEROMAP,
+	/*
+	 * "Optimize anonymous large folio unmapping" (D. Jain, v4 of 26 May
+	 * 2026, posted, not merged): reclaim's try_to_unmap_one clears a
+	 * swap-backed anonymous large folio's entries in one batch, as the
+	 * lazyfree ones (no contpte unfold, one deferred range flush), and per
+	 * run of pages of equal PageAnonExclusive duplicates their swap slots
+	 * at once, clears the runs' exclusive marks and writes their swap
+	 * entries; the mm's counters and references move once per batch. Off:
+	 * one entry at a time. Since 0.3.
+	 */
+	PTSIM_FEAT_ANON_UNMAP_BATCHING,
 	PTSIM_FEAT__COUNT
 };
 

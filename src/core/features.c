@@ -96,6 +96,8 @@ static const struct {
 	[PTSIM_FEAT_PCP_HIGH_AUTO] = { "pcp_high_auto", 6070 },
 	/* 0ca0c24e3211 ("mm: store zero pages to be swapped out in a bitmap"), v6.12 */
 	[PTSIM_FEAT_SWAP_ZEROMAP] = { "swap_zeromap", 6120 },
+	/* Dev Jain's "Optimize anonymous large folio unmapping", v4 2026-05-26: posted */
+	[PTSIM_FEAT_ANON_UNMAP_BATCHING] = { "anon_unmap_batching", UNMERGED },
 };
 
 /*

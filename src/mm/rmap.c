@@ -344,21 +344,50 @@ int folio_referenced(struct ptsim_mm *mm, struct folio *f, uint64_t va, bool pmd
 }
 
 /*
- * folio_unmap_pte_batch: the entries one clear may take. Only lazyfree
- * anonymous large folios are batched ("mm: support batched unmap for
- * lazyfree large folios during reclamation", the v6.16 form); everything
+ * folio_unmap_pte_batch: the entries one clear may take. Lazyfree anonymous
+ * large folios are batched from v6.15 ("mm: support batched unmap for
+ * lazyfree large folios during reclamation", the v6.16 form), swap-backed
+ * ones with Dev Jain's posted series ("anon_unmap_batching"); everything
  * else goes one entry at a time.
  */
 static unsigned int folio_unmap_pte_batch(struct ptsim_mm *mm, const struct folio *f, pte_t *ptep,
 					  pte_t pte, unsigned int max_nr)
 {
-	unsigned int nr;
+	const unsigned int kind = f->flags & (FOLIO_ANON | FOLIO_LAZYFREE);
+	bool batched = kind == (FOLIO_ANON | FOLIO_LAZYFREE) ?
+			       feature(mm->m, PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING) :
+			       kind == FOLIO_ANON && feature(mm->m, PTSIM_FEAT_ANON_UNMAP_BATCHING);
 
-	if (!feature(mm->m, PTSIM_FEAT_LAZYFREE_UNMAP_BATCHING) || !f->order ||
-	    (f->flags & (FOLIO_ANON | FOLIO_LAZYFREE)) != (FOLIO_ANON | FOLIO_LAZYFREE))
+	if (!batched || !f->order)
 		return 1;
-	nr = folio_pte_batch(mm, f, ptep, pte, max_nr);
-	return nr;
+	return folio_pte_batch(mm, f, ptep, pte, max_nr);
+}
+
+/*
+ * The swap entries of a batch of nr entries from page i of the swap-backed
+ * f ("anon_unmap_batching"): per run of pages of equal PageAnonExclusive
+ * (page_anon_exclusive_sub_batch, a priced step per further page of the
+ * run), the run's swap slots duplicated in one call (folio_dup_swap), an
+ * exclusive run's marks cleared (folio_try_share_anon_rmap_ptes), then its
+ * swap entries written in one go (the arch's batch store).
+ */
+static void set_swap_ptes_batched(struct ptsim_mm *mm, struct folio *f, uint64_t i, unsigned int nr,
+				  uint64_t addr, pte_t *ptep, uint64_t swap_base, pte_t pteval)
+{
+	struct ptsim_machine *m = mm->m;
+	const unsigned int shift = m->geo.page_shift;
+
+	for (unsigned int j = 0, end; j < nr; j = end) {
+		bool excl = PageAnonExclusive(m, f, i + j);
+
+		for (end = j + 1; end < nr && PageAnonExclusive(m, f, i + end) == excl; end++)
+			count_loop_path(m, PTSIM_LOOP_PAGE_ANON_EXCLUSIVE_SUB_BATCH_MATCH);
+		swap_duplicate(m);
+		__set_ptes(mm, addr + ((uint64_t)j << shift), ptep + j, swap_pte(f, i + j, swap_base, pteval),
+			   end - j);
+		for (unsigned int k = j; excl && k < end; k++)
+			ClearPageAnonExclusive(m, f, i + k);
+	}
 }
 
 /*
@@ -407,7 +436,9 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 				f->flags &= ~FOLIO_LAZYFREE;	/* folio_set_swapbacked */
 			return false;
 		}
-		if ((f->flags & (FOLIO_ANON | FOLIO_LAZYFREE)) == FOLIO_ANON) {
+		if ((f->flags & (FOLIO_ANON | FOLIO_LAZYFREE)) == FOLIO_ANON && step > 1) {
+			set_swap_ptes_batched(mm, f, i, step, a, ptep, swap_base, pteval);
+		} else if ((f->flags & (FOLIO_ANON | FOLIO_LAZYFREE)) == FOLIO_ANON) {
 			swap_duplicate(m);
 			set_ptes(mm, a, ptep, swap_pte(f, i, swap_base, pteval), 1);
 			/* folio_try_share_anon_rmap_pte of an exclusive page (v6.12 try_to_unmap_one) */
