@@ -9,6 +9,7 @@
  */
 #include "caveats.h"
 #include "rows.h"
+#include "sim_cache.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -468,17 +469,16 @@ static void counts_add(struct counts *to, const struct counts *c, uint64_t times
 }
 
 /*
- * Run one workload on one kernel: the counts of what the publication timed,
- * priced on cpu, in ns (for METRIC_MICROSECONDS, of one steady iteration).
+ * Simulate one workload on one kernel on cpu: the counts of what the
+ * publication timed (for METRIC_MICROSECONDS, of one steady iteration).
  */
-static int run_variant(const struct workload *w, enum ptsim_cpu cpu, const char *kernel,
-		       double *ns, char *missing, size_t len)
+static int simulate_variant(const struct workload *w, enum ptsim_cpu cpu, const char *kernel,
+			    struct counts *out, char *missing, size_t len)
 {
 	struct ptsim_machine_config cfg;
 	struct ptsim_machine *m;
 	struct run r = { .arg = w->arg };
 	struct counts total, step[3];
-	struct ptsim_overlap_prediction p;
 	unsigned int sim = w->iterations < 3 ? w->iterations : 3;
 	int err;
 
@@ -535,10 +535,33 @@ static int run_variant(const struct workload *w, enum ptsim_cpu cpu, const char 
 		counts_add(&total, &t, 1);
 	}
 	if (!err)
+		*out = total;
+	ptsim_machine_destroy(m);
+	return err;
+}
+
+/*
+ * Run one workload on one kernel: its counts (simulated, or read back from
+ * the test run's cache, bench/sim_cache.h) priced on cpu, in ns.
+ */
+static int run_variant(const struct workload *w, enum ptsim_cpu cpu, const char *kernel,
+		       double *ns, char *missing, size_t len)
+{
+	struct ptsim_overlap_prediction p;
+	struct counts total;
+	char name[256];
+	int err = 0;
+
+	snprintf(name, sizeof(name), "predict-%s-%s-%s", w->id, ptsim_cpu_name(cpu), kernel);
+	if (!sim_cache_load(name, &total, sizeof(total))) {
+		err = simulate_variant(w, cpu, kernel, &total, missing, len);
+		if (!err)
+			sim_cache_store(name, &total, sizeof(total));
+	}
+	if (!err)
 		err = ptsim_predict_overlap(cpu, PTSIM_GRANULE_4K, &total.ev, &total.loops, &p);
 	if (!err)
 		*ns = p.total_ns;
-	ptsim_machine_destroy(m);
 	return err;
 }
 

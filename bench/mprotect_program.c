@@ -12,6 +12,7 @@
  * reached arm64 for-next (3 July 2025).
  */
 #include "rows.h"
+#include "sim_cache.h"
 
 #include <errno.h>
 #include <string.h>
@@ -186,13 +187,19 @@ int mprotect_phases(enum mprotect_state state, bool batching, struct mprotect_ph
 	static const char *const names[NR_STATES] = { "T1", "T2", "T3" };
 
 	if (!done[state][batching]) {
+		char name[64];
 		int err;
 
-		progress("simulating the mprotect program, %s, %s batching", names[state],
-			 batching ? "with" : "without");
-		err = run_mprotect_program(state, batching, &cache[state][batching]);
-		if (err)
-			return err;
+		snprintf(name, sizeof(name), "mprotect-%s-%s", names[state],
+			 batching ? "batching" : "plain");
+		if (!sim_cache_load(name, &cache[state][batching], sizeof(cache[state][batching]))) {
+			progress("simulating the mprotect program, %s, %s batching", names[state],
+				 batching ? "with" : "without");
+			err = run_mprotect_program(state, batching, &cache[state][batching]);
+			if (err)
+				return err;
+			sim_cache_store(name, &cache[state][batching], sizeof(cache[state][batching]));
+		}
 		done[state][batching] = true;
 	}
 	*out = cache[state][batching];
