@@ -196,7 +196,8 @@ static void test_zero_filled_marks(void **state)
  * word), sets 16 zeromap bits and writes nothing: swap_writepage makes 7
  * calls (itself, arch_prepare_to_swap, get_obj_cgroup_from_folio,
  * swp_swap_info, the RCU pair, __count_memcg_events) against the write
- * path's 16 (test_swapout_steps); the folio is freed either way.
+ * path's 16 (test_swapout_steps); the folio is freed either way. Read back,
+ * v6.12 zeroes the page instead of reading it, in a fork's child too.
  */
 static void test_zeromap_pageout(void **state)
 {
@@ -204,7 +205,7 @@ static void test_zeromap_pageout(void **state)
 	for (unsigned int k = 0; k < 2; k++) {
 		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_NEOVERSE_N1,
 						      kernels[k]);
-		struct ptsim_mm *mm = new_mm_populated(m, VA, SZ_2M, SZ_64K, 4);
+		struct ptsim_mm *mm = new_mm_populated(m, VA, SZ_2M, SZ_64K, 4), *child;
 		struct ptsim_loop_stats l;
 		struct ptsim_stats st, written;
 
@@ -236,6 +237,26 @@ static void test_zeromap_pageout(void **state)
 			assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC],
 					 written.ev[PTSIM_EV_PAGE_FLAG_ATOMIC] - 3);
 		}
+		/*
+		 * a read fault brings a page back: v6.12 zeroes it for the
+		 * zeromap's bit and reads nothing (swap_read_folio_zeromap), and
+		 * the page holds zeros; v6.11 reads it. A fork's child inherits
+		 * the answer with the entries.
+		 */
+		assert_int_equal(ptsim_fork(mm, &child), 0);
+		for (unsigned int who = 0; who < 2; who++) {
+			struct ptsim_mm *p = who ? child : mm;
+			struct ptsim_translation t;
+
+			assert_int_equal(ptsim_fault(p, VA + who * SZ_4K, PTSIM_ACCESS_READ), 0);
+			st = last_stats(m);
+			assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], !ZEROMAP(k));
+			assert_int_equal(st.ev[PTSIM_EV_PAGE_ZERO], ZEROMAP(k));
+			assert_int_equal(ptsim_translate(p, VA + who * SZ_4K, &t), 0);
+			assert_true(folio_zero_filled(m, pfn_folio(m, t.pa >> m->geo.page_shift)) ==
+				    ZEROMAP(k));
+		}
+		ptsim_mm_destroy(child);
 		assert_invariants(m);
 		ptsim_machine_destroy(m);
 	}

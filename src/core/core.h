@@ -323,6 +323,13 @@ struct ptsim_mm {
 	/* a hole part-way: change what precedes it, then -ENOMEM (ptsim_mm_set_kernel_errors) */
 	bool kernel_errors;
 	uint64_t next_swap_offset;
+	/*
+	 * The swap offsets whose pages swap-out kept as zeromap bits (v6.12,
+	 * "swap_zeromap"): a swap-in fills them with zeros and reads nothing.
+	 * Offsets are never reused within an mm, so an entry outlives its slot
+	 * harmlessly; fork copies the map with the entries.
+	 */
+	struct u64map zero_swap;
 	/* mm->tlb_flush_batched: reclaim unmapped entries here with a deferred flush */
 	bool tlb_flush_batched;
 	struct kernel_map *kmap;	/* the kernel mm's linear-map state (arch/arm64/mm/mmu.c) */

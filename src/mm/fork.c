@@ -489,6 +489,22 @@ static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
 {
 	int err = mm_alloc(parent->m, out);
 
+	if (!err && parent->zero_swap.len) {
+		struct u64map *z = &(*out)->zero_swap;
+
+		/* the swap entries the child inherits keep the zeromap's answer: a copy, charged */
+		u64map_free(z);
+		err = u64map_copy(z, &parent->zero_swap);
+		if (!err) {
+			parent->m->host_bytes += u64map_host_bytes(z);
+			u64map_charge_to(z, &parent->m->host_bytes);
+		} else {
+			u64map_charge_to(z, &parent->m->host_bytes);
+			machine_remove_mm(parent->m, *out);
+			mm_free_contents(*out);
+			free(*out);
+		}
+	}
 	if (!err) {
 		(*out)->aslr_state = parent->aslr_state;
 		(*out)->mmap_base = parent->mmap_base;

@@ -288,7 +288,8 @@ static uint64_t machine_bookkeeping_host_bytes(const struct ptsim_machine *m)
 			 m->nr_opens * sizeof(*m->opens);
 
 	for (size_t i = 0; i < m->nr_mms; i++)
-		bytes += m->mms[i]->cap_vmas * sizeof(*m->mms[i]->vmas);
+		bytes += m->mms[i]->cap_vmas * sizeof(*m->mms[i]->vmas) +
+			 u64map_host_bytes(&m->mms[i]->zero_swap);
 	for (size_t i = 0; i < m->nr_files; i++)
 		bytes += u64map_host_bytes(&m->files[i].cache);
 	return bytes;

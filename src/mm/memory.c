@@ -706,7 +706,21 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	count_vm_event_pgmajfault(m);
 	mem_cgroup_swapin_charge_folio(m, 1);
 	folio_add_lru_vma(m, folio_pfn(m, f), false);
-	submit_bio(m, g->page_size >> 10);	/* swap_read_folio */
+	if (feature(m, PTSIM_FEAT_SWAP_ZEROMAP) && u64map_get(&mm->zero_swap, pte_swp_offset(entry), NULL)) {
+		/*
+		 * swap_read_folio_zeromap (v6.12): the slot's zeromap bit set, so
+		 * SWPIN_ZERO (the CPU's, the memcg's under RCU) and the page
+		 * zeroed, nothing read
+		 */
+		kernel_call(m, GET_OBJ_CGROUP_FROM_FOLIO);
+		prim_count(m, PRIM_COUNT_VM_EVENTS, 1);
+		prim_count(m, PRIM_RCU_READ_LOCK, 2);
+		kernel_call(m, COUNT_MEMCG_EVENTS);
+		folio_zero_range(m, 1);
+		folio_mark_zero_filled(m, f);
+	} else {
+		submit_bio(m, g->page_size >> 10);	/* swap_read_folio */
+	}
 	/* swapin_readahead's swap_vma_readahead ends with lru_add_drain: the folio onto the LRU */
 	lru_add_drain(m);
 	ptl_spin_lock(m);

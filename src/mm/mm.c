@@ -16,6 +16,7 @@ int mm_alloc(struct ptsim_machine *m, struct ptsim_mm **out)
 		return -ENOMEM;
 	mm->m = m;
 	mm->users = 1;
+	u64map_charge_to(&mm->zero_swap, &m->host_bytes);
 	mm->obj = kobj_slab_alloc(&m->mm_slab);
 	err = pt_table_alloc(mm, m->geo.start_level, &mm->pgd);
 	if (!err)
@@ -55,6 +56,7 @@ void mm_free_contents(struct ptsim_mm *mm)
 	mm->pgd = NULL;
 	kernel_map_free(mm->kmap);
 	mm->kmap = NULL;
+	u64map_free(&mm->zero_swap);
 	for (size_t i = 0; i < mm->nr_vmas; i++) {
 		vma_put_shmem(mm->m, &mm->vmas[i]);	/* after the tables: nobody maps them now */
 		kobj_slab_free(&mm->m->vma_slab, mm->vmas[i].obj);
@@ -109,6 +111,10 @@ int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct pts
 	mm->owns_machine = false;
 	mm->pgd = NULL;
 	mm->vmas = NULL;
+	/* a copy's bytes came with the copied machine's total */
+	if (u64map_copy(&mm->zero_swap, &src->zero_swap))
+		goto fail;
+	u64map_charge_to(&mm->zero_swap, &m->host_bytes);
 	if (src->nr_vmas) {
 		mm->vmas = malloc(src->cap_vmas * sizeof(*mm->vmas));
 		if (!mm->vmas)
@@ -129,6 +135,7 @@ int mm_copy_into(struct ptsim_machine *m, const struct ptsim_mm *src, struct pts
 	return 0;
 fail:
 	free(mm->vmas);
+	u64map_free(&mm->zero_swap);
 	free(mm);
 	return -ENOMEM;
 }

@@ -77,20 +77,24 @@ static void remove_from_page_cache(struct ptsim_machine *m, const struct folio *
  * swap-cache folio: is_page_cache_freeable's reference test, PG_dirty
  * cleared for the write (folio_clear_dirty_for_io), PG_reclaim set, the
  * write (swap_writepage unlocks the folio), PG_reclaim cleared again once
- * the write has ended, NR_VMSCAN_WRITE. Returns PAGE_SUCCESS.
+ * the write has ended, NR_VMSCAN_WRITE. Returns PAGE_SUCCESS; false when
+ * swap_writepage kept the zero-filled folio as zeromap bits unwritten.
  */
-static void pageout(struct ptsim_machine *m, struct folio *f)
+static bool pageout(struct ptsim_machine *m, struct folio *f)
 {
+	bool written;
+
 	prim_count(m, PRIM_IS_PAGE_CACHE_FREEABLE, 1);
 	kernel_call(m, FOLIO_CLEAR_DIRTY_FOR_IO);
 	kernel_call(m, FOLIO_MAPPING);
 	kernel_call(m, INODE_TO_BDI);
 	folio_flag_atomic(m, PRIM_FOLIO_TEST_CLEAR_DIRTY, f);
 	folio_flag_atomic(m, PRIM_FOLIO_SET_RECLAIM, f);
-	swap_writepage(m, f);
+	written = swap_writepage(m, f);
 	prim_count(m, PRIM_FOLIO_TEST_WRITEBACK, 1);
 	folio_flag_atomic(m, PRIM_FOLIO_CLEAR_RECLAIM, f);
 	prim_count(m, PRIM_MOD_NODE_PAGE_STATE, 1);	/* node_stat_add_folio(NR_VMSCAN_WRITE) */
+	return written;
 }
 
 /*
@@ -167,7 +171,9 @@ static bool shrink_one_folio(struct ptsim_mm *mm, const struct isolated_folio *e
 	if (anon && !lazyfree) {
 		/* in the swap cache the folio is dirty: pageout writes it whole */
 		try_to_unmap_flush_dirty(m, ubc);
-		pageout(m, f);
+		if (!pageout(m, f))	/* the zeromap has the slots: a swap-in reads nothing */
+			for (uint64_t i = 0; i < folio_nr_pages(f); i++)
+				(void)u64map_put(&mm->zero_swap, swap_base + i, 1);
 		/* the write was synchronous: neither under writeback nor dirty, so the folio goes now */
 		prim_count(m, PRIM_FOLIO_TEST_WRITEBACK, 1);
 		prim_count(m, PRIM_FOLIO_TEST_DIRTY, 1);

@@ -178,6 +178,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "mm/page_alloc.c: free_pages_prepare's loop over a large folio's tail pages")	\
 	X(FOLIO_ZERO_USER, "folio_zero_user", PRIM_CALL, PTSIM_EV_PAGE_ZERO,			\
 	  "mm/memory.c: clear_user_highpage per page (clear_page)")				\
+	X(FOLIO_ZERO_RANGE, "folio_zero_range", PRIM_INLINE, PTSIM_EV_PAGE_ZERO,		\
+	  "include/linux/highmem.h: a page zeroed by its kmap and memset (swap-in of a zeromap page)") \
 	X(COPY_USER_HIGHPAGE, "copy_user_highpage", PRIM_CALL, PTSIM_EV_PAGE_COPY,		\
 	  "include/linux/highmem.h -> copy_page: a COW copy")					\
 	X(COPY_FROM_USER, "copy_from_user", PRIM_CALL, PTSIM_EV_PAGE_COPY,			\
@@ -1487,6 +1489,13 @@ static inline void folio_zero_user(struct ptsim_machine *m, uint64_t nr)
 {
 	prim_count(m, PRIM_FOLIO_ZERO_USER, nr);
 	dcache_page_clear(m, nr << m->geo.page_shift);	/* clear_page's DC ZVA */
+}
+
+/* folio_zero_range: nr pages of a folio zeroed (swap_read_folio's for a zeromap page). */
+static inline void folio_zero_range(struct ptsim_machine *m, uint64_t nr)
+{
+	prim_count(m, PRIM_FOLIO_ZERO_RANGE, nr);
+	dcache_page_clear(m, nr << m->geo.page_shift);
 }
 
 /* copy_user_highpage: one page copied (a COW break). */
