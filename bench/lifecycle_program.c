@@ -247,18 +247,26 @@ static int step_prot_rw(struct run *r)
 
 #define LAZYFREE_SIZE (128 * MIB)
 
+/* len at 1 GiB, mapped and memset in 64K mTHP: a fault per 64K, then the writes */
+static int mmap_memset_64k(struct run *r, uint64_t len)
+{
+	int err = setup_64k_mthp(r);
+
+	if (!err)
+		err = ptsim_mmap(r->mm, GIB, len, RW, ANON, NULL);
+	if (!err)
+		err = user_memset(r->mm, GIB, len, 64 * 1024);
+	return err;
+}
+
 /*
  * Barry Song's lazyfree program: mmap 128 MB, memset it (64K mTHP), then
  * MADV_FREE; only the MADV_PAGEOUT that follows is timed.
  */
 static int setup_lazyfree(struct run *r)
 {
-	int err = setup_64k_mthp(r);
+	int err = mmap_memset_64k(r, LAZYFREE_SIZE);
 
-	if (!err)
-		err = ptsim_mmap(r->mm, GIB, LAZYFREE_SIZE, RW, ANON, NULL);
-	if (!err)
-		err = user_memset(r->mm, GIB, LAZYFREE_SIZE, 64 * 1024);
 	if (!err)
 		err = ptsim_madvise(r->mm, GIB, LAZYFREE_SIZE, PTSIM_MADV_FREE);
 	return err;
@@ -278,12 +286,8 @@ static int step_pageout(struct run *r)
  */
 static int setup_zero_swapout(struct run *r)
 {
-	int err = setup_64k_mthp(r);
+	int err = mmap_memset_64k(r, SWAPOUT_SIZE);
 
-	if (!err)
-		err = ptsim_mmap(r->mm, GIB, SWAPOUT_SIZE, RW, ANON, NULL);
-	if (!err)
-		err = user_memset(r->mm, GIB, SWAPOUT_SIZE, 64 * 1024);
 	if (!err)
 		err = ptsim_set_zero_filled(r->mm, GIB, SWAPOUT_SIZE);
 	return err;
