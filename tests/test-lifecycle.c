@@ -926,12 +926,14 @@ static void test_madv_pageout_swap(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], (4 + 10) * 512);
 	assert_int_equal(st.ev[PTSIM_EV_COND_RESCHED], 515 + 512);
 	/*
-	 * after reclaim's own, the swap-out's 29 calls a folio (test-swapout):
-	 * add_to_swap 5, pageout's folio_clear_dirty_for_io 3, swap_writepage
+	 * after reclaim's own, the swap-out's 33 calls a folio (test-swapout):
+	 * add_to_swap 7 (xas_store, xas_create and the workingset callback
+	 * among them), pageout's folio_clear_dirty_for_io 3, swap_writepage
 	 * 16, shrink_folio_list's folio_mapping, __remove_mapping's
-	 * folio_mapping, workingset_eviction, xas_store and mem_cgroup_swapout
+	 * folio_mapping, workingset_eviction, the xas_store's three and
+	 * mem_cgroup_swapout
 	 */
-	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3 + 3 + 1 + 29) * 512 +
+	assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], (1 + 3 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 3 + 3 + 1 + 33) * 512 +
 						      (3 + 5) * (512 / 31) + 3 + 5);
 	assert_int_equal(ptsim_translate(mm, VA, &t), -ENOENT);
 	assert_invariants(m);

@@ -11,7 +11,9 @@
  * delete_from_swap_cache takes it out again. v6.12's zeromap
  * ("swap_zeromap", 0ca0c24e3211) adds swp_swap_info and a bit per page to
  * the write of a folio that holds data. Pinned on v6.11 and v6.12, for an
- * order-0 page and a 64K folio; the functions are called directly on a
+ * order-0 page and a 64K folio (xas_store's body a priced path, its
+ * xas_create and the swap cache's workingset_update_node callback calls of
+ * their own); the functions are called directly on a
  * folio the test locked, so no page-table work comes between.
  */
 #include "helpers.h"
@@ -46,15 +48,21 @@ static void test_swapout_steps(void **state)
 							      kernels[k]);
 			struct folio *f = locked_folio(m, order);
 			const uint64_t nr = UINT64_C(1) << order;
+			struct ptsim_loop_stats l;
 			struct ptsim_stats st;
 
-			/* add_to_swap: itself, the xas_stores, folio_mark_dirty's three */
+			/*
+			 * add_to_swap: itself, per page xas_store with its xas_create
+			 * and workingset_update_node callback, folio_mark_dirty's three
+			 */
 			op_begin(m);
 			add_to_swap(m, f);
 			op_end(m, 0);
 			st = last_stats(m);
 			assert_true(folio_test_swapcache(f));
-			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 1 + nr + 3);
+			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 1 + 3 * nr + 3);
+			assert_int_equal(ptsim_last_loop_stats(m, &l), 0);
+			assert_int_equal(l.iter[PTSIM_LOOP_XAS_STORE_SLOT], nr);	/* its body, priced */
 			/* folio_alloc_swap, add_to_swap_cache (with its lock) */
 			assert_int_equal(st.ev[PTSIM_EV_SWAP_LOOKUP], 2);
 			assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 1);
@@ -99,7 +107,8 @@ static void test_swapout_steps(void **state)
 			st = last_stats(m);
 			assert_false(folio_test_swapcache(f));
 			assert_int_equal(st.ev[PTSIM_EV_SWAP_LOOKUP], 3);
-			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], nr);	/* the xas_stores */
+			/* the xas_stores, their xas_create and callback calls */
+			assert_int_equal(st.ev[PTSIM_EV_HELPER_CALL], 3 * nr);
 			assert_int_equal(st.ev[PTSIM_EV_PAGE_FLAG_ATOMIC], 1);	/* PG_swapcache */
 			assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], 1);	/* the swap cache's references */
 			assert_int_equal(st.ev[PTSIM_EV_VM_STAT], 1);

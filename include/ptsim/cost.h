@@ -189,6 +189,14 @@ enum ptsim_loop {
 	 * contpte: kernels with and without it count this one path. Since 0.3.
 	 */
 	PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD,
+	/*
+	 * xas_store's body (lib/xarray.c, out of line) storing an entry into
+	 * an existing node's slot ("slot"), as the swap cache's add and delete
+	 * do a page at a time: its xas_create and xa_update callback are calls
+	 * of their own. No contpte dependence: kernels with and without it
+	 * count this one path. Since 0.3.
+	 */
+	PTSIM_LOOP_XAS_STORE_SLOT,
 	PTSIM_LOOP__COUNT
 };
 

@@ -275,6 +275,7 @@ static const char *const loop_names[PTSIM_LOOP__COUNT][2] = {
 	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] = { "can_change_pte_writable",
 								 "anon_exclusive" },
 	[PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD] = { "is_folio_zero_filled", "zero_word" },
+	[PTSIM_LOOP_XAS_STORE_SLOT] = { "xas_store", "slot" },
 };
 
 /*
@@ -323,6 +324,7 @@ static const enum ptsim_loop nocontpte_twin[PTSIM_LOOP__COUNT] = {
 	[PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE] =
 		PTSIM_LOOP_CAN_CHANGE_PTE_WRITABLE_ANON_EXCLUSIVE,
 	[PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD] = PTSIM_LOOP_IS_FOLIO_ZERO_FILLED_ZERO_WORD,
+	[PTSIM_LOOP_XAS_STORE_SLOT] = PTSIM_LOOP_XAS_STORE_SLOT,
 };
 
 /*

@@ -271,7 +271,12 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(ADD_TO_SWAP_CACHE, "add_to_swap_cache", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,		\
 	  "mm/swap_state.c: the call, xas_create_range and the swap cache's xa_lock_irq")	\
 	X(XAS_STORE, "xas_store", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
-	  "lib/xarray.c: one slot of the swap cache filled or emptied, a call per page")	\
+	  "lib/xarray.c: one slot of the swap cache filled or emptied, a call per page (its "	\
+	  "body a priced path of its own)")							\
+	X(XAS_CREATE, "xas_create", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
+	  "lib/xarray.c: static, out of line: xas_store's walk to the slot's node")		\
+	X(WORKINGSET_UPDATE_NODE, "workingset_update_node", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/workingset.c: the swap cache's xa_update callback, through update_node's pointer") \
 	X(MOD_NODE_PAGE_STATE, "__mod_node_page_state", PRIM_CALL, PTSIM_EV_VM_STAT,		\
 	  "mm/vmstat.c: a node counter (NR_FILE_PAGES of the swap cache; the irq-safe "	\
 	  "mod_node_page_state and mod_zone_page_state likewise)")				\
@@ -1310,12 +1315,16 @@ static inline void folio_flag_atomic(struct ptsim_machine *m, enum prim p, const
 /*
  * The swap cache's slots of f's pages, one xas_store call a page (v6.12
  * add_to_swap_cache and __delete_from_swap_cache; the inline xas_next
- * between them calls __xas_next only where a node ends), then the node's
- * NR_FILE_PAGES and the lruvec's NR_SWAPCACHE.
+ * between them calls __xas_next only where a node ends): its body a priced
+ * path, its xas_create and the swap cache's workingset_update_node callback
+ * calls; then the node's NR_FILE_PAGES and the lruvec's NR_SWAPCACHE.
  */
 static inline void swap_cache_slots(struct ptsim_machine *m, const struct folio *f)
 {
 	prim_count(m, PRIM_XAS_STORE, folio_nr_pages(f));
+	count_loop_paths(m, PTSIM_LOOP_XAS_STORE_SLOT, folio_nr_pages(f));
+	prim_count(m, PRIM_XAS_CREATE, folio_nr_pages(f));
+	prim_count(m, PRIM_WORKINGSET_UPDATE_NODE, folio_nr_pages(f));
 	prim_count(m, PRIM_MOD_NODE_PAGE_STATE, 1);
 	prim_count(m, PRIM_LRUVEC_STAT_MOD_FOLIO, 1);
 }

@@ -87,5 +87,5 @@ if $later; then
 fi
 mk mm/mprotect.o mm/memory.o mm/mremap.o mm/madvise.o mm/mlock.o mm/rmap.o \
 	mm/huge_memory.o mm/userfaultfd.o mm/filemap.o mm/gup.o mm/vma.o mm/mmap.o \
-	mm/mmu_gather.o mm/swap.o mm/swapfile.o mm/page_io.o \
+	mm/mmu_gather.o mm/swap.o mm/swapfile.o mm/page_io.o lib/xarray.o \
 	$contpte arch/arm64/mm/mmu.o arch/arm64/mm/pageattr.o

@@ -301,6 +301,22 @@ LOOPS = [
         "variants": {"entry": {}},
     },
     {
+        # xas_store is out of line (lib/xarray.c): its body, entry to return, is one
+        # store of an entry into an existing node's slot, as the swap cache's add and
+        # delete make it: xas_create (a call) finds the node, the slot is written,
+        # update_node calls the xa_update callback (@0xbe4: its blr, which the line
+        # table gives to update_node's line only)
+        "name": "xas_store",
+        "object": "lib/xarray.o",
+        "function": "xas_store",
+        "source": "lib/xarray.c",
+        "head": None,
+        "variants": {
+            "slot": {"via": [788, 820, "@0xbe4"],
+                     "avoid": [790, 822, 833, "update_node:760"]},
+        },
+    },
+    {
         # swap_writepage's zero test (v6.12, "mm: store zero pages to be swapped
         # out in a bitmap"): one word of a page, zero, read and tested
         "name": "is_folio_zero_filled",

@@ -270,6 +270,8 @@ static const struct covered cover[PTSIM_LOOP__COUNT][COVER_MAX] = {
 		{ PTSIM_EV_CAN_CHANGE_WRITABLE, 1 }, { PTSIM_EV_FOLIO_TEST, 1 },
 		{ PTSIM_EV_ANON_EXCL_TEST, 1 },
 	},
+	/* xas_store's body: the call it is (xas_create and the callback are calls apart) */
+	[PTSIM_LOOP_XAS_STORE_SLOT] = { { PTSIM_EV_HELPER_CALL, 1 } },
 };
 
 /*
