@@ -52,8 +52,10 @@ PTSIM_API int ptsim_touch(struct ptsim_mm *mm, unsigned int cpu, uint64_t start,
  * write) reaches it or it is freed. The model keeps no contents otherwise
  * and takes any written page to hold data. What reads it: v6.12's swap-out
  * (swap_writepage's is_folio_zero_filled, feature swap_zeromap), which
- * keeps a zero-filled folio as zeromap bits and writes nothing. Counts
- * nothing. -EINVAL for a kernel or raw mm, an empty or wrapping range.
+ * keeps a zero-filled folio as zeromap bits and writes nothing; a swap-in
+ * of such a page then zeroes it and reads nothing. Counts nothing. -EINVAL
+ * for a kernel or raw mm, an empty or wrapping range, or one past the
+ * address space.
  */
 PTSIM_API int ptsim_set_zero_filled(struct ptsim_mm *mm, uint64_t start, uint64_t len);
 
