@@ -484,6 +484,13 @@ static void split_tables_free(struct fork_ctx *c)
 	free(c->split_tables);
 }
 
+static void mm_free_child(struct ptsim_mm *mm)
+{
+	machine_remove_mm(mm->m, mm);
+	mm_free_contents(mm);
+	free(mm);
+}
+
 /* A child mm on the parent's machine: no ASID until it first runs (it is 0 during the copy). */
 static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
 {
@@ -499,10 +506,7 @@ static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
 			parent->m->host_bytes += u64map_host_bytes(z);
 			u64map_charge_to(z, &parent->m->host_bytes);
 		} else {
-			u64map_charge_to(z, &parent->m->host_bytes);
-			machine_remove_mm(parent->m, *out);
-			mm_free_contents(*out);
-			free(*out);
+			mm_free_child(*out);	/* the failed copy left z empty: nothing to uncharge */
 		}
 	}
 	if (!err) {
@@ -512,13 +516,6 @@ static int mm_alloc_child(struct ptsim_mm *parent, struct ptsim_mm **out)
 		(*out)->kernel_errors = parent->kernel_errors;
 	}
 	return err;
-}
-
-static void mm_free_child(struct ptsim_mm *mm)
-{
-	machine_remove_mm(mm->m, mm);
-	mm_free_contents(mm);
-	free(mm);
 }
 
 int ptsim_fork(struct ptsim_mm *parent, struct ptsim_mm **child)

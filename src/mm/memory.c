@@ -712,10 +712,7 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 		 * SWPIN_ZERO (the CPU's, the memcg's under RCU) and the page
 		 * zeroed, nothing read
 		 */
-		kernel_call(m, GET_OBJ_CGROUP_FROM_FOLIO);
-		prim_count(m, PRIM_COUNT_VM_EVENTS, 1);
-		prim_count(m, PRIM_RCU_READ_LOCK, 2);
-		kernel_call(m, COUNT_MEMCG_EVENTS);
+		count_zeromap_events(m);
 		folio_zero_range(m, 1);
 		folio_mark_zero_filled(m, f);
 	} else {

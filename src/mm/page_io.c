@@ -91,12 +91,9 @@ bool swap_writepage(struct ptsim_machine *m, struct folio *f)
 		 * nothing written
 		 */
 		is_folio_zero_filled_scan(m, folio_nr_pages(f));
-		kernel_call(m, GET_OBJ_CGROUP_FROM_FOLIO);
 		kernel_call(m, SWP_SWAP_INFO);
 		prim_count(m, PRIM_SWAP_ZEROMAP_BIT, folio_nr_pages(f));
-		prim_count(m, PRIM_COUNT_VM_EVENTS, 1);
-		prim_count(m, PRIM_RCU_READ_LOCK, 2);
-		kernel_call(m, COUNT_MEMCG_EVENTS);
+		count_zeromap_events(m);
 		folio_unlock(m, f);
 		return false;
 	}

@@ -1303,6 +1303,20 @@ static inline void is_folio_zero_filled_scan(struct ptsim_machine *m, uint64_t n
 }
 
 /*
+ * count_vm_events and count_objcg_events of a zeromap event (v6.12
+ * swap_zeromap_folio_set's SWPOUT_ZERO, swap_read_folio_zeromap's
+ * SWPIN_ZERO): the folio's obj_cgroup (get_obj_cgroup_from_folio), the
+ * CPU's counter, the memcg's under the RCU lock (__count_memcg_events).
+ */
+static inline void count_zeromap_events(struct ptsim_machine *m)
+{
+	kernel_call(m, GET_OBJ_CGROUP_FROM_FOLIO);
+	prim_count(m, PRIM_COUNT_VM_EVENTS, 1);
+	prim_count(m, PRIM_RCU_READ_LOCK, 2);
+	kernel_call(m, COUNT_MEMCG_EVENTS);
+}
+
+/*
  * An atomic bit operation on the flags of f's head page (set_bit,
  * clear_bit, test_and_set_bit...): primitive p, and its struct page line.
  */
