@@ -205,6 +205,7 @@ static const char *const event_meaning[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_COMPOUND_PAGE] = "prep_compound_page: one struct page of a new large folio made compound",
 	[PTSIM_EV_PAGE_ALLOC_LOCK] = "a per-CPU page list's or a zone's lock around freed pages",
 	[PTSIM_EV_FREE_LIST_OP] = "a free block on or off a per-CPU or buddy list (refills, drains, splits, merges)",
+	[PTSIM_EV_DMB] = "smp_mb, smp_rmb or smp_wmb: a DMB with no TLB maintenance behind it",
 };
 
 enum { LIST_CPUS = 1, LIST_FEATURES = 2, LIST_PRESETS = 4, LIST_EVENTS = 8 };

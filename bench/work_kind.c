@@ -139,6 +139,7 @@ static const unsigned char event_kind[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_COMPOUND_PAGE] = WORK_PER_FOLIO,
 	[PTSIM_EV_PAGE_ALLOC_LOCK] = WORK_PER_FOLIO,
 	[PTSIM_EV_FREE_LIST_OP] = WORK_PER_FOLIO,
+	[PTSIM_EV_DMB] = WORK_PER_FOLIO,
 };
 
 enum work_kind event_work_kind(enum ptsim_event e)

@@ -194,15 +194,25 @@ enum ptsim_event {
 	 * half, a merge (__free_one_page) unlinks the buddy. Since 0.3.
 	 */
 	PTSIM_EV_FREE_LIST_OP,
+	/*
+	 * A data memory barrier with no TLB maintenance behind it: the
+	 * kernel's smp_mb and smp_mb__after_atomic (DMB ISH), smp_rmb (DMB
+	 * ISHLD) and smp_wmb (DMB ISHST), as __folio_mark_uptodate,
+	 * __split_huge_page_tail, a new table's populate (pmd_install) and
+	 * the GUP-fast handshakes of try_to_unmap_one and
+	 * __folio_try_share_anon_rmap issue them. Since 0.3.
+	 */
+	PTSIM_EV_DMB,
 	PTSIM_EV__COUNT
 };
 
 /*
  * Room for events later versions add: the arrays indexed by event are this
  * long, so a new event changes neither the size nor the layout of the structs
- * a caller allocates. Entries from PTSIM_EV__COUNT on are zero.
+ * a caller allocates. Entries from PTSIM_EV__COUNT on are zero. 128 until
+ * 0.3, whose 129th event (PTSIM_EV_DMB) made it 256.
  */
-#define PTSIM_EV_CAPACITY 128
+#define PTSIM_EV_CAPACITY 256
 
 struct ptsim_stats {
 	uint64_t ev[PTSIM_EV_CAPACITY];

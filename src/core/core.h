@@ -424,6 +424,9 @@ struct kobj_slab {
 
 struct hw_as;
 
+/* The words of op_touched: a bit per event the stats hold. */
+#define OP_TOUCHED_WORDS (PTSIM_EV_CAPACITY / 64)
+
 struct ptsim_machine {
 	struct ptsim_machine_config cfg;
 	struct ptsim_geometry geo;
@@ -435,7 +438,7 @@ struct ptsim_machine {
 	struct folio_store folios;
 	struct page_pool table_pages;	/* host memory of the table pages */
 	struct ptsim_stats op;		/* the public operation in progress / last one */
-	uint64_t op_touched[2];		/* events op counted: only these need zeroing and summing */
+	uint64_t op_touched[OP_TOUCHED_WORDS];	/* events op counted: only these need zeroing and summing */
 	struct ptsim_stats total;
 	/* iterations per kernel loop path (enum ptsim_loop), as op and total */
 	struct ptsim_loop_stats loop_op, loop_total;
@@ -575,7 +578,7 @@ void dcache_ifetch(struct ptsim_machine *m, uint64_t pa);
 int features_from_preset(const char *preset, bool features[PTSIM_FEAT__COUNT]);
 
 /* ---- counting ---- */
-_Static_assert(PTSIM_EV__COUNT <= PTSIM_EV_CAPACITY && PTSIM_EV_CAPACITY <= 128,
+_Static_assert(PTSIM_EV__COUNT <= PTSIM_EV_CAPACITY && PTSIM_EV_CAPACITY <= 64 * OP_TOUCHED_WORDS,
 	       "op_touched and struct ptsim_stats hold every event");
 
 /*
@@ -632,7 +635,7 @@ _Static_assert(PTSIM_FN__COUNT <= 32, "fn_touched has a bit per function");
  */
 static inline void fn_attribute(struct ptsim_machine *m, unsigned int fn, bool add)
 {
-	for (unsigned int w = 0; w < 2; w++)
+	for (unsigned int w = 0; w < OP_TOUCHED_WORDS; w++)
 		for (uint64_t t = m->op_touched[w]; t; t &= t - 1) {
 			unsigned int e = w * 64 + (unsigned int)__builtin_ctzll(t);
 

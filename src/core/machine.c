@@ -47,7 +47,7 @@ int ptsim_machine_geometry(const struct ptsim_machine *m, struct ptsim_geometry 
 static void for_each_touched(struct ptsim_machine *m,
 			     void (*fn)(struct ptsim_machine *m, unsigned int e))
 {
-	for (unsigned int w = 0; w < 2; w++)
+	for (unsigned int w = 0; w < OP_TOUCHED_WORDS; w++)
 		for (uint64_t t = m->op_touched[w]; t; t &= t - 1)
 			fn(m, w * 64 + (unsigned int)__builtin_ctzll(t));
 }
@@ -98,7 +98,7 @@ void op_begin(struct ptsim_machine *m)
 		return;
 	for_each_touched(m, zero_event);
 	loops_zero(m);
-	m->op_touched[0] = m->op_touched[1] = 0;
+	memset(m->op_touched, 0, sizeof(m->op_touched));
 	m->fn_touched = 0;
 	m->op_partial = false;
 }
@@ -120,7 +120,7 @@ void op_end_uncounted(struct ptsim_machine *m)
 	m->uncounted_table_frees += m->op.ev[PTSIM_EV_TABLE_FREE];
 	for_each_touched(m, zero_event);
 	loops_zero(m);
-	m->op_touched[0] = m->op_touched[1] = 0;
+	memset(m->op_touched, 0, sizeof(m->op_touched));
 	m->fn_touched = 0;
 	m->op_partial = false;
 }

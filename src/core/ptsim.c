@@ -151,6 +151,7 @@ static const char *const event_names[PTSIM_EV__COUNT] = {
 	[PTSIM_EV_COMPOUND_PAGE] = "compound_page",
 	[PTSIM_EV_PAGE_ALLOC_LOCK] = "page_alloc_lock",
 	[PTSIM_EV_FREE_LIST_OP] = "free_list_op",
+	[PTSIM_EV_DMB] = "dmb",
 	[PTSIM_EV_DCACHE_PREFETCH_HIT] = "dcache_prefetch_hit",
 	[PTSIM_EV_DCACHE_L2_HIT] = "dcache_l2_hit",
 	[PTSIM_EV_DCACHE_LLC_HIT] = "dcache_llc_hit",

@@ -139,7 +139,8 @@ static void copy_present_page(struct fork_ctx *c, pte_t *dst, uint64_t addr)
 
 	mem_cgroup_charge(mm->m, 1);	/* folio_prealloc's, made up front here */
 	copy_user_highpage(mm->m);
-	nf->flags |= FOLIO_ANON | FOLIO_UPTODATE;
+	__folio_mark_uptodate(mm->m, nf);
+	nf->flags |= FOLIO_ANON;
 	nf->mapping = c->vma->anon_vma;
 	nf->index = ((addr - c->vma->start) >> g->page_shift) + c->vma->pgoff;
 	folio_add_new_anon_rmap(mm, nf, true, false);

@@ -48,7 +48,8 @@ void __split_huge_pmd_locked(struct ptsim_mm *mm, struct pt_table *pmd_table, ui
 	} else if (f) {
 		folio_mapcount_add(m, f, (int)g->ptrs_per_table - 1);
 	}
-	/* pmd_populate: the PMD now points at the filled table */
+	/* pmd_populate: the PMD now points at the filled table, its entries visible first */
+	smp_wmb(m);
 	set_desc(mm, haddr, PMD_LEVEL, &pmd_table->desc[idx], pfn_pte(g, pte_table->pfn, PMD_TYPE_TABLE));
 	pmd_table->next[idx] = pte_table;
 	fn_exit(m);

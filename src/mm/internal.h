@@ -192,9 +192,11 @@ int handle_mm_fault(struct ptsim_mm *mm, uint64_t va, enum ptsim_access_kind kin
 /* memory.c helpers UFFDIO_COPY / UFFDIO_ZEROPAGE share with the anonymous fault */
 /* mk_pte of an anonymous page of v, young; dirty and writable for a write where VM_WRITE. */
 pte_t anon_fault_pte(const struct ptsim_geometry *g, const struct vma *v, uint64_t pfn, bool write);
-/* A new anonymous folio's state for v at addr (mapping, index; mlocked in a VM_LOCKED VMA). */
-void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
-		     const struct ptsim_geometry *g);
+/*
+ * A new anonymous folio's state for v at addr (uptodate, mapping, index;
+ * mlocked in a VM_LOCKED VMA).
+ */
+void folio_init_anon(struct ptsim_machine *m, struct folio *f, const struct vma *v, uint64_t addr);
 /* The shared zero page's PFN, allocated on first use (-ENOMEM). */
 int zero_pfn(struct ptsim_machine *m, uint64_t *pfn);
 

@@ -100,12 +100,15 @@ static pte_t file_fault_pte(const struct ptsim_geometry *g, const struct vma *v,
  * mlock2 MLOCK_ONFAULT's later faults) it is mlocked as it is mapped:
  * folio_add_lru_vma calls mlock_new_folio instead of folio_add_lru, and
  * __folio_add_anon_rmap's mlock_vma_folio covers a swapped-in one (v6.12):
- * the same one call either way, so only the state changes.
+ * the same one call either way, so only the state changes. Its contents are
+ * ready: __folio_mark_uptodate (folio_mark_uptodate after a swap-in's read).
  */
-void folio_init_anon(struct folio *f, const struct vma *v, uint64_t addr,
-		     const struct ptsim_geometry *g)
+void folio_init_anon(struct ptsim_machine *m, struct folio *f, const struct vma *v, uint64_t addr)
 {
-	f->flags |= FOLIO_ANON | FOLIO_UPTODATE;
+	const struct ptsim_geometry *g = &m->geo;
+
+	__folio_mark_uptodate(m, f);
+	f->flags |= FOLIO_ANON;
 	if (v->flags & VM_LOCKED)
 		f->flags |= FOLIO_MLOCKED;
 	f->mapping = v->anon_vma;
@@ -190,7 +193,7 @@ static void install_fault(struct ptsim_mm *mm, struct vma *v, const struct pendi
 	}
 	new_anon_folio_accounting(mm, pf->folio);
 	folio_zero_user(m, nr);
-	folio_init_anon(pf->folio, v, pf->addr, g);
+	folio_init_anon(mm->m, pf->folio, v, pf->addr);
 	pte_t entry = anon_fault_pte(g, v, folio_pfn(mm->m, pf->folio), true);
 
 	if (order == g->pmd_order) {
@@ -378,7 +381,7 @@ static int wp_page_copy_zero(struct ptsim_mm *mm, struct vma *v, uint64_t va, pt
 	new_anon_folio_accounting(mm, f);
 	folio_zero_user(m, 1);
 	anon_vma_prepare(m, v);
-	folio_init_anon(f, v, va, &m->geo);
+	folio_init_anon(mm->m, f, v, va);
 	mmu_notifier_invalidate_range_start(m);
 	ptl_spin_lock(m);	/* pte_offset_map_lock: do_wp_page dropped the PTE lock */
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
@@ -645,7 +648,7 @@ static int do_wp_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *pt
 	anon_vma_prepare(m, v);
 	mem_cgroup_charge(m, 1);
 	copy_user_highpage(m);	/* __wp_page_copy_user */
-	folio_init_anon(nf, v, va, g);
+	folio_init_anon(mm->m, nf, v, va);
 	mmu_notifier_invalidate_range_start(m);
 	ptl_spin_lock(m);	/* pte_offset_map_lock: do_wp_page dropped the PTE lock */
 	ptep_get(mm, ptep);	/* pte_same(ptep_get(), orig_pte) under the lock */
@@ -722,7 +725,7 @@ static int do_swap_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, pte_t *
 	lru_add_drain(m);
 	ptl_spin_lock(m);
 	__ptep_get(mm, ptep);	/* pte_same(ptep_get(vmf->pte), vmf->orig_pte) */
-	folio_init_anon(f, v, va, g);
+	folio_init_anon(mm->m, f, v, va);
 	f->flags |= FOLIO_SWAPCACHE;
 	/*
 	 * a folio new to the rmap (not yet anon): folio_add_new_anon_rmap with
@@ -834,7 +837,7 @@ static int do_huge_pmd_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64
 	new_anon_folio_accounting(mm, f);
 	folio_zero_user(m, folio_nr_pages(f));
 	anon_vma_prepare(m, v);
-	folio_init_anon(f, v, haddr, g);
+	folio_init_anon(mm->m, f, v, haddr);
 	folio_add_new_anon_rmap(mm, f, true, true);
 	pmd_lock(m);
 	set_desc(mm, haddr, PMD_LEVEL, &t->desc[pt_index(g, PMD_LEVEL, haddr)],
@@ -944,7 +947,7 @@ static int do_anonymous_page(struct ptsim_mm *mm, struct vma *v, uint64_t va, bo
 	else
 		pte_range_none(mm, &t->desc[pt_index(g, PTE_LEVEL, a)], nr);
 	anon_vma_prepare(m, v);
-	folio_init_anon(f, v, a, g);
+	folio_init_anon(mm->m, f, v, a);
 	folio_add_new_anon_rmap(mm, f, true, false);
 	entry = anon_fault_pte(g, v, folio_pfn(mm->m, f), true);
 	set_ptes(mm, a, &t->desc[pt_index(g, PTE_LEVEL, a)], orig_uffd_wp ? pte_mkuffd_wp(entry) : entry,
@@ -1169,7 +1172,7 @@ static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64
 	copy_user_highpage(m);	/* copy_mc_user_highpage */
 	ptl_spin_lock(m);	/* finish_fault's pte_offset_map_lock */
 	__ptep_get(mm, ptep);	/* vmf_pte_changed */
-	folio_init_anon(nf, v, addr, g);
+	folio_init_anon(mm->m, nf, v, addr);
 	folio_add_new_anon_rmap(mm, nf, true, false);	/* set_pte_range */
 	folio_add_lru_vma(m, folio_pfn(m, nf), false);
 	set_ptes(mm, addr, ptep, anon_fault_pte(g, v, folio_pfn(m, nf), true), 1);

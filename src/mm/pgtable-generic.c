@@ -261,7 +261,12 @@ struct pt_table *pt_walk_table(struct ptsim_mm *mm, uint64_t va, int level, bool
 			pt_table_free(mm, child);
 			return NULL;
 		}
-		/* pmd_populate & co: a table descriptor pointing at the new page */
+		/*
+		 * pmd_populate & co: a table descriptor pointing at the new
+		 * page, after the smp_wmb that makes the page's zeroing visible
+		 * first (pmd_install, __pmd_alloc, __pud_alloc, __p4d_alloc)
+		 */
+		smp_wmb(mm->m);
 		set_desc(mm, va, l, &t->desc[idx], pfn_pte(g, child->pfn, PMD_TYPE_TABLE));
 		t->next[idx] = child;
 		t = child;

@@ -266,7 +266,7 @@ pte_t try_to_migrate_one(struct ptsim_mm *mm, struct folio *f, uint64_t i, uint6
 	}
 	swp = swap_pte(f, i, folio_pfn(m, f), pteval);	/* before the mark is cleared */
 	if (PageAnonExclusive(m, f, i))
-		ClearPageAnonExclusive(m, f, i);
+		folio_try_share_anon_rmap_ptes(m, f, i, 1);
 	set_ptes(mm, addr, ptep, swp, 1);
 	folio_remove_rmap_ptes(mm, f, i, 1);
 	folio_put_ref(m, f);
@@ -385,8 +385,8 @@ static void set_swap_ptes_batched(struct ptsim_mm *mm, struct folio *f, uint64_t
 		swap_duplicate(m);
 		__set_ptes(mm, addr + ((uint64_t)j << shift), ptep + j, swap_pte(f, i + j, swap_base, pteval),
 			   end - j);
-		for (unsigned int k = j; excl && k < end; k++)
-			ClearPageAnonExclusive(m, f, i + k);
+		if (excl)
+			folio_try_share_anon_rmap_ptes(m, f, i + j, end - j);
 	}
 }
 
@@ -430,6 +430,15 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 		set_tlb_ubc_flush_pending(mm, ubc, pteval, a, a + ((uint64_t)step << g->page_shift));
 		if (pte_dirty(pteval))
 			*dirty = true;	/* folio_mark_dirty */
+		if (f->flags & FOLIO_LAZYFREE) {
+			/*
+			 * the GUP-fast handshake before the references are read
+			 * (smp_mb), then smp_rmb before the dirty flag is
+			 * (v6.12 try_to_unmap_one)
+			 */
+			smp_mb(m);
+			smp_rmb(m);
+		}
 		if ((f->flags & FOLIO_LAZYFREE) && (*dirty || f->gup_refs)) {
 			set_ptes(mm, a, ptep, pteval, step);
 			if (*dirty)
@@ -443,7 +452,7 @@ bool try_to_unmap(struct ptsim_mm *mm, struct folio *f, uint64_t va, uint64_t sw
 			set_ptes(mm, a, ptep, swap_pte(f, i, swap_base, pteval), 1);
 			/* folio_try_share_anon_rmap_pte of an exclusive page (v6.12 try_to_unmap_one) */
 			if (folio_page_anon_exclusive(f, i))
-				ClearPageAnonExclusive(m, f, i);
+				folio_try_share_anon_rmap_ptes(m, f, i, 1);
 		}
 		/*
 		 * the discard: the mm's counters (a lazyfree or swapped-out page

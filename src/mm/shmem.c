@@ -119,7 +119,7 @@ enum fault_result shmem_reserve(struct ptsim_mm *mm, const struct vma *v, uint64
 		return FAULT_DONE;
 	if (u64map_put(&f->cache, pgoff, SHMEM_SLOT_RESERVED))
 		return FAULT_OOM;
-	if (folio_alloc(m, 0, FOLIO_UPTODATE, spare)) {
+	if (folio_alloc(m, 0, 0, spare)) {
 		u64map_del(&f->cache, pgoff);
 		return FAULT_OOM;
 	}
@@ -145,6 +145,7 @@ struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t
 	spare->index = pgoff;
 	u64map_set(&m->files[file].cache, pgoff, folio_pfn(m, spare), &existed);	/* in place */
 	folio_zero_user(m, 1);
+	__folio_mark_uptodate(m, spare);	/* folio_mark_uptodate */
 	return spare;
 }
 

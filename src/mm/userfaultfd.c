@@ -927,7 +927,7 @@ static int mfill_atomic_pte(struct ptsim_mm *mm, struct vma *v, struct pt_table 
 	}
 	anon_vma_prepare(m, v);	/* uffd_lock_vma's, at the first page placed (above) */
 	if (f) {
-		folio_init_anon(f, v, dst, g);
+		folio_init_anon(mm->m, f, v, dst);
 		folio_add_new_anon_rmap(mm, f, true, false);	/* RMAP_EXCLUSIVE */
 		folio_add_lru_vma(m, folio_pfn(m, f), f->order > 0);
 		add_mm_counter(mm, MM_ANONPAGES);	/* inc_mm_counter */

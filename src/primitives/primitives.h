@@ -703,6 +703,13 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "arch/arm64/include/asm/barrier.h (the raw API's; no modelled path issues one)")	\
 	X(DSB_NSH, "dsb(nsh)", PRIM_INLINE, PTSIM_EV_DSB_NSH,					\
 	  "arch/arm64/include/asm/barrier.h (the raw API's, as local_flush_tlb_all uses)")	\
+	X(SMP_MB, "smp_mb", PRIM_INLINE, PTSIM_EV_DMB,						\
+	  "arch/arm64/include/asm/barrier.h: __smp_mb is dmb(ish); smp_mb__after_atomic is "	\
+	  "include/asm-generic/barrier.h's, the same (arm64 defines none of its own)")		\
+	X(SMP_RMB, "smp_rmb", PRIM_INLINE, PTSIM_EV_DMB,					\
+	  "arch/arm64/include/asm/barrier.h: __smp_rmb is dmb(ishld)")				\
+	X(SMP_WMB, "smp_wmb", PRIM_INLINE, PTSIM_EV_DMB,					\
+	  "arch/arm64/include/asm/barrier.h: __smp_wmb is dmb(ishst)")				\
 	X(__TLBI_LOCAL, "__tlbi (no IS suffix)", PRIM_INLINE, PTSIM_EV_TLBI_LOCAL,		\
 	  "arch/arm64/include/asm/tlbflush.h: a TLBI reaching only this CPU (the raw API's)")	\
 	X(__FLUSH_TLB_RANGE, "__flush_tlb_range", PRIM_INLINE, PTSIM_EV_FLUSH_TLB_RANGE,	\
@@ -1439,6 +1446,42 @@ static inline void free_batch_pcp_lock(struct ptsim_machine *m)
 	prim_count(m, PRIM_PCP_SPIN_TRYLOCK, 1);
 }
 
+/* smp_mb (arch/arm64/include/asm/barrier.h): DMB ISH */
+static inline void smp_mb(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SMP_MB, 1);
+}
+
+/* smp_mb__after_atomic (include/asm-generic/barrier.h): smp_mb on arm64 */
+static inline void smp_mb__after_atomic(struct ptsim_machine *m)
+{
+	smp_mb(m);
+}
+
+/* smp_rmb (arch/arm64/include/asm/barrier.h): DMB ISHLD */
+static inline void smp_rmb(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SMP_RMB, 1);
+}
+
+/* smp_wmb (arch/arm64/include/asm/barrier.h): DMB ISHST */
+static inline void smp_wmb(struct ptsim_machine *m)
+{
+	prim_count(m, PRIM_SMP_WMB, 1);
+}
+
+/*
+ * __folio_mark_uptodate and folio_mark_uptodate (v6.12
+ * include/linux/page-flags.h): the smp_wmb that makes the folio's contents
+ * visible before PG_uptodate, then the bit (a plain or an atomic set: the
+ * model keeps the flag only)
+ */
+static inline void __folio_mark_uptodate(struct ptsim_machine *m, struct folio *f)
+{
+	smp_wmb(m);
+	f->flags |= FOLIO_UPTODATE;
+}
+
 /*
  * __split_huge_page_tail (v6.12 mm/huge_memory.c, inline in
  * __split_huge_page) for the tail page at pfn: its struct page line
@@ -1451,6 +1494,7 @@ static inline void split_huge_page_tail(struct ptsim_machine *m, uint64_t pfn, b
 {
 	prim_count(m, PRIM_SPLIT_HUGE_PAGE_TAIL, 1);
 	dcache_page_load(m, pfn);
+	smp_wmb(m);	/* the flags visible before the page stops being a tail */
 	kernel_call(m, FOLIO_XCHG_LAST_CPUPID);
 	prim_count(m, PRIM_PAGE_FLAGS_CMPXCHG, 1);	/* its try_cmpxchg on the flags */
 	prim_count(m, PRIM_FOLIO_SET_LRU, 1);	/* SetPageLRU */
@@ -1642,6 +1686,23 @@ static inline void ClearPageAnonExclusive(struct ptsim_machine *m, struct folio 
 	prim_count(m, PRIM_CLEAR_PAGE_ANON_EXCLUSIVE, 1);
 	dcache_page_load(m, folio_pfn(m, f) + idx);
 	folio_set_page_anon_exclusive(f, idx, false);
+}
+
+/*
+ * __folio_try_share_anon_rmap (v6.12 include/linux/rmap.h, inline) for nr
+ * exclusive pages of f from idx, as folio_try_share_anon_rmap_pte (nr 1)
+ * and _ptes call it: with GUP-fast (arm64 has it) an smp_mb pairs with
+ * try_grab_folio_fast's, the marks are cleared, then smp_mb__after_atomic
+ * pairs with gup_must_unshare's smp_rmb. The model keeps no DMA pins
+ * here, so the share never fails.
+ */
+static inline void folio_try_share_anon_rmap_ptes(struct ptsim_machine *m, struct folio *f,
+						  uint64_t idx, uint64_t nr)
+{
+	smp_mb(m);
+	for (uint64_t i = 0; i < nr; i++)
+		ClearPageAnonExclusive(m, f, idx + i);
+	smp_mb__after_atomic(m);
 }
 
 /* __lruvec_stat_mod_folio: one NR_*_MAPPED or NR_ANON_THPS update. */

@@ -321,6 +321,15 @@ static const struct {
 	 * PageBuddy and order, pcp->count): five plain stores
 	 */
 	[PTSIM_EV_FREE_LIST_OP] = { C_PTE_STORE, 5, false },
+	/*
+	 * DMB ISH, ISHLD or ISHST (arch/arm64/include/asm/barrier.h's
+	 * __smp_mb, __smp_rmb, __smp_wmb): a DMB orders the accesses around
+	 * it and, unlike a DSB, does not wait for their completion (Arm ARM
+	 * B2.3.12), so it costs at most what a DSB ISHST with nothing
+	 * outstanding costs: that price (an ESTIMATE, an upper bound; no
+	 * measurement of either for these CPUs was found)
+	 */
+	[PTSIM_EV_DMB] = { C_DSB_LIGHT, 1, false },
 };
 
 enum unit { NS, CYCLES, GBPS };

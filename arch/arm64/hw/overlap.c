@@ -441,6 +441,11 @@ static enum part event_part(enum ptsim_event ev, bool *drains)
 	case PTSIM_EV_TLBI_LOCAL_ALL:
 	case PTSIM_EV_TLBI_LOCAL:
 	case PTSIM_EV_TLBI_BACK_TO_BACK:
+	/*
+	 * a DMB orders without waiting for completion (Arm ARM B2.3.12): in
+	 * series, but the misses on either side of it may still overlap
+	 */
+	case PTSIM_EV_DMB:
 		return PART_SERIAL;
 	case PTSIM_EV_DCACHE_L2_HIT:
 	case PTSIM_EV_DCACHE_LLC_HIT:
