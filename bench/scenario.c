@@ -449,6 +449,8 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 			mc->repeat_tlbi = true;
 		} else if (KEY("phys") && v && (!strcmp(v, "sequential") || !strcmp(v, "fragmented"))) {
 			mc->phys_fragmented = !strcmp(v, "fragmented");
+		} else if (KEY("caches") && v && (!strcmp(v, "warm") || !strcmp(v, "cold"))) {
+			mc->caches_cold = !strcmp(v, "cold");
 		} else if (KEY("cpu") && v) {
 			char names[256];
 
@@ -484,8 +486,8 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 					    v, (int)klen, tok[i], machine_key_values(tok[i], klen));
 		} else {
 			return fail(p, col[i], "expected cpu=, granule=, va=, mem=, base=, cpus=, "
-				    "preset=, bbm=, noabort=, phys=sequential|fragmented, kpti or "
-				    "repeat-tlbi");
+				    "preset=, bbm=, noabort=, phys=sequential|fragmented, "
+				    "caches=warm|cold, kpti or repeat-tlbi");
 		}
 #undef KEY
 	}
@@ -939,6 +941,8 @@ static void machine_print(const struct scn_machine *mc, FILE *f)
 			      mc->bbml2_noabort == 2 ? "on" : "off");
 	if (mc->phys_fragmented)
 		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " phys=fragmented");
+	if (mc->caches_cold)
+		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " caches=cold");
 	fprintf(f, "%s%s%s\n", cpu, n + 1 + m <= 76 ? " " : "\nmachine ", rest);
 }
 
@@ -1745,6 +1749,8 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 	/* seed 1: a scenario's fragmented frames are the same on every run */
 	if (mc->phys_fragmented)
 		ptsim_machine_set_phys_order(r.m, PTSIM_PHYS_FRAGMENTED, 1);
+	if (mc->caches_cold)
+		ptsim_machine_set_caches(r.m, PTSIM_CACHES_COLD);
 	if (scenario_apply_features(r.m, features)) {
 		ptsim_machine_destroy(r.m);
 		snprintf(res->msg, sizeof(res->msg), "unknown feature or preset in %s", features);

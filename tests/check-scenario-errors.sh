@@ -35,6 +35,11 @@ scn phys 'machine phys=scattered\nmm A\n'
 expect 2 "phys.scn:1:9: error: expected .*phys=sequential|fragmented" run "$dir/phys.scn"
 scn phys2 'machine phys=fragmented\nmm A\nmmap A 1G 64K rw\npopulate A 1G 64K\n'
 expect 0 "page_zero=16" run "$dir/phys2.scn" --verbose
+# the caches between calls: warm or cold, nothing else; cold reads the table from memory again
+scn caches 'machine caches=lukewarm\nmm A\n'
+expect 2 "caches.scn:1:9: error: expected .*caches=warm|cold" run "$dir/caches.scn"
+scn caches2 'machine caches=cold\nmm A\nmmap A 1G 64K rw\npopulate A 1G 64K\ncheckpoint setup\nmprotect A 1G 64K r\ncheckpoint mprotect\n'
+expect 0 "dcache_l1_hit=62 dcache_dram=5$" run "$dir/caches2.scn" --verbose --cpu apple-m3
 # an expect line that could never be checked is a parse error (issue 40 item 13)
 scn xbbm 'machine cpus=2\nraw-mm R\nexpect violations 0 bbm=7\n'
 expect 2 "xbbm.scn:3:25: error: expected bbm=0, 1 or 2" run "$dir/xbbm.scn"

@@ -96,6 +96,47 @@ static void test_gup_hot(void **state)
 	ptsim_machine_destroy(m);
 }
 
+/*
+ * A machine whose caches are cold between calls (PTSIM_CACHES_COLD): the
+ * mlock walk finds what it finds after the program streamed more than every
+ * level holds (test_gup_cold_after_streaming), and again after a munlock
+ * that the warm machine would have left it in the L1; warm again, the next
+ * walk hits the L1 throughout. The kernel's counts never change.
+ */
+static void test_caches_cold_between_calls(void **state)
+{
+	struct ptsim_machine *m;
+	struct ptsim_mm *mm = setup(PTSIM_CPU_ANDROID_X1, &m);
+	struct ptsim_stats first, again, warm;
+
+	(void)state;
+	assert_int_equal(ptsim_machine_set_caches(NULL, PTSIM_CACHES_COLD), -EINVAL);
+	assert_int_equal(ptsim_machine_set_caches(m, (enum ptsim_cache_state)2), -EINVAL);
+	assert_int_equal(ptsim_machine_set_caches(m, (enum ptsim_cache_state)-1), -EINVAL);
+	assert_int_equal(ptsim_machine_set_caches(m, PTSIM_CACHES_COLD), 0);
+	drain_lru_batches(mm);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	first = last_stats(m);
+	assert_int_equal(first.ev[PTSIM_EV_DCACHE_DRAM], 2 + 2 + 9 * 2);
+	assert_int_equal(first.ev[PTSIM_EV_DCACHE_PREFETCH_HIT], 62 + 512 - 9 * 2);
+	assert_int_equal(first.ev[PTSIM_EV_DCACHE_L2_HIT] + first.ev[PTSIM_EV_DCACHE_LLC_HIT], 0);
+	assert_true(first.ev[PTSIM_EV_DCACHE_OBJ_DRAM] > 0);
+	assert_int_equal(first.ev[PTSIM_EV_DCACHE_OBJ_L2_HIT] + first.ev[PTSIM_EV_DCACHE_OBJ_LLC_HIT], 0);
+	assert_int_equal(ptsim_munlock(mm, VA, NR * SZ_4K), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	again = last_stats(m);
+	for (unsigned int e = 0; e < PTSIM_EV__COUNT; e++)
+		assert_int_equal(again.ev[e], first.ev[e]);
+	assert_int_equal(ptsim_munlock(mm, VA, NR * SZ_4K), 0);
+	assert_int_equal(ptsim_machine_set_caches(m, PTSIM_CACHES_WARM), 0);
+	assert_int_equal(ptsim_mlock(mm, VA, NR * SZ_4K), 0);
+	warm = last_stats(m);
+	assert_int_equal(warm.ev[PTSIM_EV_DCACHE_L1_HIT], levels(&warm));
+	for (unsigned int e = 0; e < PTSIM_EV_DCACHE_L1_HIT; e++)
+		assert_int_equal(warm.ev[e], first.ev[e]);
+	ptsim_machine_destroy(m);
+}
+
 /* The price of a miss is the CPU's memory latency (doc/cpu-profiles.md §11.2), of a hit nothing more. */
 static void test_level_prices(void **state)
 {
@@ -480,6 +521,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gup_cold_after_streaming),
 		cmocka_unit_test(test_gup_hot),
+		cmocka_unit_test(test_caches_cold_between_calls),
 		cmocka_unit_test(test_level_prices),
 		cmocka_unit_test(test_clone_keeps_cache),
 		cmocka_unit_test(test_walker_reads_leaf_through_cache),

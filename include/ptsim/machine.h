@@ -436,6 +436,30 @@ enum ptsim_phys_order {
  */
 PTSIM_API int ptsim_machine_set_phys_order(struct ptsim_machine *m, enum ptsim_phys_order order,
 					   uint64_t seed);
+/*
+ * What the data-cache model holds when a public operation starts: the
+ * machine's state between calls, that is what else the process and the
+ * kernel touched in between (doc/cpu-profiles.md §11.9).
+ */
+enum ptsim_cache_state {
+	/* The caches keep what the earlier operations left in them. The default. */
+	PTSIM_CACHES_WARM,
+	/*
+	 * Each public operation starts with every level of the data caches
+	 * empty and the prefetchers untrained, as after other work evicted
+	 * all the kernel had touched: each descriptor, struct page and kernel
+	 * object line an operation reads comes from memory the first time.
+	 */
+	PTSIM_CACHES_COLD,
+};
+
+/*
+ * The caches' state at the start of each public operation from now on.
+ * 0, or -EINVAL for a NULL machine or an unknown state, -EBUSY from a
+ * diagnostic handler (nothing changes either way). Since 0.3.
+ */
+PTSIM_API int ptsim_machine_set_caches(struct ptsim_machine *m, enum ptsim_cache_state state);
+
 /* Deep copy: memory, folios, every mm and its tables, features, totals. */
 PTSIM_API int ptsim_machine_clone(const struct ptsim_machine *m, struct ptsim_machine **out);
 /* The granule geometry of m: page size, levels, block and contiguous sizes. */

@@ -451,6 +451,8 @@ struct ptsim_machine {
 	unsigned int fn_overflow;	/* entries beyond the stack's depth */
 	uint32_t fn_touched;		/* functions with counts in fn_op */
 	unsigned int op_depth;
+	uint64_t op_seq;		/* public operations begun: a cold machine's caches empty at each */
+	bool caches_cold;		/* PTSIM_CACHES_COLD (ptsim_machine_set_caches) */
 	bool op_partial;		/* the operation keeps what it did even if it fails */
 	struct diag_state diag;
 	uint64_t host_bytes;		/* host memory charged (table pages, folio metadata) */

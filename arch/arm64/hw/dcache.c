@@ -85,6 +85,7 @@ struct dcache {
 	/* the walker's translation table prefetcher, trained by its own reads (dcache_walk_load) */
 	struct dcache_stream walk_stream[NR_STREAMS];
 	uint32_t stamp;
+	uint64_t op_seq;	/* the machine's operation the caches were last emptied for (cold) */
 	/* host page of a table -> its PFN, with a one-entry memo */
 	struct u64map table_pfn;
 	uint64_t memo_key, memo_pfn;
@@ -421,6 +422,37 @@ static void level_empty(struct dcache_level *l)
 	l->gen++;
 }
 
+/* Every level emptied and the prefetchers' streams forgotten, for this operation. */
+static __attribute__((noinline)) void caches_empty(struct ptsim_machine *m)
+{
+	struct dcache *c = m->dcache;
+
+	for (int i = 0; i < 3; i++)
+		level_empty(&c->lv[i]);
+	memset(c->stream, 0, sizeof(c->stream));
+	memset(c->walk_stream, 0, sizeof(c->walk_stream));
+	c->op_seq = m->op_seq;
+}
+
+/*
+ * A cold machine (PTSIM_CACHES_COLD) starts each public operation with
+ * empty caches: emptied at the operation's first access. Every entry point
+ * below calls this first.
+ */
+static inline void caches_settle(struct ptsim_machine *m)
+{
+	if (__builtin_expect(m->caches_cold && m->dcache->op_seq != m->op_seq, 0))
+		caches_empty(m);
+}
+
+int ptsim_machine_set_caches(struct ptsim_machine *m, enum ptsim_cache_state state)
+{
+	VALIDATE(m && (state == PTSIM_CACHES_WARM || state == PTSIM_CACHES_COLD));
+	REFUSE_IN_HANDLER(m);
+	m->caches_cold = state == PTSIM_CACHES_COLD;
+	return 0;
+}
+
 /*
  * The program's own loads and stores (ptsim_touch and the accesses behind
  * it: memset, bzero, reads) go through the same caches. The model does not
@@ -433,6 +465,7 @@ void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes)
 {
 	struct dcache *c = m->dcache;
 
+	caches_settle(m);
 	memset(c->stream, 0, sizeof(c->stream));
 	for (int i = 0; i < 3; i++) {
 		c->lv[i].user_bytes += bytes;
@@ -464,6 +497,7 @@ void dcache_page_clear(struct ptsim_machine *m, uint64_t bytes)
 {
 	struct dcache *c = m->dcache;
 
+	caches_settle(m);
 	level_stream(&c->lv[1], bytes);
 	level_stream(&c->lv[2], bytes);
 }
@@ -472,6 +506,7 @@ void dcache_page_copy(struct ptsim_machine *m, uint64_t bytes)
 {
 	struct dcache *c = m->dcache;
 
+	caches_settle(m);
 	level_stream(&c->lv[0], bytes);		/* the source's loads */
 	level_stream(&c->lv[1], 2 * bytes);	/* and the destination's streamed stores */
 	level_stream(&c->lv[2], 2 * bytes);
@@ -661,6 +696,7 @@ static inline bool desc_front_hit(struct dcache *c, const void *desc, unsigned i
 
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
+	caches_settle(m);
 	if (nr && desc_front_hit(m->dcache, desc, nr))
 		count(m, PTSIM_EV_DCACHE_L1_HIT, nr);
 	else
@@ -669,18 +705,21 @@ void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr
 
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
+	caches_settle(m);
 	if (!nr || !desc_front_hit(m->dcache, desc, nr))
 		desc_store_lines(m, desc, nr);
 }
 
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
 {
+	caches_settle(m);
 	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), true, m->dcache->stream);
 }
 
 /* A plain store to pfn's struct page: allocates its line, not priced. */
 void dcache_page_store(struct ptsim_machine *m, uint64_t pfn)
 {
+	caches_settle(m);
 	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), false, NULL);
 }
 
@@ -694,11 +733,13 @@ void dcache_page_store(struct ptsim_machine *m, uint64_t pfn)
  */
 void dcache_kobj_load(struct ptsim_machine *m, uint64_t addr)
 {
+	caches_settle(m);
 	access_line_ev(m, addr, true, m->dcache->stream, PTSIM_EV_DCACHE_OBJ_L1_HIT);
 }
 
 void dcache_kobj_store(struct ptsim_machine *m, uint64_t addr)
 {
+	caches_settle(m);
 	access_line_ev(m, addr, false, NULL, PTSIM_EV_DCACHE_OBJ_L1_HIT);
 }
 
@@ -714,6 +755,7 @@ void dcache_ifetch(struct ptsim_machine *m, uint64_t pa)
 	struct dcache *c = m->dcache;
 	const uint64_t line = pa >> LINE_SHIFT;
 
+	caches_settle(m);
 	/* each level missed is filled on the way in (level_access) */
 	if (level_access(&c->lv[1], line))
 		count(m, PTSIM_EV_ICACHE_L2_HIT, 1);
@@ -740,6 +782,7 @@ void dcache_ifetch(struct ptsim_machine *m, uint64_t pa)
  */
 void dcache_walk_load(struct ptsim_machine *m, const void *desc, uint64_t n)
 {
+	caches_settle(m);
 	if (!n)
 		return;
 	access_line(m, desc_addr(m->dcache, desc), true, m->dcache->walk_stream);
