@@ -447,8 +447,10 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 			mc->bbml2_noabort = !strcmp(v, "on") ? 2 : 1;
 		} else if (KEY("repeat-tlbi") && !v) {
 			mc->repeat_tlbi = true;
-		} else if (KEY("phys") && v && (!strcmp(v, "sequential") || !strcmp(v, "fragmented"))) {
-			mc->phys_fragmented = !strcmp(v, "fragmented");
+		} else if (KEY("phys") && v && (!strcmp(v, "sequential") || !strcmp(v, "fragmented") ||
+						 !strcmp(v, "shuffled"))) {
+			mc->phys = !strcmp(v, "fragmented") ? PTSIM_PHYS_FRAGMENTED :
+				   !strcmp(v, "shuffled") ? PTSIM_PHYS_SHUFFLED : PTSIM_PHYS_SEQUENTIAL;
 		} else if (KEY("caches") && v && (!strcmp(v, "warm") || !strcmp(v, "cold"))) {
 			mc->caches_cold = !strcmp(v, "cold");
 		} else if (KEY("cpu") && v) {
@@ -486,7 +488,7 @@ static int parse_machine(struct parser *p, char **tok, unsigned int *col, int n)
 					    v, (int)klen, tok[i], machine_key_values(tok[i], klen));
 		} else {
 			return fail(p, col[i], "expected cpu=, granule=, va=, mem=, base=, cpus=, "
-				    "preset=, bbm=, noabort=, phys=sequential|fragmented, "
+				    "preset=, bbm=, noabort=, phys=sequential|fragmented|shuffled, "
 				    "caches=warm|cold, kpti or repeat-tlbi");
 		}
 #undef KEY
@@ -939,8 +941,9 @@ static void machine_print(const struct scn_machine *mc, FILE *f)
 	if (mc->bbml2_noabort)
 		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " noabort=%s",
 			      mc->bbml2_noabort == 2 ? "on" : "off");
-	if (mc->phys_fragmented)
-		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " phys=fragmented");
+	if (mc->phys != PTSIM_PHYS_SEQUENTIAL)
+		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " phys=%s",
+			      mc->phys == PTSIM_PHYS_FRAGMENTED ? "fragmented" : "shuffled");
 	if (mc->caches_cold)
 		m += snprintf(rest + m, sizeof(rest) - (size_t)m, " caches=cold");
 	fprintf(f, "%s%s%s\n", cpu, n + 1 + m <= 76 ? " " : "\nmachine ", rest);
@@ -1746,9 +1749,9 @@ int scenario_run(const struct scenario *s, const struct scn_machine *mc, const c
 		snprintf(res->msg, sizeof(res->msg), "machine: %s", ptsim_strerror(err));
 		return res->err = err;
 	}
-	/* seed 1: a scenario's fragmented frames are the same on every run */
-	if (mc->phys_fragmented)
-		ptsim_machine_set_phys_order(r.m, PTSIM_PHYS_FRAGMENTED, 1);
+	/* seed 1: a scenario's fragmented or shuffled frames are the same on every run */
+	if (mc->phys != PTSIM_PHYS_SEQUENTIAL)
+		ptsim_machine_set_phys_order(r.m, mc->phys, 1);
 	if (mc->caches_cold)
 		ptsim_machine_set_caches(r.m, PTSIM_CACHES_COLD);
 	if (scenario_apply_features(r.m, features)) {

@@ -68,7 +68,7 @@ struct scn_machine {
 	uint64_t phys_base, phys_size;
 	char preset[48];
 	bool kpti, repeat_tlbi;
-	bool phys_fragmented;		/* phys=fragmented: ptsim_machine_set_phys_order */
+	enum ptsim_phys_order phys;	/* phys=: ptsim_machine_set_phys_order */
 	bool caches_cold;		/* caches=cold: ptsim_machine_set_caches */
 	uint64_t n;			/* the sweep variable $n for this run */
 	/* break-before-make overrides, as ptsim_machine_config's (0: the CPU's) */

@@ -30,11 +30,13 @@ scn cpubig 'machine cpus=2\nmm A\nmmap A 1G 2M rw\naccess A 1G read cpu=42949672
 expect 1 "cpubig.scn:4:1: error: access failed: cpu=4294967297 is out of range" run "$dir/cpubig.scn"
 scn cpubig2 'machine cpus=2\nraw-mm R\nraw-barrier dsb-ish cpu=0x100000001\n'
 expect 1 "cpubig2.scn:3:1: error: raw-barrier failed: cpu=4294967297 is out of range" run "$dir/cpubig2.scn"
-# where page frames come from: sequential or fragmented, nothing else
+# where page frames come from: sequential, fragmented or shuffled, nothing else
 scn phys 'machine phys=scattered\nmm A\n'
-expect 2 "phys.scn:1:9: error: expected .*phys=sequential|fragmented" run "$dir/phys.scn"
+expect 2 "phys.scn:1:9: error: expected .*phys=sequential|fragmented|shuffled" run "$dir/phys.scn"
 scn phys2 'machine phys=fragmented\nmm A\nmmap A 1G 64K rw\npopulate A 1G 64K\n'
 expect 0 "page_zero=16" run "$dir/phys2.scn" --verbose
+scn phys3 'machine phys=shuffled\nmm A\nmmap A 1G 64K rw\npopulate A 1G 64K\n'
+expect 0 "page_zero=16" run "$dir/phys3.scn" --verbose
 # the caches between calls: warm or cold, nothing else; cold reads the table from memory again
 scn caches 'machine caches=lukewarm\nmm A\n'
 expect 2 "caches.scn:1:9: error: expected .*caches=warm|cold" run "$dir/caches.scn"

@@ -425,12 +425,25 @@ enum ptsim_phys_order {
 	 * blocks.
 	 */
 	PTSIM_PHYS_FRAGMENTED,
+	/*
+	 * A boot with page_alloc.shuffle=1 (CONFIG_SHUFFLE_PAGE_ALLOCATOR):
+	 * shuffle_zone (mm/shuffle.c) put the free max-order blocks (4 MiB of
+	 * 4K pages: SHUFFLE_ORDER is MAX_PAGE_ORDER) in a random order, so the
+	 * memory not yet handed out comes in such blocks in a random order,
+	 * each split in halves as a fresh machine's are; a freed max-order
+	 * block goes to either end of its free list at random
+	 * (shuffle_pick_tail). The shuffle is made when this order is set,
+	 * over the memory never handed out, and holds until those blocks are
+	 * all handed out, whatever order is set later. Since 0.3.
+	 */
+	PTSIM_PHYS_SHUFFLED,
 };
 
 /*
  * The order page frames are handed out in from now on (what is allocated
- * stays where it is), with seed for PTSIM_PHYS_FRAGMENTED's order (any
- * value; the same seed gives the same frames). 0, or -EINVAL for a NULL
+ * stays where it is), with seed for PTSIM_PHYS_FRAGMENTED's and
+ * PTSIM_PHYS_SHUFFLED's order (any value; the same seed gives the same
+ * frames). 0, or -EINVAL for a NULL
  * machine or an unknown order, -EBUSY from a diagnostic handler (nothing
  * changes either way).
  */

@@ -132,7 +132,14 @@ struct physmem {
 	size_t free_len[32], free_cap[32];
 	uint64_t *host_bytes;		/* the machine's: charged the lists' and map's growth */
 	bool fragmented;		/* PTSIM_PHYS_FRAGMENTED: order-0 pages from scattered frames */
+	bool shuffled;			/* PTSIM_PHYS_SHUFFLED: a freed max-order block to either end */
 	uint64_t rng;			/* its generator's state (prng.h) */
+	/*
+	 * PTSIM_PHYS_SHUFFLED's boot-time shuffle: the shuffle_nr max-order
+	 * blocks from shuffle_first are carved in a random order (block
+	 * shuffle_index(k) k-th), shuffle_taken of them so far
+	 */
+	uint64_t shuffle_first, shuffle_nr, shuffle_taken, shuffle_key;
 	/* this CPU's per-CPU lists (src/mm/pcp.c): pages free to the zone, not to the buddy */
 	struct pcp_lists pcp;
 };

@@ -193,12 +193,58 @@ static bool pop_free(struct physmem *pm, unsigned int order, uint64_t *pfn)
 	return false;
 }
 
-/* Hand the next naturally aligned block of the uncarved region to the free lists. */
+/*
+ * The k-th block of the shuffle: a keyed permutation of [0, shuffle_nr), a
+ * four-round Feistel network over the smallest even number of bits that
+ * holds shuffle_nr, walked until it lands inside (each step is a bijection,
+ * so the walk visits every index once; under four steps on average).
+ */
+static uint64_t shuffle_index(const struct physmem *pm, uint64_t k)
+{
+	unsigned int half = 1;
+	uint64_t mask;
+
+	while ((UINT64_C(1) << (2 * half)) < pm->shuffle_nr)
+		half++;
+	mask = (UINT64_C(1) << half) - 1;
+	do {
+		uint64_t l = k >> half, r = k & mask;
+
+		for (unsigned int round = 0; round < 4; round++) {
+			uint64_t f = prng_seed(pm->shuffle_key ^ (r << 2) ^ round) & mask;
+			uint64_t t = r;
+
+			r = l ^ f;
+			l = t;
+		}
+		k = l << half | r;
+	} while (k >= pm->shuffle_nr);
+	return k;
+}
+
+/* The shuffle's next max-order block onto the free lists (carve's, under PTSIM_PHYS_SHUFFLED). */
+static int carve_shuffled(struct physmem *pm)
+{
+	uint64_t i = shuffle_index(pm, pm->shuffle_taken);
+
+	if (push_free(pm, pm->shuffle_first + (i << pm->max_order), pm->max_order))
+		return -ENOMEM;
+	if (++pm->shuffle_taken == pm->shuffle_nr)
+		pm->carve_next = pm->shuffle_first + (pm->shuffle_nr << pm->max_order);
+	return 0;
+}
+
+/*
+ * Hand the next naturally aligned block of the uncarved region to the free
+ * lists; the shuffled stretch's blocks in their shuffled order.
+ */
 static int carve(struct physmem *pm)
 {
 	uint64_t end = pm->base_pfn + pm->nr_pages;
 	unsigned int order = pm->max_order;
 
+	if (pm->carve_next == pm->shuffle_first && pm->shuffle_taken < pm->shuffle_nr)
+		return carve_shuffled(pm);
 	if (pm->carve_next >= end)
 		return -ENOMEM;
 	while (order && (!IS_ALIGNED64(pm->carve_next, UINT64_C(1) << order) ||
@@ -326,17 +372,54 @@ unsigned int physmem_free(struct physmem *pm, uint64_t pfn, unsigned int order)
 		pfn = MIN(pfn, buddy);
 		order++;
 	}
-	if (push_free(pm, pfn, order))
+	if (push_free(pm, pfn, order)) {
 		pm->nr_free -= UINT64_C(1) << order;	/* bookkeeping failed: leak, never corrupt */
+		return merges;
+	}
+	/*
+	 * __free_one_page under page_alloc.shuffle: a block of SHUFFLE_ORDER
+	 * (MAX_PAGE_ORDER) goes to the list's tail or head at random
+	 * (shuffle_pick_tail); the tail is the stack's bottom, taken last
+	 */
+	if (pm->shuffled && order >= pm->max_order && (prng_next(&pm->rng) & 1)) {
+		uint64_t *l = pm->free_list[order];
+
+		memmove(l + 1, l, (pm->free_len[order] - 1) * sizeof(*l));
+		l[0] = pfn;
+	}
 	return merges;
+}
+
+/*
+ * PTSIM_PHYS_SHUFFLED: shuffle_zone (v6.12 mm/shuffle.c) at boot swaps each
+ * free block of SHUFFLE_ORDER (MAX_PAGE_ORDER) with a random one, so the
+ * free list hands out the uncarved memory's max-order blocks in a random
+ * order. A shuffle under way is kept (its blocks are not all carved yet).
+ */
+static void physmem_shuffle(struct physmem *pm)
+{
+	const uint64_t block = UINT64_C(1) << pm->max_order;
+	uint64_t first = ALIGN_UP64(pm->carve_next, block);
+	uint64_t last = ALIGN_DOWN64(pm->base_pfn + pm->nr_pages, block);
+
+	if (pm->shuffle_taken < pm->shuffle_nr)
+		return;
+	pm->shuffle_first = first;
+	pm->shuffle_nr = last > first ? (last - first) / block : 0;
+	pm->shuffle_taken = 0;
+	pm->shuffle_key = prng_next(&pm->rng);
 }
 
 int ptsim_machine_set_phys_order(struct ptsim_machine *m, enum ptsim_phys_order order,
 				 uint64_t seed)
 {
-	VALIDATE(m && (order == PTSIM_PHYS_SEQUENTIAL || order == PTSIM_PHYS_FRAGMENTED));
+	VALIDATE(m && (order == PTSIM_PHYS_SEQUENTIAL || order == PTSIM_PHYS_FRAGMENTED ||
+		       order == PTSIM_PHYS_SHUFFLED));
 	REFUSE_IN_HANDLER(m);
 	m->phys.fragmented = order == PTSIM_PHYS_FRAGMENTED;
+	m->phys.shuffled = order == PTSIM_PHYS_SHUFFLED;
 	m->phys.rng = prng_seed(seed);
+	if (m->phys.shuffled)
+		physmem_shuffle(&m->phys);
 	return 0;
 }
