@@ -13,6 +13,7 @@
  * mapped whole by finish_fault and fault-around); before: none of the four
  * patches; after: all four.
  */
+#include "machine_state.h"
 #include "rows.h"
 #include "prng.h"
 
@@ -49,7 +50,9 @@ static int run_exec_program(enum ptsim_granule granule, bool patched, struct exe
 	ptsim_feature_set(m, PTSIM_FEAT_EXEC_MMAP_MISS_BYPASS, patched);
 	ptsim_feature_set(m, PTSIM_FEAT_ELF_CONTPTE_ALIGN, patched);
 	ptsim_feature_set(m, PTSIM_FEAT_UNMAPPED_AREA_CONTPTE, patched);
-	err = ptsim_mm_create(m, &mm);
+	err = machine_state_apply(m, "exec.grace.", 1);
+	if (!err)
+		err = ptsim_mm_create(m, &mm);
 	if (!err)
 		err = ptsim_file_create(m, TEXT, max_order, &file);
 	if (!err)

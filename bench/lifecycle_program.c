@@ -8,6 +8,7 @@
  * fitted on them, and none has a target (no publication gives a tolerance).
  */
 #include "caveats.h"
+#include "machine_state.h"
 #include "rows.h"
 #include "sim_cache.h"
 
@@ -492,7 +493,9 @@ static int simulate_variant(const struct workload *w, enum ptsim_cpu cpu, const 
 	err = ptsim_machine_create(&cfg, &m);
 	if (err)
 		return err;
-	err = apply_kernel(m, kernel, missing, len);
+	err = machine_state_apply(m, w->id, 1);
+	if (!err)
+		err = apply_kernel(m, kernel, missing, len);
 	if (!err)
 		err = ptsim_mm_create(m, &r.mm);
 	if (!err && w->setup)
@@ -681,6 +684,7 @@ static void print_json_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 					    v[0].published / v[n - 1].published) : 0, speed);
 	printf("}");
 	print_caveats_json(w->id, kernels_of(w, n, kernels), n);
+	print_machine_state_json(w->id);
 	printf("}");
 }
 
@@ -763,6 +767,7 @@ static void print_text_row(const struct workload *w, enum ptsim_cpu cpu, unsigne
 			printf("  %-38s %9.4g %9.4g %+7.1f%%\n", "speed-up, first / last", pub, s,
 			       error_pct(s, pub));
 	}
+	print_machine_state(w->id, 2);
 	print_caveats(w->id, kernels_of(w, n, kernels), n, 2);
 	printf("\n");
 }

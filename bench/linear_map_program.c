@@ -10,6 +10,7 @@
  * +32 MiB) as in the v6/v7 ptdump listings; the early KFENCE pool (2 MiB) at
  * the top of memory, where memblock's top-down allocation puts it.
  */
+#include "machine_state.h"
 #include "rows.h"
 #include "prng.h"
 
@@ -39,7 +40,9 @@ static int boot(bool blocks, const struct ptsim_mem_range *r, unsigned int nr, u
 	if (err)
 		return err;
 	ptsim_feature_set(*m, PTSIM_FEAT_LINEAR_MAP_BLOCKS, blocks);
-	err = ptsim_kernel_boot(*m, &kc, k);
+	err = machine_state_apply(*m, "linear_map.ampereone.", 1);
+	if (!err)
+		err = ptsim_kernel_boot(*m, &kc, k);
 	if (!err)
 		err = ptsim_kernel_finalize_caps(*k);
 	if (err)

@@ -11,6 +11,7 @@
  * on v6.15-era trees (v1 April, v4 June 2025) before the early-exit gather
  * reached arm64 for-next (3 July 2025).
  */
+#include "machine_state.h"
 #include "rows.h"
 #include "sim_cache.h"
 
@@ -78,6 +79,11 @@ int mprotect_state_create(enum mprotect_state state, bool batching, struct ptsim
 	err = ptsim_machine_create(&cfg, &m);
 	if (err)
 		return err;
+	err = machine_state_apply(m, "mprotect.m3.", 1);
+	if (err) {
+		ptsim_machine_destroy(m);
+		return err;
+	}
 	ptsim_feature_set(m, PTSIM_FEAT_MPROTECT_PTE_BATCHING, batching);
 	ptsim_set_thp_orders(m, order[state] ? UINT64_C(1) << order[state] : 0);
 	err = ptsim_mm_create(m, &mm);
@@ -338,7 +344,9 @@ void mprotect_print_40(bool json)
 			json_double(before);
 			printf(", \"after_s\": ");
 			json_double(after);
-			printf(", \"target\": null}");
+			printf(", \"target\": null");
+			print_machine_state_json("mprotect.m3.");
+			printf("}");
 		} else
 			printf("  %-4s %12.3f %12.3f %9.3f\n", names[st], before, after, before / after);
 	}
@@ -346,7 +354,9 @@ void mprotect_print_40(bool json)
 		printf(",\n  {\"id\": \"mprotect.m3.t1_over_t3_before@40\", \"role\": \"prediction\", "
 		       "\"published\": null, \"simulated\": ");
 		json_double(r[0][0].seconds / r[2][0].seconds);
-		printf(", \"target\": null}");
+		printf(", \"target\": null");
+		print_machine_state_json("mprotect.m3.");
+		printf("}");
 	} else
 		printf("  t1/t3 before: %.3f; the rows above use the fitted count, %u iterations\n",
 		       r[0][0].seconds / r[2][0].seconds, mprotect_iterations());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ptsim-bench reproduce: published vs simulated for every modelled result. */
 #include "caveats.h"
+#include "machine_state.h"
 #include "fit.h"
 #include "rows.h"
 #include "detail_svg.h"
@@ -216,6 +217,7 @@ static void print_row_json(const struct outcome *o)
 		printf(", \"leave_one_out\": null");
 	}
 	print_caveats_json(r->id, NULL, 0);
+	print_machine_state_json(r->id);
 	printf("}");
 }
 
@@ -491,6 +493,7 @@ static void print_detail(const struct outcome *o, bool wide)
 			   o->row->value, r->simulated, o->error_pct,
 			   o->fitted ? "fit" : "prediction", target);
 	}
+	print_machine_state(o->row->id, 2);
 	if (!detail_predictions(o, &pb, &pa)) {
 		printf("  no per-event breakdown for this row\n");
 		return;

@@ -11,6 +11,7 @@
  * 16 pages (cycling), and long runs of 512 (a dense space, one PMD each).
  * `ptsim-bench reproduce --detail uffd...` prints the shares per run length.
  */
+#include "machine_state.h"
 #include "rows.h"
 
 #include <errno.h>
@@ -106,8 +107,9 @@ static int run_uffd_program(bool batching, const unsigned int *nr, size_t calls,
 		return err;
 	ptsim_feature_set(m, PTSIM_FEAT_UFFD_MOVE_BATCHING, batching);
 	/* a phone that has been up for days: the GC's pages come from scattered frames */
-	ptsim_machine_set_phys_order(m, PTSIM_PHYS_FRAGMENTED, PHYS_SEED);
-	err = ptsim_mm_create(m, &mm);
+	err = machine_state_apply(m, "uffd.android.", PHYS_SEED);
+	if (!err)
+		err = ptsim_mm_create(m, &mm);
 	if (!err)
 		err = ptsim_mmap(mm, SRC, SPACE, rw, flags, NULL);
 	if (!err)

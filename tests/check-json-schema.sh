@@ -44,6 +44,11 @@ def digits(x):
     return len(repr(float(x)).replace("-", "").replace(".", "").lstrip("0").split("e")[0])
 row = docs["reproduce"]["rows"][0]
 assert digits(row["simulated"]) > 6 and digits(row["error_pct"]) > 6, row
+# each row states the machine before its workload (bench/machine_state.c)
+for r in docs["reproduce"]["rows"] + [docs["detail"]["row"]] + docs["predict"]["rows"]:
+    m = r.get("machine"); assert m, (r["id"], list(r))
+    assert m["phys"] in ("sequential", "fragmented", "shuffled") and m["caches"] in ("warm", "cold"), r
+    assert m["why"].endswith(")") and "doc/workloads.md" in m["why"], m
 assert digits(docs["run"]["runs"][0]["checkpoints"][1]["ns"]) > 6, docs["run"]["runs"][0]["checkpoints"]
 # run's composed parts add up to each checkpoint's time
 for cp in docs["run"]["runs"][0]["checkpoints"]:

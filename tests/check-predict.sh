@@ -47,6 +47,10 @@ for r in a:
     check(r["role"] == "prediction" and r["target"] is None, "%s: role/target" % i)
     check(r["cpu"] == r["published_cpu"], "%s: default CPU is the publication's" % i)
     check(i in text, "%s: not in the text output" % i)
+    # the machine before the workload: its frames, its caches and the publication's reason
+    mc = r.get("machine") or {}
+    check(mc.get("phys") in ("sequential", "fragmented", "shuffled") and
+          mc.get("caches") in ("warm", "cold") and mc.get("why"), "%s: machine state" % i)
     vs = r["variants"]
     check(len(vs) >= 2, "%s: fewer than two kernels" % i)
     for v, w in zip(vs, b[i]["variants"]):
