@@ -336,6 +336,47 @@ static void test_exec_call_line_through_l2(void **state)
 	ptsim_machine_destroy(f.m);
 }
 
+/*
+ * The fault-around's per-folio work (v6.12 filemap_map_pages and
+ * next_uptodate_folio): for each cached folio of the 16-page window, its
+ * PG_locked test, a reference (folio_try_get), PG_uptodate tested twice
+ * (each with folio_test_uptodate's smp_rmb) and PG_readahead once, the
+ * folio lock tried; after its pages, the unlock and the reference dropped;
+ * set_pte_range's folio_ref_add per run mapped. Sixteen order-0 folios, or
+ * one 64K folio; the fault into the remapped file also allocates its PUD,
+ * PMD and PTE tables (an smp_wmb each).
+ */
+static void test_fault_around_folio_work(void **state)
+{
+	static const struct {
+		unsigned int max_order;
+		uint64_t folios;
+	} cases[] = { { 0, 16 }, { 4, 1 } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ptsim_machine *m = new_machine(PTSIM_GRANULE_4K, 48, PTSIM_CPU_APPLE_M3, "v6.12");
+		const uint64_t n = cases[i].folios;
+		struct ptsim_mm *mm = NULL;
+		struct ptsim_stats st;
+
+		assert_int_equal(ptsim_mm_create(m, &mm), 0);
+		cached_file_fault_around(m, mm, cases[i].max_order);
+		st = last_stats(m);
+		assert_int_equal(st.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], n);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_TRYLOCK], n);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_UNLOCK], n);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 2 * n);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], n);
+		/* four flag tests each, and folio_test_large's */
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_TEST], 5 * n);
+		assert_int_equal(st.ev[PTSIM_EV_TABLE_ALLOC], 3);
+		assert_int_equal(st.ev[PTSIM_EV_DMB], 2 * n + 3);
+		assert_int_equal(st.ev[PTSIM_EV_MAP_PAGES], 16);
+		ptsim_machine_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_elf_load_segments),
 		cmocka_unit_test(test_exec_call_line_through_l2),
+		cmocka_unit_test(test_fault_around_folio_work),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

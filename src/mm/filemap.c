@@ -311,13 +311,35 @@ bool folio_maps_whole(const struct ptsim_mm *mm, const struct vma *v, const stru
 }
 
 /*
+ * next_uptodate_folio (v6.12 mm/filemap.c) for the cached folio fo the walk
+ * found: a locked folio is passed over at its first test; else a reference
+ * is taken (folio_try_get), and given back for a folio not uptodate or under
+ * readahead, or one whose lock is refused; else the folio is locked and
+ * tested uptodate again. True: fo is to be mapped, locked and referenced.
+ */
+static bool next_uptodate_folio(struct ptsim_machine *m, struct folio *fo)
+{
+	if (folio_test_locked(m, fo))
+		return false;
+	folio_try_get(m, fo);
+	if (!folio_test_uptodate(m, fo) || folio_test_readahead(m, fo) || !folio_trylock(m, fo)) {
+		folio_put_ref(m, fo);
+		return false;
+	}
+	folio_test_uptodate(m, fo);	/* under the lock */
+	return true;
+}
+
+/*
  * filemap_map_pages: map every uptodate, unlocked, non-PG_readahead cached page
  * of [start_pgoff, end_pgoff] whose PTE is none, one set_ptes per run of one
  * folio; the examined non-workingset pages are subtracted from mmap_miss.
  * With "faultaround_whole_folio" (v6.18) a large folio that lies inside the
  * VMA and one PTE table is mapped whole, beyond the window. A shmem
  * object's file has an mmap_miss too, but no shmem fault reads it: the
- * model keeps none.
+ * model keeps none. The walk visits each cached folio once (xas_next_entry
+ * passes a large folio's other slots by); each one mapped is unlocked and
+ * its reference dropped after its pages.
  */
 void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t *ptep,
 		       uint64_t start_pgoff, uint64_t end_pgoff)
@@ -331,8 +353,12 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 		struct folio *fo = filemap_lookup(m, file, pg);
 		uint64_t run = 0, first;
 
-		if (!fo || !(fo->flags & FOLIO_UPTODATE) || (fo->flags & (FOLIO_LOCKED | FOLIO_READAHEAD))) {
+		if (!fo) {
 			pg++;
+			continue;
+		}
+		if (!next_uptodate_folio(m, fo)) {
+			pg = fo->index + folio_nr_pages(fo);
 			continue;
 		}
 		/* the pages of this folio inside the window, or all of them */
@@ -378,6 +404,8 @@ void filemap_map_pages(struct ptsim_mm *mm, struct vma *v, uint64_t addr, pte_t 
 				run = 0;
 			}
 		}
+		folio_unlock(m, fo);
+		folio_put_ref(m, fo);
 	}
 	/* v6.12 adds what it mapped to the mm's file (or shmem) counter once, after the loop */
 	if (rss)

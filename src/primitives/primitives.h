@@ -225,6 +225,11 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "(non-atomic), one flag update each")						\
 	X(FOLIO_TEST_ANON, "folio_test_anon", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,		\
 	  "include/linux/page-flags.h")							\
+	X(FOLIO_TEST_PAGECACHE_STATE, "folio_test_{locked,uptodate,readahead}", PRIM_INLINE,	\
+	  PTSIM_EV_FOLIO_TEST, "include/linux/page-flags.h: a page-cache folio's flag test "	\
+	  "(folio_test_uptodate's smp_rmb apart)")						\
+	X(FOLIO_TRY_GET, "folio_try_get", PRIM_INLINE, PTSIM_EV_FOLIO_GET,			\
+	  "include/linux/page_ref.h: folio_ref_try_add's atomic add unless zero")		\
 	X(FOLIO_TEST_KSM, "folio_test_ksm", PRIM_INLINE, PTSIM_EV_FOLIO_TEST,			\
 	  "include/linux/page-flags.h: folio->mapping's KSM tag (the model has no KSM)")	\
 	X(PAGE_ANON_EXCLUSIVE, "PageAnonExclusive", PRIM_INLINE, PTSIM_EV_ANON_EXCL_TEST,	\
@@ -955,6 +960,27 @@ static inline bool folio_test_large(struct ptsim_machine *m, const struct folio 
 	return f && f->order;
 }
 
+/* folio_test_locked: PG_locked of the folio's head. */
+static inline bool folio_test_locked(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_TEST_PAGECACHE_STATE, 1);
+	return f->flags & FOLIO_LOCKED;
+}
+
+/* folio_test_readahead: PG_readahead, the async readahead's mark. */
+static inline bool folio_test_readahead(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_TEST_PAGECACHE_STATE, 1);
+	return f->flags & FOLIO_READAHEAD;
+}
+
+/* folio_try_get: a reference unless the refcount is zero (the model's cached folios never are). */
+static inline void folio_try_get(struct ptsim_machine *m, const struct folio *f)
+{
+	prim_count(m, PRIM_FOLIO_TRY_GET, 1);
+	dcache_page_load(m, folio_pfn(m, f));
+}
+
 /* folio_test_anon: the folio is anonymous (a test of folio->mapping's low bit). */
 static inline bool folio_test_anon(struct ptsim_machine *m, const struct folio *f)
 {
@@ -1480,6 +1506,20 @@ static inline void __folio_mark_uptodate(struct ptsim_machine *m, struct folio *
 {
 	smp_wmb(m);
 	f->flags |= FOLIO_UPTODATE;
+}
+
+/*
+ * folio_test_uptodate (v6.12 include/linux/page-flags.h): the bit, and when
+ * it is set the smp_rmb that pairs with folio_mark_uptodate's smp_wmb
+ */
+static inline bool folio_test_uptodate(struct ptsim_machine *m, const struct folio *f)
+{
+	bool set = f->flags & FOLIO_UPTODATE;
+
+	prim_count(m, PRIM_FOLIO_TEST_PAGECACHE_STATE, 1);
+	if (set)
+		smp_rmb(m);
+	return set;
 }
 
 /*
