@@ -377,6 +377,43 @@ static void test_fault_around_folio_work(void **state)
 	}
 }
 
+/*
+ * A read fault that fault-around does not map (64K pages: a window of one)
+ * finds its folio through filemap_fault: filemap_get_entry's reference,
+ * the folio locked (lock_folio_maybe_drop_mmap) and tested uptodate (its
+ * smp_rmb); do_read_fault unlocks it after finish_fault, and the reference
+ * stays with the mapping. The first fault misses, reads, and is retried
+ * to that same hit (and allocates the PMD and PTE tables: an smp_wmb each).
+ */
+static void test_filemap_fault_folio_work(void **state)
+{
+	struct ptsim_machine *m = new_machine(PTSIM_GRANULE_64K, 48, PTSIM_CPU_NEOVERSE_V2, "v6.12");
+	const uint64_t page = 65536, len = 16 * page;
+	struct ptsim_mm *mm = NULL;
+	unsigned int file, fd;
+	struct ptsim_stats st;
+	uint64_t at;
+
+	(void)state;
+	assert_int_equal(ptsim_mm_create(m, &mm), 0);
+	assert_int_equal(ptsim_file_create(m, len, 0, &file), 0);
+	assert_int_equal(ptsim_file_open(m, file, &fd), 0);
+	assert_int_equal(ptsim_mmap_file(mm, 0, len, PTSIM_PROT_READ, fd, 0, &at), 0);
+	for (uint64_t i = 0; i < 2; i++) {
+		assert_int_equal(ptsim_fault(mm, at + i * page, PTSIM_ACCESS_READ), 0);
+		st = last_stats(m);
+		assert_int_equal(st.ev[PTSIM_EV_FAULT_RETRY], i ? 0 : 1);
+		assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], i ? 0 : 1);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 1);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_TRYLOCK], 1);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_UNLOCK], 1);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_PUT], 0);
+		assert_int_equal(st.ev[PTSIM_EV_TABLE_ALLOC], i ? 0 : 2);
+		assert_int_equal(st.ev[PTSIM_EV_DMB], (i ? 0 : 2) + 1);
+	}
+	ptsim_machine_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_elf_load_segments),
 		cmocka_unit_test(test_exec_call_line_through_l2),
 		cmocka_unit_test(test_fault_around_folio_work),
+		cmocka_unit_test(test_filemap_fault_folio_work),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,6 +104,9 @@ static void test_write_fault_copies(void **state)
 		assert_int_equal(st.ev[PTSIM_EV_MEMCG_CHARGE], 1);
 		assert_int_equal(st.ev[PTSIM_EV_LRU_ADD], 2);
 		assert_int_equal(st.ev[PTSIM_EV_PAGE_ZERO], 0);
+		/* the cached page locked by filemap_fault, unlocked by do_cow_fault */
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_TRYLOCK], 1);
+		assert_int_equal(st.ev[PTSIM_EV_FOLIO_UNLOCK], 1);
 		/* the page cache keeps its page, mapped by the R/O mapping alone */
 		assert_int_equal(page(e.mm, e.smem + 3 * SZ_4K).pfn, cache.pfn);
 		assert_int_equal(page(e.mm, e.smem + 3 * SZ_4K).mapcount, 1);

@@ -262,7 +262,10 @@ static void do_async_mmap_readahead(struct ptsim_mm *mm, struct vma *v, struct f
 /*
  * filemap_fault: a first-try hit runs the async readahead (and its mmap_miss
  * decrement); a miss runs the sync readahead, reads the folio and returns
- * VM_FAULT_RETRY, and the retried fault (FAULT_FLAG_TRIED) finds it.
+ * VM_FAULT_RETRY, and the retried fault (FAULT_FLAG_TRIED) finds it. A hit
+ * returns the folio referenced (filemap_get_entry's folio_try_get), locked
+ * (lock_folio_maybe_drop_mmap: a trylock, or a wait when it is held) and
+ * tested uptodate under the lock (VM_FAULT_LOCKED): the caller unlocks it.
  */
 enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgoff, bool tried,
 				struct folio **out)
@@ -276,8 +279,12 @@ enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgo
 		return FAULT_SIGBUS;
 	fo = filemap_lookup(m, of->file, pgoff);
 	if (fo) {
+		folio_try_get(m, fo);
 		if (!tried)
 			do_async_mmap_readahead(mm, v, fo, pgoff);
+		if (!folio_trylock(m, fo))
+			folio_lock(m, fo);
+		folio_test_uptodate(m, fo);
 		*out = fo;
 		return FAULT_DONE;
 	}

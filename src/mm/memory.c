@@ -1129,8 +1129,10 @@ static enum fault_result do_read_fault(struct ptsim_mm *mm, struct vma *v, uint6
 			return FAULT_DONE;
 	}
 	r = filemap_fault(mm, v, pgoff, tried, &fo);
-	if (r == FAULT_DONE)
+	if (r == FAULT_DONE) {
 		finish_fault(mm, v, addr, ptep, fo, pgoff, false);
+		folio_unlock(mm->m, fo);	/* its reference is the mapping's now */
+	}
 	return r;
 }
 
@@ -1177,7 +1179,8 @@ static enum fault_result do_cow_fault(struct ptsim_mm *mm, struct vma *v, uint64
 	folio_add_lru_vma(m, folio_pfn(m, nf), false);
 	set_ptes(mm, addr, ptep, anon_fault_pte(g, v, folio_pfn(m, nf), true), 1);
 	add_mm_counter(mm, MM_ANONPAGES);	/* finish_fault */
-	folio_put_ref(m, fo);	/* do_cow_fault: put_page(vmf->page) */
+	folio_unlock(m, fo);	/* do_cow_fault: unlock_page(vmf->page), put_page(vmf->page) */
+	folio_put_ref(m, fo);
 	return FAULT_DONE;
 }
 
