@@ -227,6 +227,9 @@ static void test_shared_fault_counts(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 0);
 	assert_int_equal(st.ev[PTSIM_EV_MAJOR_FAULT], 0);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT_RETRY], 0);
+	/* the new folio is made locked (a plain store) and unlocked by the fault */
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_TRYLOCK], 0);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_UNLOCK], 1);
 	assert_true(ptsim_translate(mm, VA + SZ_4K, &(struct ptsim_translation){ 0 }) == 0);
 
 	assert_int_equal(ptsim_madvise(mm, VA, 2 * SZ_4K, PTSIM_MADV_DONTNEED), 0);
@@ -243,6 +246,24 @@ static void test_shared_fault_counts(void **state)
 	assert_int_equal(st.ev[PTSIM_EV_SET_PTES], 3);
 	assert_int_equal(st.ev[PTSIM_EV_IO_REQUEST], 0);
 	assert_int_equal(st.ev[PTSIM_EV_MAJOR_FAULT], 0);
+	/* the fault-around locks and unlocks the two cached folios; the new one is unlocked */
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_TRYLOCK], 2);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_UNLOCK], 2 + 1);
+	assert_int_equal(pfn_at(mm, VA), pfn0);
+
+	/*
+	 * A write to a cached page this mm no longer maps: shmem_get_folio_gfp's
+	 * hit, referenced (filemap_get_entry), locked (folio_lock), tested
+	 * uptodate (its smp_rmb), unlocked by the fault after the map
+	 */
+	assert_int_equal(ptsim_madvise(mm, VA, SZ_4K, PTSIM_MADV_DONTNEED), 0);
+	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
+	st = last_stats(m);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 0);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 1);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_TRYLOCK], 1);
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_UNLOCK], 1);
+	assert_int_equal(st.ev[PTSIM_EV_DMB], 1);
 	assert_int_equal(pfn_at(mm, VA), pfn0);
 	assert_invariants(m);
 	ptsim_mm_destroy(mm);

@@ -306,6 +306,7 @@ static int populate_shmem(struct ptsim_mm *mm, struct vma *v, uint64_t addr, uin
 			add_mm_counter(mm, MM_SHMEMPAGES);	/* set_pte_range */
 			folio_add_file_rmap_ptes(mm, pf[i].folio, pgoff - pf[i].folio->index,
 						 1);	/* set_pte_range */
+			folio_unlock(m, pf[i].folio);	/* shmem_fault returned it locked */
 			fn_exit(m);
 		}
 	}
@@ -1236,6 +1237,7 @@ static int handle_shmem_fault(struct ptsim_mm *mm, struct vma *v, uint64_t va, b
 	}
 	fo = shmem_get_folio(mm, v, pgoff, spare);
 	finish_fault(mm, v, va, ptep, fo, pgoff, write);
+	folio_unlock(mm->m, fo);	/* do_read_fault's, do_shared_fault's: shmem_fault returned it locked */
 	return 0;
 }
 

@@ -128,8 +128,12 @@ enum fault_result shmem_reserve(struct ptsim_mm *mm, const struct vma *v, uint64
 
 /*
  * shmem_get_folio_gfp(SGP_CACHE) after shmem_reserve: the page-cache lookup
- * (filemap_get_entry); on a miss the spare folio is added at pgoff and
- * cleared (clear_highpage, folio_mark_uptodate). Cannot fail.
+ * (filemap_get_entry); a hit is referenced (its folio_try_get), locked
+ * (folio_lock: a trylock, a wait when held) and tested uptodate; on a miss
+ * the spare folio, locked as it is made (__folio_set_locked, a plain
+ * store), is added at pgoff and cleared (clear_highpage,
+ * folio_mark_uptodate). Either way the folio comes back locked, for the
+ * fault to unlock. Cannot fail.
  */
 struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t pgoff,
 			      struct folio *spare)
@@ -139,8 +143,16 @@ struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t
 	struct folio *fo = filemap_lookup(m, file, pgoff);
 	bool existed;
 
-	if (fo || !spare)
+	if (fo) {
+		folio_try_get(m, fo);
+		if (!folio_trylock(m, fo))
+			folio_lock(m, fo);
+		folio_test_uptodate(m, fo);
 		return fo;
+	}
+	if (!spare)
+		return NULL;
+	spare->flags |= FOLIO_LOCKED;	/* __folio_set_locked */
 	spare->mapping = FILE_MAPPING(file);
 	spare->index = pgoff;
 	u64map_set(&m->files[file].cache, pgoff, folio_pfn(m, spare), &existed);	/* in place */
