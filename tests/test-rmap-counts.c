@@ -401,8 +401,12 @@ static void test_file_faults(void **state)
 				    PTSIM_MAP_SHARED | PTSIM_MAP_ANONYMOUS, NULL), 0);
 	assert_int_equal(ptsim_fault(mm, VA, PTSIM_ACCESS_WRITE), 0);
 	st = last_stats(m);
+	/*
+	 * NR_FILE_MAPPED, and the page cache's NR_FILE_PAGES and NR_SHMEM; the
+	 * page cache's reference and the LRU batch's
+	 */
 	assert_rmap_counts(&st, &(struct rmap_counts){ .add = 1, .mapcount_atomic = 1,
-						       .lruvec = 1 });
+						       .lruvec = 1 + 2, .folio_get = 2 });
 	assert_int_equal(ptsim_fork(mm, &child), 0);
 	assert_int_equal(ptsim_fault(child, VA, PTSIM_ACCESS_READ), 0);
 	st = last_stats(m);

@@ -190,7 +190,10 @@ static void test_last_unmap_frees_object(void **state)
  * The counts of one shared fault where the PTE table exists (4K, baseline).
  * Write: handle_pte_fault reads the entry (none) -> do_shared_fault ->
  * shmem_fault -> shmem_get_folio_gfp: one page-cache lookup misses, one
- * order-0 folio is allocated, added and cleared; finish_fault takes the PTE
+ * order-0 folio is allocated, then shmem_alloc_and_add_folio charges it,
+ * adds it to the page cache (shmem_add_to_page_cache: the call and its
+ * lock, a reference, xas_store, NR_FILE_PAGES and NR_SHMEM) and to the
+ * LRU, and it is cleared; finish_fault takes the PTE
  * lock, re-reads the entry (vmf_pte_changed), and set_ptes(1) reads it once
  * more (contpte_try_unfold) and writes it: 3 reads, 1 write.
  * Read, after MADV_DONTNEED took the two written pages out of this mm:
@@ -216,7 +219,12 @@ static void test_shared_fault_counts(void **state)
 	assert_int_equal(ptsim_fault(mm, VA + SZ_4K, PTSIM_ACCESS_WRITE), 0);
 	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
-	assert_int_equal(st.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], 1);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], 1 + 1);
+	assert_int_equal(st.ev[PTSIM_EV_MEMCG_CHARGE], 1);
+	/* the page cache's reference, the LRU batch's (folio_add_lru) */
+	assert_int_equal(st.ev[PTSIM_EV_FOLIO_GET], 2);
+	/* the page cache's two counters and the rmap's NR_FILE_MAPPED */
+	assert_int_equal(st.ev[PTSIM_EV_LRUVEC_STAT], 2 + 1);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_ZERO], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PTL_LOCK], 1);
@@ -236,7 +244,7 @@ static void test_shared_fault_counts(void **state)
 	assert_int_equal(ptsim_fault(mm, VA + 8 * SZ_4K, PTSIM_ACCESS_READ), 0);
 	st = last_stats(m);
 	assert_int_equal(st.ev[PTSIM_EV_FAULT], 1);
-	assert_int_equal(st.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], 16 + 1);
+	assert_int_equal(st.ev[PTSIM_EV_PAGE_CACHE_LOOKUP], 16 + 1 + 1);
 	assert_int_equal(st.ev[PTSIM_EV_MAP_PAGES], 2);
 	assert_int_equal(st.ev[PTSIM_EV_FOLIO_ALLOC], 1);
 	assert_int_equal(st.ev[PTSIM_EV_PAGE_ZERO], 1);

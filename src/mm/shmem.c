@@ -127,6 +127,31 @@ enum fault_result shmem_reserve(struct ptsim_mm *mm, const struct vma *v, uint64
 }
 
 /*
+ * shmem_alloc_and_add_folio (v6.12 mm/shmem.c, out of line) for the order-0
+ * folio f made at pgoff (its allocation is shmem_reserve's): charged to the
+ * memcg, put in the page cache by shmem_add_to_page_cache (a reference, the
+ * slot checked with xas_find_conflict and stored with xas_store under the
+ * mapping's lock, NR_FILE_PAGES and NR_SHMEM), the inode's blocks and
+ * counts updated, and the folio onto the LRU (folio_add_lru).
+ */
+static void shmem_alloc_and_add_folio(struct ptsim_machine *m, struct folio *f)
+{
+	kernel_call(m, SHMEM_ALLOC_AND_ADD_FOLIO);
+	mem_cgroup_charge(m, 1);
+	kernel_call(m, SHMEM_ADD_TO_PAGE_CACHE);
+	folio_ref_add(m, f);
+	kernel_call(m, XAS_FIND_CONFLICT);
+	kernel_call(m, XAS_STORE);
+	count_loop_path(m, PTSIM_LOOP_XAS_STORE_SLOT);	/* its body, priced */
+	kernel_call(m, XAS_CREATE);
+	__lruvec_stat_mod_folio(m);	/* shmem_update_stats: NR_FILE_PAGES */
+	__lruvec_stat_mod_folio(m);	/* and NR_SHMEM */
+	kernel_call(m, SHMEM_INODE_ACCT_BLOCKS);
+	kernel_call(m, SHMEM_RECALC_INODE);
+	folio_add_lru(m, folio_pfn(m, f), false);
+}
+
+/*
  * shmem_get_folio_gfp(SGP_CACHE) after shmem_reserve: the page-cache lookup
  * (filemap_get_entry); a hit is referenced (its folio_try_get), locked
  * (folio_lock: a trylock, a wait when held) and tested uptodate; on a miss
@@ -156,7 +181,9 @@ struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t
 	spare->mapping = FILE_MAPPING(file);
 	spare->index = pgoff;
 	u64map_set(&m->files[file].cache, pgoff, folio_pfn(m, spare), &existed);	/* in place */
+	shmem_alloc_and_add_folio(m, spare);
 	folio_zero_user(m, 1);
+	kernel_call(m, FLUSH_DCACHE_FOLIO);
 	__folio_mark_uptodate(m, spare);	/* folio_mark_uptodate */
 	return spare;
 }

@@ -276,8 +276,8 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	X(ADD_TO_SWAP_CACHE, "add_to_swap_cache", PRIM_CALL, PTSIM_EV_SWAP_LOOKUP,		\
 	  "mm/swap_state.c: the call, xas_create_range and the swap cache's xa_lock_irq")	\
 	X(XAS_STORE, "xas_store", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
-	  "lib/xarray.c: one slot of the swap cache filled or emptied, a call per page (its "	\
-	  "body a priced path of its own)")							\
+	  "lib/xarray.c: one slot of the swap cache filled or emptied (a call per page), or "	\
+	  "a shmem folio's (its body a priced path of its own)")				\
 	X(XAS_CREATE, "xas_create", PRIM_CALL, PTSIM_EV_HELPER_CALL,				\
 	  "lib/xarray.c: static, out of line: xas_store's walk to the slot's node")		\
 	X(WORKINGSET_UPDATE_NODE, "workingset_update_node", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
@@ -557,6 +557,20 @@ enum prim_linkage { PRIM_INLINE, PRIM_CALL };
 	  "include/linux/mm.h: a page-table page back to the page allocator")		\
 	X(FILEMAP_GET_ENTRY, "filemap_get_entry", PRIM_CALL, PTSIM_EV_PAGE_CACHE_LOOKUP,	\
 	  "mm/filemap.c: an xarray walk of the page cache")					\
+	X(SHMEM_ALLOC_AND_ADD_FOLIO, "shmem_alloc_and_add_folio", PRIM_CALL,			\
+	  PTSIM_EV_HELPER_CALL, "mm/shmem.c: static, out of line: a new folio charged, into "	\
+	  "the page cache and onto the LRU")							\
+	X(SHMEM_ADD_TO_PAGE_CACHE, "shmem_add_to_page_cache", PRIM_CALL,			\
+	  PTSIM_EV_PAGE_CACHE_LOOKUP, "mm/shmem.c: static, out of line: the call and the "	\
+	  "mapping's xa_lock_irq (its xas_store and stats apart)")				\
+	X(XAS_FIND_CONFLICT, "xas_find_conflict", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "lib/xarray.c: shmem_add_to_page_cache's check of the slot")			\
+	X(SHMEM_INODE_ACCT_BLOCKS, "shmem_inode_acct_blocks", PRIM_CALL, PTSIM_EV_HELPER_CALL,	\
+	  "mm/shmem.c: static, out of line: the blocks charged to the inode")		\
+	X(SHMEM_RECALC_INODE, "shmem_recalc_inode", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "mm/shmem.c: static, out of line: the inode's page counts under info->lock")	\
+	X(FLUSH_DCACHE_FOLIO, "flush_dcache_folio", PRIM_CALL, PTSIM_EV_HELPER_CALL,		\
+	  "arch/arm64/mm/flush.c: after a cleared page (PG_dcache_clean cleared)")		\
 	X(FILEMAP_REMOVE_FOLIO, "__filemap_remove_folio", PRIM_CALL, PTSIM_EV_PAGE_CACHE_LOOKUP, \
 	  "mm/filemap.c: a folio's pages out of the page cache")				\
 	X(FILEMAP_MAP_FOLIO_RANGE, "filemap_map_folio_range", PRIM_INLINE, PTSIM_EV_MAP_PAGES,	\
