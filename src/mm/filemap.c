@@ -279,11 +279,9 @@ enum fault_result filemap_fault(struct ptsim_mm *mm, struct vma *v, uint64_t pgo
 		return FAULT_SIGBUS;
 	fo = filemap_lookup(m, of->file, pgoff);
 	if (fo) {
-		folio_try_get(m, fo);
 		if (!tried)
 			do_async_mmap_readahead(mm, v, fo, pgoff);
-		if (!folio_trylock(m, fo))
-			folio_lock(m, fo);
+		filemap_get_folio_locked(m, fo);
 		folio_test_uptodate(m, fo);
 		*out = fo;
 		return FAULT_DONE;

@@ -141,9 +141,7 @@ static void shmem_alloc_and_add_folio(struct ptsim_machine *m, struct folio *f)
 	kernel_call(m, SHMEM_ADD_TO_PAGE_CACHE);
 	folio_ref_add(m, f);
 	kernel_call(m, XAS_FIND_CONFLICT);
-	kernel_call(m, XAS_STORE);
-	count_loop_path(m, PTSIM_LOOP_XAS_STORE_SLOT);	/* its body, priced */
-	kernel_call(m, XAS_CREATE);
+	xas_store(m, 1);
 	__lruvec_stat_mod_folio(m);	/* shmem_update_stats: NR_FILE_PAGES */
 	__lruvec_stat_mod_folio(m);	/* and NR_SHMEM */
 	kernel_call(m, SHMEM_INODE_ACCT_BLOCKS);
@@ -169,9 +167,7 @@ struct folio *shmem_get_folio(struct ptsim_mm *mm, const struct vma *v, uint64_t
 	bool existed;
 
 	if (fo) {
-		folio_try_get(m, fo);
-		if (!folio_trylock(m, fo))
-			folio_lock(m, fo);
+		filemap_get_folio_locked(m, fo);
 		folio_test_uptodate(m, fo);
 		return fo;
 	}

@@ -1029,6 +1029,19 @@ static inline void folio_lock(struct ptsim_machine *m, struct folio *f)
 	f->flags |= FOLIO_LOCKED;
 }
 
+/*
+ * A page-cache folio a fault found, referenced and locked (v6.12
+ * filemap_fault's filemap_get_folio and lock_folio_maybe_drop_mmap,
+ * shmem_get_folio_gfp's filemap_get_entry and folio_lock): the lookup's
+ * folio_try_get, then the trylock, and the wait when the lock is held.
+ */
+static inline void filemap_get_folio_locked(struct ptsim_machine *m, struct folio *f)
+{
+	folio_try_get(m, f);
+	if (!folio_trylock(m, f))
+		folio_lock(m, f);
+}
+
 static inline void folio_unlock(struct ptsim_machine *m, struct folio *f)
 {
 	prim_count(m, PRIM_FOLIO_UNLOCK, 1);
@@ -1374,6 +1387,17 @@ static inline void folio_flag_atomic(struct ptsim_machine *m, enum prim p, const
 }
 
 /*
+ * n xas_store calls (lib/xarray.c, out of line), each storing an entry into
+ * an existing node's slot: its body a priced path, and its xas_create call
+ */
+static inline void xas_store(struct ptsim_machine *m, uint64_t n)
+{
+	prim_count(m, PRIM_XAS_STORE, n);
+	count_loop_paths(m, PTSIM_LOOP_XAS_STORE_SLOT, n);
+	prim_count(m, PRIM_XAS_CREATE, n);
+}
+
+/*
  * The swap cache's slots of f's pages, one xas_store call a page (v6.12
  * add_to_swap_cache and __delete_from_swap_cache; the inline xas_next
  * between them calls __xas_next only where a node ends): its body a priced
@@ -1382,9 +1406,7 @@ static inline void folio_flag_atomic(struct ptsim_machine *m, enum prim p, const
  */
 static inline void swap_cache_slots(struct ptsim_machine *m, const struct folio *f)
 {
-	prim_count(m, PRIM_XAS_STORE, folio_nr_pages(f));
-	count_loop_paths(m, PTSIM_LOOP_XAS_STORE_SLOT, folio_nr_pages(f));
-	prim_count(m, PRIM_XAS_CREATE, folio_nr_pages(f));
+	xas_store(m, folio_nr_pages(f));
 	prim_count(m, PRIM_WORKINGSET_UPDATE_NODE, folio_nr_pages(f));
 	prim_count(m, PRIM_MOD_NODE_PAGE_STATE, 1);
 	prim_count(m, PRIM_LRUVEC_STAT_MOD_FOLIO, 1);
