@@ -458,8 +458,6 @@ struct ptsim_machine {
 	unsigned int fn_overflow;	/* entries beyond the stack's depth */
 	uint32_t fn_touched;		/* functions with counts in fn_op */
 	unsigned int op_depth;
-	uint64_t op_seq;		/* public operations begun: a cold machine's caches empty at each */
-	bool caches_cold;		/* PTSIM_CACHES_COLD (ptsim_machine_set_caches) */
 	bool op_partial;		/* the operation keeps what it did even if it fails */
 	struct diag_state diag;
 	uint64_t host_bytes;		/* host memory charged (table pages, folio metadata) */
@@ -540,6 +538,12 @@ struct ptsim_machine {
 	 */
 	bool (*as_of_asid)(const struct ptsim_machine *m, unsigned int asid, bool global,
 			   struct hw_as *out);
+	/*
+	 * Run as each public operation begins, when set: the data-cache
+	 * model's emptying of a cold machine (ptsim_machine_set_caches,
+	 * PTSIM_CACHES_COLD, installs it). NULL: nothing.
+	 */
+	void (*op_begin_hook)(struct ptsim_machine *m);
 };
 
 /* Hardware-model lifecycle (arch/arm64/hw/tlb.c, bbm.c) */

@@ -96,7 +96,8 @@ void op_begin(struct ptsim_machine *m)
 {
 	if (m->op_depth++)
 		return;
-	m->op_seq++;
+	if (m->op_begin_hook)
+		m->op_begin_hook(m);
 	for_each_touched(m, zero_event);
 	loops_zero(m);
 	memset(m->op_touched, 0, sizeof(m->op_touched));

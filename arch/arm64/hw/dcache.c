@@ -85,7 +85,6 @@ struct dcache {
 	/* the walker's translation table prefetcher, trained by its own reads (dcache_walk_load) */
 	struct dcache_stream walk_stream[NR_STREAMS];
 	uint32_t stamp;
-	uint64_t op_seq;	/* the machine's operation the caches were last emptied for (cold) */
 	/* host page of a table -> its PFN, with a one-entry memo */
 	struct u64map table_pfn;
 	uint64_t memo_key, memo_pfn;
@@ -422,8 +421,12 @@ static void level_empty(struct dcache_level *l)
 	l->gen++;
 }
 
-/* Every level emptied and the prefetchers' streams forgotten, for this operation. */
-static __attribute__((noinline)) void caches_empty(struct ptsim_machine *m)
+/*
+ * A cold machine's caches as a public operation begins (PTSIM_CACHES_COLD,
+ * the machine's op_begin_hook): every level emptied and the prefetchers'
+ * streams forgotten.
+ */
+static void caches_empty(struct ptsim_machine *m)
 {
 	struct dcache *c = m->dcache;
 
@@ -431,25 +434,13 @@ static __attribute__((noinline)) void caches_empty(struct ptsim_machine *m)
 		level_empty(&c->lv[i]);
 	memset(c->stream, 0, sizeof(c->stream));
 	memset(c->walk_stream, 0, sizeof(c->walk_stream));
-	c->op_seq = m->op_seq;
-}
-
-/*
- * A cold machine (PTSIM_CACHES_COLD) starts each public operation with
- * empty caches: emptied at the operation's first access. Every entry point
- * below calls this first.
- */
-static inline void caches_settle(struct ptsim_machine *m)
-{
-	if (__builtin_expect(m->caches_cold && m->dcache->op_seq != m->op_seq, 0))
-		caches_empty(m);
 }
 
 int ptsim_machine_set_caches(struct ptsim_machine *m, enum ptsim_cache_state state)
 {
 	VALIDATE(m && (state == PTSIM_CACHES_WARM || state == PTSIM_CACHES_COLD));
 	REFUSE_IN_HANDLER(m);
-	m->caches_cold = state == PTSIM_CACHES_COLD;
+	m->op_begin_hook = state == PTSIM_CACHES_COLD ? caches_empty : NULL;
 	return 0;
 }
 
@@ -465,7 +456,6 @@ void dcache_user_stream(struct ptsim_machine *m, uint64_t bytes)
 {
 	struct dcache *c = m->dcache;
 
-	caches_settle(m);
 	memset(c->stream, 0, sizeof(c->stream));
 	for (int i = 0; i < 3; i++) {
 		c->lv[i].user_bytes += bytes;
@@ -497,7 +487,6 @@ void dcache_page_clear(struct ptsim_machine *m, uint64_t bytes)
 {
 	struct dcache *c = m->dcache;
 
-	caches_settle(m);
 	level_stream(&c->lv[1], bytes);
 	level_stream(&c->lv[2], bytes);
 }
@@ -506,7 +495,6 @@ void dcache_page_copy(struct ptsim_machine *m, uint64_t bytes)
 {
 	struct dcache *c = m->dcache;
 
-	caches_settle(m);
 	level_stream(&c->lv[0], bytes);		/* the source's loads */
 	level_stream(&c->lv[1], 2 * bytes);	/* and the destination's streamed stores */
 	level_stream(&c->lv[2], 2 * bytes);
@@ -696,7 +684,6 @@ static inline bool desc_front_hit(struct dcache *c, const void *desc, unsigned i
 
 void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
-	caches_settle(m);
 	if (nr && desc_front_hit(m->dcache, desc, nr))
 		count(m, PTSIM_EV_DCACHE_L1_HIT, nr);
 	else
@@ -705,21 +692,18 @@ void dcache_desc_load(struct ptsim_machine *m, const void *desc, unsigned int nr
 
 void dcache_desc_store(struct ptsim_machine *m, const void *desc, unsigned int nr)
 {
-	caches_settle(m);
 	if (!nr || !desc_front_hit(m->dcache, desc, nr))
 		desc_store_lines(m, desc, nr);
 }
 
 void dcache_page_load(struct ptsim_machine *m, uint64_t pfn)
 {
-	caches_settle(m);
 	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), true, m->dcache->stream);
 }
 
 /* A plain store to pfn's struct page: allocates its line, not priced. */
 void dcache_page_store(struct ptsim_machine *m, uint64_t pfn)
 {
-	caches_settle(m);
 	access_line(m, VMEMMAP_BASE + (pfn << LINE_SHIFT), false, NULL);
 }
 
@@ -733,13 +717,11 @@ void dcache_page_store(struct ptsim_machine *m, uint64_t pfn)
  */
 void dcache_kobj_load(struct ptsim_machine *m, uint64_t addr)
 {
-	caches_settle(m);
 	access_line_ev(m, addr, true, m->dcache->stream, PTSIM_EV_DCACHE_OBJ_L1_HIT);
 }
 
 void dcache_kobj_store(struct ptsim_machine *m, uint64_t addr)
 {
-	caches_settle(m);
 	access_line_ev(m, addr, false, NULL, PTSIM_EV_DCACHE_OBJ_L1_HIT);
 }
 
@@ -755,7 +737,6 @@ void dcache_ifetch(struct ptsim_machine *m, uint64_t pa)
 	struct dcache *c = m->dcache;
 	const uint64_t line = pa >> LINE_SHIFT;
 
-	caches_settle(m);
 	/* each level missed is filled on the way in (level_access) */
 	if (level_access(&c->lv[1], line))
 		count(m, PTSIM_EV_ICACHE_L2_HIT, 1);
@@ -782,7 +763,6 @@ void dcache_ifetch(struct ptsim_machine *m, uint64_t pa)
  */
 void dcache_walk_load(struct ptsim_machine *m, const void *desc, uint64_t n)
 {
-	caches_settle(m);
 	if (!n)
 		return;
 	access_line(m, desc_addr(m->dcache, desc), true, m->dcache->walk_stream);
